@@ -1,0 +1,57 @@
+"""execute_tools: run the allowed calls of the last assistant message, answer every call.
+
+Every call id of the assistant message gets exactly one ``ToolMessage``, in call order:
+the tool's result, a denial, or a parse error for arguments that were not valid JSON.
+Each result is wrapped in the untrusted-data boundary (reference r) before the model sees it.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+from langchain_core.messages import ToolMessage
+from langgraph.runtime import Runtime
+
+from nodes.gate_tools import last_ai, verdict
+from nodes.state import AgentState, Deps, RunContext, run_context
+from tools.approval import decide
+from tools.base import ToolContext
+from tools.boundary import wrap
+from tools.registry import is_failure, run_batch
+
+
+def bad_arguments(call: dict[str, Any]) -> str:
+    detail = call.get("error") or "无法解析"
+    return f"工具执行失败: 参数不是合法的 JSON 对象（{detail}），请修正参数后重试。原始参数: {str(call.get('args'))[:200]}"
+
+
+def tool_message(call_id: str, name: str, text: str) -> ToolMessage:
+    status = "error" if is_failure(text) else "success"
+    return ToolMessage(wrap(name, text), tool_call_id=call_id, name=name, status=status)
+
+
+def make_execute_tools(deps: Deps):
+    async def execute_tools(state: AgentState, runtime: Runtime[RunContext]) -> dict[str, Any]:
+        ctx = run_context(runtime)
+        ai = last_ai(state)
+        if ai is None:
+            return {}
+        verdicts = state.get("verdicts") or {}
+        approved = set(state.get("approved_all") or ())
+        texts: dict[str, str] = {}
+        runnable: list[tuple[str, str, dict[str, Any]]] = []
+        for call in ai.tool_calls:
+            v = verdicts.get(call["id"]) or verdict(decide(call["name"], call["args"], ctx.approval, approved))
+            if v["allow"]:
+                runnable.append((call["id"], call["name"], v["args"]))
+            else:
+                texts[call["id"]] = v["text"]
+        tool_ctx = ToolContext(root=Path(ctx.project_root), session_id=ctx.session_id, command_timeout=ctx.command_timeout)
+        results = await run_batch([(name, args) for _, name, args in runnable], tool_ctx, deps.tools)
+        texts.update({cid: text for (cid, _, _), text in zip(runnable, results)})
+        messages = [tool_message(c["id"], c["name"], texts[c["id"]]) for c in ai.tool_calls]
+        messages += [tool_message(c["id"], c.get("name") or "unknown", bad_arguments(c)) for c in ai.invalid_tool_calls if c.get("id")]
+        return {"messages": messages, "verdicts": {}}
+
+    return execute_tools

@@ -1,0 +1,24 @@
+"""prepare_turn: make the conversation safe to send before a new turn starts.
+
+A turn cut short (Ctrl-C, a killed process, a new message sent while an approval was pending)
+can leave tool calls without results. The next request would be refused with a 400, so each
+unanswered call gets a "cancelled" result in place (``memory.pairing``).
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from langgraph.graph.message import REMOVE_ALL_MESSAGES
+from langchain_core.messages import RemoveMessage
+
+from memory.pairing import repair_pairing
+from nodes.state import AgentState
+
+
+async def prepare_turn(state: AgentState) -> dict[str, Any]:
+    repaired = repair_pairing(state.get("messages") or [])
+    update: dict[str, Any] = {"error": None, "verdicts": {}}
+    if repaired is not None:
+        update["messages"] = [RemoveMessage(id=REMOVE_ALL_MESSAGES), *repaired]
+    return update

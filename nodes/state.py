@@ -1,0 +1,67 @@
+"""State, runtime context and live dependencies shared by every graph.
+
+- ``AgentState``: what one execution unit (the ReAct conversation, a Plan task, a Team member)
+  checkpoints. ``messages`` is exactly what the model sees, minus the system prompt, which
+  ``call_model`` assembles per call so it never goes stale.
+- ``RunContext``: plain per-run settings, passed as LangGraph runtime context.
+- ``Deps``: live objects handed to graph builders; tests substitute them.
+"""
+
+from __future__ import annotations
+
+import os
+from dataclasses import dataclass, field
+from datetime import datetime
+from pathlib import Path
+from typing import Annotated, Any, Callable, Optional
+
+from langchain_core.language_models import BaseChatModel
+from langgraph.graph.message import add_messages
+from langgraph.runtime import Runtime
+from typing_extensions import TypedDict
+
+from tools.base import ToolSpec
+from tools.registry import BUILTIN_TOOLS
+
+
+class AgentState(TypedDict, total=False):
+    messages: Annotated[list, add_messages]
+    # Verdicts of gate_tools for the last assistant message, by tool call id:
+    # {"allow": bool, "args": {...}} or {"allow": False, "text": "<denial result>"}.
+    verdicts: dict[str, dict[str, Any]]
+    # Tools the user chose "approve all" for in this session (reference v.1).
+    approved_all: list[str]
+    # Set by call_model when the provider failed for good: the CLI shows it, the turn ends.
+    error: Optional[str]
+
+
+@dataclass(frozen=True)
+class RunContext:
+    """Per-run settings (LangGraph runtime context). Defaults suit Studio runs."""
+
+    project_root: str = field(default_factory=os.getcwd)
+    session_id: str = "default"
+    approval: str = "auto"  # auto | ask | yes (tools.approval)
+    context_window: int = 128_000
+    mode: str = "react"
+    command_timeout: float = 60.0
+
+
+def run_context(runtime: Runtime | None) -> RunContext:
+    context = getattr(runtime, "context", None)
+    if isinstance(context, RunContext):
+        return context
+    if isinstance(context, dict):  # Studio and the SDK send context as JSON
+        known = {k: v for k, v in context.items() if k in RunContext.__dataclass_fields__}
+        return RunContext(**known)
+    return RunContext()
+
+
+@dataclass
+class Deps:
+    """Live objects for the graph builders. Mutable on purpose: ``/model`` swaps ``model``."""
+
+    model: BaseChatModel
+    tools: dict[str, ToolSpec] = field(default_factory=lambda: dict(BUILTIN_TOOLS))
+    clock: Callable[[], datetime] = field(default_factory=lambda: (lambda: datetime.now().astimezone()))
+    prompt_home: Path | None = None  # $PAICLI_HOME, for prompt overrides

@@ -1,0 +1,74 @@
+"""The terminal approval dialog (reference v.3), answering ``gate_tools`` interrupts.
+
+``read_line`` is an async callable returning the typed line, or ``None`` when input is closed;
+the REPL passes prompt_toolkit, ``-p`` passes stdin. Closed input rejects: approval fails closed.
+"""
+
+from __future__ import annotations
+
+import json
+from typing import Any, Awaitable, Callable
+
+ReadLine = Callable[[str], Awaitable[str | None]]
+MAX_INVALID_ROUNDS = 5  # reference v.3
+MENU = "请选择操作：[y/Enter] 批准  [a] 全部放行  [n] 拒绝  [s] 跳过  [m] 修改参数"
+
+
+def describe(request: dict[str, Any]) -> list[str]:
+    args = json.dumps(request.get("args"), ensure_ascii=False, indent=2)
+    return [
+        "",
+        "────────── ⚠️  HITL 审批请求 ──────────",
+        f"工具: {request.get('tool')}   危险等级: {request.get('danger')}",
+        f"风险: {request.get('risk')}",
+        "参数:",
+        *("  " + line for line in args.splitlines()),
+        MENU,
+    ]
+
+
+async def ask_approval(request: dict[str, Any], read_line: ReadLine, say: Callable[[str], None]) -> dict[str, Any]:
+    for line in describe(request):
+        say(line)
+    for _ in range(MAX_INVALID_ROUNDS):
+        raw = await read_line("> ")
+        if raw is None:
+            return {"decision": "reject", "reason": "输入流已关闭"}
+        choice = raw.strip().lower()
+        if choice in ("", "y", "yes"):
+            say("  已批准")
+            return {"decision": "approve"}
+        if choice == "a":
+            say(f"  已批准，后续 {request.get('tool')} 操作将自动通过")
+            return {"decision": "approve_all"}
+        if choice == "n":
+            reason = await read_line("  拒绝原因（可直接回车跳过）：")
+            return {"decision": "reject", "reason": (reason or "").strip()}
+        if choice == "s":
+            say("  已跳过本次操作")
+            return {"decision": "skip"}
+        if choice == "m":
+            edited = await _edit_args(request, read_line, say)
+            if edited is not None:
+                return edited
+            continue
+        say(f"  ❓ 无法识别的选项：'{raw.strip()}'，请输入 y/a/n/s/m 之一（Enter 等价于 y）")
+    say("  [HITL] 连续多次无效输入，保守处理为拒绝")
+    return {"decision": "reject", "reason": "连续多次无效输入"}
+
+
+async def _edit_args(request: dict[str, Any], read_line: ReadLine, say: Callable[[str], None]) -> dict[str, Any] | None:
+    say(f"  当前参数：{json.dumps(request.get('args'), ensure_ascii=False)}")
+    raw = await read_line("  请输入修改后的参数（JSON 格式，空行则使用原始参数）：")
+    if raw is None or not raw.strip():
+        say("  输入为空，改为批准原始参数")
+        return {"decision": "approve"}
+    try:
+        args = json.loads(raw)
+    except ValueError as exc:
+        say(f"  ❌ 修改后的参数不是合法 JSON：{exc}")
+        return None
+    if not isinstance(args, dict):
+        say("  ❌ 修改后的参数不是合法 JSON：需要一个 JSON 对象")
+        return None
+    return {"decision": "edit", "args": args}

@@ -1,0 +1,35 @@
+"""Errors at the edge: a user-fixable error is one red line and exit 2; a bug is one line
+pointing at a log file with the traceback (``--debug`` prints it instead)."""
+
+from __future__ import annotations
+
+import sys
+import tempfile
+import traceback
+from pathlib import Path
+from typing import Callable
+
+from memory.errors import PaicliError
+
+
+def _say(text: str) -> None:
+    colour = sys.stderr.isatty()
+    print(f"\x1b[31m{text}\x1b[0m" if colour else text, file=sys.stderr)
+
+
+def run_guarded(fn: Callable[[], int], *, debug: bool = False) -> int:
+    try:
+        return fn()
+    except PaicliError as exc:
+        _say(f"paicli: {exc}")
+        return exc.exit_code
+    except KeyboardInterrupt:
+        _say("⏹️ 已取消当前任务。")
+        return 130
+    except Exception:
+        if debug:
+            raise
+        log = Path(tempfile.gettempdir()) / "paicli-crash.log"
+        log.write_text(traceback.format_exc(), encoding="utf-8")
+        _say(f"paicli: internal error: {sys.exc_info()[1]!r} (traceback in {log}; --debug shows it)")
+        return 1

@@ -1,0 +1,56 @@
+"""The chat model factory: any OpenAI-compatible endpoint through langchain.
+
+We use ``ChatDeepSeek`` (langchain-deepseek) for every provider because it already reads
+``reasoning_content`` from responses and stream deltas, on any ``api_base``. What it lacks is
+sending reasoning back: DeepSeek and GLM want ``reasoning_content`` replayed on assistant
+messages that carry tool calls (reference h.2 "Reasoning"), so ``_get_request_payload`` adds it.
+Final answers are sent without their reasoning, as the reference's delivery view does.
+
+Retries: the openai client retries 408/409/429/5xx and connection errors with exponential
+backoff, honouring ``Retry-After``; 400 and 401 are never retried. We only set the count.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from langchain_core.messages import AIMessage
+from langchain_deepseek import ChatDeepSeek
+
+from paicli.settings import Settings
+
+MAX_RETRIES = 3  # reference (x): LLM retry, 3 attempts for 408/429/5xx
+REQUEST_TIMEOUT = 300.0  # seconds for one streamed completion
+
+
+class ReasoningChatModel(ChatDeepSeek):
+    """ChatDeepSeek that replays ``reasoning_content`` on tool-call assistant messages."""
+
+    def _get_request_payload(self, input_: Any, *, stop: list[str] | None = None, **kwargs: Any) -> dict:
+        payload = super()._get_request_payload(input_, stop=stop, **kwargs)
+        messages = self._convert_input(input_).to_messages()
+        if len(messages) != len(payload["messages"]):
+            return payload  # the base class merged or dropped something; leave it alone
+        for source, sent in zip(messages, payload["messages"]):
+            reasoning = source.additional_kwargs.get("reasoning_content") if isinstance(source, AIMessage) else None
+            if reasoning and sent.get("role") == "assistant" and sent.get("tool_calls"):
+                sent["reasoning_content"] = reasoning
+        return payload
+
+    @property
+    def _llm_type(self) -> str:
+        return "paicli-openai-compatible"
+
+
+def make_chat_model(settings: Settings, model: str | None = None, **overrides: Any) -> ReasoningChatModel:
+    """Build the chat model for ``settings`` (``model`` overrides the model id, e.g. light model)."""
+    options: dict[str, Any] = dict(
+        model=model or settings.model,
+        api_key=settings.require_key(),
+        api_base=settings.base_url,
+        stream_usage=True,  # off by default with a custom base_url (langgraph-notes §6.2)
+        max_retries=MAX_RETRIES,
+        timeout=REQUEST_TIMEOUT,
+    )
+    options.update(overrides)
+    return ReasoningChatModel(**options)

@@ -1,0 +1,96 @@
+"""The interactive REPL: prompt_toolkit input (history, slash-command completion), rich output.
+
+Ctrl-C while a turn runs cancels that turn (a running command is killed with its process
+group) and keeps the session; Ctrl-C twice in a row at an empty prompt exits.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import signal
+from pathlib import Path
+from typing import Any
+
+from prompt_toolkit import PromptSession
+from prompt_toolkit.completion import WordCompleter
+from prompt_toolkit.history import FileHistory
+from rich.console import Console
+
+from paicli import commands
+from paicli.app import App
+from paicli.render import Renderer
+
+CANCELLED = "⏹️ 已取消当前任务。"  # reference s.7
+
+
+def history_file(home: Path) -> FileHistory:
+    path = home / "history" / "input.history"
+    path.parent.mkdir(parents=True, exist_ok=True)
+    return FileHistory(str(path))
+
+
+def banner(app: App, console: Console) -> None:
+    s = app.settings
+    console.print(f"[bold]paicli[/bold] · {s.model} ({s.provider}) · {s.project_root}", highlight=False)
+    console.print("输入任务开始工作；/help 查看命令，Ctrl-C 取消当前任务，连按两次 Ctrl-C 退出。", style="dim")
+
+
+class Repl:
+    def __init__(self, app: App):
+        self.app = app
+        self.console = Console(highlight=False)
+        self.prompt = PromptSession(
+            history=history_file(app.settings.home),
+            completer=WordCompleter(commands.NAMES, sentence=True),
+        )
+
+    async def read_line(self, text: str) -> str | None:
+        try:
+            return await self.prompt.prompt_async(text)
+        except (EOFError, KeyboardInterrupt):
+            return None
+
+    async def run(self) -> int:
+        banner(self.app, self.console)
+        interrupted = False
+        while True:
+            try:
+                text = await self.prompt.prompt_async("❯ ")
+            except KeyboardInterrupt:
+                if interrupted:
+                    return 0
+                interrupted = True
+                self.console.print("（再按一次 Ctrl-C 退出）", style="dim")
+                continue
+            except EOFError:
+                return 0
+            interrupted = False
+            if not text.strip():
+                continue
+            if commands.is_command(text):
+                if commands.handle(text, self.app, self.console.print).exit:
+                    return 0
+                continue
+            await self.turn(text.strip())
+
+    async def turn(self, text: str) -> None:
+        renderer = Renderer(stream_answer=True, read_line=self.read_line)
+        renderer.waiting()
+        task = asyncio.ensure_future(self.app.session.run_turn(text, renderer))
+        loop = asyncio.get_running_loop()
+        loop.add_signal_handler(signal.SIGINT, task.cancel)
+        try:
+            result = await task
+        except asyncio.CancelledError:
+            renderer.notice(CANCELLED, style="yellow")
+            return
+        finally:
+            loop.remove_signal_handler(signal.SIGINT)
+        renderer.finish(result)
+        self.console.print()
+
+
+def run_repl(args: Any) -> int:
+    app = App(args)
+    app.warm_up()
+    return asyncio.run(Repl(app).run())

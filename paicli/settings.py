@@ -1,0 +1,142 @@
+"""The one place that reads the environment, `.env` and `$PAICLI_HOME/config.json`.
+
+Precedence, highest first: process environment, the project's `.env`, `$PAICLI_HOME/config.json`,
+the provider preset. Everything else in paicli receives a frozen ``Settings``.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+from dataclasses import dataclass, replace
+from pathlib import Path
+
+from memory.errors import PaicliError
+
+
+@dataclass(frozen=True)
+class Preset:
+    base_url: str
+    model: str
+    context_window: int
+    key_env: str  # provider-specific key variable, read when PAICLI_API_KEY is unset
+
+
+# Context windows follow the reference (b) table where it names the model family.
+PRESETS: dict[str, Preset] = {
+    "glm": Preset("https://open.bigmodel.cn/api/paas/v4", "glm-5.1", 200_000, "ZHIPUAI_API_KEY"),
+    "deepseek": Preset("https://api.deepseek.com/v1", "deepseek-chat", 128_000, "DEEPSEEK_API_KEY"),
+    "kimi": Preset("https://api.moonshot.cn/v1", "kimi-k2.6", 256_000, "MOONSHOT_API_KEY"),
+    "openai": Preset("https://api.openai.com/v1", "gpt-4.1", 128_000, "OPENAI_API_KEY"),
+}
+DEFAULT_PROVIDER = "glm"
+DEFAULT_CONTEXT_WINDOW = 128_000  # reference (b): window when nothing else is known
+
+# config.json keys are the variable names without the PAICLI_ prefix, lower-cased.
+_CONFIG_KEYS = ("provider", "api_key", "base_url", "model", "context_window", "light_model", "memory_dir")
+
+
+class ConfigError(PaicliError):
+    """Settings the user has to fix (missing key, bad number, unknown provider)."""
+
+
+@dataclass(frozen=True)
+class Settings:
+    provider: str  # preset name, or "custom" when only PAICLI_BASE_URL is given
+    api_key: str | None  # None until the user sets one; `require_key()` names the fix
+    base_url: str  # OpenAI-compatible endpoint, e.g. https://api.deepseek.com/v1
+    model: str  # chat model id sent to the endpoint
+    context_window: int  # tokens; drives the compaction thresholds
+    light_model: str  # model for fact extraction and other side calls
+    home: Path  # PAICLI_HOME: ledger, memory, input history, config.json
+    memory_dir: Path  # PAICLI_MEMORY_DIR: long_term_memory.json lives here
+    project_root: Path  # --project DIR or the current directory (resolved)
+
+    def require_key(self) -> str:
+        if not self.api_key:
+            hint = PRESETS[self.provider].key_env if self.provider in PRESETS else "PAICLI_API_KEY"
+            raise ConfigError(
+                f"no API key for provider '{self.provider}': set PAICLI_API_KEY (or {hint}), "
+                f"in the environment, in .env, or in {self.home / 'config.json'}"
+            )
+        return self.api_key
+
+    def with_model(self, model: str) -> "Settings":
+        return replace(self, model=model)
+
+
+def read_dotenv(path: Path) -> dict[str, str]:
+    """KEY=VALUE lines; `#` comments, `export ` prefixes and matching quotes are handled."""
+    values: dict[str, str] = {}
+    try:
+        text = path.read_text(encoding="utf-8")
+    except OSError:
+        return values
+    for line in text.splitlines():
+        line = line.strip()
+        if not line or line.startswith("#") or "=" not in line:
+            continue
+        key, _, value = line.removeprefix("export ").partition("=")
+        value = value.strip()
+        if len(value) >= 2 and value[0] == value[-1] and value[0] in "'\"":
+            value = value[1:-1]
+        values[key.strip()] = value
+    return values
+
+
+def _read_config(home: Path) -> dict[str, str]:
+    path = home / "config.json"
+    if not path.exists():
+        return {}
+    try:
+        data = json.loads(path.read_text(encoding="utf-8"))
+    except (OSError, ValueError) as exc:
+        raise ConfigError(f"{path} is not valid JSON ({exc}); fix or delete it") from exc
+    return {f"PAICLI_{k.upper()}": str(v) for k, v in data.items() if k in _CONFIG_KEYS and v is not None}
+
+
+def load_settings(project: str | os.PathLike | None = None, environ: dict[str, str] | None = None) -> Settings:
+    env = dict(os.environ if environ is None else environ)
+    root = Path(project or os.getcwd()).expanduser().resolve()
+    if not root.is_dir():
+        raise ConfigError(f"project directory does not exist: {root}")
+    home = Path(env.get("PAICLI_HOME") or Path.home() / ".paicli").expanduser()
+    dotenv = read_dotenv(root / ".env")
+    merged = {**_read_config(home), **dotenv, **env}
+
+    def get(name: str) -> str | None:
+        value = merged.get(name, "").strip()
+        return value or None
+
+    provider = (get("PAICLI_PROVIDER") or DEFAULT_PROVIDER).lower()
+    base_url = get("PAICLI_BASE_URL")
+    if provider not in PRESETS and not base_url:
+        raise ConfigError(f"unknown PAICLI_PROVIDER '{provider}': use one of {', '.join(PRESETS)} or set PAICLI_BASE_URL")
+    preset = PRESETS.get(provider)
+    model = get("PAICLI_MODEL") or (preset.model if preset else None)
+    if not model:
+        raise ConfigError("set PAICLI_MODEL: a custom endpoint has no default model")
+    key = get("PAICLI_API_KEY") or (get(preset.key_env) if preset else None)
+    return Settings(
+        provider=provider if preset else "custom",
+        api_key=key,
+        base_url=base_url or preset.base_url,  # type: ignore[union-attr]
+        model=model,
+        context_window=_window(get("PAICLI_CONTEXT_WINDOW"), preset),
+        light_model=get("PAICLI_LIGHT_MODEL") or model,
+        home=home,
+        memory_dir=Path(get("PAICLI_MEMORY_DIR") or home / "memory").expanduser(),
+        project_root=root,
+    )
+
+
+def _window(raw: str | None, preset: Preset | None) -> int:
+    if raw is None:
+        return preset.context_window if preset else DEFAULT_CONTEXT_WINDOW
+    try:
+        value = int(raw.replace("_", ""))
+    except ValueError:
+        raise ConfigError(f"PAICLI_CONTEXT_WINDOW must be a whole number of tokens, got '{raw}'") from None
+    if value <= 0:
+        raise ConfigError(f"PAICLI_CONTEXT_WINDOW must be positive, got {value}")
+    return value

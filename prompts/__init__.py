@@ -1,0 +1,107 @@
+"""System prompt assembly (reference q).
+
+Sections go from most to least stable so the provider's prefix cache keeps hitting:
+base → personality → mode → approvals → context management → handoff → skills →
+runtime context (changes daily) → project context (changes per turn). Each prompt file can be
+overridden by ``~/.paicli/prompts/<relpath>`` and then by ``<project>/.paicli/prompts/<relpath>``.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+from datetime import datetime
+from functools import lru_cache
+from pathlib import Path, PurePosixPath
+
+BUILTIN_DIR = Path(__file__).parent
+_VAR = re.compile(r"\{\{\s*(\w+)\s*\}\}")
+
+# reference q.3 approvals: `auto` or `never`, otherwise `suggest`.
+APPROVAL_FILES = {"yes": "approvals/auto.md", "ask": "approvals/never.md"}
+MODE_FILES = {"agent": "modes/agent.md"}
+
+
+class PromptError(Exception):
+    """A prompt resource is missing, blank, escapes its root, or uses an unknown variable."""
+
+
+@dataclass(frozen=True)
+class PromptSources:
+    """Where prompt files are looked up, lowest priority first."""
+
+    roots: tuple[Path, ...] = (BUILTIN_DIR,)
+
+    @classmethod
+    def for_project(cls, home: Path | None, project: Path | None) -> "PromptSources":
+        extra = [p / "prompts" for p in (home,) if p] + [p / ".paicli" / "prompts" for p in (project,) if p]
+        return cls((BUILTIN_DIR, *extra))
+
+
+def load_resource(relpath: str, sources: PromptSources) -> str:
+    rel = PurePosixPath(relpath)
+    if rel.is_absolute() or ".." in rel.parts:
+        raise PromptError(f"Prompt resource path not allowed: {relpath}")
+    text = None
+    for root in sources.roots:
+        candidate = (root / rel).resolve()
+        if candidate.is_file() and candidate.is_relative_to(root.resolve()):
+            text = candidate.read_text(encoding="utf-8")
+    if text is None or not text.strip():
+        raise PromptError(f"Prompt resource missing: {relpath}")
+    return text
+
+
+def render(template: str, variables: dict[str, str]) -> str:
+    """``{{name}}`` substitution that refuses unknown names instead of leaving them in."""
+
+    def substitute(match: re.Match[str]) -> str:
+        name = match.group(1)
+        if name not in variables:
+            raise PromptError(f"Prompt variable '{name}' has no value")
+        return variables[name]
+
+    return _VAR.sub(substitute, template)
+
+
+@lru_cache(maxsize=32)
+def stable_prefix(mode: str, approval: str, sources: PromptSources = PromptSources()) -> str:
+    """The part of the system prompt that only changes with mode or approval level."""
+    files = [
+        "base.md",
+        "personalities/calm.md",
+        MODE_FILES[mode],
+        APPROVAL_FILES.get(approval, "approvals/suggest.md"),
+        "context/context-management.md",
+        "handoff.md",
+    ]
+    sections = [render(load_resource(f, sources), {}).strip() for f in files]
+    if "## Language" not in sections[0]:
+        raise PromptError("base.md must contain a '## Language' section")
+    return "\n\n".join(s for s in sections if s)
+
+
+def runtime_section(now: datetime) -> str:
+    zone = now.tzname() or "UTC"
+    return f"## Runtime Context\n\n- 当前日期: {now:%Y-%m-%d}\n- 当前时区: {zone}"
+
+
+def assemble_system_prompt(
+    *,
+    mode: str,
+    approval: str,
+    now: datetime,
+    skills: str = "",
+    project_context: str = "",
+    sources: PromptSources = PromptSources(),
+) -> str:
+    sections = [stable_prefix(mode, approval, sources)]
+    if skills.strip():
+        sections.append("## Skills\n\n" + skills.strip())
+    sections.append(runtime_section(now))
+    if project_context.strip():
+        sections.append("## Project Context\n\n" + project_context.strip())
+    prompt = "\n\n".join(sections)
+    if "## Language" not in prompt:
+        raise PromptError("the assembled system prompt lost its '## Language' section")
+    return prompt
