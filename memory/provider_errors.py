@@ -47,6 +47,6 @@ def describe_provider_error(exc: BaseException) -> str:
         text += "（请检查 PAICLI_API_KEY 与 PAICLI_BASE_URL）"
     elif status == 404:
         text += "（请检查 PAICLI_MODEL 与 PAICLI_BASE_URL）"
-    elif status is None and type(exc).__name__ in ("APIConnectionError", "APITimeoutError"):
-        text = f"{type(exc).__name__}: 无法连接到模型服务（{text}）；请检查 PAICLI_BASE_URL 与网络"
+    elif status is None and any(word in type(exc).__name__ for word in ("Connection", "Timeout")):
+        text = f"无法连接到模型服务（{text}）；请检查 PAICLI_BASE_URL 与网络"
     return text

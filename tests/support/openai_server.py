@@ -1,0 +1,288 @@
+"""A scripted OpenAI-compatible server on 127.0.0.1, stdlib only (STYLE.md, "Faking the model").
+
+End-to-end tests point the real `langchain-openai` / `langchain-deepseek` clients at it, so
+streaming, usage, tool-call deltas and HTTP errors go through the real client code.
+
+    with FakeOpenAIServer([ErrorReply(429, {...}, {"retry-after-ms": "1"}), Reply("hi")]) as server:
+        ChatOpenAI(base_url=server.base_url, api_key="x", model="m", stream_usage=True)
+
+Standalone: `python -m tests.support.openai_server --port 0 --script s.json [--echo]`
+prints `READY <base_url>` and serves until SIGTERM / Ctrl-C.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import signal
+import threading
+import time
+from collections.abc import Callable, Iterator, Sequence
+from dataclasses import dataclass, field
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from typing import Any
+
+
+@dataclass
+class Reply:
+    content: str = ""
+    tool_calls: list[dict] = field(default_factory=list)
+    """`{"name", "arguments": str | dict, "id"?}`; arguments strings are sent verbatim."""
+    reasoning_content: str | None = None
+    usage: tuple[int, int] | None = None
+    """(prompt_tokens, completion_tokens); estimated from the text when omitted."""
+
+
+@dataclass
+class ErrorReply:
+    status: int
+    body: dict = field(default_factory=dict)
+    headers: dict[str, str] = field(default_factory=dict)
+
+
+@dataclass
+class Hang:
+    """Wait `seconds` (cut short when the server stops), then answer `then`."""
+
+    seconds: float
+    then: Reply | ErrorReply = field(default_factory=lambda: Reply("(hang over)"))
+
+
+Item = Reply | ErrorReply | Hang | Callable[[dict], Any]
+
+
+class RecordedRequest(dict):
+    """A request body (dict) that also carries `.headers` (lower-cased names) and `.path`."""
+
+    def __init__(self, body: dict, headers: dict[str, str], path: str) -> None:
+        super().__init__(body)
+        self.headers, self.path = headers, path
+
+
+class FakeOpenAIServer:
+    def __init__(self, script: Sequence[Item] = (), *, echo: bool = False,
+                 host: str = "127.0.0.1", port: int = 0) -> None:
+        self.script = list(script)
+        self.echo = echo
+        self.requests: list[RecordedRequest] = []
+        self.exhausted_hits = 0
+        self._cursor = 0
+        self._lock = threading.Lock()
+        self._stopping = threading.Event()
+        self._address = (host, port)
+        self._httpd: ThreadingHTTPServer | None = None
+
+    @property
+    def base_url(self) -> str:
+        host, port = self._httpd.server_address[:2]
+        return f"http://{host}:{port}/v1"
+
+    def remaining(self) -> int:
+        return len(self.script) - self._cursor
+
+    def assert_consumed(self) -> None:
+        """Fail if replies were left unused or a request found the script empty."""
+        if self.remaining() or self.exhausted_hits:
+            raise AssertionError(f"FakeOpenAIServer: {self.remaining()} repl(ies) unused, "
+                                 f"{self.exhausted_hits} request(s) after the script ended")
+
+    def start(self) -> FakeOpenAIServer:
+        handler = type("Handler", (_Handler,), {"fake": self})
+        self._httpd = ThreadingHTTPServer(self._address, handler)
+        self._httpd.daemon_threads = True  # a hung handler must not block interpreter exit
+        # A short poll interval keeps stop() (and so every test) from waiting 0.5 s.
+        threading.Thread(target=self._httpd.serve_forever, args=(0.02,), daemon=True).start()
+        return self
+
+    def stop(self) -> None:
+        self._stopping.set()  # wakes Hang sleepers
+        self._httpd.shutdown()
+        self._httpd.server_close()
+
+    def __enter__(self) -> FakeOpenAIServer:
+        return self.start()
+
+    def __exit__(self, *exc: object) -> None:
+        self.stop()
+
+    def take(self, request: RecordedRequest) -> Reply | ErrorReply:
+        """Record the request and resolve the next script item into a reply."""
+        with self._lock:
+            self.requests.append(request)
+            if self._cursor >= len(self.script):
+                if self.echo:
+                    return _echo(request)
+                self.exhausted_hits += 1
+                return _exhausted(len(self.script))
+            item = self.script[self._cursor]
+            self._cursor += 1
+        if callable(item):
+            item = item(request)
+        if isinstance(item, Hang):
+            self._stopping.wait(item.seconds)
+            item = item.then
+        return item
+
+
+def _exhausted(steps: int) -> ErrorReply:
+    # x-should-retry: false stops the openai client from retrying, so the test fails fast.
+    error = {"message": f"FakeOpenAIServer: script exhausted after {steps} repl(ies)",
+             "type": "server_error", "code": "script_exhausted"}
+    return ErrorReply(500, {"error": error}, {"x-should-retry": "false"})
+
+
+def _echo(request: dict) -> Reply:
+    users = [m for m in request.get("messages", []) if m.get("role") == "user"]
+    text = users[-1].get("content", "") if users else ""
+    return Reply(f"echo: {text if isinstance(text, str) else json.dumps(text)}")
+
+
+class _Handler(BaseHTTPRequestHandler):
+    fake: FakeOpenAIServer
+
+    def log_message(self, *args: Any) -> None:  # keep pytest output clean
+        pass
+
+    def do_GET(self) -> None:
+        if not self.path.rstrip("/").endswith("/models"):
+            return self._json(404, {"error": {"message": f"no route {self.path}"}})
+        model = {"id": "fake-model", "object": "model", "created": 0, "owned_by": "paicli"}
+        self._json(200, {"object": "list", "data": [model]})
+
+    def do_POST(self) -> None:
+        if not self.path.rstrip("/").endswith("/chat/completions"):
+            return self._json(404, {"error": {"message": f"no route {self.path}"}})
+        raw = self.rfile.read(int(self.headers.get("Content-Length", 0)))
+        headers = {k.lower(): v for k, v in self.headers.items()}
+        request = RecordedRequest(json.loads(raw or b"{}"), headers, self.path)
+        reply = self.fake.take(request)
+        try:
+            self._send(reply, request, len(self.fake.requests))
+        except (BrokenPipeError, ConnectionResetError):
+            pass  # the client gave up (timeout / cancel): nothing left to tell it
+
+    def _send(self, reply: Reply | ErrorReply, request: dict, number: int) -> None:
+        if isinstance(reply, ErrorReply):
+            return self._json(reply.status, reply.body, reply.headers)
+        completion = _Completion(reply, request, number)
+        if not request.get("stream"):
+            return self._json(200, completion.whole())
+        self.send_response(200)
+        self.send_header("Content-Type", "text/event-stream")
+        self.send_header("Cache-Control", "no-cache")
+        self.end_headers()
+        usage = (request.get("stream_options") or {}).get("include_usage", False)
+        for event in completion.chunks(usage):
+            self.wfile.write(f"data: {json.dumps(event)}\n\n".encode())
+            self.wfile.flush()
+        self.wfile.write(b"data: [DONE]\n\n")
+
+    def _json(self, status: int, body: dict, headers: dict[str, str] | None = None) -> None:
+        data = json.dumps(body).encode()
+        self.send_response(status)
+        self.send_header("Content-Type", "application/json")
+        self.send_header("Content-Length", str(len(data)))
+        for name, value in (headers or {}).items():
+            self.send_header(name, value)
+        self.end_headers()
+        self.wfile.write(data)
+
+
+class _Completion:
+    """Renders one Reply as a chat.completion or as chat.completion.chunk events."""
+
+    def __init__(self, reply: Reply, request: dict, number: int) -> None:
+        self.reply = reply
+        self.base = {"id": f"chatcmpl-{number}", "created": int(time.time()),
+                     "model": request.get("model", "fake-model")}
+        self.calls = [_wire_call(c, f"call_{number}_{i}") for i, c in enumerate(reply.tool_calls)]
+        self.finish = "tool_calls" if self.calls else "stop"
+        self.usage = _usage(reply, request, self.calls)
+
+    def whole(self) -> dict:
+        message = {"role": "assistant", "content": self.reply.content or None}
+        if self.calls:
+            message["tool_calls"] = self.calls
+        if self.reply.reasoning_content is not None:
+            message["reasoning_content"] = self.reply.reasoning_content
+        choice = {"index": 0, "message": message, "logprobs": None, "finish_reason": self.finish}
+        return {**self.base, "object": "chat.completion", "choices": [choice], "usage": self.usage}
+
+    def chunks(self, include_usage: bool) -> Iterator[dict]:
+        yield self._chunk({"role": "assistant", "content": ""})
+        for piece in _pieces(self.reply.reasoning_content or ""):
+            yield self._chunk({"reasoning_content": piece})
+        for piece in _pieces(self.reply.content):
+            yield self._chunk({"content": piece})
+        for index, call in enumerate(self.calls):
+            head = {**call, "function": {"name": call["function"]["name"], "arguments": ""}}
+            yield self._chunk({"tool_calls": [{"index": index, **head}]})
+            for piece in _pieces(call["function"]["arguments"]):
+                yield self._chunk({"tool_calls": [{"index": index, "function": {"arguments": piece}}]})
+        yield self._chunk({}, self.finish)
+        if include_usage:
+            yield {**self.base, "object": "chat.completion.chunk", "choices": [], "usage": self.usage}
+
+    def _chunk(self, delta: dict, finish: str | None = None) -> dict:
+        choice = {"index": 0, "delta": delta, "logprobs": None, "finish_reason": finish}
+        return {**self.base, "object": "chat.completion.chunk", "choices": [choice]}
+
+
+def _wire_call(call: dict, default_id: str) -> dict:
+    args = call.get("arguments", {})
+    arguments = args if isinstance(args, str) else json.dumps(args)
+    return {"id": call.get("id") or default_id, "type": "function",
+            "function": {"name": call["name"], "arguments": arguments}}
+
+
+def _usage(reply: Reply, request: dict, calls: list[dict]) -> dict:
+    # Rough 4-characters-per-token estimate; tests that care pass `usage` explicitly.
+    prompt, completion = reply.usage or (
+        max(1, len(json.dumps(request.get("messages", []))) // 4),
+        max(1, (len(reply.content) + len(json.dumps(calls))) // 4))
+    return {"prompt_tokens": prompt, "completion_tokens": completion,
+            "total_tokens": prompt + completion}
+
+
+def _pieces(text: str, parts: int = 3) -> list[str]:
+    """Split text into up to `parts` fragments, like a provider's token deltas."""
+    size = max(1, -(-len(text) // parts))
+    return [text[i:i + size] for i in range(0, len(text), size)]
+
+
+def item_from_json(item: dict) -> Item:
+    """`{"content", "tool_calls", "reasoning_content", "usage"}`, `{"error", "body", "headers"}`
+    or `{"hang": seconds, "then": {...}}`."""
+    if "hang" in item:
+        then = item_from_json(item["then"]) if "then" in item else Reply("(hang over)")
+        return Hang(item["hang"], then)
+    if "error" in item:
+        return ErrorReply(item["error"], item.get("body", {}), item.get("headers", {}))
+    usage = tuple(item["usage"]) if item.get("usage") else None
+    return Reply(item.get("content", ""), item.get("tool_calls", []),
+                 item.get("reasoning_content"), usage)
+
+
+def main(argv: list[str] | None = None) -> None:
+    parser = argparse.ArgumentParser(description="Scripted OpenAI-compatible server for tests.")
+    parser.add_argument("--host", default="127.0.0.1")
+    parser.add_argument("--port", type=int, default=0)
+    parser.add_argument("--script", help="JSON file: a list of reply items")
+    parser.add_argument("--echo", action="store_true", help="echo the user once the script ends")
+    args = parser.parse_args(argv)
+    script = []
+    if args.script:
+        with open(args.script, encoding="utf-8") as f:
+            script = [item_from_json(i) for i in json.load(f)]
+    # SIGTERM ends the wait below like Ctrl-C does, so the server shuts down cleanly.
+    signal.signal(signal.SIGTERM, signal.default_int_handler)
+    with FakeOpenAIServer(script, echo=args.echo, host=args.host, port=args.port) as server:
+        print(f"READY {server.base_url}", flush=True)
+        try:
+            threading.Event().wait()
+        except KeyboardInterrupt:
+            pass
+
+
+if __name__ == "__main__":
+    main()
