@@ -1,4 +1,4 @@
-"""The ReAct graph: prepare the turn, then run the agent loop on the conversation.
+"""The ReAct graph: prepare the turn, then the agent loop on the conversation (wired flat).
 
 ``build_graph`` is what the CLI compiles with its checkpointer; ``langgraph.json`` gets a
 graph compiled without one (the server injects its own), built in ``paicli.studio`` because
@@ -11,7 +11,7 @@ from langgraph.checkpoint.base import BaseCheckpointSaver
 from langgraph.graph import END, START, StateGraph
 from langgraph.store.base import BaseStore
 
-from graphs.loop import build_agent_loop
+from graphs.loop import add_agent_loop
 from nodes.prepare_turn import prepare_turn
 from nodes.state import AgentState, Deps, RunContext
 
@@ -19,10 +19,8 @@ from nodes.state import AgentState, Deps, RunContext
 def build_react(deps: Deps) -> StateGraph:
     builder = StateGraph(AgentState, context_schema=RunContext)
     builder.add_node("prepare_turn", prepare_turn)
-    builder.add_node("agent", build_agent_loop(deps).compile())
     builder.add_edge(START, "prepare_turn")
-    builder.add_edge("prepare_turn", "agent")
-    builder.add_edge("agent", END)
+    builder.add_edge("prepare_turn", add_agent_loop(builder, deps, exit_to=END))
     return builder
 
 

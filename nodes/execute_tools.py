@@ -7,6 +7,7 @@ Each result is wrapped in the untrusted-data boundary (reference r) before the m
 
 from __future__ import annotations
 
+import re
 from pathlib import Path
 from typing import Any
 
@@ -26,8 +27,13 @@ def bad_arguments(call: dict[str, Any]) -> str:
     return f"工具执行失败: 参数不是合法的 JSON 对象（{detail}），请修正参数后重试。原始参数: {str(call.get('args'))[:200]}"
 
 
+# Beyond the reference's failure prefixes (s.8): "读取文件失败: …" and the like, so the CLI
+# can show the user which calls went wrong.
+_FAILED_HEAD = re.compile(r"^\s*\S{0,12}失败[:：]")
+
+
 def tool_message(call_id: str, name: str, text: str) -> ToolMessage:
-    status = "error" if is_failure(text) else "success"
+    status = "error" if is_failure(text) or _FAILED_HEAD.match(text) else "success"
     return ToolMessage(wrap(name, text), tool_call_id=call_id, name=name, status=status)
 
 

@@ -1,0 +1,69 @@
+"""Running the react graph the way the CLI does, and the tool-call pairing invariant."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pytest
+from langchain_core.messages import AIMessage, HumanMessage, ToolMessage
+from langgraph.checkpoint.memory import InMemorySaver
+from langgraph.types import Command
+
+from graphs.react import build_graph
+from nodes.state import Deps, RunContext
+from tests.support.scripted_model import ScriptedChatModel
+
+
+def assert_paired(messages: list[Any]) -> None:
+    """No assistant tool call without its result, no result without its call, results right
+    after their call (what every provider checks)."""
+    pending: set[str] = set()
+    for message in messages:
+        if isinstance(message, ToolMessage):
+            assert message.tool_call_id in pending, f"tool result without a call: {message.tool_call_id}"
+            pending.remove(message.tool_call_id)
+            continue
+        assert not pending, f"calls left without results before a {type(message).__name__}: {pending}"
+        if isinstance(message, AIMessage):
+            pending = {c["id"] for c in [*message.tool_calls, *message.invalid_tool_calls]}
+    assert not pending, f"calls left without results at the end: {pending}"
+
+
+class Harness:
+    def __init__(self, model: ScriptedChatModel, project, approval: str = "yes"):
+        self.model = model
+        self.graph = build_graph(Deps(model=model), checkpointer=InMemorySaver())
+        self.config = {"configurable": {"thread_id": "t1"}}
+        self.context = RunContext(project_root=str(project), approval=approval)
+        self.interrupts: list[Any] = []
+
+    async def send(self, graph_input: Any) -> list[Any]:
+        """Run until the graph stops; return the interrupts it stopped on."""
+        found: dict[str, Any] = {}
+        async for _ns, _mode, data in self.graph.astream(
+            graph_input, self.config, context=self.context, stream_mode=["updates"], subgraphs=True
+        ):
+            for i in data.get("__interrupt__", ()):
+                found[i.id] = i
+        self.interrupts = list(found.values())
+        return self.interrupts
+
+    async def turn(self, text: str) -> list[Any]:
+        return await self.send({"messages": [HumanMessage(text)]})
+
+    async def resume(self, answer: Any) -> list[Any]:
+        return await self.send(Command(resume={i.id: answer for i in self.interrupts}))
+
+    async def messages(self) -> list[Any]:
+        return (await self.graph.aget_state(self.config)).values["messages"]
+
+    def check_prompts(self) -> None:
+        for prompt in self.model.seen:
+            assert_paired(prompt[1:])
+
+
+@pytest.fixture
+def project(tmp_path):
+    root = tmp_path / "project"
+    root.mkdir()
+    return root
