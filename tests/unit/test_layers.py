@@ -1,0 +1,18 @@
+"""Imports point one way: memory, prompts -> tools -> nodes -> graphs -> paicli (import-linter)."""
+
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parents[2]
+
+
+def test_layers_are_respected():
+    exe = shutil.which("lint-imports") or str(Path(sys.executable).with_name("lint-imports"))
+    if not Path(exe).exists():
+        pytest.fail("import-linter is not installed (pip install -e '.[test]')")
+    done = subprocess.run([exe], cwd=ROOT, capture_output=True, text=True)
+    assert done.returncode == 0, done.stdout + done.stderr

@@ -1,0 +1,28 @@
+from langchain_core.messages import AIMessage, HumanMessage, ToolMessage
+
+from paicli.models import make_chat_model
+from paicli.settings import load_settings
+
+
+def model(tmp_path):
+    settings = load_settings(tmp_path, {"PAICLI_HOME": str(tmp_path), "PAICLI_API_KEY": "k",
+                                        "PAICLI_BASE_URL": "http://127.0.0.1:9/v1", "PAICLI_MODEL": "m"})
+    return make_chat_model(settings)
+
+
+def test_reasoning_is_replayed_on_tool_call_messages_only(tmp_path):
+    history = [
+        HumanMessage("hi"),
+        AIMessage("", tool_calls=[{"name": "read_file", "args": {}, "id": "c1"}], additional_kwargs={"reasoning_content": "plan"}),
+        ToolMessage("r", tool_call_id="c1"),
+        AIMessage("answer", additional_kwargs={"reasoning_content": "final thoughts"}),
+        HumanMessage("again"),
+    ]
+    sent = model(tmp_path)._get_request_payload(history)["messages"]
+    assert sent[1]["reasoning_content"] == "plan"
+    assert "reasoning_content" not in sent[3]
+
+
+def test_usage_is_requested_when_streaming_and_retries_are_set(tmp_path):
+    m = model(tmp_path)
+    assert m.stream_usage is True and m.max_retries == 3

@@ -1,0 +1,38 @@
+import httpx
+import openai
+import pytest
+
+from memory.provider_errors import describe_provider_error, is_context_overflow
+
+REQUEST = httpx.Request("POST", "http://127.0.0.1/v1/chat/completions")
+
+
+def status_error(status, body):
+    cls = {400: openai.BadRequestError, 401: openai.AuthenticationError}.get(status, openai.APIStatusError)
+    return cls("Error code: %d" % status, response=httpx.Response(status, request=REQUEST), body=body)
+
+
+@pytest.mark.parametrize(
+    "body",
+    [
+        {"code": "context_length_exceeded", "message": "too big"},
+        {"message": "This model's maximum context length is 65536 tokens."},
+        {"message": "Input tokens exceed the configured limit of 128000"},
+        {"message": "prompt is too long: 210000 tokens > 200000 maximum"},
+    ],
+)
+def test_overflow_400s_are_recognised(body):
+    assert is_context_overflow(status_error(400, body))
+
+
+def test_other_errors_are_not_overflow():
+    assert not is_context_overflow(status_error(400, {"message": "invalid tool schema"}))
+    assert not is_context_overflow(status_error(429, {"message": "too many tokens per minute"}))
+    assert not is_context_overflow(ValueError("context window"))
+
+
+def test_messages_name_the_fix():
+    assert "PAICLI_API_KEY" in describe_provider_error(status_error(401, {"message": "bad key"}))
+    assert describe_provider_error(status_error(500, {"message": "boom"})) == "HTTP 500: boom"
+    conn = openai.APIConnectionError(request=REQUEST)
+    assert "PAICLI_BASE_URL" in describe_provider_error(conn)
