@@ -43,10 +43,13 @@ class Repl:
             history=history_file(app.settings.home),
             completer=WordCompleter(commands.NAMES, sentence=True),
         )
+        self.answers: PromptSession = PromptSession()  # approval answers stay out of the input history
 
     async def read_line(self, text: str) -> str | None:
+        """Approval questions during a turn. ``handle_sigint=False``: prompt_toolkit would
+        otherwise remove the turn's Ctrl-C handler when the question closes."""
         try:
-            return await self.prompt.prompt_async(text)
+            return await self.answers.prompt_async(text, handle_sigint=False)
         except (EOFError, KeyboardInterrupt):
             return None
 

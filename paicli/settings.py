@@ -108,8 +108,9 @@ def load_settings(project: str | os.PathLike | None = None, environ: dict[str, s
         value = merged.get(name, "").strip()
         return value or None
 
-    provider = (get("PAICLI_PROVIDER") or DEFAULT_PROVIDER).lower()
     base_url = get("PAICLI_BASE_URL")
+    # A base URL alone means a custom endpoint, not the default preset's.
+    provider = (get("PAICLI_PROVIDER") or ("custom" if base_url else DEFAULT_PROVIDER)).lower()
     if provider not in PRESETS and not base_url:
         raise ConfigError(f"unknown PAICLI_PROVIDER '{provider}': use one of {', '.join(PRESETS)} or set PAICLI_BASE_URL")
     preset = PRESETS.get(provider)
