@@ -1,0 +1,105 @@
+import asyncio
+from pathlib import Path
+
+import pytest
+from blockbuster import blockbuster_ctx
+
+from tools.base import PolicyError, ToolContext
+from tools.shell import MAX_COMMAND_OUTPUT_CHARS, execute_command, limit_output
+
+
+@pytest.fixture
+def ctx(tmp_path) -> ToolContext:
+    return ToolContext(root=tmp_path.resolve(), command_timeout=1)
+
+
+def is_alive(pid: int) -> bool:
+    """A zombie counts as dead: in a container nobody may reap an orphan."""
+    try:
+        stat = Path(f"/proc/{pid}/stat").read_text()
+    except FileNotFoundError:
+        return False
+    return stat.rsplit(")", 1)[1].split()[0] != "Z"
+
+
+async def wait_dead(pid: int) -> bool:
+    for _ in range(100):
+        if not is_alive(pid):
+            return True
+        await asyncio.sleep(0.05)
+    return False
+
+
+async def wait_for_file(path: Path) -> str:
+    for _ in range(200):
+        if path.exists() and path.read_text().strip():
+            return path.read_text().strip()
+        await asyncio.sleep(0.025)
+    raise AssertionError(f"{path} never written")
+
+
+async def test_execute_command_merges_stderr_into_output(ctx):
+    result = await execute_command({"command": "echo out; echo err >&2; printf tail"}, ctx)
+    assert result == "命令执行完成 (exit code: 0)\nout\nerr\ntail\n"
+
+
+async def test_execute_command_reports_nonzero_exit_code(ctx):
+    assert await execute_command({"command": "echo bad; exit 3"}, ctx) == "命令执行完成 (exit code: 3)\nbad\n"
+
+
+async def test_execute_command_runs_in_project_root(ctx):
+    assert await execute_command({"command": "pwd"}, ctx) == f"命令执行完成 (exit code: 0)\n{ctx.root}\n"
+
+
+async def test_execute_command_empty_command_is_refused_as_text(ctx):
+    assert await execute_command({"command": "   "}, ctx) == "执行命令失败: 命令不能为空"
+    assert await execute_command({}, ctx) == "执行命令失败: 命令不能为空"
+
+
+async def test_execute_command_checks_command_guard_first(ctx):
+    with pytest.raises(PolicyError) as info:
+        await execute_command({"command": "sudo touch marker"}, ctx)
+    assert info.value.reason == "禁止 sudo 提权"
+    assert not (ctx.root / "marker").exists()
+
+
+async def test_execute_command_timeout_kills_the_process_group(ctx):
+    command = "sleep 30 & echo $! > child.pid; sleep 30"
+    result = await execute_command({"command": command}, ctx)
+    assert result == "命令执行超时（1秒），已强制终止"
+    assert await wait_dead(int((ctx.root / "child.pid").read_text()))
+
+
+async def test_execute_command_cancellation_kills_the_child(ctx):
+    task = asyncio.create_task(execute_command({"command": "sleep 30 & echo $! > child.pid; wait"}, ctx))
+    pid = int(await wait_for_file(ctx.root / "child.pid"))
+    assert is_alive(pid)
+    task.cancel()
+    with pytest.raises(asyncio.CancelledError):
+        await task
+    assert await wait_dead(pid)
+
+
+async def test_execute_command_does_not_wait_forever_on_a_background_child_holding_the_pipe(ctx):
+    result = await execute_command({"command": "echo started; sleep 30 &"}, ctx.__class__(root=ctx.root, command_timeout=10))
+    assert result == "命令执行完成 (exit code: 0)\nstarted\n(命令已结束，但输出读取超时)\n"
+
+
+async def test_execute_command_truncates_long_output(ctx):
+    result = await execute_command({"command": "seq 1 5000"}, ctx)
+    assert result.startswith("命令执行完成 (exit code: 0)\n1\n2\n")
+    assert result.endswith("\n...(输出已截断)")
+    assert len(result) < MAX_COMMAND_OUTPUT_CHARS + 100
+
+
+async def test_execute_command_never_blocks_the_event_loop(ctx):
+    with blockbuster_ctx(["tools"]):
+        result = await execute_command({"command": "echo hi"}, ctx)
+    assert result == "命令执行完成 (exit code: 0)\nhi\n"
+
+
+def test_limit_output_cuts_back_to_a_newline():
+    text = ("x" * 99 + "\n") * 100  # 10 000 chars
+    limited = limit_output(text)
+    assert limited == ("x" * 99 + "\n") * 79 + "x" * 99 + "\n...(输出已截断)"
+    assert limit_output("short\n") == "short\n"

@@ -1,0 +1,31 @@
+"""Marks tool output as untrusted data before it enters history (reference r).
+
+Whatever a file, web page or command printed is data, not instructions. The wrapper
+makes that visible to the model, and the escaping keeps content from closing the
+wrapper early and smuggling text outside it.
+"""
+
+from __future__ import annotations
+
+import re
+
+_UNSAFE_NAME_CHARS = re.compile(r"[^A-Za-z0-9_.:-]")
+# reference (r), Q17: escape `<tool_result` / `</tool_result` case-insensitively; spaced forms stay.
+_TAG_START = re.compile(r"<(/?tool_result)", re.IGNORECASE)
+
+
+def sanitize_name(tool_name: str) -> str:
+    """Keeps a hostile MCP tool name from adding attributes to the tag."""
+    return _UNSAFE_NAME_CHARS.sub("_", tool_name)
+
+
+def escape_content(content: str) -> str:
+    return _TAG_START.sub(r"&lt;\1", content)
+
+
+def wrap(tool_name: str, content: str) -> str:
+    return (
+        f'<tool_result tool="{sanitize_name(tool_name)}" trust="untrusted-data">\n'
+        f"{escape_content(content)}\n"
+        "</tool_result>"
+    )

@@ -1,0 +1,141 @@
+"""execute_command: one `bash -c` in the project root (reference t, d.5, s.7).
+
+The command gets its own process group so a timeout or a Ctrl-C kills everything it
+started, not just bash. Everything here awaits; nothing blocks the event loop.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import codecs
+import os
+import signal
+from typing import Any
+
+from tools.base import ToolContext
+from tools.common import str_arg
+from tools.guards import CommandGuard
+
+MAX_COMMAND_OUTPUT_CHARS = 8_000  # reference (d.5): what the model sees without offloading
+MAX_COMMAND_CAPTURE_CHARS = 2_000_000  # reference (d.5): what is kept for the offloader
+READ_CHUNK_BYTES = 64 * 1024
+OUTPUT_DRAIN_SECONDS = 2.0  # reference (d.5): the 2 s wait after the process is done
+EXIT_POLL_SECONDS = 0.05  # only while a background child holds the pipe after bash exits
+
+
+async def execute_command(args: dict[str, Any], ctx: ToolContext) -> str:
+    command = str_arg(args, "command") or ""
+    if not command.strip():
+        return "执行命令失败: 命令不能为空"
+    CommandGuard.check(command)
+    proc = await asyncio.create_subprocess_exec(
+        "bash", "-c", command, cwd=str(ctx.root), env=ctx.env,
+        stdin=asyncio.subprocess.DEVNULL, stdout=asyncio.subprocess.PIPE, stderr=asyncio.subprocess.STDOUT,
+        start_new_session=True,
+    )
+    capture = _Capture()
+    reader = asyncio.create_task(capture.read_all(proc.stdout))
+    try:
+        return await _finish(proc, reader, capture, ctx.command_timeout)
+    except asyncio.CancelledError:
+        await _kill(proc, reader)
+        raise
+
+
+async def _finish(proc: asyncio.subprocess.Process, reader: asyncio.Task, capture: _Capture, timeout: float) -> str:
+    try:
+        await asyncio.wait_for(_exited(proc, reader), timeout)
+    except TimeoutError:
+        await _kill(proc, reader)
+        return f"命令执行超时（{timeout:g}秒），已强制终止"
+    note = ""
+    try:
+        # A background child can keep the pipe open after bash exits; do not wait on it forever.
+        await asyncio.wait_for(asyncio.shield(reader), OUTPUT_DRAIN_SECONDS)
+    except TimeoutError:
+        await _kill(proc, reader)
+        note = "(命令已结束，但输出读取超时)\n"
+    return f"命令执行完成 (exit code: {_exit_code(proc.returncode)})\n{limit_output(capture.text())}{note}"
+
+
+async def _exited(proc: asyncio.subprocess.Process, reader: asyncio.Task) -> None:
+    """Returns once bash has exited.
+
+    ``proc.wait()`` alone also waits for the pipe to close, which a background child
+    (``server &``) can hold open forever; so watch the return code while the reader runs.
+    """
+    while proc.returncode is None:
+        if reader.done():  # EOF: normally bash is exiting right now
+            await proc.wait()
+            return
+        await asyncio.wait([reader], timeout=EXIT_POLL_SECONDS)
+
+
+def _exit_code(returncode: int | None) -> int:
+    # A negative code means "killed by signal"; report it the way a shell would (128 + n).
+    if returncode is None:
+        return -1
+    return 128 - returncode if returncode < 0 else returncode
+
+
+async def _kill(proc: asyncio.subprocess.Process, reader: asyncio.Task) -> None:
+    """SIGKILL the whole process group, then let the pipe close and reap bash.
+
+    Waiting for the reader's EOF (not just the exit code) lets asyncio close the
+    transport; otherwise it is left open and complains once the loop is gone.
+    """
+    try:
+        os.killpg(proc.pid, signal.SIGKILL)  # pgid == pid thanks to start_new_session
+    except (ProcessLookupError, PermissionError):
+        pass
+    try:
+        await asyncio.wait_for(asyncio.shield(reader), OUTPUT_DRAIN_SECONDS)
+    except TimeoutError:
+        reader.cancel()  # a daemon that left our process group still holds the pipe
+    try:
+        await asyncio.wait_for(proc.wait(), OUTPUT_DRAIN_SECONDS)
+    except TimeoutError:
+        pass
+
+
+def limit_output(text: str) -> str:
+    """What the model sees of a long output. The offloader (d.3) will replace this cut."""
+    if len(text) <= MAX_COMMAND_OUTPUT_CHARS:
+        return text
+    head = text[:MAX_COMMAND_OUTPUT_CHARS]
+    cut = head.rfind("\n")
+    if cut > MAX_COMMAND_OUTPUT_CHARS // 2:  # same rule as the offloader's head preview
+        head = head[:cut]
+    return head + "\n...(输出已截断)"
+
+
+class _Capture:
+    """Merged stdout+stderr, decoded incrementally, kept up to the capture limit."""
+
+    def __init__(self) -> None:
+        self._parts: list[str] = []
+        self._size = 0
+        self.overflow = False
+        self._decoder = codecs.getincrementaldecoder("utf-8")(errors="replace")
+
+    async def read_all(self, stream: asyncio.StreamReader | None) -> None:
+        assert stream is not None
+        while chunk := await stream.read(READ_CHUNK_BYTES):
+            self._keep(self._decoder.decode(chunk))  # keep draining past the limit so the child never blocks
+        self._keep(self._decoder.decode(b"", final=True))
+
+    def _keep(self, piece: str) -> None:
+        room = MAX_COMMAND_CAPTURE_CHARS - self._size
+        if len(piece) > room:
+            piece, self.overflow = piece[:room], True
+        self._parts.append(piece)
+        self._size += len(piece)
+
+    def text(self) -> str:
+        # reference (d.5): output is read line by line, each line followed by "\n".
+        text = "".join(self._parts).replace("\r\n", "\n").replace("\r", "\n")
+        if text and not text.endswith("\n"):
+            text += "\n"
+        if self.overflow:
+            text += f"...(超过 {MAX_COMMAND_CAPTURE_CHARS} 字符的部分未保存)\n"
+        return text
