@@ -7,6 +7,7 @@ Each result is wrapped in the untrusted-data boundary (reference r) before the m
 
 from __future__ import annotations
 
+import json
 import re
 from pathlib import Path
 from typing import Any
@@ -23,13 +24,22 @@ from tools.registry import is_failure, run_batch
 
 
 def bad_arguments(call: dict[str, Any]) -> str:
-    detail = call.get("error") or "无法解析"
+    detail = call.get("error") or _json_error(call.get("args"))
     return f"工具执行失败: 参数不是合法的 JSON 对象（{detail}），请修正参数后重试。原始参数: {str(call.get('args'))[:200]}"
 
 
 # Beyond the reference's failure prefixes (s.8): "读取文件失败: …" and the like, so the CLI
 # can show the user which calls went wrong.
 _FAILED_HEAD = re.compile(r"^\s*\S{0,12}失败[:：]")
+
+
+def _json_error(raw: Any) -> str:
+    """Streamed invalid calls carry no error text; tell the model what the parser saw."""
+    try:
+        value = json.loads(raw) if isinstance(raw, str) else raw
+    except ValueError as exc:
+        return str(exc)
+    return "需要一个 JSON 对象" if not isinstance(value, dict) else "无法解析"
 
 
 def tool_message(call_id: str, name: str, text: str) -> ToolMessage:

@@ -126,7 +126,8 @@ class Renderer:
         self._end_line()
         if result.error:
             self.err.print(result.error, style="red", markup=False)
-        self.progress.print(usage_line(result), style="dim", markup=False)
+        if result.model_calls:
+            self.progress.print(usage_line(result), style="dim", markup=False)
 
 
 def _inner_text(content: Any) -> str:

@@ -1,0 +1,88 @@
+"""End-to-end fixtures: `paicli` as a real subprocess talking HTTP to a FakeOpenAIServer.
+
+Each test gets its own project directory and PAICLI_HOME, and an environment with nothing
+inherited that could point paicli (or LangSmith) at a real service.
+"""
+
+from __future__ import annotations
+
+import os
+import socket
+import subprocess
+import sys
+from collections.abc import Callable, Iterator
+from pathlib import Path
+
+import pytest
+
+from tests.support.openai_server import FakeOpenAIServer
+
+# Variables that would change which endpoint, key or tracing a child process uses.
+INHERITED_PREFIXES = ("PAICLI_", "OPENAI_", "LANGSMITH_", "LANGCHAIN_", "LANGGRAPH_")
+PROVIDER_KEYS = ("ZHIPUAI_API_KEY", "DEEPSEEK_API_KEY", "MOONSHOT_API_KEY")
+RUN_TIMEOUT = 30  # seconds; a hung child fails the test instead of the suite
+
+
+def clean_environ() -> dict[str, str]:
+    return {k: v for k, v in os.environ.items()
+            if not k.startswith(INHERITED_PREFIXES) and k not in PROVIDER_KEYS}
+
+
+def closed_port() -> int:
+    """A port on 127.0.0.1 nobody listens on (bound, then released)."""
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+@pytest.fixture
+def project(tmp_path: Path) -> Path:
+    root = tmp_path / "project"
+    root.mkdir()
+    return root
+
+
+@pytest.fixture
+def paicli_home(tmp_path: Path) -> Path:
+    home = tmp_path / "home"
+    home.mkdir()
+    return home
+
+
+@pytest.fixture
+def paicli_env(paicli_home: Path) -> Callable[..., dict[str, str]]:
+    """`paicli_env(base_url, **overrides)`: the child's environment; an override of None unsets."""
+
+    def build(base_url: str, **overrides: str | None) -> dict[str, str]:
+        env = clean_environ()
+        env.update(PAICLI_HOME=str(paicli_home), PAICLI_API_KEY="test-key",
+                   PAICLI_BASE_URL=base_url, PAICLI_MODEL="m", LANGSMITH_TRACING="false")
+        for name, value in overrides.items():
+            if value is None:
+                env.pop(name, None)
+            else:
+                env[name] = value
+        return env
+
+    return build
+
+
+@pytest.fixture
+def server() -> Iterator[FakeOpenAIServer]:
+    """An empty-script server; tests set `server.script` before running paicli."""
+    with FakeOpenAIServer() as fake:
+        yield fake
+
+
+@pytest.fixture
+def run_paicli(project: Path, paicli_env, server: FakeOpenAIServer):
+    """`run_paicli(*args, base_url=..., env=..., stdin=...)` → CompletedProcess (text)."""
+
+    def run(*args: str, base_url: str | None = None, env: dict[str, str | None] | None = None,
+            stdin: int = subprocess.DEVNULL) -> subprocess.CompletedProcess[str]:
+        child_env = paicli_env(base_url or server.base_url, **(env or {}))
+        return subprocess.run([sys.executable, "-m", "paicli", *args], cwd=project, env=child_env,
+                              stdin=stdin, capture_output=True, text=True, encoding="utf-8",
+                              timeout=RUN_TIMEOUT)
+
+    return run
