@@ -9,6 +9,7 @@ the conversation so far stays as it is (reference s.2.11).
 from __future__ import annotations
 
 import uuid
+from datetime import datetime
 from pathlib import Path
 from typing import Any
 
@@ -25,9 +26,9 @@ from tools.registry import schemas
 PROVIDER_ERRORS = (openai.APIError, LangChainException)
 
 
-def system_prompt(deps: Deps, ctx: RunContext) -> str:
+def system_prompt(deps: Deps, ctx: RunContext, now: datetime) -> str:
     sources = PromptSources.for_project(deps.prompt_home, Path(ctx.project_root))
-    return assemble_system_prompt(mode="agent", approval=ctx.approval, now=deps.clock(), sources=sources)
+    return assemble_system_prompt(mode="agent", approval=ctx.approval, now=now, sources=sources)
 
 
 def with_call_ids(message: AIMessage) -> AIMessage:
@@ -44,6 +45,15 @@ class ModelCaller:
     def __init__(self, deps: Deps):
         self.deps = deps
         self._bound: tuple[Any, tuple[str, ...], Any] | None = None
+        self._system: tuple[tuple[Any, ...], SystemMessage] | None = None
+
+    def system_message(self, ctx: RunContext) -> SystemMessage:
+        """The prompt only changes with its inputs and the date, so build it once per key."""
+        now = self.deps.clock()
+        key = (self.deps.prompt_home, ctx.project_root, ctx.approval, now.date(), now.tzname())
+        if self._system is None or self._system[0] != key:
+            self._system = (key, SystemMessage(system_prompt(self.deps, ctx, now)))
+        return self._system[1]
 
     def bound_model(self):
         names = tuple(sorted(self.deps.tools))
@@ -54,14 +64,14 @@ class ModelCaller:
 
     async def __call__(self, state: AgentState, runtime: Runtime[RunContext]) -> dict[str, Any]:
         ctx = run_context(runtime)
-        prompt = [SystemMessage(system_prompt(self.deps, ctx)), *state["messages"]]
+        prompt = [self.system_message(ctx), *state["messages"]]
         try:
             response = await self.bound_model().ainvoke(prompt)
         except PROVIDER_ERRORS as exc:
             return {"error": f"❌ 调用 LLM 失败: {describe_provider_error(exc)}"}
         if not isinstance(response, AIMessage):
             response = AIMessage(content=str(response.content))
-        return {"messages": [with_call_ids(response)], "error": None, "verdicts": {}}
+        return {"messages": [with_call_ids(response)]}
 
 
 def make_call_model(deps: Deps):

@@ -68,6 +68,6 @@ def make_execute_tools(deps: Deps):
         texts.update({cid: text for (cid, _, _), text in zip(runnable, results)})
         messages = [tool_message(c["id"], c["name"], texts[c["id"]]) for c in ai.tool_calls]
         messages += [tool_message(c["id"], c.get("name") or "unknown", bad_arguments(c)) for c in ai.invalid_tool_calls if c.get("id")]
-        return {"messages": messages, "verdicts": {}}
+        return {"messages": messages, **({"verdicts": {}} if verdicts else {})}
 
     return execute_tools

@@ -18,7 +18,9 @@ from nodes.state import AgentState
 
 async def prepare_turn(state: AgentState) -> dict[str, Any]:
     repaired = repair_pairing(state.get("messages") or [])
-    update: dict[str, Any] = {"error": None, "verdicts": {}}
+    update: dict[str, Any] = {"error": None} if state.get("error") else {}
+    if state.get("verdicts"):
+        update["verdicts"] = {}
     if repaired is not None:
         update["messages"] = [RemoveMessage(id=REMOVE_ALL_MESSAGES), *repaired]
     return update

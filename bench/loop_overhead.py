@@ -1,0 +1,301 @@
+"""How much our agent loop and CLI cost on top of LangGraph itself.
+
+Prints, in one run (``python bench/loop_overhead.py``; ``--profile`` adds a cProfile of one
+run of each loop):
+
+1. Per-model-call overhead of the react graph against a minimal hand-built LangGraph tool loop,
+   on the same scripted session: ``STEPS`` model responses each calling a zero-cost tool, then a
+   final answer. The fake model does no waiting, so wall time / model calls is what the
+   framework and our nodes cost per step. Both graphs run with ``InMemorySaver`` and are streamed
+   the way ``paicli.session`` streams (``["messages", "updates"]``, ``subgraphs=True``).
+   The scripted model is not free, though: it deep-copies every prompt it records, so its time
+   grows with the history. It is timed and the ratio is printed with and without it.
+2. Start-up: ``paicli --help``, and the time from launching the REPL in a pseudo-terminal until
+   its prompt ``❯`` is drawn.
+
+Benchmarks print; they never fail over a missed target.
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import cProfile
+import fcntl
+import gc
+import os
+import pstats
+import pty
+import select
+import signal
+import statistics
+import struct
+import subprocess
+import sys
+import tempfile
+import termios
+import time
+from pathlib import Path
+from typing import Annotated, Any
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))  # run from anywhere: tests.support
+
+from langchain_core.messages import AIMessage, BaseMessage, HumanMessage, ToolMessage  # noqa: E402
+from langgraph.checkpoint.memory import InMemorySaver  # noqa: E402
+from langgraph.graph import END, START, StateGraph  # noqa: E402
+from langgraph.graph.message import add_messages  # noqa: E402
+from pydantic import PrivateAttr  # noqa: E402
+from typing_extensions import TypedDict  # noqa: E402
+
+from graphs.react import build_graph  # noqa: E402
+from nodes.state import Deps, RunContext  # noqa: E402
+from paicli.session import RECURSION_LIMIT  # noqa: E402
+from tests.support.scripted_model import ScriptedChatModel, ai, tool_call  # noqa: E402
+from tools.base import ToolSpec  # noqa: E402
+
+STEPS = 200  # model responses with a tool call; one final answer follows
+RUNS = 5  # per loop, interleaved; the median is reported (other work on the machine adds noise)
+STARTS = 5  # process launches per start-up figure
+TARGET_RATIO = 1.5  # the issue's target: ours / baseline per model call
+TARGET_HELP = 0.3  # seconds
+TARGET_PROMPT = 1.0  # seconds
+STREAM_MODES = ["messages", "updates"]
+PROMPT_MARK = "❯".encode()
+CPR_QUERY, CPR_ANSWER = b"\x1b[6n", b"\x1b[1;1R"  # prompt_toolkit asks where the cursor is
+
+
+# -- the shared zero-cost tool and the fake model ---------------------------------------------
+
+async def noop(args: dict[str, Any], ctx: Any) -> str:
+    return "ok"
+
+
+# Async, so neither loop pays a thread hop (our sync tools run in asyncio.to_thread).
+NOOP = ToolSpec("noop", "Does nothing and returns ok.", {"type": "object", "properties": {}, "required": []},
+                noop, is_async=True, parallel_safe=True)
+
+
+class TimedModel(ScriptedChatModel):
+    """The scripted model, timing its own work (it deep-copies every prompt it is shown) so that
+    can be told apart from the framework's."""
+
+    _spent: list[float] = PrivateAttr(default_factory=lambda: [0.0])  # shared by bind_tools copies
+
+    def _next_step(self, messages: list[BaseMessage]) -> AIMessage:
+        started = time.perf_counter()
+        try:
+            return super()._next_step(messages)
+        finally:
+            self._spent[0] += time.perf_counter() - started
+
+    @property
+    def spent(self) -> float:
+        return self._spent[0]
+
+
+def new_model(steps: int) -> TimedModel:
+    script = [ai("", tool_call("noop", {}, id=f"call_{i}")) for i in range(steps)]
+    return TimedModel([*script, ai("done")])
+
+
+# -- the two loops ------------------------------------------------------------------------------
+
+class LoopState(TypedDict):
+    messages: Annotated[list, add_messages]
+
+
+def build_baseline(model: TimedModel):
+    """The smallest honest LangGraph tool loop: agent ⇄ tools."""
+    bound = model.bind_tools([NOOP.schema()])
+
+    async def agent(state: LoopState) -> dict[str, Any]:
+        return {"messages": [await bound.ainvoke(state["messages"])]}
+
+    async def tools(state: LoopState) -> dict[str, Any]:
+        calls = state["messages"][-1].tool_calls
+        return {"messages": [ToolMessage(await noop(c["args"], None), tool_call_id=c["id"], name=c["name"])
+                             for c in calls]}
+
+    def route(state: LoopState) -> str:
+        last = state["messages"][-1]
+        return "tools" if isinstance(last, AIMessage) and last.tool_calls else END
+
+    builder = StateGraph(LoopState)
+    builder.add_node("agent", agent)
+    builder.add_node("tools", tools)
+    builder.add_edge(START, "agent")
+    builder.add_conditional_edges("agent", route, ["tools", END])
+    builder.add_edge("tools", "agent")
+    return builder.compile(checkpointer=InMemorySaver())
+
+
+async def drain(graph, context: RunContext | None) -> None:
+    config = {"configurable": {"thread_id": "bench"}, "recursion_limit": RECURSION_LIMIT}
+    kwargs = {"context": context} if context is not None else {}
+    async for _ in graph.astream({"messages": [HumanMessage("go")]}, config, stream_mode=STREAM_MODES,
+                                 subgraphs=True, **kwargs):
+        pass
+
+
+def run_loop(kind: str, project: Path, steps: int = STEPS,
+             profiler: cProfile.Profile | None = None) -> tuple[float, int, float]:
+    """(wall seconds, model calls, seconds the fake model spent) for one scripted session."""
+    model = new_model(steps)
+    if kind == "ours":
+        graph = build_graph(Deps(model=model, tools={NOOP.name: NOOP}), checkpointer=InMemorySaver())
+        context = RunContext(project_root=str(project), approval="yes")
+    else:
+        graph, context = build_baseline(model), None
+    gc.collect()  # the previous run's model kept every prompt it saw; don't bill its collection here
+    if profiler:
+        profiler.enable()
+    started = time.perf_counter()
+    asyncio.run(drain(graph, context))
+    wall = time.perf_counter() - started
+    if profiler:
+        profiler.disable()
+    model.assert_consumed()
+    return wall, model.calls, model.spent
+
+
+def measure_loops(project: Path, steps: int, runs: int) -> dict[str, dict[str, float]]:
+    run_loop("ours", project, 5), run_loop("baseline", project, 5)  # warm caches and lazy imports
+    samples: dict[str, list[tuple[float, int, float]]] = {"ours": [], "baseline": []}
+    for _ in range(runs):
+        for kind in samples:
+            samples[kind].append(run_loop(kind, project, steps))
+    return {kind: {"wall": statistics.median(w / n for w, n, _ in got),
+                   "net": statistics.median((w - m) / n for w, n, m in got),
+                   "model": statistics.median(m / n for _, n, m in got)}
+            for kind, got in samples.items()}
+
+
+def profile_loops(project: Path, steps: int, top: int) -> None:
+    for kind in ("ours", "baseline"):
+        profiler = cProfile.Profile()
+        run_loop(kind, project, steps, profiler)
+        print(f"\n-- cProfile, one {kind} run, top {top} by own time --")
+        pstats.Stats(profiler).strip_dirs().sort_stats("tottime").print_stats(top)
+
+
+# -- start-up -----------------------------------------------------------------------------------
+
+def paicli_command() -> list[str]:
+    """The venv's console script, as a user runs it; ``python -m paicli`` if it is missing."""
+    script = Path(sys.executable).with_name("paicli")
+    return [str(script)] if script.exists() else [sys.executable, "-m", "paicli"]
+
+
+def help_seconds() -> float:
+    started = time.perf_counter()
+    subprocess.run([*paicli_command(), "--help"], stdout=subprocess.DEVNULL, check=True)
+    return time.perf_counter() - started
+
+
+def prompt_seconds(home: Path, project: Path, timeout: float = 15.0) -> float:
+    """Launch the REPL on a pty, wait for ``❯``, then end it with Ctrl-D (killing it if need be)."""
+    env = {**os.environ, "PAICLI_API_KEY": "x", "PAICLI_BASE_URL": "http://127.0.0.1:9/v1",
+           "PAICLI_MODEL": "m", "PAICLI_HOME": str(home), "TERM": "xterm-256color"}
+    command = paicli_command()
+    started = time.perf_counter()
+    pid, fd = pty.fork()
+    if pid == 0:  # the child: a sized terminal, then paicli; never returns into the benchmark
+        try:
+            fcntl.ioctl(0, termios.TIOCSWINSZ, struct.pack("HHHH", 40, 120, 0, 0))
+            os.chdir(project)
+            os.execve(command[0], command, env)
+        finally:
+            os._exit(127)
+    exited = False
+    try:
+        elapsed = _read_until(fd, PROMPT_MARK, started, timeout)
+        os.write(fd, b"\x04")  # Ctrl-D at an empty prompt ends the REPL
+        exited = _wait_exit(pid, fd, 5.0)
+        return elapsed
+    finally:
+        if not exited:
+            os.kill(pid, signal.SIGKILL)
+            os.waitpid(pid, 0)
+        os.close(fd)
+
+
+def _read_until(fd: int, mark: bytes, started: float, timeout: float) -> float:
+    seen = b""
+    while time.perf_counter() - started < timeout:
+        if not select.select([fd], [], [], 0.05)[0]:
+            continue
+        try:
+            data = os.read(fd, 65536)
+        except OSError:  # the child closed the terminal
+            break
+        if CPR_QUERY in data:
+            os.write(fd, CPR_ANSWER)
+        seen += data
+        if mark in seen:
+            return time.perf_counter() - started
+    raise RuntimeError(f"no {mark.decode()!r} within {timeout:.0f} s; the REPL printed: {seen[-400:]!r}")
+
+
+def _wait_exit(pid: int, fd: int, timeout: float) -> bool:
+    deadline = time.perf_counter() + timeout
+    while time.perf_counter() < deadline:
+        if os.waitpid(pid, os.WNOHANG)[0]:
+            return True
+        if select.select([fd], [], [], 0.05)[0]:
+            try:
+                os.read(fd, 65536)  # keep the pty drained so the child never blocks writing
+            except OSError:
+                pass
+    return False
+
+
+# -- report -------------------------------------------------------------------------------------
+
+def row(measure: str, value: str, target: float | None = None, figure: float | None = None,
+        unit: str = "") -> tuple[str, str, str, str]:
+    if target is None or figure is None:
+        return measure, value, "", ""
+    return measure, value, f"<= {target:g}{unit}", "PASS" if figure <= target else "over target"
+
+
+def print_table(title: str, rows: list[tuple[str, str, str, str]]) -> None:
+    print(title)
+    widths = [max(len(r[i]) for r in rows) for i in range(3)]
+    for r in rows:
+        print(f"  {r[0]:<{widths[0]}}  {r[1]:>{widths[1]}}  {r[2]:<{widths[2]}}  {r[3]}".rstrip())
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--steps", type=int, default=STEPS, help=f"tool-calling model responses (default {STEPS})")
+    parser.add_argument("--runs", type=int, default=RUNS, help=f"runs of each loop (default {RUNS})")
+    parser.add_argument("--profile", type=int, nargs="?", const=25, default=0, metavar="N",
+                        help="also print the top N functions of one cProfiled run of each loop")
+    args = parser.parse_args()
+    with tempfile.TemporaryDirectory(prefix="paicli-bench-") as tmp:
+        home, project = Path(tmp, "home"), Path(tmp, "project")
+        home.mkdir(), project.mkdir()
+        loops = measure_loops(project, args.steps, args.runs)
+        helps = statistics.median(help_seconds() for _ in range(STARTS))
+        prompts = statistics.median(prompt_seconds(home, project) for _ in range(STARTS))
+        ours, base = loops["ours"], loops["baseline"]
+        ratio, net_ratio = ours["wall"] / base["wall"], ours["net"] / base["net"]
+        print_table(f"agent loop: {args.steps} tool-calling model responses + 1 answer, "
+                    f"median of {args.runs} interleaved runs", [
+            row("ours, per model call", f"{ours['wall'] * 1e3:.2f} ms"),
+            row("minimal LangGraph loop, per model call", f"{base['wall'] * 1e3:.2f} ms"),
+            row("ratio ours / minimal", f"{ratio:.2f}x", TARGET_RATIO, ratio, "x"),
+            row("fake model's own time per call (in both)", f"{base['model'] * 1e3:.2f} ms"),
+            row("ours / minimal without it", f"{ours['net'] * 1e3:.2f} / {base['net'] * 1e3:.2f} ms"),
+            row("ratio without it", f"{net_ratio:.2f}x", TARGET_RATIO, net_ratio, "x"),
+        ])
+        print_table(f"start-up: median of {STARTS} launches", [
+            row("paicli --help", f"{helps:.3f} s", TARGET_HELP, helps, " s"),
+            row("first prompt ready (REPL on a pty)", f"{prompts:.3f} s", TARGET_PROMPT, prompts, " s"),
+        ])
+        if args.profile:
+            profile_loops(project, args.steps, args.profile)
+
+
+if __name__ == "__main__":
+    main()
