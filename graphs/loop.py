@@ -1,10 +1,13 @@
 """The agent loop every execution unit runs (ARCHITECTURE.md "One execution unit"):
 
-    call_model ──► (tool calls?) ──► [gate_tools] ──► execute_tools ──► call_model …
-                        └─ no ──► exit
+    ─► [compact] ──► call_model ──► (tool calls?) ──► [gate_tools] ──► execute_tools ──┐
+        ▲                               └─ no ──► exit                                   │
+        └────────────────────────────────────────────────────────────────────────────────┘
 
-``gate_tools`` is entered only when some call needs the user's approval, so the common path
-costs two steps per model call, like a minimal tool loop.
+The bracketed nodes run only when needed: ``compact`` when the next request's estimate is
+over the first compaction threshold, ``gate_tools`` when a call needs the user's approval.
+The deciding checks are cheap (a cached estimate; a pure policy function), so the common
+path costs two steps per model call, like a minimal tool loop.
 
 ``add_agent_loop`` wires the loop into a parent graph *flat*, so every step is checkpointed in
 the parent's own state: a turn cancelled or killed midway keeps the messages it completed (a
@@ -16,36 +19,53 @@ message list (Plan tasks, Team members).
 from __future__ import annotations
 
 from langgraph.graph import END, START, StateGraph
-from langgraph.runtime import Runtime
+from langgraph.runtime import get_runtime
 
 from memory.pairing import call_ids
-from nodes.call_model import make_call_model
+from nodes.call_model import ModelCaller, make_call_model
+from nodes.compact import Compaction, make_compact
 from nodes.execute_tools import make_execute_tools
 from nodes.gate_tools import gate_tools, last_ai, needs_gate
 from nodes.state import AgentState, Deps, RunContext, run_context
 
-ENTRY = "call_model"
+
+def current_context() -> RunContext:
+    """Routers read the context this way, not as a ``runtime`` argument: LangGraph requires
+    that argument, and ``update_state`` (Studio's state editing) runs routers without one."""
+    try:
+        return run_context(get_runtime())
+    except RuntimeError:
+        return RunContext()
 
 
-def add_agent_loop(builder: StateGraph, deps: Deps, exit_to: str = END) -> str:
-    """Add the loop's nodes to ``builder``; returns the entry node name."""
+def add_agent_loop(builder: StateGraph, deps: Deps, *, after: str, exit_to: str = END) -> Compaction:
+    """Add the loop's nodes to ``builder``, entered from node ``after`` (or START); returns the
+    graph's ``Compaction`` for the CLI's /compact and /context."""
+    caller = ModelCaller(deps)
+    compaction = Compaction(caller)
 
-    def route_after_model(state: AgentState, runtime: Runtime[RunContext]) -> str:
+    def into_model(state: AgentState) -> str:
+        return "compact" if compaction.needed(state, current_context()) else "call_model"
+
+    def after_model(state: AgentState) -> str:
         ai = last_ai(state)
         if state.get("error") or ai is None or not call_ids(ai):
             return exit_to
-        return "gate_tools" if needs_gate(state, run_context(runtime)) else "execute_tools"
+        return "gate_tools" if needs_gate(state, current_context()) else "execute_tools"
 
-    builder.add_node("call_model", make_call_model(deps))
+    builder.add_node("compact", make_compact(compaction))
+    builder.add_node("call_model", make_call_model(caller, compaction))
     builder.add_node("gate_tools", gate_tools)
     builder.add_node("execute_tools", make_execute_tools(deps))
-    builder.add_conditional_edges("call_model", route_after_model, ["gate_tools", "execute_tools", exit_to])
+    builder.add_conditional_edges(after, into_model, ["compact", "call_model"])
+    builder.add_edge("compact", "call_model")
+    builder.add_conditional_edges("call_model", after_model, ["gate_tools", "execute_tools", exit_to])
     builder.add_edge("gate_tools", "execute_tools")
-    builder.add_edge("execute_tools", "call_model")
-    return ENTRY
+    builder.add_conditional_edges("execute_tools", into_model, ["compact", "call_model"])
+    return compaction
 
 
 def build_agent_loop(deps: Deps) -> StateGraph:
     builder = StateGraph(AgentState, context_schema=RunContext)
-    builder.add_edge(START, add_agent_loop(builder, deps))
+    add_agent_loop(builder, deps, after=START)
     return builder

@@ -12,17 +12,19 @@ from langgraph.graph import END, START, StateGraph
 from langgraph.store.base import BaseStore
 
 from graphs.loop import add_agent_loop
+from nodes.compact import Compaction
 from nodes.prepare_turn import prepare_turn
 from nodes.state import AgentState, Deps, RunContext
 
 
-def build_react(deps: Deps) -> StateGraph:
+def build_react(deps: Deps) -> tuple[StateGraph, Compaction]:
+    """The builder, and its ``Compaction`` for the CLI's /compact and /context."""
     builder = StateGraph(AgentState, context_schema=RunContext)
     builder.add_node("prepare_turn", prepare_turn)
     builder.add_edge(START, "prepare_turn")
-    builder.add_edge("prepare_turn", add_agent_loop(builder, deps, exit_to=END))
-    return builder
+    compaction = add_agent_loop(builder, deps, after="prepare_turn", exit_to=END)
+    return builder, compaction
 
 
 def build_graph(deps: Deps, checkpointer: BaseCheckpointSaver | None = None, store: BaseStore | None = None):
-    return build_react(deps).compile(checkpointer=checkpointer, store=store, name="react")
+    return build_react(deps)[0].compile(checkpointer=checkpointer, store=store, name="react")

@@ -148,7 +148,7 @@ class Compactor:
         # An assembly point: the reference's seven steps (c.2) read best as one sequence.
         trigger, memory = profile.compression_trigger_tokens, None if force else self.session_memory
         before = estimate(messages)
-        if not force and before < self._floor(profile):
+        if not force and before < self.floor(profile):
             return None
         current, edited = self._clear(messages, profile, before, force)
         tokens = estimate(current) if edited else before
@@ -166,7 +166,7 @@ class Compactor:
             return _result(messages, outcome.messages, Strategy.FULL_SUMMARY, edited, before, outcome.tokens_after)
         return _result(messages, current, Strategy.TOOL_RESULT_CLEARING, edited, before, tokens) if edited else None
 
-    def _floor(self, profile: ContextProfile) -> int:
+    def floor(self, profile: ContextProfile) -> int:
         """Below this estimate no tier has anything to do."""
         if self.session_memory is not None and self.session_memory.enabled:
             return min(profile.tool_result_clearing_trigger, profile.session_memory_precompute_tokens)

@@ -15,10 +15,10 @@ from typing import Any
 
 import openai
 from langchain_core.exceptions import LangChainException
-from langchain_core.messages import AIMessage, SystemMessage
+from langchain_core.messages import AIMessage, BaseMessage, SystemMessage
 from langgraph.runtime import Runtime
 
-from memory.provider_errors import describe_provider_error
+from memory.provider_errors import describe_provider_error, is_context_overflow
 from nodes.state import AgentState, Deps, RunContext, run_context
 from prompts import PromptSources, assemble_system_prompt
 from tools.registry import schemas
@@ -44,7 +44,8 @@ class ModelCaller:
 
     def __init__(self, deps: Deps):
         self.deps = deps
-        self._bound: tuple[Any, tuple[str, ...], Any] | None = None
+        self._bound: tuple[Any, list[dict[str, Any]], Any] | None = None
+        self._schemas: tuple[tuple[str, ...], list[dict[str, Any]]] | None = None
         self._system: tuple[tuple[Any, ...], SystemMessage] | None = None
 
     def system_message(self, ctx: RunContext) -> SystemMessage:
@@ -55,29 +56,52 @@ class ModelCaller:
             self._system = (key, SystemMessage(system_prompt(self.deps, ctx, now)))
         return self._system[1]
 
-    def bound_model(self):
+    def exposed_schemas(self) -> list[dict[str, Any]]:
+        """The tool schemas sent this call (the same list object while the tool set holds)."""
         names = tuple(sorted(self.deps.tools))
-        if self._bound is None or self._bound[0] is not self.deps.model or self._bound[1] != names:
-            exposed = schemas(self.deps.tools.values())
-            self._bound = (self.deps.model, names, self.deps.model.bind_tools(exposed))
+        if self._schemas is None or self._schemas[0] != names:
+            self._schemas = (names, schemas(self.deps.tools.values()))
+        return self._schemas[1]
+
+    def bound_model(self):
+        exposed = self.exposed_schemas()
+        if self._bound is None or self._bound[0] is not self.deps.model or self._bound[1] is not exposed:
+            self._bound = (self.deps.model, exposed, self.deps.model.bind_tools(exposed))
         return self._bound[2]
 
-    async def __call__(self, state: AgentState, runtime: Runtime[RunContext]) -> dict[str, Any]:
-        ctx = run_context(runtime)
-        prompt = [self.system_message(ctx), *state["messages"]]
-        try:
-            response = await self.bound_model().ainvoke(prompt)
-        except PROVIDER_ERRORS as exc:
-            return {"error": f"❌ 调用 LLM 失败: {describe_provider_error(exc)}"}
+    async def invoke(self, messages: list[BaseMessage], ctx: RunContext) -> AIMessage:
+        response = await self.bound_model().ainvoke([self.system_message(ctx), *messages])
         if not isinstance(response, AIMessage):
             response = AIMessage(content=str(response.content))
-        return {"messages": [with_call_ids(response)]}
+        return with_call_ids(response)
 
 
-def make_call_model(deps: Deps):
-    caller = ModelCaller(deps)
+def failure(exc: BaseException) -> dict[str, Any]:
+    return {"error": f"❌ 调用 LLM 失败: {describe_provider_error(exc)}"}
+
+
+def make_call_model(caller: ModelCaller, compaction: Any):
+    """``compaction`` is a ``nodes.compact.Compaction`` (imported there, to keep this file
+    free of the compaction wiring). On a context overflow it forces one compaction and
+    retries once (ARCHITECTURE.md Q3/Q4); a second failure keeps the history as it was."""
 
     async def call_model(state: AgentState, runtime: Runtime[RunContext]) -> dict[str, Any]:
-        return await caller(state, runtime)
+        ctx, messages = run_context(runtime), list(state["messages"])
+        try:
+            return {"messages": [await caller.invoke(messages, ctx)]}
+        except PROVIDER_ERRORS as exc:
+            if not is_context_overflow(exc):
+                return failure(exc)
+            overflow = exc
+        result = await compaction.run(messages, ctx, force=True)
+        if result is None:
+            return failure(overflow)
+        try:
+            response = await caller.invoke(result.messages, ctx)
+        except PROVIDER_ERRORS as exc:
+            return failure(exc)
+        announce_and_update = compaction.applied(result, ctx)
+        announce_and_update["messages"].append(response)
+        return announce_and_update
 
     return call_model

@@ -7,6 +7,7 @@ Each result is wrapped in the untrusted-data boundary (reference r) before the m
 
 from __future__ import annotations
 
+import asyncio
 import json
 import re
 from pathlib import Path
@@ -15,6 +16,7 @@ from typing import Any
 from langchain_core.messages import ToolMessage
 from langgraph.runtime import Runtime
 
+from memory.offload import ToolResultOffloader
 from nodes.gate_tools import last_ai, verdict
 from nodes.state import AgentState, Deps, RunContext, run_context
 from tools.approval import decide
@@ -48,6 +50,24 @@ def tool_message(call_id: str, name: str, text: str) -> ToolMessage:
 
 
 def make_execute_tools(deps: Deps):
+    offloaders: dict[tuple[str, str], ToolResultOffloader] = {}
+
+    def offloader_for(ctx: RunContext) -> ToolResultOffloader | None:
+        options = deps.compaction
+        if not options.offload:
+            return None
+        key = (ctx.project_root, ctx.session_id)
+        if key not in offloaders:
+            offloaders[key] = ToolResultOffloader(ctx.project_root, ctx.session_id, threshold=options.offload_threshold)
+        return offloaders[key]
+
+    async def offload(offloader: ToolResultOffloader | None, runnable: list, results: list[str]) -> list[str]:
+        """Tier 1 (reference d.4): oversized results go to a file, the model gets a preview."""
+        if offloader is None or all(len(r) <= offloader.threshold for r in results):
+            return results
+        pairs = zip(runnable, results)
+        return await asyncio.to_thread(lambda: [offloader.offload_if_oversized(n, a, r) for (_, n, a), r in pairs])
+
     async def execute_tools(state: AgentState, runtime: Runtime[RunContext]) -> dict[str, Any]:
         ctx = run_context(runtime)
         ai = last_ai(state)
@@ -63,8 +83,11 @@ def make_execute_tools(deps: Deps):
                 runnable.append((call["id"], call["name"], v["args"]))
             else:
                 texts[call["id"]] = v["text"]
-        tool_ctx = ToolContext(root=Path(ctx.project_root), session_id=ctx.session_id, command_timeout=ctx.command_timeout)
+        offloader = offloader_for(ctx)
+        tool_ctx = ToolContext(root=Path(ctx.project_root), session_id=ctx.session_id,
+                               command_timeout=ctx.command_timeout, offloader=offloader)
         results = await run_batch([(name, args) for _, name, args in runnable], tool_ctx, deps.tools)
+        results = await offload(offloader, runnable, results)
         texts.update({cid: text for (cid, _, _), text in zip(runnable, results)})
         messages = [tool_message(c["id"], c["name"], texts[c["id"]]) for c in ai.tool_calls]
         messages += [tool_message(c["id"], c.get("name") or "unknown", bad_arguments(c)) for c in ai.invalid_tool_calls if c.get("id")]

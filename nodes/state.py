@@ -33,6 +33,8 @@ class AgentState(TypedDict, total=False):
     approved_all: list[str]
     # Set by call_model when the provider failed for good: the CLI shows it, the turn ends.
     error: Optional[str]
+    # The last compaction: {"source", "metadata", "mode"}; the ledger writes it as an event.
+    compaction: Optional[dict[str, Any]]
 
 
 @dataclass(frozen=True)
@@ -57,6 +59,19 @@ def run_context(runtime: Runtime | None) -> RunContext:
     return RunContext()
 
 
+@dataclass(frozen=True)
+class CompactionOptions:
+    """Knobs of the compaction tiers (reference x); defaults are the reference's."""
+
+    session_memory: bool = False  # PAICLI_SESSION_MEMORY_COMPACTION_ENABLED
+    clearing: bool = True  # PAICLI_TOOL_RESULT_CLEARING_ENABLED
+    clearing_keep: int = 3  # PAICLI_TOOL_RESULT_CLEARING_KEEP
+    clearing_exclude: frozenset[str] = frozenset()  # PAICLI_TOOL_RESULT_CLEARING_EXCLUDE_TOOLS
+    clearing_trigger: int = 0  # PAICLI_TOOL_RESULT_CLEARING_TRIGGER_TOKENS (0 = derived)
+    offload: bool = True  # PAICLI_TOOL_OFFLOAD_ENABLED
+    offload_threshold: int = 32_000  # PAICLI_TOOL_OFFLOAD_THRESHOLD_CHARS
+
+
 @dataclass
 class Deps:
     """Live objects for the graph builders. Mutable on purpose: ``/model`` swaps ``model``."""
@@ -65,3 +80,4 @@ class Deps:
     tools: dict[str, ToolSpec] = field(default_factory=lambda: dict(BUILTIN_TOOLS))
     clock: Callable[[], datetime] = field(default_factory=lambda: (lambda: datetime.now().astimezone()))
     prompt_home: Path | None = None  # $PAICLI_HOME, for prompt overrides
+    compaction: CompactionOptions = field(default_factory=CompactionOptions)

@@ -17,7 +17,7 @@ from langchain_core.messages import AIMessage, AIMessageChunk, HumanMessage, Too
 from langgraph.checkpoint.memory import InMemorySaver
 from langgraph.types import Command
 
-from graphs.react import build_graph
+from graphs.react import build_react
 from nodes.state import Deps, RunContext
 from paicli.models import make_chat_model
 from paicli.settings import Settings
@@ -60,7 +60,8 @@ class Session:
         if self.deps is None:
             self.deps = Deps(model=make_chat_model(self.settings), prompt_home=self.settings.home)
         self.checkpointer = self.checkpointer or InMemorySaver()
-        self.graph = build_graph(self.deps, checkpointer=self.checkpointer)
+        builder, self.compaction = build_react(self.deps)
+        self.graph = builder.compile(checkpointer=self.checkpointer, name="react")
 
     @property
     def config(self) -> dict[str, Any]:

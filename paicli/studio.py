@@ -14,4 +14,4 @@ from paicli.models import make_chat_model
 from paicli.settings import load_settings
 
 _settings = load_settings()
-react = build_react(Deps(model=make_chat_model(_settings), prompt_home=_settings.home)).compile(name="react")
+react = build_react(Deps(model=make_chat_model(_settings), prompt_home=_settings.home))[0].compile(name="react")

@@ -33,6 +33,7 @@ class ToolContext:
     session_id: str = "default"
     command_timeout: float = 60.0  # reference (t): execute_command 60 s
     env: dict[str, str] | None = None  # environment for subprocesses (None = inherit)
+    offloader: Any = None  # memory.offload.ToolResultOffloader: where oversized output goes (tier 1)
 
 
 @dataclass(frozen=True)

@@ -33,16 +33,17 @@ async def execute_command(args: dict[str, Any], ctx: ToolContext) -> str:
         stdin=asyncio.subprocess.DEVNULL, stdout=asyncio.subprocess.PIPE, stderr=asyncio.subprocess.STDOUT,
         start_new_session=True,
     )
-    capture = _Capture()
+    capture = _Capture(ctx.offloader.capture_limit if ctx.offloader else MAX_COMMAND_CAPTURE_CHARS)
     reader = asyncio.create_task(capture.read_all(proc.stdout))
     try:
-        return await _finish(proc, reader, capture, ctx.command_timeout)
+        return await _finish(proc, reader, capture, ctx)
     except asyncio.CancelledError:
         await _kill(proc, reader)
         raise
 
 
-async def _finish(proc: asyncio.subprocess.Process, reader: asyncio.Task, capture: _Capture, timeout: float) -> str:
+async def _finish(proc: asyncio.subprocess.Process, reader: asyncio.Task, capture: _Capture, ctx: ToolContext) -> str:
+    timeout = ctx.command_timeout
     try:
         await asyncio.wait_for(_exited(proc, reader), timeout)
     except TimeoutError:
@@ -55,7 +56,15 @@ async def _finish(proc: asyncio.subprocess.Process, reader: asyncio.Task, captur
     except TimeoutError:
         await _kill(proc, reader)
         note = "(命令已结束，但输出读取超时)\n"
-    return f"命令执行完成 (exit code: {_exit_code(proc.returncode)})\n{limit_output(capture.text())}{note}"
+    return f"命令执行完成 (exit code: {_exit_code(proc.returncode)})\n{await _shown(capture.text(), ctx)}{note}"
+
+
+async def _shown(output: str, ctx: ToolContext) -> str:
+    """reference (d.5): long output goes to an offload file (head and tail stay in context);
+    without an offloader it is cut. The offloader writes files, so it runs in a thread."""
+    if ctx.offloader is None:
+        return limit_output(output)
+    return await asyncio.to_thread(ctx.offloader.command_output, output)
 
 
 async def _exited(proc: asyncio.subprocess.Process, reader: asyncio.Task) -> None:
@@ -99,7 +108,7 @@ async def _kill(proc: asyncio.subprocess.Process, reader: asyncio.Task) -> None:
 
 
 def limit_output(text: str) -> str:
-    """What the model sees of a long output. The offloader (d.3) will replace this cut."""
+    """What the model sees of a long output when no offloader is configured."""
     if len(text) <= MAX_COMMAND_OUTPUT_CHARS:
         return text
     head = text[:MAX_COMMAND_OUTPUT_CHARS]
@@ -112,7 +121,8 @@ def limit_output(text: str) -> str:
 class _Capture:
     """Merged stdout+stderr, decoded incrementally, kept up to the capture limit."""
 
-    def __init__(self) -> None:
+    def __init__(self, limit: int = MAX_COMMAND_CAPTURE_CHARS) -> None:
+        self.limit = limit
         self._parts: list[str] = []
         self._size = 0
         self.overflow = False
@@ -125,7 +135,7 @@ class _Capture:
         self._keep(self._decoder.decode(b"", final=True))
 
     def _keep(self, piece: str) -> None:
-        room = MAX_COMMAND_CAPTURE_CHARS - self._size
+        room = self.limit - self._size
         if len(piece) > room:
             piece, self.overflow = piece[:room], True
         self._parts.append(piece)
@@ -137,5 +147,5 @@ class _Capture:
         if text and not text.endswith("\n"):
             text += "\n"
         if self.overflow:
-            text += f"...(超过 {MAX_COMMAND_CAPTURE_CHARS} 字符的部分未保存)\n"
+            text += f"...(超过 {self.limit} 字符的部分未保存)\n"
         return text

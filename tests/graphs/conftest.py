@@ -30,19 +30,23 @@ def assert_paired(messages: list[Any]) -> None:
 
 
 class Harness:
-    def __init__(self, model: ScriptedChatModel, project, approval: str = "yes"):
+    def __init__(self, model: ScriptedChatModel, project, approval: str = "yes", window: int = 128_000, **deps: Any):
         self.model = model
-        self.graph = build_graph(Deps(model=model), checkpointer=InMemorySaver())
+        self.graph = build_graph(Deps(model=model, **deps), checkpointer=InMemorySaver())
         self.config = {"configurable": {"thread_id": "t1"}}
-        self.context = RunContext(project_root=str(project), approval=approval)
+        self.context = RunContext(project_root=str(project), approval=approval, context_window=window, session_id="s1")
         self.interrupts: list[Any] = []
+        self.notices: list[str] = []
 
     async def send(self, graph_input: Any) -> list[Any]:
         """Run until the graph stops; return the interrupts it stopped on."""
         found: dict[str, Any] = {}
         async for _ns, _mode, data in self.graph.astream(
-            graph_input, self.config, context=self.context, stream_mode=["updates"], subgraphs=True
+            graph_input, self.config, context=self.context, stream_mode=["updates", "custom"], subgraphs=True
         ):
+            if _mode == "custom":
+                self.notices.append(data["notice"])
+                continue
             for i in data.get("__interrupt__", ()):
                 found[i.id] = i
         self.interrupts = list(found.values())
@@ -58,8 +62,10 @@ class Harness:
         return (await self.graph.aget_state(self.config)).values["messages"]
 
     def check_prompts(self) -> None:
-        for prompt in self.model.seen:
-            assert_paired(prompt[1:])
+        """Every request the agent made (summary requests have no tools and are skipped)."""
+        for prompt, tools in zip(self.model.seen, self.model.seen_tools):
+            if tools:
+                assert_paired(prompt[1:])
 
 
 @pytest.fixture

@@ -8,35 +8,9 @@ from typing import Any
 from langchain_core.messages import AIMessage, BaseMessage, HumanMessage, ToolMessage
 
 from memory.rounds import internal
-from memory.session_memory import SessionMemoryPrompts
-from memory.summary import HEADINGS, SummaryPrompts
-from prompts import PromptSources, load_resource, render
+from memory.summary import HEADINGS
+from nodes.compaction_prompts import session_prompts, summary_prompts  # noqa: F401 (re-exported for tests)
 from tools.boundary import wrap
-
-
-def _template(name: str, sources: PromptSources) -> str:
-    return load_resource(f"compaction/{name}.md", sources).strip()
-
-
-def summary_prompts(sources: PromptSources = PromptSources()) -> SummaryPrompts:
-    """What the compact node's loader builds (prompts/compaction/*.md rendered strictly)."""
-    t = {name: _template(name, sources) for name in ("system", "summary", "chunk", "merge", "repair")}
-    return SummaryPrompts(
-        system=t["system"],
-        summary=lambda conversation: render(t["summary"], {"conversation": conversation}),
-        chunk=lambda i, n, fragment: render(t["chunk"], {"index": str(i), "total": str(n), "fragment": fragment}),
-        merge=lambda partials: render(t["merge"], {"partials": partials}),
-        repair=lambda draft: render(t["repair"], {"draft": draft}),
-    )
-
-
-def session_prompts(sources: PromptSources = PromptSources()) -> SessionMemoryPrompts:
-    t = {name: _template(name, sources) for name in ("session-system", "session-initial", "session-update")}
-    return SessionMemoryPrompts(
-        system=t["session-system"],
-        initial=lambda delta: render(t["session-initial"], {"delta": delta}),
-        update=lambda memory, delta: render(t["session-update"], {"memory": memory, "delta": delta}),
-    )
 
 
 VALID_SUMMARY = "\n".join(f"{h}\n- 记录 {i}" for i, h in enumerate(HEADINGS))

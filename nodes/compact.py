@@ -1,0 +1,106 @@
+"""compact: the three-tier pipeline before a model call, on the unit's own messages.
+
+``Compaction`` is built once per graph and shared by four callers: the router in front of
+``call_model`` (one cached estimate decides whether the ``compact`` node runs at all, so the
+common path costs nothing extra), the ``compact`` node, ``call_model``'s overflow retry, and
+the CLI's ``/compact`` and ``/context``. Each rewrite leaves a ``compaction`` record in state,
+which the session ledger writes as a ``compaction`` event, and a notice on the custom stream.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from langchain_core.messages import BaseMessage, RemoveMessage
+from langgraph.config import get_stream_writer
+from langgraph.graph.message import REMOVE_ALL_MESSAGES
+from langgraph.runtime import Runtime
+
+from memory.clearing import ToolResultClearer
+from memory.compaction import CompactionResult, Compactor
+from memory.profile import ContextProfile
+from memory.session_memory import SessionMemoryCompactor
+from memory.tokens import Estimator
+from nodes.call_model import ModelCaller
+from nodes.compaction_prompts import session_prompts, summary_prompts
+from nodes.state import AgentState, RunContext, run_context
+from prompts import PromptSources
+
+SUMMARY_TAGS = ["nostream", "paicli:summary"]  # keep summary tokens out of the answer stream
+
+
+class Compaction:
+    def __init__(self, caller: ModelCaller):
+        self.caller = caller
+        options = caller.deps.compaction
+        sources = PromptSources.for_project(caller.deps.prompt_home, None)
+        self.estimator = Estimator()
+        self.compactor = Compactor(
+            self.summarize,
+            summary_prompts(sources),
+            estimator=self.estimator,
+            clearer=ToolResultClearer(options.clearing, options.clearing_keep, options.clearing_exclude),
+            session_memory=SessionMemoryCompactor(self.summarize, session_prompts(sources), enabled=options.session_memory),
+        )
+
+    async def summarize(self, messages: list[BaseMessage]) -> str:
+        reply = await self.caller.deps.model.with_config(tags=SUMMARY_TAGS).ainvoke(messages)
+        return reply.text if isinstance(reply.text, str) else str(reply.content)
+
+    def profile(self, ctx: RunContext) -> ContextProfile:
+        return ContextProfile.from_window(ctx.context_window, clearing_override=self.caller.deps.compaction.clearing_trigger)
+
+    def estimate(self, messages: list[BaseMessage], ctx: RunContext) -> int:
+        """Tokens of the next request: messages, system prompt and the exposed tool schemas (Q1)."""
+        return self.estimator.estimate(messages, self.caller.exposed_schemas(), self.caller.system_message(ctx).content)
+
+    def needed(self, state: AgentState, ctx: RunContext) -> bool:
+        messages = state.get("messages") or []
+        return bool(messages) and self.estimate(messages, ctx) >= self.compactor.floor(self.profile(ctx))
+
+    async def run(self, messages: list[BaseMessage], ctx: RunContext, *, force: bool = False) -> CompactionResult | None:
+        return await self.compactor.compact_if_needed(
+            messages,
+            self.profile(ctx),
+            unit=f"{ctx.session_id}:{ctx.mode}",
+            tools_schema=self.caller.exposed_schemas(),
+            system=self.caller.system_message(ctx).content,
+            force=force,
+        )
+
+    def applied(self, result: CompactionResult, ctx: RunContext) -> dict[str, Any]:
+        """Announce a rewrite on the custom stream and return the state update for it."""
+        announce(result, ctx.mode)
+        return state_update(result, ctx.mode)
+
+    async def now(self, messages: list[BaseMessage], ctx: RunContext) -> CompactionResult | None:
+        """``/compact``: a full summary keeping one user round."""
+        return await self.compactor.compact_now(
+            messages, unit=f"{ctx.session_id}:{ctx.mode}", tools_schema=self.caller.exposed_schemas(),
+            system=self.caller.system_message(ctx).content,
+        )
+
+
+def state_update(result: CompactionResult, mode: str = "react") -> dict[str, Any]:
+    """Messages to write (in-place edits, or the whole list after a summary) and the record."""
+    if result.compacted:
+        messages: list[Any] = [RemoveMessage(id=REMOVE_ALL_MESSAGES), *result.messages]
+    else:
+        messages = list(result.replaced)
+    source, metadata = result.record.ledger_event(mode)
+    return {"messages": messages, "compaction": {"source": source, "metadata": metadata, "mode": mode}}
+
+
+def announce(result: CompactionResult, mode: str = "react") -> None:
+    write = get_stream_writer()
+    for notice in result.notices(mode):
+        write({"notice": notice})
+
+
+def make_compact(compaction: Compaction):
+    async def compact(state: AgentState, runtime: Runtime[RunContext]) -> dict[str, Any]:
+        ctx = run_context(runtime)
+        result = await compaction.run(state.get("messages") or [], ctx)
+        return {} if result is None else compaction.applied(result, ctx)
+
+    return compact
