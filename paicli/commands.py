@@ -7,34 +7,40 @@ prints ``❌ 未知命令`` and the list of what exists.
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Any, Callable
+from datetime import datetime
+from typing import Any, Awaitable, Callable
+
+Say = Callable[[str], None]
+ReadLine = Callable[[str], Awaitable[str | None]]
 
 HELP = [
     ("/help", "显示可用命令"),
     ("/model [名称]", "查看当前模型；带名称时切换模型"),
+    ("/resume [会话 id]", "列出最近的会话并选择一个继续；带 id 时直接继续"),
+    ("/clear", "清空当前对话（会话账本与长期记忆保留）"),
     ("/exit", "退出 paicli（也可以输入 exit / quit，或连按两次 Ctrl-C）"),
 ]
 EXIT_WORDS = {"/exit", "/quit", "exit", "quit"}
-NAMES = ["/help", "/model", "/exit", "/quit"]  # for completion
+NAMES = ["/help", "/model", "/resume", "/clear", "/exit", "/quit"]  # for completion
+RESUME_LIST_LIMIT = 20
 
 
 @dataclass
 class Outcome:
     exit: bool = False
-    handled: bool = True
 
 
 def is_command(text: str) -> bool:
     t = text.strip().lower()
-    return t.startswith("/") or t in EXIT_WORDS or t in ("cancel",)
+    return t.startswith("/") or t in EXIT_WORDS or t in ("cancel", "clear")
 
 
 def help_lines() -> list[str]:
     return ["可用命令："] + [f"   {display} - {text}" for display, text in HELP]
 
 
-def handle(text: str, app: Any, say: Callable[[str], None]) -> Outcome:
-    """``app`` offers ``settings`` and ``switch_model(name)``."""
+async def handle(text: str, app: Any, say: Say, read_line: ReadLine | None = None) -> Outcome:
+    """``app`` is a ``paicli.app.App``; ``read_line`` is None when nobody can answer (``-p``)."""
     stripped = text.strip()
     word, _, payload = stripped.partition(" ")
     word, payload = word.lower(), payload.strip()
@@ -47,6 +53,11 @@ def handle(text: str, app: Any, say: Callable[[str], None]) -> Outcome:
             say(line)
     elif word == "/model":
         _model(payload, app, say)
+    elif word in ("/clear", "clear"):
+        await app.session.clear()
+        say("🗑️ 当前对话历史已清空，长期记忆保持不变")
+    elif word == "/resume":
+        await _resume(payload, app, say, read_line)
     else:
         say(f"❌ 未知命令: {stripped}")
         for line in help_lines():
@@ -54,7 +65,7 @@ def handle(text: str, app: Any, say: Callable[[str], None]) -> Outcome:
     return Outcome()
 
 
-def _model(payload: str, app: Any, say: Callable[[str], None]) -> None:
+def _model(payload: str, app: Any, say: Say) -> None:
     s = app.settings
     if not payload or payload.lower() in ("info", "list"):
         say(f"🤖 当前模型: {s.model} ({s.provider})")
@@ -63,3 +74,53 @@ def _model(payload: str, app: Any, say: Callable[[str], None]) -> None:
         return
     app.switch_model(payload)
     say(f"✅ 已切换模型: {payload} ({s.provider})")
+
+
+def session_line(index: int, info: dict[str, Any]) -> str:
+    when = datetime.fromtimestamp(info["last_activity"] / 1000).strftime("%Y-%m-%d %H:%M")
+    title = info.get("title") or "（无标题）"
+    return f"  {index:>2}. {info['id']}  {when} · {info['messages']} 条消息 · {info.get('mode') or 'react'} · {title}"
+
+
+async def _resume(payload: str, app: Any, say: Say, read_line: ReadLine | None) -> None:
+    sessions = app.session.sessions()
+    if payload:
+        target = next((s for s in sessions if s["id"] == payload), None)
+        if target is None:
+            say(f"📭 未找到会话: {payload}")
+            return
+        await _switch(target, app, say)
+        return
+    if not sessions:
+        say("📭 还没有保存的会话。")
+        return
+    shown = sessions[:RESUME_LIST_LIMIT]
+    say("📚 最近的会话：")
+    for i, info in enumerate(shown, 1):
+        say(session_line(i, info))
+    if read_line is None:
+        say("   用 paicli --session <id> 继续其中一个会话。")
+        return
+    choice = (await read_line("选择要继续的会话编号或 id（回车取消）：") or "").strip()
+    target = _pick(choice, shown, sessions)
+    if target is None:
+        say("已取消。" if not choice else f"📭 未找到会话: {choice}")
+        return
+    await _switch(target, app, say)
+
+
+def _pick(choice: str, shown: list[dict[str, Any]], sessions: list[dict[str, Any]]) -> dict[str, Any] | None:
+    if choice.isdigit() and 1 <= int(choice) <= len(shown):
+        return shown[int(choice) - 1]
+    return next((s for s in sessions if s["id"] == choice), None) if choice else None
+
+
+async def _switch(target: dict[str, Any], app: Any, say: Say) -> None:
+    app.session.resume(target["id"])
+    messages = await app.session.messages()
+    say(f"✅ 已恢复会话 {target['id']}（{len(messages)} 条消息）")
+    for message in messages[-2:]:
+        who = {"human": "你", "ai": "助手"}.get(message.type)
+        text = (message.text if isinstance(message.text, str) else str(message.content)).strip().replace("\n", " ")
+        if who and text:
+            say(f"   {who}: {text[:100]}{'…' if len(text) > 100 else ''}")

@@ -30,7 +30,7 @@ def run_oneshot(args: Any) -> int:
     app = App(args)
     text = args.prompt.strip()
     if commands.is_command(text):
-        commands.handle(text, app, print)
+        asyncio.run(commands.handle(text, app, print))
         return 0
     if not text:
         print("paicli: -p needs a non-empty prompt", file=sys.stderr)

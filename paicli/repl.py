@@ -32,6 +32,7 @@ def history_file(home: Path) -> FileHistory:
 def banner(app: App, console: Console) -> None:
     s = app.settings
     console.print(f"[bold]paicli[/bold] · {s.model} ({s.provider}) · {s.project_root}", highlight=False)
+    console.print(f"会话 {app.session_id}", style="dim", highlight=False)
     console.print("输入任务开始工作；/help 查看命令，Ctrl-C 取消当前任务，连按两次 Ctrl-C 退出。", style="dim")
 
 
@@ -53,8 +54,17 @@ class Repl:
         except (EOFError, KeyboardInterrupt):
             return None
 
+    def say(self, text: str) -> None:
+        self.console.print(text, markup=False)
+
     async def run(self) -> int:
         banner(self.app, self.console)
+        try:
+            return await self.loop()
+        finally:
+            self.say(f"会话已保存，继续：paicli --session {self.app.session_id}")
+
+    async def loop(self) -> int:
         interrupted = False
         while True:
             try:
@@ -71,7 +81,7 @@ class Repl:
             if not text.strip():
                 continue
             if commands.is_command(text):
-                if commands.handle(text, self.app, self.console.print).exit:
+                if (await commands.handle(text, self.app, self.say, self.read_line)).exit:
                     return 0
                 continue
             await self.turn(text.strip())

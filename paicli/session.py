@@ -1,37 +1,52 @@
-"""A session: settings, the compiled graph, one thread, and the turn runner the REPL and
-``-p`` share.
+"""A session: settings, the compiled graph, one ledger thread, and the turn runner the REPL
+and ``-p`` share.
 
-``run_turn`` streams the graph (tokens, node updates), hands approval interrupts to the UI and
-resumes with its answers, and returns what the turn produced. Heavy imports (LangGraph, the
-model client) happen here, so the CLI can show its prompt before they finish.
+The checkpointer is the session ledger (``$PAICLI_HOME/history/raw/<id>.jsonl``), so a
+session is a LangGraph thread: ``--session ID`` and ``/resume`` just continue it. Steps are
+saved before the next one starts (``durability="sync"``), so a killed process loses at most
+the step that was running. Heavy imports (LangGraph, the model client) happen here, so the
+CLI can show its prompt before they finish.
 """
 
 from __future__ import annotations
 
 import time
-import uuid
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from typing import Any, Protocol
 
-from langchain_core.messages import AIMessage, AIMessageChunk, HumanMessage, ToolMessage
-from langgraph.checkpoint.memory import InMemorySaver
+from langchain_core.messages import AIMessage, AIMessageChunk, HumanMessage, RemoveMessage, ToolMessage
+from langgraph.graph.message import REMOVE_ALL_MESSAGES
 from langgraph.types import Command
 
 from graphs.react import build_react
-from nodes.state import Deps, RunContext
+from memory.ledger import JsonlLedgerSaver
+from nodes.state import CompactionOptions, Deps, RunContext
 from paicli.models import make_chat_model
 from paicli.settings import Settings
 
 RECURSION_LIMIT = 10_000  # reference s.2.9: no iteration cap; this only stops a runaway graph
 
 
-def new_session_id() -> str:
-    """reference h.1: ``session-<epoch millis>-<uuid>``."""
-    return f"session-{int(time.time() * 1000)}-{uuid.uuid4()}"
+def history_dir(settings: Settings):
+    return settings.home / "history" / "raw"
+
+
+def compaction_options(settings: Settings) -> CompactionOptions:
+    knobs = settings.compaction
+    return CompactionOptions(
+        session_memory=knobs.session_memory,
+        clearing=knobs.clearing,
+        clearing_keep=knobs.clearing_keep,
+        clearing_exclude=frozenset(knobs.clearing_exclude),
+        clearing_trigger=knobs.clearing_trigger,
+        offload=knobs.offload,
+        offload_threshold=knobs.offload_threshold,
+    )
 
 
 class TurnUI(Protocol):
     def token(self, text: str) -> None: ...
+    def notice(self, text: str) -> None: ...
     def model_message(self, message: AIMessage) -> None: ...
     def tool_results(self, messages: list[ToolMessage]) -> None: ...
     async def approve(self, request: dict[str, Any]) -> Any: ...
@@ -52,16 +67,43 @@ class TurnResult:
 class Session:
     settings: Settings
     approval: str = "auto"
-    session_id: str = field(default_factory=new_session_id)
+    session_id: str = "default"
     deps: Deps | None = None
     checkpointer: Any = None
 
     def __post_init__(self) -> None:
         if self.deps is None:
-            self.deps = Deps(model=make_chat_model(self.settings), prompt_home=self.settings.home)
-        self.checkpointer = self.checkpointer or InMemorySaver()
+            self.deps = Deps(
+                model=make_chat_model(self.settings),
+                prompt_home=self.settings.home,
+                compaction=compaction_options(self.settings),
+            )
+        self.checkpointer = self.checkpointer or JsonlLedgerSaver(history_dir(self.settings))
         builder, self.compaction = build_react(self.deps)
         self.graph = builder.compile(checkpointer=self.checkpointer, name="react")
+
+    async def messages(self) -> list[Any]:
+        state = await self.graph.aget_state(self.config)
+        return list(state.values.get("messages") or [])
+
+    def sessions(self) -> list[dict[str, Any]]:
+        return self.checkpointer.sessions()
+
+    def resume(self, session_id: str) -> None:
+        """Continue another thread of the same ledger (reference h.5, ARCHITECTURE.md Q2/Q10)."""
+        self.session_id = session_id
+
+    async def clear(self) -> int:
+        """``/clear`` (reference h.3): an empty view in the same session; earlier ledger lines and
+        long-term memory stay. Returns how many messages left the view."""
+        discarded = len(await self.messages())
+        self.checkpointer.append_event(
+            self.session_id, "history_clear", source="slash_clear", metadata={"discardedViewMessages": discarded}
+        )
+        update = {"messages": [RemoveMessage(id=REMOVE_ALL_MESSAGES)], "approved_all": [], "verdicts": {}}
+        # as_node="call_model": with no assistant message left, the loop's router ends the run.
+        await self.graph.aupdate_state(self.config, update, as_node="call_model")
+        return discarded
 
     @property
     def config(self) -> dict[str, Any]:
@@ -92,9 +134,14 @@ class Session:
     async def _stream(self, graph_input: Any, ui: TurnUI, result: TurnResult) -> list[Any]:
         interrupts: dict[str, Any] = {}
         stream = self.graph.astream(
-            graph_input, self.config, context=self.context, stream_mode=["messages", "updates"], subgraphs=True
+            graph_input, self.config, context=self.context, stream_mode=["messages", "updates", "custom"],
+            subgraphs=True, durability="sync",
         )
         async for _namespace, mode, data in stream:
+            if mode == "custom":
+                if isinstance(data, dict) and data.get("notice"):
+                    ui.notice(data["notice"])
+                continue
             if mode == "messages":
                 chunk, meta = data
                 if isinstance(chunk, AIMessageChunk) and meta.get("langgraph_node") == "call_model" and chunk.content:

@@ -36,6 +36,19 @@ DEFAULT_CONTEXT_WINDOW = 128_000  # reference (b): window when nothing else is k
 _CONFIG_KEYS = ("provider", "api_key", "base_url", "model", "context_window", "light_model", "memory_dir")
 
 
+@dataclass(frozen=True)
+class CompactionKnobs:
+    """reference (x): the compaction switches, read from the environment."""
+
+    session_memory: bool = False  # PAICLI_SESSION_MEMORY_COMPACTION_ENABLED
+    offload: bool = True  # PAICLI_TOOL_OFFLOAD_ENABLED
+    offload_threshold: int = 32_000  # PAICLI_TOOL_OFFLOAD_THRESHOLD_CHARS (minimum 2,000)
+    clearing: bool = True  # PAICLI_TOOL_RESULT_CLEARING_ENABLED
+    clearing_trigger: int = 0  # PAICLI_TOOL_RESULT_CLEARING_TRIGGER_TOKENS (0 = derived from the window)
+    clearing_keep: int = 3  # PAICLI_TOOL_RESULT_CLEARING_KEEP
+    clearing_exclude: tuple[str, ...] = ()  # PAICLI_TOOL_RESULT_CLEARING_EXCLUDE_TOOLS (comma-separated)
+
+
 class ConfigError(PaicliError):
     """Settings the user has to fix (missing key, bad number, unknown provider)."""
 
@@ -51,6 +64,7 @@ class Settings:
     home: Path  # PAICLI_HOME: ledger, memory, input history, config.json
     memory_dir: Path  # PAICLI_MEMORY_DIR: long_term_memory.json lives here
     project_root: Path  # --project DIR or the current directory (resolved)
+    compaction: CompactionKnobs = CompactionKnobs()
 
     def require_key(self) -> str:
         if not self.api_key:
@@ -128,6 +142,45 @@ def load_settings(project: str | os.PathLike | None = None, environ: dict[str, s
         home=home,
         memory_dir=Path(get("PAICLI_MEMORY_DIR") or home / "memory").expanduser(),
         project_root=root,
+        compaction=_compaction(get),
+    )
+
+
+def _flag(raw: str | None, default: bool, name: str) -> bool:
+    if raw is None:
+        return default
+    if raw.lower() in ("1", "true", "yes", "on"):
+        return True
+    if raw.lower() in ("0", "false", "no", "off"):
+        return False
+    raise ConfigError(f"{name} must be true or false, got '{raw}'")
+
+
+def _number(raw: str | None, default: int, name: str) -> int:
+    if raw is None:
+        return default
+    try:
+        return int(raw.replace("_", ""))
+    except ValueError:
+        raise ConfigError(f"{name} must be a whole number, got '{raw}'") from None
+
+
+def _compaction(get) -> CompactionKnobs:
+    def flag(name: str, default: bool) -> bool:
+        return _flag(get(name), default, name)
+
+    def number(name: str, default: int) -> int:
+        return _number(get(name), default, name)
+
+    exclude = get("PAICLI_TOOL_RESULT_CLEARING_EXCLUDE_TOOLS") or ""
+    return CompactionKnobs(
+        session_memory=flag("PAICLI_SESSION_MEMORY_COMPACTION_ENABLED", False),
+        offload=flag("PAICLI_TOOL_OFFLOAD_ENABLED", True),
+        offload_threshold=number("PAICLI_TOOL_OFFLOAD_THRESHOLD_CHARS", 32_000),
+        clearing=flag("PAICLI_TOOL_RESULT_CLEARING_ENABLED", True),
+        clearing_trigger=number("PAICLI_TOOL_RESULT_CLEARING_TRIGGER_TOKENS", 0),
+        clearing_keep=number("PAICLI_TOOL_RESULT_CLEARING_KEEP", 3),
+        clearing_exclude=tuple(t.strip() for t in exclude.split(",") if t.strip()),
     )
 
 

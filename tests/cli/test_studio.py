@@ -56,6 +56,7 @@ def fake_model() -> Iterator[FakeOpenAIServer]:
     script = [
         Reply("", tool_calls=[{"name": "execute_command", "arguments": {"command": "echo studio > studio.txt"}}]),
         Reply("Created studio.txt."),
+        Reply("It contains 'studio'."),
     ]
     with FakeOpenAIServer(script) as server:
         yield server
@@ -83,7 +84,8 @@ def studio_url(fake_model: FakeOpenAIServer, paicli_home: Path, tmp_path: Path) 
         stop(proc)
 
 
-def test_studio_run_stops_for_approval_and_runs_the_command_on_resume(studio_url, fake_model, project):
+def test_studio_run_stops_for_approval_and_runs_the_command_on_resume(studio_url, fake_model, project,
+                                                                     paicli_home, run_paicli):
     from langgraph_sdk import get_sync_client
 
     client = get_sync_client(url=studio_url)
@@ -105,4 +107,13 @@ def test_studio_run_stops_for_approval_and_runs_the_command_on_resume(studio_url
     assert final["type"] == "ai" and final["content"] == "Created studio.txt."
     assert (project / "studio.txt").read_text(encoding="utf-8") == "studio\n"
     assert "命令执行完成 (exit code: 0)" in fake_model.requests[1]["messages"][-1]["content"]
+
+    # The server's checkpointer is the session ledger: the thread is a ledger file the CLI continues.
+    ledger = paicli_home / "history" / "raw" / f"{thread['thread_id']}.jsonl"
+    assert ledger.exists()
+    done = run_paicli("-p", "what is in it?", "--session", thread["thread_id"], base_url=fake_model.base_url)
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.strip() == "It contains 'studio'."
+    sent = [m["content"] for m in fake_model.requests[2]["messages"][1:]]
+    assert sent[0] == "create studio.txt" and sent[-1] == "what is in it?" and "Created studio.txt." in sent
     fake_model.assert_consumed()

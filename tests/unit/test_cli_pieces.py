@@ -56,13 +56,13 @@ class FakeApp:
         self.switched = name
 
 
-def test_slash_commands():
+async def test_slash_commands():
     said, app = [], FakeApp()
-    assert commands.handle("/EXIT", app, said.append).exit
-    commands.handle("/model glm-5.3", app, said.append)
+    assert (await commands.handle("/EXIT", app, said.append)).exit
+    await commands.handle("/model glm-5.3", app, said.append)
     assert app.switched == "glm-5.3"
-    commands.handle("/bogus x", app, said.append)
+    await commands.handle("/bogus x", app, said.append)
     assert said[-len(commands.help_lines()) - 1] == "❌ 未知命令: /bogus x"
     said.clear()
-    commands.handle("cancel", app, said.append)
+    await commands.handle("cancel", app, said.append)
     assert said == ["当前没有正在运行的任务。"]
