@@ -5,8 +5,8 @@ about 2 KB of text: turns of 1 user message, 9 tool calls with their results and
 Savers run the way they are used, with LangGraph's default durability: ours and
 ``InMemorySaver`` through the async API (the CLI streams with ``astream``), ``SqliteSaver``
 through the sync one (its async methods raise). ``ledger-sync`` is ours driven synchronously:
-there LangGraph calls the saver from pool threads, so the tool results, which have no id yet,
-are kept in place in their pending writes (see ``memory/ledger.py``).
+there LangGraph calls the saver from pool threads, where the saver gives no message an id (see
+``memory/ledger.py``); a message that reaches it without one is kept in place in its write.
 
 Printed per saver and session size (200 messages: ours, ``SqliteSaver`` on a file,
 ``InMemorySaver``; 1,000 messages: ours and ``InMemorySaver``, since SQLite's file grows with the
@@ -16,7 +16,11 @@ square of the conversation):
 - median and p95 ``put`` latency (the saver's ``put`` wrapped with a timer);
 - for the files on disk: the time a fresh process takes to import, open the saver, get the
   latest checkpoint and rebuild its messages (wall time of the subprocess, and the part after
-  the imports).
+  the imports);
+- for ours, where the bytes go: message events (with the writes riding on them), views,
+  ``pending_write`` lines, anything else, as bytes per message. A step costs its message event
+  plus a ``view_checkpoint`` line; about 240 B of each view is the h.2 envelope, which the
+  contract fixes.
 
 Targets printed next to the figures: bytes ≤ 1.5× raw JSON, median put ≤ SqliteSaver's,
 fresh-process resume of the 1,000-message session ≤ 0.5 s. Benchmarks print; they do not assert.
@@ -178,11 +182,25 @@ def measure(kind: str, messages: int, where: Path) -> dict:
            "median_put": statistics.median(times), "p95_put": statistics.quantiles(times, n=20)[-1]}
     if kind != "memory":
         row["bytes"] = disk_bytes(kind, where)
+        if kind.startswith("ledger"):
+            row["split"] = ledger_split(where)
         loader = "sqlite" if kind == "sqlite" else "ledger"
         target = where / "bench.db" if kind == "sqlite" else where
         row["load_wall"], row["load"], loaded = fresh_load(loader, target)
         assert loaded == len(final), (loaded, len(final))
     return row
+
+
+def ledger_split(where: Path) -> dict[str, int]:
+    """Bytes per kind of line: messages, views, pending writes, the rest."""
+    split = dict.fromkeys(("messages", "views", "writes", "other"), 0)
+    for path in where.glob("*.jsonl"):
+        for line in path.read_bytes().splitlines(keepends=True):
+            event = json.loads(line)
+            kind = ("messages" if event["message"] is not None else "views" if event["event"] == "view_checkpoint"
+                    else "writes" if event["event"] == "pending_write" else "other")
+            split[kind] += len(line)
+    return split
 
 
 def report(rows: list[dict]) -> None:
@@ -194,7 +212,16 @@ def report(rows: list[dict]) -> None:
         resume = f"{r['load_wall']:9.3f} {r['load']:9.3f}" if "load" in r else f"{'-':>9} {'-':>9}"
         print(f"{r['saver']:11} {r['messages']:5d} {r['puts']:5d} {disk} {r['raw'] / 1e6:7.2f} {ratio} "
               f"{r['median_put'] * 1e3:10.3f} {r['p95_put'] * 1e3:10.3f} {resume} {r['wall']:7.2f}")
+    print_split(rows)
     print_targets(rows)
+
+
+def print_split(rows: list[dict]) -> None:
+    print(f"\n{'bytes/msg':11} {'msgs':>5} {'messages':>9} {'views':>7} {'writes':>7} {'other':>7} {'raw':>7}")
+    for r in (r for r in rows if "split" in r):
+        per = {k: v / r["messages"] for k, v in r["split"].items()}
+        print(f"{r['saver']:11} {r['messages']:5d} {per['messages']:9.0f} {per['views']:7.0f} {per['writes']:7.0f} "
+              f"{per['other']:7.0f} {r['raw'] / r['messages']:7.0f}")
 
 
 def print_targets(rows: list[dict]) -> None:

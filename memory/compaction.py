@@ -37,6 +37,8 @@ FULL_SUMMARY_NOTICE = "📦 上下文接近窗口上限，已通过完整对话�
 TASK_SUMMARY_TEXT = "上下文接近窗口上限，已把早期对话压缩为摘要后继续。"  # Plan: "📦 " + it; Team: "📦 [name] " + it
 # Q4: when keeping 3 rounds cannot shrink the history, the overflow path keeps 1.
 _RETRY_WITH_ONE_ROUND = (Abort.TOO_FEW_ROUNDS, Abort.NOT_SMALLER)
+# /compact reports these as "nothing to compact"; any other abort is a failure it raises.
+NOTHING_TO_COMPACT = (Abort.EMPTY_HISTORY, Abort.TOO_FEW_ROUNDS, Abort.NOTHING_TO_SUMMARISE)
 
 
 class Strategy(str, enum.Enum):
@@ -134,10 +136,13 @@ class Compactor:
     async def compact_now(self, messages: Sequence[BaseMessage], *, unit: str = "default",
                           tools_schema: Sequence[dict[str, Any]] | None = None,
                           system: str | None = None) -> CompactionResult | None:
-        """``/compact`` (reference c.2): a full summary now, keeping 1 user round; no clearing."""
+        """``/compact`` (reference c.2): a full summary now, keeping 1 user round; no clearing.
+        None when there is nothing to compact; ``SummaryError`` when the summary failed."""
         if self.session_memory is not None:
             self.session_memory.clear(unit)
         outcome = await self._summary(messages, self.estimator.measure(tools_schema, system), 0, MANUAL_RETAIN_ROUNDS)
+        if outcome.messages is None and outcome.reason not in NOTHING_TO_COMPACT:
+            raise SummaryError(outcome.reason)  # the user asked: a failed summary is news, not "nothing to do"
         if outcome.messages is None:
             return None
         return _result(messages, outcome.messages, Strategy.FULL_SUMMARY, [], outcome.tokens_before,

@@ -14,8 +14,9 @@ build.
   JSON; one-key tag objects mark the rest: ``{"$msg": seq}`` a message stored as its own event,
   ``{"$message": [record, lc]}`` a message stored in place, ``{"$typed": [type, base64]}`` the
   serializer's bytes, ``{"$dict": {...}}`` a dict that would look like a tag.
-- Channel versions, versions_seen and checkpoint metadata are stored as changes on the parent
-  checkpoint's (``diff_versions`` / ``diff_map``), versions without InMemorySaver's zero padding.
+
+Versions and metadata as changes on the parent's: ``memory.ledger_deltas``; the session list:
+``memory.ledger_sessions``.
 """
 
 from __future__ import annotations
@@ -23,7 +24,6 @@ from __future__ import annotations
 import base64
 import json
 import math
-import re
 import time
 from collections.abc import Callable
 from typing import Any
@@ -291,127 +291,3 @@ def encode_typed(value: Any, serde: Any) -> dict:
 
 def decode_typed(typed: list, serde: Any) -> Any:
     return serde.loads_typed((typed[0], base64.b64decode(typed[1])))
-
-
-# -- channel versions ---------------------------------------------------------------------------
-_PADDED = re.compile(r"(\d{32})\.(.*)", re.S)  # InMemorySaver's f"{n:032}.{random}" (notes §2.6)
-
-
-def pack_version(version: Any) -> Any:
-    """``"000…0042.0.123"`` → ``[42, "0.123"]``: the zero padding is a third of every checkpoint line."""
-    match = _PADDED.fullmatch(version) if type(version) is str else None
-    return [int(match[1]), match[2]] if match else version
-
-
-def unpack_version(version: Any) -> Any:
-    return f"{version[0]:032}.{version[1]}" if type(version) is list else version
-
-
-def diff_versions(old: dict, new: dict) -> dict:
-    """Versions that changed, grouped by value (a step gives every channel it updates the same
-    version): ``{"set": [[version, channel, ...], ...], "unset": [channel, ...]}``."""
-    groups: dict[str, list] = {}
-    for channel, version in new.items():
-        if channel not in old or old[channel] != version:
-            packed = pack_version(version)
-            groups.setdefault(repr(packed), [packed]).append(channel)
-    return _with_unset({"set": list(groups.values())}, old, new)
-
-
-def apply_versions(old: dict, delta: dict) -> dict:
-    new = {k: v for k, v in old.items() if k not in delta.get("unset", ())}
-    for version, *channels in delta["set"]:
-        new.update(dict.fromkeys(channels, unpack_version(version)))
-    return new
-
-
-def diff_map(old: dict, new: dict) -> dict:
-    """What turns mapping ``old`` into ``new``: ``{"set": {...}, "unset": [...]}``."""
-    return _with_unset({"set": {k: v for k, v in new.items() if k not in old or old[k] != v}}, old, new)
-
-
-def apply_map(old: dict, delta: dict) -> dict:
-    new = {k: v for k, v in old.items() if k not in delta.get("unset", ())}
-    new.update(delta["set"])
-    return new
-
-
-def diff_seen(old: dict, new: dict) -> dict:
-    delta = diff_map(old, new)
-    delta["set"] = {node: pack_versions(v) for node, v in delta["set"].items()}
-    return delta
-
-
-def apply_seen(old: dict, delta: dict) -> dict:
-    return apply_map(old, {**delta, "set": {node: unpack_versions(v) for node, v in delta["set"].items()}})
-
-
-def _with_unset(delta: dict, old: dict, new: dict) -> dict:
-    if unset := [k for k in old if k not in new]:
-        delta["unset"] = unset
-    return delta
-
-
-def pack_versions(versions: dict) -> dict:
-    return {k: pack_version(v) for k, v in versions.items()}
-
-
-def unpack_versions(versions: dict) -> dict:
-    return {k: unpack_version(v) for k, v in versions.items()}
-
-
-# -- the session list (/resume) ------------------------------------------------------------------
-_TITLE_CHARS = 60
-
-
-class SessionFold:
-    """One session's summary for the /resume picker, folded over its events one at a time."""
-
-    def __init__(self) -> None:
-        self.started: int | None = None
-        self.last: int | None = None
-        self.mode: str | None = None
-        self.title: str | None = None
-        self.message_events = 0
-        self.view_lengths: dict[str, int] = {}  # root-namespace checkpoint id → messages it shows
-        self.latest: str | None = None
-
-    def add(self, event: dict) -> None:
-        stamp = event.get("timestamp")
-        if type(stamp) is int:
-            self.started = stamp if self.started is None else min(self.started, stamp)
-            self.last = stamp if self.last is None else max(self.last, stamp)
-        if isinstance(event.get("mode"), str):
-            self.mode = event["mode"]
-        message = event.get("message")
-        if isinstance(message, dict):
-            self.message_events += 1
-            content = message.get("content")
-            if self.title is None and message.get("role") == "user" and isinstance(content, str) and content.strip():
-                self.title = _title(content)
-        elif event["event"] == "view_checkpoint" and event["metadata"].get("checkpointNs") == "":
-            self._view(event["metadata"])
-
-    def _view(self, record: dict) -> None:
-        view, checkpoint_id = record.get("messages"), str(record.get("checkpointId"))
-        if not isinstance(view, dict):  # messages unchanged since the parent
-            count = self.view_lengths.get(record.get("parentId"), 0)
-        elif "refs" in view:
-            count = len(view["refs"])
-        else:
-            count = self.view_lengths.get(view.get("base"), 0) + len(view.get("append", ()))
-        self.view_lengths[checkpoint_id] = count
-        if self.latest is None or checkpoint_id > self.latest:
-            self.latest = checkpoint_id
-
-    def summary(self, session_id: str) -> dict | None:
-        if self.last is None:
-            return None
-        count = self.view_lengths[self.latest] if self.latest else self.message_events
-        return {"id": session_id, "started": self.started, "last_activity": self.last,
-                "mode": self.mode, "title": self.title or "", "messages": count}
-
-
-def _title(text: str) -> str:
-    text = " ".join(text.split())
-    return text if len(text) <= _TITLE_CHARS else text[:_TITLE_CHARS - 1] + "…"

@@ -10,6 +10,18 @@ from dataclasses import dataclass
 from datetime import datetime
 from typing import Any, Awaitable, Callable
 
+from paicli.context_view import render_context
+
+# Why /compact failed, by memory.summary.Abort name (names, so the REPL starts without
+# importing the compaction modules).
+COMPACT_FAILURES = {
+    "LLM_ERROR": "生成摘要时调用模型失败",
+    "EMPTY_SUMMARY": "模型返回了空摘要",
+    "BAD_PARTIAL": "分段摘要为空或过长",
+    "NO_HEADINGS": "摘要缺少规定的四个小节（修复一次后仍不合格）",
+    "NOT_SMALLER": "摘要没有让上下文变小",
+}
+
 Say = Callable[[str], None]
 ReadLine = Callable[[str], Awaitable[str | None]]
 
@@ -18,10 +30,12 @@ HELP = [
     ("/model [名称]", "查看当前模型；带名称时切换模型"),
     ("/resume [会话 id]", "列出最近的会话并选择一个继续；带 id 时直接继续"),
     ("/clear", "清空当前对话（会话账本与长期记忆保留）"),
+    ("/compact", "立即把早期对话压缩为摘要（保留最近一轮）"),
+    ("/context", "查看上下文占用与压缩阈值"),
     ("/exit", "退出 paicli（也可以输入 exit / quit，或连按两次 Ctrl-C）"),
 ]
 EXIT_WORDS = {"/exit", "/quit", "exit", "quit"}
-NAMES = ["/help", "/model", "/resume", "/clear", "/exit", "/quit"]  # for completion
+NAMES = ["/help", "/model", "/resume", "/clear", "/compact", "/context", "/exit", "/quit"]  # for completion
 RESUME_LIST_LIMIT = 20
 
 
@@ -58,6 +72,11 @@ async def handle(text: str, app: Any, say: Say, read_line: ReadLine | None = Non
         say("🗑️ 当前对话历史已清空，长期记忆保持不变")
     elif word == "/resume":
         await _resume(payload, app, say, read_line)
+    elif word == "/compact":
+        await _compact(app, say)
+    elif word in ("/context", "/ctx"):
+        for line in render_context(await app.session.context_usage()):
+            say(line)
     else:
         say(f"❌ 未知命令: {stripped}")
         for line in help_lines():
@@ -74,6 +93,22 @@ def _model(payload: str, app: Any, say: Say) -> None:
         return
     app.switch_model(payload)
     say(f"✅ 已切换模型: {payload} ({s.provider})")
+
+
+async def _compact(app: Any, say: Say) -> None:
+    """reference u.2 /compact."""
+    from memory.summary import SummaryError
+
+    say("⏳ 压缩中，等一下下哦...")
+    try:
+        result = await app.session.compact_now()
+    except SummaryError as exc:
+        say(f"❌ 手动压缩失败: {COMPACT_FAILURES.get(exc.reason.name, str(exc))}")
+        return
+    if result is None:
+        say("📭 当前没有需要压缩的历史上下文")
+    else:
+        say(f"📦 已手动压缩历史上下文: {result.tokens_before:,} -> {result.tokens_after:,} tokens")
 
 
 def session_line(index: int, info: dict[str, Any]) -> str:

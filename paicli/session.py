@@ -20,7 +20,10 @@ from langgraph.types import Command
 
 from graphs.react import build_react
 from memory.ledger import JsonlLedgerSaver
+from memory.profile import prompt_cache_mode
+from nodes.compact import state_update
 from nodes.state import CompactionOptions, Deps, RunContext
+from paicli.context_view import ContextUsage
 from paicli.models import make_chat_model
 from paicli.settings import Settings
 
@@ -92,6 +95,34 @@ class Session:
     def resume(self, session_id: str) -> None:
         """Continue another thread of the same ledger (reference h.5, ARCHITECTURE.md Q2/Q10)."""
         self.session_id = session_id
+
+    async def compact_now(self) -> Any:
+        """``/compact``: a full summary keeping one user round; None when nothing to compact."""
+        result = await self.compaction.now(await self.messages(), self.context)
+        if result is not None:
+            await self.graph.aupdate_state(self.config, state_update(result), as_node="call_model")
+        return result
+
+    async def context_usage(self) -> ContextUsage:
+        """``/context``: the next request's estimate by part (reference u.2)."""
+        messages, ctx, c = await self.messages(), self.context, self.compaction
+        profile, options = c.profile(ctx), self.deps.compaction
+        return ContextUsage(
+            model=self.settings.model,
+            provider=self.settings.provider,
+            window=profile.window,
+            system_tokens=c.estimator.system(c.caller.system_message(ctx).content),
+            memory_tokens=0,  # long-term memory is not injected yet
+            schema_tokens=c.estimator.schema(c.caller.exposed_schemas()),
+            conversation_tokens=c.estimator.messages(messages),
+            conversation_messages=len(messages),
+            summary_trigger=profile.compression_trigger_tokens,
+            summary_percent=profile.compression_trigger_percent,
+            clearing_trigger=profile.tool_result_clearing_trigger if options.clearing else None,
+            clearing_keep=options.clearing_keep,
+            session_memory=options.session_memory,
+            prompt_cache=prompt_cache_mode(self.settings.provider),
+        )
 
     async def clear(self) -> int:
         """``/clear`` (reference h.3): an empty view in the same session; earlier ledger lines and

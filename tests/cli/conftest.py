@@ -6,6 +6,7 @@ inherited that could point paicli (or LangSmith) at a real service.
 
 from __future__ import annotations
 
+import json
 import os
 import socket
 import subprocess
@@ -86,3 +87,22 @@ def run_paicli(project: Path, paicli_env, server: FakeOpenAIServer):
                               timeout=RUN_TIMEOUT)
 
     return run
+
+
+def as_langchain(messages: list[dict]) -> list:
+    """An OpenAI request's messages as LangChain messages (system prompt included)."""
+    from langchain_core.messages import AIMessage, HumanMessage, SystemMessage, ToolMessage
+
+    out = []
+    for m in messages:
+        if m["role"] == "system":
+            out.append(SystemMessage(m["content"]))
+        elif m["role"] == "user":
+            out.append(HumanMessage(m["content"] or ""))
+        elif m["role"] == "assistant":
+            calls = [{"name": c["function"]["name"], "args": json.loads(c["function"]["arguments"] or "{}"),
+                      "id": c["id"]} for c in m.get("tool_calls") or []]
+            out.append(AIMessage(m.get("content") or "", tool_calls=calls))
+        elif m["role"] == "tool":
+            out.append(ToolMessage(m["content"], tool_call_id=m["tool_call_id"]))
+    return out

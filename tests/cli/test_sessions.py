@@ -11,6 +11,7 @@ import sys
 import time
 from pathlib import Path
 
+from tests.cli.conftest import as_langchain
 from tests.graphs.conftest import assert_paired
 from tests.support.openai_server import Hang, Reply
 
@@ -20,22 +21,6 @@ KILL_WAIT = 20  # seconds to reach the point where the child is killed
 
 def ledger_lines(home: Path, session: str = SESSION) -> list[dict]:
     return [json.loads(line) for line in (home / "history" / "raw" / f"{session}.jsonl").read_text().splitlines()]
-
-
-def as_langchain(messages: list[dict]) -> list:
-    """The OpenAI request's messages as LangChain messages, for the pairing check."""
-    from langchain_core.messages import AIMessage, HumanMessage, ToolMessage
-
-    out = []
-    for m in messages:
-        if m["role"] == "user":
-            out.append(HumanMessage(m["content"] or ""))
-        elif m["role"] == "assistant":
-            calls = [{"name": c["function"]["name"], "args": {}, "id": c["id"]} for c in m.get("tool_calls") or []]
-            out.append(AIMessage(m.get("content") or "", tool_calls=calls))
-        elif m["role"] == "tool":
-            out.append(ToolMessage(m["content"], tool_call_id=m["tool_call_id"]))
-    return out
 
 
 def start_paicli(project: Path, env: dict, *args: str) -> subprocess.Popen:
@@ -78,7 +63,7 @@ def test_kill_9_while_waiting_for_the_model_keeps_completed_steps(project, paicl
     resent = server.requests[2]["messages"]
     assert [m["role"] for m in resent[1:]] == ["user", "assistant", "tool", "user"]
     assert "alpha beta" in resent[3]["content"]
-    assert_paired(as_langchain(resent))
+    assert_paired(as_langchain(resent)[1:])
 
 
 def test_kill_9_while_a_tool_runs_leaves_a_conversation_the_provider_accepts(project, paicli_env, server, run_paicli):
@@ -97,7 +82,7 @@ def test_kill_9_while_a_tool_runs_leaves_a_conversation_the_provider_accepts(pro
     resent = server.requests[1]["messages"]
     assert [m["role"] for m in resent[1:]] == ["user", "assistant", "tool", "user"]
     assert "用户取消了此次工具调用" in resent[3]["content"]
-    assert_paired(as_langchain(resent))
+    assert_paired(as_langchain(resent)[1:])
 
 
 def test_ledger_reads_as_the_conversation(run_paicli, server, paicli_home):

@@ -13,11 +13,15 @@ from langchain_core.messages import (
 )
 from langgraph.checkpoint.serde.jsonplus import JsonPlusSerializer
 
-from memory.ledger_format import (
-    SessionFold, apply_seen, apply_versions, decode_line, decode_value, diff_seen, diff_versions,
-    encode_line, encode_value, is_plain, make_event, message_event, message_to_record,
-    pack_version, record_to_message, unpack_version,
+from memory.ledger_deltas import (
+    Fields, apply_record, apply_seen, apply_versions, diff_record, diff_seen, diff_versions, pack_version,
+    unpack_version,
 )
+from memory.ledger_format import (
+    decode_line, decode_value, encode_line, encode_value, is_plain, make_event, message_event,
+    message_to_record, record_to_message,
+)
+from memory.ledger_sessions import SessionFold
 
 SERDE = JsonPlusSerializer()
 H2_FIELDS = ["schemaVersion", "sessionId", "sequence", "timestamp", "event", "mode", "actor", "source",
@@ -226,3 +230,48 @@ def test_the_session_title_is_the_first_user_message_trimmed():
     summary = fold.summary("s")
     assert summary["title"].startswith("修复 xxx") and len(summary["title"]) == 60 and summary["title"].endswith("…")
     assert summary["mode"] == "plan" and summary["messages"] == 3
+
+
+# -- view_checkpoint records as changes on the parent's ----------------------------------------------
+channels = st.sampled_from(["messages", "__start__", "branch:to:a", "branch:to:b", "x"])
+versions = (st.integers(1, 50).map(lambda n: f"{n:032}.0.{n * 7919 % 1000}") | st.integers(1, 50)
+            | st.sampled_from(["7", "00042.0.1"]))
+version_maps = st.dictionaries(channels, versions, max_size=5)
+headers = st.fixed_dictionaries({"v": st.sampled_from([1, 4]), "ts": st.text(max_size=6)},
+                                optional={"updated_channels": st.none() | st.lists(channels, max_size=3, unique=True)})
+nodes = st.sampled_from(["__input__", "__start__", "a", "b"])
+
+
+@st.composite
+def parent_and_child(draw):
+    """A parent's fields and a child's: as LangGraph steps them (the nodes that ran saw the parent's
+    versions of their triggers), or any change at all."""
+    parent = Fields(draw(headers), draw(version_maps), draw(st.dictionaries(nodes, version_maps, max_size=3)),
+                    draw(st.dictionaries(st.sampled_from(["step", "source", "run_id"]), json_values, max_size=3)))
+    seen = dict(draw(st.dictionaries(nodes, version_maps, max_size=3)) if draw(st.booleans()) else parent.seen)
+    for node in draw(st.lists(nodes, max_size=2)):
+        triggers = draw(st.lists(st.sampled_from(sorted(parent.versions) or ["x"]), max_size=2))
+        seen[node] = {**seen.get(node, {}), **{ch: parent.versions[ch] for ch in triggers if ch in parent.versions}}
+    child = Fields(draw(headers), draw(version_maps), seen,
+                   draw(st.dictionaries(st.sampled_from(["step", "source", "parents"]), json_values, max_size=3)))
+    return parent, child, draw(st.lists(channels, max_size=3, unique=True))
+
+
+@settings(max_examples=300, deadline=None)
+@given(parent_and_child())
+def test_a_delta_record_gives_back_exactly_the_fields_it_was_taken_from(case):
+    parent, child, stored = case
+    record = json.loads(json.dumps(diff_record(parent, child, stored)))
+    assert apply_record(parent, record, stored) == child
+
+
+def test_a_loop_step_is_stored_as_a_few_names_and_one_version():
+    v1, v2 = "0" * 31 + "1.0.5", "0" * 31 + "2.0.7"
+    parent = Fields({"v": 4, "ts": "t1", "updated_channels": ["branch:to:a"]}, {"messages": v1, "branch:to:a": v1},
+                    {"__start__": {"__start__": v1}}, {"source": "loop", "step": 0})
+    child = Fields({"v": 4, "ts": "t2", "updated_channels": ["branch:to:b", "messages"]},
+                   {"messages": v2, "branch:to:a": v2, "branch:to:b": v2},
+                   {"__start__": {"__start__": v1}, "a": {"branch:to:a": v1}}, {"source": "loop", "step": 1})
+    record = diff_record(parent, child, ["messages", "branch:to:b"])
+    assert record == {"header": {"ts": "t2"}, "versions": [[[2, "0.7"], "messages", "branch:to:a", "branch:to:b"]],
+                      "seen": {"a": ["branch:to:a"]}, "meta": {"step": 1}}
