@@ -94,7 +94,9 @@ class TimedModel(ScriptedChatModel):
 
 
 def new_model(steps: int) -> TimedModel:
-    script = [ai("", tool_call("noop", {}, id=f"call_{i}")) for i in range(steps)]
+    # Distinct arguments per step, as in a real session: identical calls would (rightly) trip the
+    # stagnation guard after 5 steps (reference s.3).
+    script = [ai("", tool_call("noop", {"step": i}, id=f"call_{i}")) for i in range(steps)]
     return TimedModel([*script, ai("done")])
 
 

@@ -134,7 +134,11 @@ class Estimator:
         self._prefix: list[int] = [0]  # _prefix[i]: tokens of the first i messages of that history
 
     def message(self, message: BaseMessage) -> int:
-        key = message.id or id(message)
+        if not message.id:
+            # No stable key: id(message) is reused once the object is collected, so a new
+            # message could hit a dead one's entry. State messages always have ids.
+            return message_tokens(message)
+        key = message.id
         fingerprint = _fingerprint(message)
         hit = self._messages.get(key)
         if hit is not None and hit[0] == fingerprint:

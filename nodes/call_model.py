@@ -16,10 +16,13 @@ from typing import Any
 import openai
 from langchain_core.exceptions import LangChainException
 from langchain_core.messages import AIMessage, BaseMessage, SystemMessage
+from langgraph.config import get_stream_writer
 from langgraph.runtime import Runtime
 
+from memory.budget import partial_result
 from memory.provider_errors import describe_provider_error, is_context_overflow
 from nodes.state import AgentState, Deps, RunContext, run_context
+from nodes.turn_guard import FINALIZATION_NOTICE, current_turn, exceeded, finalization_request
 from prompts import PromptSources, assemble_system_prompt
 from tools.registry import schemas
 
@@ -76,6 +79,20 @@ class ModelCaller:
         return with_call_ids(response)
 
 
+async def finalize(caller: ModelCaller, messages: list[BaseMessage], ctx: RunContext, reason: str) -> dict[str, Any]:
+    """reference (s.3) finalization: one call with no tools for a best-effort partial result."""
+    get_stream_writer()({"notice": FINALIZATION_NOTICE})
+    request = finalization_request(reason)
+    try:
+        # Not streamed: the CLI shows the whole partial result, with its ⚠️ prefix, at once.
+        model = caller.deps.model.with_config(tags=["nostream"])
+        reply = await model.ainvoke([caller.system_message(ctx), *messages, request])
+        content = reply.text if isinstance(reply.text, str) else str(reply.content)
+    except PROVIDER_ERRORS as exc:
+        content = f"收尾调用失败：{describe_provider_error(exc)}"
+    return {"messages": [request, AIMessage(partial_result(reason, content))]}
+
+
 def failure(exc: BaseException) -> dict[str, Any]:
     return {"error": f"❌ 调用 LLM 失败: {describe_provider_error(exc)}"}
 
@@ -87,6 +104,9 @@ def make_call_model(caller: ModelCaller, compaction: Any):
 
     async def call_model(state: AgentState, runtime: Runtime[RunContext]) -> dict[str, Any]:
         ctx, messages = run_context(runtime), list(state["messages"])
+        reason = exceeded(current_turn(messages), caller.deps.budget)
+        if reason:
+            return await finalize(caller, messages, ctx, reason)
         try:
             return {"messages": [await caller.invoke(messages, ctx)]}
         except PROVIDER_ERRORS as exc:

@@ -14,11 +14,13 @@ from pathlib import Path
 from typing import Any
 
 from langchain_core.messages import ToolMessage
+from langgraph.config import get_stream_writer
 from langgraph.runtime import Runtime
 
 from memory.offload import ToolResultOffloader
 from nodes.gate_tools import last_ai, verdict
 from nodes.state import AgentState, Deps, RunContext, run_context
+from nodes.turn_guard import RUNAWAY_NOTICE, current_turn, runaway_reminder
 from tools.approval import decide
 from tools.base import ToolContext
 from tools.boundary import wrap
@@ -91,6 +93,10 @@ def make_execute_tools(deps: Deps):
         texts.update({cid: text for (cid, _, _), text in zip(runnable, results)})
         messages = [tool_message(c["id"], c["name"], texts[c["id"]]) for c in ai.tool_calls]
         messages += [tool_message(c["id"], c.get("name") or "unknown", bad_arguments(c)) for c in ai.invalid_tool_calls if c.get("id")]
+        reminder = runaway_reminder([*current_turn(state["messages"]), *messages], deps.budget.remind_after)
+        if reminder is not None:
+            get_stream_writer()({"notice": RUNAWAY_NOTICE})
+            messages.append(reminder)
         return {"messages": messages, **({"verdicts": {}} if verdicts else {})}
 
     return execute_tools

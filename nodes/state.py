@@ -72,6 +72,16 @@ class CompactionOptions:
     offload_threshold: int = 32_000  # PAICLI_TOOL_OFFLOAD_THRESHOLD_CHARS
 
 
+@dataclass(frozen=True)
+class BudgetOptions:
+    """reference (s.3): per-turn budgets; None is unlimited (the newest defaults)."""
+
+    token_budget: int | None = None  # PAICLI_REACT_TOKEN_BUDGET
+    stagnation_window: int = 5  # PAICLI_REACT_STAGNATION_WINDOW (at least 2)
+    hard_max_iterations: int | None = None  # PAICLI_REACT_HARD_MAX_ITERATIONS
+    remind_after: int = 3  # the runaway guard's streak (at least 3)
+
+
 @dataclass
 class Deps:
     """Live objects for the graph builders. Mutable on purpose: ``/model`` swaps ``model``."""
@@ -81,3 +91,4 @@ class Deps:
     clock: Callable[[], datetime] = field(default_factory=lambda: (lambda: datetime.now().astimezone()))
     prompt_home: Path | None = None  # $PAICLI_HOME, for prompt overrides
     compaction: CompactionOptions = field(default_factory=CompactionOptions)
+    budget: BudgetOptions = field(default_factory=BudgetOptions)

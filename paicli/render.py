@@ -11,6 +11,8 @@ from typing import Any, TextIO
 from rich.console import Console
 from rich.status import Status
 
+from tools.boundary import unwrap
+
 # reference u.3: group header per tool name, with the key parameter listed under it.
 GROUP_LABELS = {
     "read_file": "📖 读取 {n} 个文件",
@@ -67,6 +69,7 @@ class Renderer:
         self.progress = self.out if stream_answer else self.err
         self._status: Status | None = None
         self._mid_line = False
+        self._streamed = False  # tokens of the current model message were shown
 
     def waiting(self, text: str = "思考中…") -> None:
         if self._status is None and self.progress.is_terminal:
@@ -80,6 +83,7 @@ class Renderer:
 
     def token(self, text: str) -> None:
         self.stop_waiting()
+        self._streamed = True
         if self.stream_answer:
             self.out.print(text, end="", markup=False)
             self._mid_line = not text.endswith("\n")
@@ -92,6 +96,9 @@ class Renderer:
     def model_message(self, message: Any) -> None:
         self.stop_waiting()
         calls = [*message.tool_calls, *message.invalid_tool_calls]
+        if self.stream_answer and not calls and not self._streamed and message.text:
+            self.out.print(message.text, markup=False)  # an answer that was not streamed (finalization)
+        self._streamed = False
         if calls:
             self._end_line()
             for line in group_lines(calls):
@@ -103,7 +110,7 @@ class Renderer:
         self.stop_waiting()
         for m in messages:
             if m.status == "error":
-                first = _inner_text(m.content).splitlines()[0:1] or [""]
+                first = unwrap(str(m.content)).splitlines()[0:1] or [""]
                 self.progress.print(f"  → {first[0][:160]}", style="yellow", markup=False)
         self.waiting()
 
@@ -128,12 +135,3 @@ class Renderer:
             self.err.print(result.error, style="red", markup=False)
         if result.model_calls:
             self.progress.print(usage_line(result), style="dim", markup=False)
-
-
-def _inner_text(content: Any) -> str:
-    """The tool's own text inside the untrusted-data boundary."""
-    text = content if isinstance(content, str) else str(content)
-    lines = text.split("\n")
-    if len(lines) >= 2 and lines[0].startswith("<tool_result"):
-        lines = lines[1:-1] if lines[-1].startswith("</tool_result") else lines[1:]
-    return "\n".join(lines)

@@ -22,7 +22,7 @@ from graphs.react import build_react
 from memory.ledger import JsonlLedgerSaver
 from memory.profile import prompt_cache_mode
 from nodes.compact import state_update
-from nodes.state import CompactionOptions, Deps, RunContext
+from nodes.state import BudgetOptions, CompactionOptions, Deps, RunContext
 from paicli.context_view import ContextUsage
 from paicli.models import make_chat_model
 from paicli.settings import Settings
@@ -80,6 +80,7 @@ class Session:
                 model=make_chat_model(self.settings),
                 prompt_home=self.settings.home,
                 compaction=compaction_options(self.settings),
+                budget=BudgetOptions(**vars(self.settings.budget)),
             )
         self.checkpointer = self.checkpointer or JsonlLedgerSaver(history_dir(self.settings))
         builder, self.compaction = build_react(self.deps)

@@ -49,6 +49,15 @@ class CompactionKnobs:
     clearing_exclude: tuple[str, ...] = ()  # PAICLI_TOOL_RESULT_CLEARING_EXCLUDE_TOOLS (comma-separated)
 
 
+@dataclass(frozen=True)
+class BudgetKnobs:
+    """reference (s.3, x): per-turn budgets; None is unlimited."""
+
+    token_budget: int | None = None  # PAICLI_REACT_TOKEN_BUDGET
+    stagnation_window: int = 5  # PAICLI_REACT_STAGNATION_WINDOW
+    hard_max_iterations: int | None = None  # PAICLI_REACT_HARD_MAX_ITERATIONS
+
+
 class ConfigError(PaicliError):
     """Settings the user has to fix (missing key, bad number, unknown provider)."""
 
@@ -65,6 +74,7 @@ class Settings:
     memory_dir: Path  # PAICLI_MEMORY_DIR: long_term_memory.json lives here
     project_root: Path  # --project DIR or the current directory (resolved)
     compaction: CompactionKnobs = CompactionKnobs()
+    budget: BudgetKnobs = BudgetKnobs()
 
     def require_key(self) -> str:
         if not self.api_key:
@@ -143,6 +153,22 @@ def load_settings(project: str | os.PathLike | None = None, environ: dict[str, s
         memory_dir=Path(get("PAICLI_MEMORY_DIR") or home / "memory").expanduser(),
         project_root=root,
         compaction=_compaction(get),
+        budget=_budget(get),
+    )
+
+
+def _budget(get) -> BudgetKnobs:
+    """reference (s.3): only positive whole numbers count; anything else keeps the default."""
+
+    def positive(name: str) -> int | None:
+        raw = get(name)
+        return int(raw) if raw and raw.isdigit() and int(raw) > 0 else None
+
+    window = positive("PAICLI_REACT_STAGNATION_WINDOW")
+    return BudgetKnobs(
+        token_budget=positive("PAICLI_REACT_TOKEN_BUDGET"),
+        stagnation_window=window if window and window >= 2 else 5,
+        hard_max_iterations=positive("PAICLI_REACT_HARD_MAX_ITERATIONS"),
     )
 
 

@@ -29,3 +29,11 @@ def wrap(tool_name: str, content: str) -> str:
         f"{escape_content(content)}\n"
         "</tool_result>"
     )
+
+
+def unwrap(text: str) -> str:
+    """The tool's own text inside a wrapper (escaping left as is); other text unchanged."""
+    if not text.startswith("<tool_result "):
+        return text
+    head, _, rest = text.partition("\n")
+    return rest[: -len("\n</tool_result>")] if rest.endswith("\n</tool_result>") else rest

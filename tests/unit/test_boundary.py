@@ -24,3 +24,10 @@ def test_wrap_sanitizes_tool_name():
 
 def test_wrap_keeps_allowed_name_characters():
     assert wrap("mcp__srv:tool-1.v2", "").startswith('<tool_result tool="mcp__srv:tool-1.v2" ')
+
+
+def test_unwrap_returns_the_tool_text_and_leaves_other_text_alone():
+    from tools.boundary import unwrap, wrap
+
+    assert unwrap(wrap("read_file", "line 1\nline 2")) == "line 1\nline 2"
+    assert unwrap("plain text") == "plain text"
