@@ -6,6 +6,7 @@ from __future__ import annotations
 import sys
 import tempfile
 import traceback
+import warnings
 from pathlib import Path
 from typing import Callable
 
@@ -17,7 +18,20 @@ def _say(text: str) -> None:
     print(f"\x1b[31m{text}\x1b[0m" if colour else text, file=sys.stderr)
 
 
+def _show_warning(message, category, filename, lineno, file=None, line=None) -> None:
+    """Warnings meant for the user (a damaged ledger line) as one line, not a source excerpt.
+    Matched by name so start-up does not import the ledger."""
+    if category.__name__ == "LedgerWarning":
+        _say(f"⚠️ {message}")
+    else:
+        _default_show_warning(message, category, filename, lineno, file, line)
+
+
+_default_show_warning = warnings.showwarning
+
+
 def run_guarded(fn: Callable[[], int], *, debug: bool = False) -> int:
+    warnings.showwarning = _show_warning
     try:
         return fn()
     except PaicliError as exc:

@@ -124,3 +124,23 @@ def test_invalid_session_id_is_refused(run_paicli, server):
     done = run_paicli("-p", "hi", "--session", "../escape")
     assert done.returncode == 2 and "--session" in done.stderr
     assert server.requests == []
+
+
+def test_a_torn_ledger_line_is_reported_in_one_line_and_the_session_goes_on(run_paicli, server, paicli_home):
+    server.script = [Reply("第一轮"), Reply("第二轮")]
+    assert run_paicli("-p", "一", "--session", SESSION).returncode == 0
+    path = paicli_home / "history" / "raw" / f"{SESSION}.jsonl"
+    with path.open("ab") as ledger:
+        ledger.write(b'{"schemaVersion":1,"sessionId":"session-te')  # a crash mid-write
+    done = run_paicli("-p", "二", "--session", SESSION)
+    assert done.returncode == 0 and done.stdout.strip() == "第二轮"
+    warning = [line for line in done.stderr.splitlines() if "unreadable line" in line]
+    assert len(warning) == 1 and warning[0].startswith("⚠️ ledger ") and "Traceback" not in done.stderr
+    assert [m["content"] for m in server.requests[1]["messages"][1:]] == ["一", "第一轮", "二"]
+    unreadable = []
+    for line in path.read_text().splitlines():
+        try:
+            json.loads(line)
+        except ValueError:
+            unreadable.append(line)
+    assert unreadable == ['{"schemaVersion":1,"sessionId":"session-te']  # later appends start on a new line
