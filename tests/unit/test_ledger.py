@@ -53,13 +53,7 @@ def tool_loop(saver, calls: int = 2):
         call = state["messages"][-1].tool_calls[0]
         return {"messages": [ToolMessage(f"result of {call['id']}", tool_call_id=call["id"])]}
 
-    builder = StateGraph(State)
-    builder.add_node("agent", agent)
-    builder.add_node("tool", tool)
-    builder.add_edge(START, "agent")
-    builder.add_conditional_edges("agent", lambda s: "tool" if s["messages"][-1].tool_calls else END, ["tool", END])
-    builder.add_edge("tool", "agent")
-    return builder.compile(checkpointer=saver)
+    return wire_tool_loop(agent, tool, saver)
 
 
 def ledger(tmp_path: Path) -> Path:
@@ -70,6 +64,17 @@ def lines(path: Path) -> list[bytes]:
     data = path.read_bytes()
     assert data.endswith(b"\n")
     return data[:-1].split(b"\n")
+
+
+def wire_tool_loop(agent, tool, saver):
+    """agent → (tool calls?) → tool → agent, the shape every test graph here has."""
+    builder = StateGraph(State)
+    builder.add_node("agent", agent)
+    builder.add_node("tool", tool)
+    builder.add_edge(START, "agent")
+    builder.add_conditional_edges("agent", lambda s: "tool" if s["messages"][-1].tool_calls else END, ["tool", END])
+    builder.add_edge("tool", "agent")
+    return builder.compile(checkpointer=saver)
 
 
 def chat(graph, *texts: str) -> list:
@@ -462,13 +467,7 @@ def slow_tool_graph(saver, started: Path):
             time.sleep(60)
         return {"messages": [ToolMessage("slow result", tool_call_id="s1")]}
 
-    builder = StateGraph(State)
-    builder.add_node("agent", agent)
-    builder.add_node("tool", tool)
-    builder.add_edge(START, "agent")
-    builder.add_conditional_edges("agent", lambda s: "tool" if s["messages"][-1].tool_calls else END, ["tool", END])
-    builder.add_edge("tool", "agent")
-    return builder.compile(checkpointer=saver)
+    return wire_tool_loop(agent, tool, saver)
 
 
 # -- the react graph ------------------------------------------------------------------------------
