@@ -43,7 +43,7 @@ def with_call_ids(message: AIMessage) -> AIMessage:
 
 
 class ModelCaller:
-    """Binds tools once per (model, tool set) and calls the model."""
+    """What one model call needs, cached: the system prompt, the tool schemas, the bound model."""
 
     def __init__(self, deps: Deps):
         self.deps = deps
@@ -98,8 +98,8 @@ def failure(exc: BaseException) -> dict[str, Any]:
 
 
 def make_call_model(caller: ModelCaller, compaction: Any):
-    """``compaction`` is a ``nodes.compact.Compaction`` (imported there, to keep this file
-    free of the compaction wiring). On a context overflow it forces one compaction and
+    """``compaction`` is the graph's ``nodes.compact.Compaction`` (not imported here: it is
+    built around a ``ModelCaller``). On a context overflow it forces one compaction and
     retries once (ARCHITECTURE.md Q3/Q4); a second failure keeps the history as it was."""
 
     async def call_model(state: AgentState, runtime: Runtime[RunContext]) -> dict[str, Any]:
@@ -120,8 +120,8 @@ def make_call_model(caller: ModelCaller, compaction: Any):
             response = await caller.invoke(result.messages, ctx)
         except PROVIDER_ERRORS as exc:
             return failure(exc)
-        announce_and_update = compaction.applied(result, ctx)
-        announce_and_update["messages"].append(response)
-        return announce_and_update
+        update = compaction.applied(result, ctx)
+        update["messages"].append(response)
+        return update
 
     return call_model
