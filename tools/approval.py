@@ -18,7 +18,6 @@ from typing import Any, Union
 
 DANGEROUS_TOOLS = frozenset({"write_file", "edit_file", "execute_command"})  # reference v.1
 AUTO_ASK_TOOLS = frozenset({"execute_command"})
-APPROVAL_LEVELS = ("auto", "ask", "yes")
 
 # reference v.3: danger labels and risk descriptions shown in the approval dialog.
 DANGER = {"execute_command": "🔴 高危", "write_file": "🟡 中危", "edit_file": "🟡 中危"}

@@ -6,7 +6,7 @@ import asyncio
 
 import openai
 import httpx
-from langchain_core.messages import AIMessage, SystemMessage, ToolMessage
+from langchain_core.messages import AIMessage, HumanMessage, SystemMessage, ToolMessage
 
 from tests.graphs.conftest import Harness, assert_paired
 from tests.support.scripted_model import ScriptedChatModel, ai, tool_call
@@ -157,3 +157,20 @@ async def test_provider_failure_ends_the_turn_and_keeps_the_history(project):
     assert state.values["error"].startswith("❌ 调用 LLM 失败: HTTP 500: server exploded")
     assert [m.type for m in state.values["messages"]] == ["human", "ai", "tool"]
     assert_paired(state.values["messages"])
+
+
+async def test_the_loop_runs_standalone_on_its_own_messages(project):
+    """The unit Plan tasks and Team members will run: the same loop, compiled on its own."""
+    from langgraph.checkpoint.memory import InMemorySaver
+
+    from graphs.loop import build_agent_loop
+    from nodes.state import Deps, RunContext
+
+    (project / "task.txt").write_text("only the task")
+    model = ScriptedChatModel([ai("", tool_call("read_file", {"path": "task.txt"})), ai("任务完成")])
+    unit = build_agent_loop(Deps(model=model)).compile(checkpointer=InMemorySaver())
+    out = await unit.ainvoke({"messages": [HumanMessage("做这个任务")]}, {"configurable": {"thread_id": "task-1"}},
+                             context=RunContext(project_root=str(project), approval="yes"))
+    assert [m.type for m in out["messages"]] == ["human", "ai", "tool", "ai"]
+    assert "only the task" in model.seen[1][-1].content
+    model.assert_consumed()
