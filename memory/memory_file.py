@@ -6,9 +6,11 @@ replaces the file whole through a temporary file in the same directory: a concur
 entries are never lost and a reader sees the old file or the new one, never half of one.
 
 A file that does not parse is copied to ``long_term_memory.json.corrupt-<millis>`` and treated as
-"no data": the entries this object already holds are kept, and the next write regenerates the
-file from them (j.3). The bytes that could not be read therefore always survive in the backup; if
-the backup cannot be made, the write is refused rather than lose them.
+"no data" (j.3): the entries this object already holds are kept, and the next write regenerates the
+file from them. So that a fresh process does not regenerate it from nothing ("never replaced by
+less"), every entry object that still parses on its own is salvaged from the damaged text and kept
+too. The bytes that could not be read always survive in the backup; if the backup cannot be made,
+the write is refused rather than lose them.
 """
 
 from __future__ import annotations
@@ -116,7 +118,9 @@ class MemoryFile:
         data = self.path.read_bytes()
         entries = _parse(data)
         if entries is None:
-            self._backup(data)  # keep self._entries: the caller's entries survive (j.3)
+            self._backup(data)
+            # j.3: the entries held in memory survive; whole objects still readable join them.
+            self._entries = _merge(self._entries, salvage(data))
         else:
             self._entries = entries
         self._marker, self._loaded = marker, True
@@ -172,6 +176,32 @@ def _parse(data: bytes) -> list[Entry] | None:
         return None
     now = datetime.now(UTC)
     return [e for e in (from_json(item, now) for item in raw) if e is not None]
+
+
+def salvage(data: bytes) -> list[Entry]:
+    """Every JSON object in a damaged file that parses on its own and reads as an entry."""
+    text, decoder, now = data.decode("utf-8", errors="replace"), json.JSONDecoder(), datetime.now(UTC)
+    found: list[Entry] = []
+    start = text.find("{")
+    while start != -1:
+        try:
+            raw, end = decoder.raw_decode(text, start)
+        except ValueError:
+            start = text.find("{", start + 1)  # a torn object: try the objects inside it
+            continue
+        entry = from_json(raw, now) if isinstance(raw, dict) and "content" in raw else None
+        if entry is not None:
+            found.append(entry)
+        start = text.find("{", end if entry is not None else start + 1)
+    return found
+
+
+def _merge(held: list[Entry], salvaged: list[Entry]) -> list[Entry]:
+    """Held entries win; a salvaged one joins unless its id is already there."""
+    merged = {e.id: e for e in reversed(salvaged)}
+    merged.update((e.id, e) for e in held)
+    held_ids = {e.id for e in held}
+    return held + [e for e in merged.values() if e.id not in held_ids][::-1]
 
 
 def _unlink(path: str) -> None:

@@ -173,3 +173,28 @@ def test_a_non_array_file_is_corrupt_too(tmp_path):
     path.write_text('{"id": "x"}', encoding="utf-8")
     assert MemoryFile(path).read() == []
     assert len(list(tmp_path.glob("*.corrupt-*"))) == 1
+
+
+def test_a_fresh_process_salvages_readable_entries_from_a_corrupt_file(tmp_path):
+    # "never replaced by less": a process holding nothing must not regenerate the file from nothing.
+    path = tmp_path / "long_term_memory.json"
+    MemoryFile(path).mutate(lambda entries: entries.extend([_fact("fact-1"), _fact("fact-2"), _fact("fact-3")]))
+    good = path.read_text(encoding="utf-8")
+    torn = good[: good.rindex('"content"')]  # the last entry is cut in half
+    path.write_text(torn, encoding="utf-8")
+    fresh = MemoryFile(path)
+    assert [e.content for e in fresh.read()] == ["fact-1", "fact-2"]
+    fresh.mutate(lambda entries: entries.append(_fact("fact-4")))
+    assert [e["content"] for e in json.loads(path.read_text(encoding="utf-8"))] == ["fact-1", "fact-2", "fact-4"]
+    [backup] = tmp_path.glob("long_term_memory.json.corrupt-*")
+    assert backup.read_text(encoding="utf-8") == torn
+
+
+def test_salvage_keeps_held_entries_first_and_skips_non_entries(tmp_path):
+    path = tmp_path / "long_term_memory.json"
+    memory = MemoryFile(path)
+    held = _fact("held")
+    memory.mutate(lambda entries: entries.append(held))
+    path.write_text(f'garbage {{"id": "{held.id}", "content": "other"}} {{"x": 1}} '
+                    '{"id": "fact-9", "content": "kept", "metadata": {"scope": "global"}} [', encoding="utf-8")
+    assert [(e.id, e.content) for e in memory.read()] == [(held.id, "held"), ("fact-9", "kept")]
