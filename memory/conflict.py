@@ -10,20 +10,11 @@ import re
 from collections import Counter
 
 from memory.dedup import canonicalize, equivalent_content, same_domain
+from memory.memory_config import DEFAULT_THRESHOLD
 from memory.memory_entry import Entry
 
-DEFAULT_THRESHOLD = 0.8  # reference (l): PAICLI_MEMORY_CONFLICT_THRESHOLD default
 _NUMBER = re.compile(r"[0-9]+(?:\.[0-9]+)*")  # reference (l): ASCII digits only
 _NUMBER_MASK = "\ue000"  # reference (l): a private-use char no canonical text contains
-
-
-def parse_threshold(text: str | None) -> float:
-    """reference (l): a double in (0, 1]; anything else gives the default 0.8."""
-    try:
-        value = float(str(text).strip())
-    except (TypeError, ValueError):
-        return DEFAULT_THRESHOLD
-    return value if 0.0 < value <= 1.0 else DEFAULT_THRESHOLD
 
 
 def is_numeric_variant(ca: str, cb: str) -> bool:

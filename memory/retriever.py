@@ -32,6 +32,9 @@ TOP_K = 10  # reference (p.2/p.3): top 10, then the budget
 MIN_TOKEN_LENGTH = 2  # reference (p.2): shorter query tokens are ignored
 DECAY_FLOOR, DECAY_DAYS = 0.5, 30.0  # reference (p.3), suggested port
 VECTOR_DIM = 512  # hashed bigram buckets: 20 MB of float32 at 10,000 memories
+# Below this a cosine is noise: one hashed bucket shared by chance scores about 0.1 on short
+# texts, while one real shared bigram in a short memory scores 0.2 or more.
+MIN_COSINE = 0.15
 
 HEADER = ("## 相关长期记忆\n\n"  # reference (p.4)
           "以下记忆是线索而不是事实；涉及版本、配置、路径等可能变化的信息，行动前先对照当前文件核实。\n\n")
@@ -99,11 +102,18 @@ class Retriever:
     def rank(self, entries: Sequence[Entry], query: str, project_key: str | None = None,
              now: datetime | None = None, limit: int = TOP_K) -> list[Scored]:
         """reference (p.1): only entries visible in the project; score > 0; best, then newest, first."""
-        now = now or datetime.now(UTC)
         candidates = [e for e in entries if is_visible_in_project(e, project_key)]
+        return self.rank_candidates(candidates, query, now, limit)
+
+    def rank_candidates(self, candidates: Sequence[Entry], query: str, now: datetime | None = None,
+                        limit: int = TOP_K) -> list[Scored]:
+        """Ranks exactly these entries (the store's namespaces choose them, not visibility)."""
+        now = now or datetime.now(UTC)
+        candidates = list(candidates)
         if not candidates or not query.strip():
             return []
-        cosines = np.clip(self._prepare(candidates) @ vectorize(query), 0.0, None)
+        cosines = self._prepare(candidates) @ vectorize(query)
+        cosines[cosines < MIN_COSINE] = 0.0
         query_lower, tokens = query.lower(), tokenize(query)
         keywords = np.fromiter((keyword_score(query_lower, tokens, low) for low in self._lowered),
                                dtype=np.float64, count=len(candidates))

@@ -14,22 +14,14 @@ from datetime import UTC, datetime, timedelta
 from enum import Enum
 from pathlib import Path
 
+from memory.memory_config import DEFAULT_STALE_DAYS
 from memory.memory_entry import Entry
 
-DEFAULT_STALE_DAYS = 30  # reference (m): PAICLI_MEMORY_STALE_DAYS default
 
 
 class Stale(Enum):
     AGE = "age"  # Rule 1
     FILES = "files"  # Rule 2 (Q13)
-
-
-def parse_stale_days(text: str | None) -> int:
-    """reference (m): a value that does not parse gives 30; a value ≤ 0 disables Rule 1."""
-    try:
-        return int(str(text).strip())
-    except (TypeError, ValueError):
-        return DEFAULT_STALE_DAYS
 
 
 def stale_by_age(entry: Entry, now: datetime, days: int = DEFAULT_STALE_DAYS) -> bool:

@@ -4,9 +4,8 @@ from datetime import UTC, datetime
 
 import pytest
 
-from memory.conflict import (
-    bigram_dice, find_conflicts, is_conflict, is_numeric_variant, parse_threshold,
-)
+from memory.conflict import bigram_dice, find_conflicts, is_conflict, is_numeric_variant
+from memory.memory_config import parse_threshold
 from memory.dedup import canonicalize
 from memory.memory_entry import new_fact
 

@@ -1,0 +1,27 @@
+"""Long-term memory settings and how their text values are read (reference l, m).
+
+Kept apart from the modules that use them so ``paicli.settings`` can parse them without
+importing the memory code (and its LangChain dependency) when the CLI starts.
+"""
+
+from __future__ import annotations
+
+DEFAULT_THRESHOLD = 0.8  # reference (l): PAICLI_MEMORY_CONFLICT_THRESHOLD default
+DEFAULT_STALE_DAYS = 30  # reference (m): PAICLI_MEMORY_STALE_DAYS default
+
+
+def parse_threshold(text: str | None) -> float:
+    """reference (l): a double in (0, 1]; anything else gives the default 0.8."""
+    try:
+        value = float(str(text).strip())
+    except (TypeError, ValueError):
+        return DEFAULT_THRESHOLD
+    return value if 0.0 < value <= 1.0 else DEFAULT_THRESHOLD
+
+
+def parse_stale_days(text: str | None) -> int:
+    """reference (m): a value that does not parse gives 30; a value ≤ 0 disables Rule 1."""
+    try:
+        return int(str(text).strip())
+    except (TypeError, ValueError):
+        return DEFAULT_STALE_DAYS
