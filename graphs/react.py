@@ -1,4 +1,5 @@
-"""The ReAct graph: prepare the turn, then the agent loop on the conversation (wired flat).
+"""The ReAct graph: prepare the turn, load its project context (PAI.md and relevant long-term
+memory), then the agent loop on the conversation (wired flat).
 
 ``build_graph`` is what the CLI compiles with its checkpointer; ``langgraph.json`` gets a
 graph compiled without one (the server injects its own), built in ``paicli.studio`` because
@@ -13,6 +14,7 @@ from langgraph.store.base import BaseStore
 
 from graphs.loop import add_agent_loop
 from nodes.compact import Compaction
+from nodes.load_context import make_load_context
 from nodes.prepare_turn import prepare_turn
 from nodes.state import AgentState, Deps, RunContext
 
@@ -21,8 +23,10 @@ def build_react(deps: Deps) -> tuple[StateGraph, Compaction]:
     """The builder, and its ``Compaction`` for the CLI's /compact and /context."""
     builder = StateGraph(AgentState, context_schema=RunContext)
     builder.add_node("prepare_turn", prepare_turn)
+    builder.add_node("load_context", make_load_context(deps))
     builder.add_edge(START, "prepare_turn")
-    compaction = add_agent_loop(builder, deps, after="prepare_turn", exit_to=END)
+    builder.add_edge("prepare_turn", "load_context")
+    compaction = add_agent_loop(builder, deps, after="load_context", exit_to=END)
     return builder, compaction
 
 

@@ -29,9 +29,10 @@ from tools.registry import schemas
 PROVIDER_ERRORS = (openai.APIError, LangChainException)
 
 
-def system_prompt(deps: Deps, ctx: RunContext, now: datetime) -> str:
+def system_prompt(deps: Deps, ctx: RunContext, now: datetime, project_context: str = "") -> str:
     sources = PromptSources.for_project(deps.prompt_home, Path(ctx.project_root))
-    return assemble_system_prompt(mode="agent", approval=ctx.approval, now=now, sources=sources)
+    return assemble_system_prompt(mode="agent", approval=ctx.approval, now=now, sources=sources,
+                                  project_context=project_context)
 
 
 def with_call_ids(message: AIMessage) -> AIMessage:
@@ -51,12 +52,13 @@ class ModelCaller:
         self._schemas: tuple[tuple[str, ...], list[dict[str, Any]]] | None = None
         self._system: tuple[tuple[Any, ...], SystemMessage] | None = None
 
-    def system_message(self, ctx: RunContext) -> SystemMessage:
-        """The prompt only changes with its inputs and the date, so build it once per key."""
+    def system_message(self, ctx: RunContext, project_context: str = "") -> SystemMessage:
+        """The prompt only changes with its inputs, the date and the turn's project context
+        (``state["project_context"]``), so build it once per key."""
         now = self.deps.clock()
-        key = (self.deps.prompt_home, ctx.project_root, ctx.approval, now.date(), now.tzname())
+        key = (self.deps.prompt_home, ctx.project_root, ctx.approval, now.date(), now.tzname(), project_context)
         if self._system is None or self._system[0] != key:
-            self._system = (key, SystemMessage(system_prompt(self.deps, ctx, now)))
+            self._system = (key, SystemMessage(system_prompt(self.deps, ctx, now, project_context)))
         return self._system[1]
 
     def exposed_schemas(self) -> list[dict[str, Any]]:
@@ -72,21 +74,22 @@ class ModelCaller:
             self._bound = (self.deps.model, exposed, self.deps.model.bind_tools(exposed))
         return self._bound[2]
 
-    async def invoke(self, messages: list[BaseMessage], ctx: RunContext) -> AIMessage:
-        response = await self.bound_model().ainvoke([self.system_message(ctx), *messages])
+    async def invoke(self, messages: list[BaseMessage], ctx: RunContext, project_context: str = "") -> AIMessage:
+        response = await self.bound_model().ainvoke([self.system_message(ctx, project_context), *messages])
         if not isinstance(response, AIMessage):
             response = AIMessage(content=str(response.content))
         return with_call_ids(response)
 
 
-async def finalize(caller: ModelCaller, messages: list[BaseMessage], ctx: RunContext, reason: str) -> dict[str, Any]:
+async def finalize(caller: ModelCaller, messages: list[BaseMessage], ctx: RunContext, reason: str,
+                   project_context: str = "") -> dict[str, Any]:
     """reference (s.3) finalization: one call with no tools for a best-effort partial result."""
     get_stream_writer()({"notice": FINALIZATION_NOTICE})
     request = finalization_request(reason)
     try:
         # Not streamed: the CLI shows the whole partial result, with its ⚠️ prefix, at once.
         model = caller.deps.model.with_config(tags=["nostream"])
-        reply = await model.ainvoke([caller.system_message(ctx), *messages, request])
+        reply = await model.ainvoke([caller.system_message(ctx, project_context), *messages, request])
         content = reply.text if isinstance(reply.text, str) else str(reply.content)
     except PROVIDER_ERRORS as exc:
         content = f"收尾调用失败：{describe_provider_error(exc)}"
@@ -104,20 +107,21 @@ def make_call_model(caller: ModelCaller, compaction: Any):
 
     async def call_model(state: AgentState, runtime: Runtime[RunContext]) -> dict[str, Any]:
         ctx, messages = run_context(runtime), list(state["messages"])
+        extra = state.get("project_context", "")
         reason = exceeded(current_turn(messages), caller.deps.budget)
         if reason:
-            return await finalize(caller, messages, ctx, reason)
+            return await finalize(caller, messages, ctx, reason, extra)
         try:
-            return {"messages": [await caller.invoke(messages, ctx)]}
+            return {"messages": [await caller.invoke(messages, ctx, extra)]}
         except PROVIDER_ERRORS as exc:
             if not is_context_overflow(exc):
                 return failure(exc)
             overflow = exc
-        result = await compaction.run(messages, ctx, force=True)
+        result = await compaction.run(messages, ctx, force=True, project_context=extra)
         if result is None:
             return failure(overflow)
         try:
-            response = await caller.invoke(result.messages, ctx)
+            response = await caller.invoke(result.messages, ctx, extra)
         except PROVIDER_ERRORS as exc:
             return failure(exc)
         update = compaction.applied(result, ctx)

@@ -50,21 +50,26 @@ class Compaction:
     def profile(self, ctx: RunContext) -> ContextProfile:
         return ContextProfile.from_window(ctx.context_window, clearing_override=self.caller.deps.compaction.clearing_trigger)
 
-    def estimate(self, messages: list[BaseMessage], ctx: RunContext) -> int:
+    def system(self, ctx: RunContext, project_context: str = "") -> str:
+        return self.caller.system_message(ctx, project_context).content
+
+    def estimate(self, messages: list[BaseMessage], ctx: RunContext, project_context: str = "") -> int:
         """Tokens of the next request: messages, system prompt and the exposed tool schemas (Q1)."""
-        return self.estimator.estimate(messages, self.caller.exposed_schemas(), self.caller.system_message(ctx).content)
+        return self.estimator.estimate(messages, self.caller.exposed_schemas(), self.system(ctx, project_context))
 
     def needed(self, state: AgentState, ctx: RunContext) -> bool:
         messages = state.get("messages") or []
-        return bool(messages) and self.estimate(messages, ctx) >= self.compactor.floor(self.profile(ctx))
+        return bool(messages) and (self.estimate(messages, ctx, state.get("project_context", ""))
+                                   >= self.compactor.floor(self.profile(ctx)))
 
-    async def run(self, messages: list[BaseMessage], ctx: RunContext, *, force: bool = False) -> CompactionResult | None:
+    async def run(self, messages: list[BaseMessage], ctx: RunContext, *, force: bool = False,
+                  project_context: str = "") -> CompactionResult | None:
         return await self.compactor.compact_if_needed(
             messages,
             self.profile(ctx),
             unit=f"{ctx.session_id}:{ctx.mode}",
             tools_schema=self.caller.exposed_schemas(),
-            system=self.caller.system_message(ctx).content,
+            system=self.system(ctx, project_context),
             force=force,
         )
 
@@ -73,11 +78,12 @@ class Compaction:
         announce(result, ctx.mode)
         return state_update(result, ctx.mode)
 
-    async def now(self, messages: list[BaseMessage], ctx: RunContext) -> CompactionResult | None:
+    async def now(self, messages: list[BaseMessage], ctx: RunContext,
+                  project_context: str = "") -> CompactionResult | None:
         """``/compact``: a full summary keeping one user round."""
         return await self.compactor.compact_now(
             messages, unit=f"{ctx.session_id}:{ctx.mode}", tools_schema=self.caller.exposed_schemas(),
-            system=self.caller.system_message(ctx).content,
+            system=self.system(ctx, project_context),
         )
 
 
@@ -100,7 +106,8 @@ def announce(result: CompactionResult, mode: str = "react") -> None:
 def make_compact(compaction: Compaction):
     async def compact(state: AgentState, runtime: Runtime[RunContext]) -> dict[str, Any]:
         ctx = run_context(runtime)
-        result = await compaction.run(state.get("messages") or [], ctx)
+        result = await compaction.run(state.get("messages") or [], ctx,
+                                      project_context=state.get("project_context", ""))
         return {} if result is None else compaction.applied(result, ctx)
 
     return compact

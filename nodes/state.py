@@ -35,6 +35,12 @@ class AgentState(TypedDict, total=False):
     error: Optional[str]
     # The last compaction: {"source", "metadata", "mode"}; the ledger writes it as an event.
     compaction: Optional[dict[str, Any]]
+    # The `## Project Context` body for this turn: PAI.md files, then relevant long-term memory
+    # (reference q.2 item 9). Set once per turn, so every request of a turn shares its prompt.
+    project_context: str
+    # Sources of external content this session has read (reference o.1), oldest first, at most 8.
+    # Only /clear resets them.
+    external_sources: list[str]
 
 
 @dataclass(frozen=True)
@@ -92,3 +98,15 @@ class Deps:
     prompt_home: Path | None = None  # $PAICLI_HOME, for prompt overrides
     compaction: CompactionOptions = field(default_factory=CompactionOptions)
     budget: BudgetOptions = field(default_factory=BudgetOptions)
+    # memory.long_term.LongTermMemory, used when the graph's store is not paicli's MemoryStore
+    # (which carries its own as ``store.memory``); None: no long-term memory.
+    memory: Any = None
+
+
+def long_term_memory(runtime: Runtime | None, deps: Deps) -> Any:
+    """The graph store's memory (paicli's store, also under ``langgraph dev``), else ``deps.memory``.
+
+    Duck-typed: the server imports ``memory/store.py`` under a module name of its own, so its
+    ``MemoryStore`` is not the class this process imported.
+    """
+    return getattr(getattr(runtime, "store", None), "memory", None) or deps.memory

@@ -39,8 +39,9 @@ def through_a_line(message):
 
 
 # -- generated messages ------------------------------------------------------------------------
+# Integers stay in int64: LangGraph's msgpack serializer (every saver's) refuses larger ones.
 json_values = st.recursive(
-    st.none() | st.booleans() | st.integers() | st.floats(allow_nan=False) | st.text(max_size=8),
+    st.none() | st.booleans() | st.integers(-2**63, 2**63 - 1) | st.floats(allow_nan=False) | st.text(max_size=8),
     lambda inner: st.lists(inner, max_size=3) | st.dictionaries(st.text(max_size=5), inner, max_size=3),
     max_leaves=8)
 # Not plain JSON, but within what LangGraph's serializer handles (64-bit ints for msgpack).

@@ -1,0 +1,48 @@
+"""The assembled ReAct system prompt, pinned byte for byte (reference q.2).
+
+A change to any prompt file shows up here as a diff to review. To accept one on purpose:
+``PAICLI_UPDATE_SNAPSHOTS=1 pytest tests/unit/test_prompt_snapshot.py``.
+"""
+
+from __future__ import annotations
+
+import os
+from datetime import UTC, datetime
+from pathlib import Path
+
+from memory.memory_entry import Entry
+from memory.retriever import format_block
+from prompts import assemble_system_prompt
+from prompts.pai_md import load_project_memory
+
+SNAPSHOT = Path(__file__).parent / "snapshots" / "system_prompt_react.txt"
+NOW = datetime(2026, 11, 29, 9, 0, tzinfo=UTC)
+
+
+def _prompt(tmp_path: Path) -> str:
+    project, home = tmp_path / "project", tmp_path / "home"
+    project.mkdir()
+    home.mkdir()
+    (project / "PAI.md").write_text("# 项目约定\n\n构建用 `mvn -q test`。\n", encoding="utf-8")
+    pai = load_project_memory(project, home).replace(str(project), "<project>")
+    memories = [Entry("fact-0000aaaa", "项目使用 Java 17", timestamp=NOW),
+                Entry("fact-0000bbbb", "提交前运行全量测试", timestamp=NOW,
+                      metadata={"verification": "unverified"})]
+    block = format_block(memories, 640, NOW, tz=UTC)
+    return assemble_system_prompt(mode="agent", approval="auto", now=NOW, project_context=f"{pai}\n\n{block}")
+
+
+def test_the_assembled_prompt_matches_its_snapshot(tmp_path):
+    prompt = _prompt(tmp_path)
+    if os.environ.get("PAICLI_UPDATE_SNAPSHOTS") == "1" or not SNAPSHOT.exists():
+        SNAPSHOT.write_text(prompt, encoding="utf-8")
+    assert prompt == SNAPSHOT.read_text(encoding="utf-8")
+
+
+def test_project_context_is_last_with_memory_at_its_end(tmp_path):
+    prompt = _prompt(tmp_path)
+    order = ["## Identity", "## Language", "## Memory Policy", "## Personality", "## Context Management",
+             "## Runtime Context", "## Project Context", "## PAI.md 项目记忆", "## 相关长期记忆"]
+    positions = [prompt.index(heading) for heading in order]
+    assert positions == sorted(positions)
+    assert prompt.rstrip().endswith("（写入 2026-11-29，尚未经用户核实）")
