@@ -29,6 +29,7 @@ class App:
         self.settings = settings or load_settings(args.project)
         self.settings.require_key()  # fail before the first prompt, not after the first question
         self._session: Any = None
+        self._memory: Any = None
         if args.session is not None and not SESSION_ID.fullmatch(args.session):
             raise ConfigError(f"--session '{args.session}' is not a valid id: use letters, digits, '.', '_' and '-'")
         self._session_id = args.session or new_session_id()
@@ -45,7 +46,8 @@ class App:
                 self._warm.join()
             from paicli.session import Session
 
-            self._session = Session(self.settings, approval="yes" if self.args.yes else "auto", session_id=self._session_id)
+            self._session = Session(self.settings, approval="yes" if self.args.yes else "auto",
+                                    session_id=self._session_id, memory=self.memory)
         return self._session
 
     @property
@@ -58,3 +60,39 @@ class App:
             self.settings = self._session.settings
         else:
             self.settings = self.settings.with_model(model)
+
+    @property
+    def memory(self) -> Any:
+        """The shared long-term memory (``memory.long_term.LongTermMemory``), opened on first use."""
+        if self._memory is None:
+            from memory.long_term import LongTermMemory, MemoryOptions
+
+            knobs = self.settings.memory
+            options = MemoryOptions(conflict_threshold=knobs.conflict_threshold, stale_days=knobs.stale_days)
+            self._memory = LongTermMemory(self.settings.memory_dir, options)
+        return self._memory
+
+    @property
+    def project_key(self) -> str:
+        from memory.memory_entry import normalize_project_key
+
+        return normalize_project_key(self.settings.project_root)
+
+    def external_sources(self) -> tuple[str, ...]:
+        """External content this session has read (reference o.1); tags explicit saves."""
+        return tuple(self._session.external_sources) if self._session is not None else ()
+
+    def auto_extract_status(self) -> str:
+        """reference (u.2): 开启 | 开启（外部内容防护暂停） | 关闭."""
+        knobs = self.settings.memory
+        if not knobs.auto_extract:
+            return "关闭"
+        return "开启（外部内容防护暂停）" if knobs.external_guard and self.external_sources() else "开启"
+
+    def token_stats_line(self) -> str:
+        stats = self._session.stats if self._session is not None else None
+        calls, inp, out, cached = (stats.calls, stats.input, stats.output, stats.cached) if stats else (0, 0, 0, 0)
+        budget = self.settings.budget.token_budget
+        limit = f"{budget} (可用: {max(0, budget - inp - out)})" if budget else "不限"
+        return (f"Token 统计: 调用 {calls} 次 | 总输入: {inp} | 总输出: {out} | cached: {cached} | "
+                f"平均输入: {inp / calls if calls else 0:.0f} | 预算: {limit}")

@@ -32,10 +32,12 @@ HELP = [
     ("/clear", "清空当前对话（会话账本与长期记忆保留）"),
     ("/compact", "立即把早期对话压缩为摘要（保留最近一轮）"),
     ("/context", "查看上下文占用与压缩阈值"),
+    ("/save [--global] [--force] <事实>", "保存长期记忆（默认当前项目；--global 全局；--force 冲突时两条都保留）"),
+    ("/memory [list|search|delete|verify|replace|clear]", "查看和管理长期记忆"),
     ("/exit", "退出 paicli（也可以输入 exit / quit，或连按两次 Ctrl-C）"),
 ]
 EXIT_WORDS = {"/exit", "/quit", "exit", "quit"}
-NAMES = ["/help", "/model", "/resume", "/clear", "/compact", "/context", "/exit", "/quit"]  # for completion
+NAMES = ["/help", "/model", "/resume", "/clear", "/compact", "/context", "/save", "/memory", "/exit", "/quit"]  # for completion
 RESUME_LIST_LIMIT = 20
 
 
@@ -74,6 +76,10 @@ async def handle(text: str, app: Any, say: Say, read_line: ReadLine | None = Non
         await _resume(payload, app, say, read_line)
     elif word == "/compact":
         await _compact(app, say)
+    elif word in ("/save", "/memory"):
+        from paicli import memory_commands  # jieba and numpy load on first use, not at start
+
+        (memory_commands.save if word == "/save" else memory_commands.memory)(payload, app, say)
     elif word in ("/context", "/ctx"):
         for line in render_context(await app.session.context_usage()):
             say(line)

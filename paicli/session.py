@@ -11,7 +11,7 @@ CLI can show its prompt before they finish.
 from __future__ import annotations
 
 import time
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any, Protocol
 
 from langchain_core.messages import AIMessage, AIMessageChunk, HumanMessage, RemoveMessage, ToolMessage
@@ -21,6 +21,8 @@ from langgraph.types import Command
 from graphs.react import build_react
 from memory.ledger import JsonlLedgerSaver
 from memory.profile import prompt_cache_mode
+from memory.retriever import HEADER as MEMORY_HEADER
+from memory.store import MemoryStore
 from nodes.compact import state_update
 from nodes.state import BudgetOptions, CompactionOptions, Deps, RunContext
 from paicli.context_view import ContextUsage
@@ -28,6 +30,12 @@ from paicli.models import make_chat_model
 from paicli.settings import Settings
 
 RECURSION_LIMIT = 10_000  # reference s.2.9: no iteration cap; this only stops a runaway graph
+
+
+def memory_block(project_context: str) -> str:
+    """The long-term memory part of the turn's project context (reference p.4), or ""."""
+    start = project_context.find(MEMORY_HEADER)
+    return project_context[start:] if start >= 0 else ""
 
 
 def history_dir(settings: Settings):
@@ -67,12 +75,25 @@ class TurnResult:
 
 
 @dataclass
+class TokenStats:
+    """The session's model calls so far, for ``/memory`` (reference u.2)."""
+
+    calls: int = 0
+    input: int = 0
+    output: int = 0
+    cached: int = 0
+
+
+@dataclass
 class Session:
     settings: Settings
     approval: str = "auto"
     session_id: str = "default"
     deps: Deps | None = None
     checkpointer: Any = None
+    memory: Any = None  # memory.long_term.LongTermMemory; the App's, shared with /save and /memory
+    stats: TokenStats = field(default_factory=TokenStats)
+    external_sources: tuple[str, ...] = ()  # reference (o.1), as of the last finished step
 
     def __post_init__(self) -> None:
         if self.deps is None:
@@ -83,12 +104,15 @@ class Session:
                 budget=BudgetOptions(**vars(self.settings.budget)),
             )
         self.checkpointer = self.checkpointer or JsonlLedgerSaver(history_dir(self.settings))
+        self.store = MemoryStore(self.memory) if self.memory is not None else None
         builder, self.compaction = build_react(self.deps)
-        self.graph = builder.compile(checkpointer=self.checkpointer, name="react")
+        self.graph = builder.compile(checkpointer=self.checkpointer, store=self.store, name="react")
+
+    async def values(self) -> dict[str, Any]:
+        return dict((await self.graph.aget_state(self.config)).values)
 
     async def messages(self) -> list[Any]:
-        state = await self.graph.aget_state(self.config)
-        return list(state.values.get("messages") or [])
+        return list((await self.values()).get("messages") or [])
 
     def sessions(self) -> list[dict[str, Any]]:
         return self.checkpointer.sessions()
@@ -96,24 +120,32 @@ class Session:
     def resume(self, session_id: str) -> None:
         """Continue another thread of the same ledger (reference h.5, ARCHITECTURE.md Q2/Q10)."""
         self.session_id = session_id
+        self.external_sources = ()  # refreshed from the thread's state by `load_external`
+
+    async def load_external(self) -> tuple[str, ...]:
+        self.external_sources = tuple((await self.values()).get("external_sources") or ())
+        return self.external_sources
 
     async def compact_now(self) -> Any:
         """``/compact``: a full summary keeping one user round; None when nothing to compact."""
-        result = await self.compaction.now(await self.messages(), self.context)
+        values = await self.values()
+        result = await self.compaction.now(list(values.get("messages") or []), self.context,
+                                           values.get("project_context", ""))
         if result is not None:
             await self.graph.aupdate_state(self.config, state_update(result), as_node="call_model")
         return result
 
     async def context_usage(self) -> ContextUsage:
         """``/context``: the next request's estimate by part (reference u.2)."""
-        messages, ctx, c = await self.messages(), self.context, self.compaction
+        values, ctx, c = await self.values(), self.context, self.compaction
+        messages, extra = list(values.get("messages") or []), values.get("project_context", "")
         profile, options = c.profile(ctx), self.deps.compaction
         return ContextUsage(
             model=self.settings.model,
             provider=self.settings.provider,
             window=profile.window,
-            system_tokens=c.estimator.system(c.caller.system_message(ctx).content),
-            memory_tokens=0,  # long-term memory is not injected yet
+            system_tokens=c.estimator.system(c.system(ctx, extra)),
+            memory_tokens=c.estimator.system(memory_block(extra)) if memory_block(extra) else 0,
             schema_tokens=c.estimator.schema(c.caller.exposed_schemas()),
             conversation_tokens=c.estimator.messages(messages),
             conversation_messages=len(messages),
@@ -132,7 +164,10 @@ class Session:
         self.checkpointer.append_event(
             self.session_id, "history_clear", source="slash_clear", metadata={"discardedViewMessages": discarded}
         )
-        update = {"messages": [RemoveMessage(id=REMOVE_ALL_MESSAGES)], "approved_all": [], "verdicts": {}}
+        # reference (o.1): only /clear forgets the external content the session has read.
+        update = {"messages": [RemoveMessage(id=REMOVE_ALL_MESSAGES)], "approved_all": [], "verdicts": {},
+                  "external_sources": []}
+        self.external_sources = ()
         # as_node="call_model": with no assistant message left, the loop's router ends the run.
         await self.graph.aupdate_state(self.config, update, as_node="call_model")
         return discarded
@@ -196,13 +231,18 @@ class Session:
                     ui.model_message(message)
         elif node == "execute_tools":
             ui.tool_results([m for m in update.get("messages") or [] if isinstance(m, ToolMessage)])
+            if "external_sources" in update:
+                self.external_sources = tuple(update["external_sources"] or ())
 
-    @staticmethod
-    def _count(message: AIMessage, result: TurnResult) -> None:
+    def _count(self, message: AIMessage, result: TurnResult) -> None:
         usage = message.usage_metadata or {}
         result.model_calls += 1
         result.input_tokens += usage.get("input_tokens", 0)
         result.output_tokens += usage.get("output_tokens", 0)
+        self.stats.calls += 1
+        self.stats.input += usage.get("input_tokens", 0)
+        self.stats.output += usage.get("output_tokens", 0)
+        self.stats.cached += (usage.get("input_token_details") or {}).get("cache_read", 0)
         result.tool_calls += len(message.tool_calls) + len(message.invalid_tool_calls)
         if not message.tool_calls and not message.invalid_tool_calls:
             result.answer = message.text if hasattr(message, "text") else str(message.content)

@@ -12,6 +12,7 @@ from dataclasses import dataclass, replace
 from pathlib import Path
 
 from memory.errors import PaicliError
+from paicli.knobs import MemoryKnobs, WebKnobs, memory_knobs, web_knobs
 
 
 @dataclass(frozen=True)
@@ -33,7 +34,8 @@ DEFAULT_PROVIDER = "glm"
 DEFAULT_CONTEXT_WINDOW = 128_000  # reference (b): window when nothing else is known
 
 # config.json keys are the variable names without the PAICLI_ prefix, lower-cased.
-_CONFIG_KEYS = ("provider", "api_key", "base_url", "model", "context_window", "light_model", "memory_dir")
+_CONFIG_KEYS = ("provider", "api_key", "base_url", "model", "context_window", "light_model", "memory_dir",
+                "searxng_url", "web_allow_hosts")
 
 
 @dataclass(frozen=True)
@@ -75,6 +77,8 @@ class Settings:
     project_root: Path  # --project DIR or the current directory (resolved)
     compaction: CompactionKnobs = CompactionKnobs()
     budget: BudgetKnobs = BudgetKnobs()
+    memory: MemoryKnobs = MemoryKnobs()
+    web: WebKnobs = WebKnobs()
 
     def require_key(self) -> str:
         if not self.api_key:
@@ -154,6 +158,8 @@ def load_settings(project: str | os.PathLike | None = None, environ: dict[str, s
         project_root=root,
         compaction=_compaction(get),
         budget=_budget(get),
+        memory=memory_knobs(get),
+        web=web_knobs(get),
     )
 
 

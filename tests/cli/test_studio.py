@@ -89,10 +89,16 @@ def test_studio_run_stops_for_approval_and_runs_the_command_on_resume(studio_url
     from langgraph_sdk import get_sync_client
 
     client = get_sync_client(url=studio_url)
+    # Memory saved from the CLI is the server's store, and the graph injects it (langgraph.json).
+    saved = run_paicli("-p", "/save --global studio 相关的文件都放在项目根目录", base_url=fake_model.base_url)
+    assert saved.returncode == 0 and "💾 已保存到长期记忆(global)" in saved.stdout, saved.stderr
+    [item] = client.store.search_items(["memories"], query="studio")["items"]
+    assert item["namespace"] == ["memories", "global"] and item["value"]["content"] == "studio 相关的文件都放在项目根目录"
     thread = client.threads.create()
     context = {"project_root": str(project), "approval": "auto"}
     client.runs.wait(thread["thread_id"], "react", context=context,
                      input={"messages": [{"role": "user", "content": "create studio.txt"}]})
+    assert "studio 相关的文件都放在项目根目录" in fake_model.requests[0]["messages"][0]["content"]
 
     assert client.threads.get(thread["thread_id"])["status"] == "interrupted"
     (pending,) = client.threads.get_state(thread["thread_id"])["interrupts"]
@@ -117,3 +123,8 @@ def test_studio_run_stops_for_approval_and_runs_the_command_on_resume(studio_url
     sent = [m["content"] for m in fake_model.requests[2]["messages"][1:]]
     assert sent[0] == "create studio.txt" and sent[-1] == "what is in it?" and "Created studio.txt." in sent
     fake_model.assert_consumed()
+
+    # And the other way: an item put through the SDK's store API is a memory the CLI lists.
+    client.store.put_item(["memories", "global"], "fact-sdk00001", {"content": "SDK 写入的记忆"})
+    listed = run_paicli("-p", "/memory list", base_url=fake_model.base_url)
+    assert "fact-sdk00001 [global]" in listed.stdout and "SDK 写入的记忆" in listed.stdout

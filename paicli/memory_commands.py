@@ -1,0 +1,166 @@
+"""``/save`` and ``/memory`` (reference u.2, j.4, j.5, m), shared by the REPL and ``-p``.
+
+They work on ``app.memory`` (the shared ``long_term_memory.json``) and never start the agent
+session, so ``paicli -p "/save ..."`` stays quick. ``verify`` exists only here: the user
+confirms a memory, the model cannot (reference m).
+"""
+
+from __future__ import annotations
+
+from pathlib import PurePath
+from typing import Any, Callable
+
+from memory.memory_entry import SCOPE_GLOBAL, Entry, to_json
+from memory.profile import ContextProfile, prompt_cache_mode
+from memory.staleness import staleness
+
+Say = Callable[[str], None]
+
+SAVE_USAGE = "❌ 请提供要保存的内容，例如 /save 这个项目使用Java 17，或 /save --global 默认用中文回答"
+DELETE_USAGE = "❌ 请提供要删除的记忆 id，例如 /memory delete fact-abcd1234"
+VERIFY_USAGE = "❌ 请提供要核实的记忆 id，例如 /memory verify fact-abcd1234"
+REPLACE_USAGE = "❌ 用法: /memory replace <旧记忆 id> <新事实>，例如 /memory replace fact-abcd1234 项目使用 Java 21"
+SEARCH_USAGE = "❌ 请提供搜索关键词，例如 /memory search Chrome 登录态"
+EMPTY = "📭 没有匹配的长期记忆。"
+HELP = [
+    "   /memory list - 查看长期记忆",
+    "   /memory search <关键词> - 搜索当前项目可见长期记忆",
+    "   /memory delete <id> - 删除单条长期记忆",
+    "   /memory verify <id> - 确认记忆仍然成立，刷新最后核实时间",
+    "   /memory replace <id> <新事实> - 用新内容替换冲突/过时的记忆",
+    "   /memory clear - 清空长期记忆",
+    "   /save <事实> - 保存项目级长期记忆；/save --global <事实> 保存全局记忆",
+    "   /save --force <事实> - 与已有记忆冲突时仍保留两条",
+]
+SAVE_FLAGS = ("--force", "--global", "--project")  # reference (u.2): any order, before the fact
+
+
+def parse_save(payload: str) -> tuple[str, bool, str]:
+    """``(scope, force, fact)``; unknown ``--x`` words stay in the fact."""
+    rest, scope, force = payload.strip(), "project", False
+    while rest:
+        head, *tail = rest.split(None, 1)
+        flag = head.lower()
+        if flag not in SAVE_FLAGS:
+            break
+        force = force or flag == "--force"
+        scope = {"--global": SCOPE_GLOBAL, "--project": "project"}.get(flag, scope)
+        rest = tail[0].strip() if tail else ""
+    return scope, force, rest
+
+
+def save(payload: str, app: Any, say: Say) -> None:
+    scope, force, fact = parse_save(payload)
+    if not fact:
+        say(SAVE_USAGE)
+        return
+    result = app.memory.save_fact(fact, scope=scope, project_key=app.project_key, allow_conflict=force,
+                                  external_sources=app.external_sources())
+    say(result.describe())
+
+
+def memory(payload: str, app: Any, say: Say) -> None:
+    verb, _, rest = payload.strip().partition(" ")
+    verb, rest = verb.lower(), rest.strip()
+    handler = {"list": _list, "ls": _list, "search": _search, "delete": _delete, "rm": _delete,
+               "verify": _verify, "replace": _replace, "clear": _clear}.get(verb)
+    if handler is None:
+        _status(app, say)
+    else:
+        handler(rest, app, say)
+
+
+def _list(_: str, app: Any, say: Say) -> None:
+    entries = app.memory.visible(app.project_key)
+    _show("📋 长期记忆列表：", entries, app, say)
+
+
+def _search(query: str, app: Any, say: Say) -> None:
+    if not query:
+        say(SEARCH_USAGE)
+        return
+    ranked = app.memory.search(query, app.project_key)
+    _show(f"🔎 长期记忆搜索: {query}：", [s.entry for s in ranked], app, say)
+
+
+def _show(title: str, entries: list[Entry], app: Any, say: Say) -> None:
+    if not entries:
+        say(EMPTY)
+        return
+    say(title)
+    days = app.memory.options.stale_days
+    for entry in entries:
+        say(entry_line(entry, staleness(entry, days=days) is not None))
+        say(f"  {entry.content}")
+
+
+def entry_line(entry: Entry, stale: bool) -> str:
+    """reference (u.2): id, scope, short project path, raw instants and the marks."""
+    meta, parts = entry.metadata, [f"- {entry.id} [{entry.scope}]"]
+    if entry.scope != SCOPE_GLOBAL and entry.project:
+        parts[0] += f" {short_path(entry.project)}"
+    parts.append(f"写入 {meta_instant(entry, 'timestamp')}")
+    parts.append("尚未经用户核实" if entry.verification_pending else f"最后核实 {meta_instant(entry, 'lastVerifiedAt')}")
+    if stale:
+        parts.append("⚠️ 可能已过时")
+    if entry.verification_pending:
+        parts.append("🔎 自动提取，待核实")
+    if meta.get("external_context") == "true":
+        parts.append(f"🌐 写入时会话含外部内容({meta.get('external_context_sources', '')})")
+    return " · ".join(parts)
+
+
+def meta_instant(entry: Entry, key: str) -> str:
+    return to_json(entry)[key]
+
+
+def short_path(path: str) -> str:
+    """reference (u.2): ``...`` + the last three path elements."""
+    parts = PurePath(path).parts
+    return path if len(parts) <= 4 else ".../" + "/".join(parts[-3:])
+
+
+def _delete(entry_id: str, app: Any, say: Say) -> None:
+    if not entry_id:
+        say(DELETE_USAGE)
+        return
+    removed = app.memory.delete(entry_id, app.project_key)
+    say(f"🗑️ 已删除长期记忆: {entry_id}" if removed else f"📭 未找到长期记忆: {entry_id}")
+
+
+def _verify(entry_id: str, app: Any, say: Say) -> None:
+    if not entry_id:
+        say(VERIFY_USAGE)
+        return
+    entry = app.memory.verify(entry_id, app.project_key)
+    say(f"✅ 已刷新核实时间: {entry_id} {entry.content}" if entry else f"📭 未找到长期记忆: {entry_id}")
+
+
+def _replace(rest: str, app: Any, say: Say) -> None:
+    entry_id, _, fact = rest.partition(" ")
+    if not entry_id or not fact.strip():
+        say(REPLACE_USAGE)
+        return
+    say(app.memory.replace_fact(entry_id, fact.strip(), app.project_key).describe())
+
+
+def _clear(_: str, app: Any, say: Say) -> None:
+    app.memory.clear()
+    say("🧹 长期记忆已清空")
+
+
+def _status(app: Any, say: Say) -> None:
+    """reference (u.2) ``/memory``: the system status, the project scope and the help lines."""
+    s, entries = app.settings, app.memory.entries()
+    profile = ContextProfile.from_window(s.context_window, prompt_cache=prompt_cache_mode(s.provider))
+    count = {kind: sum(1 for e in entries if e.type == kind) for kind in ("FACT", "SUMMARY", "TOOL_RESULT")}
+    say("📋 记忆系统状态：")
+    say(f"上下文策略: {profile.summary()}")
+    say("短期上下文: 由当前会话的消息列表维护（会话账本，/resume 可继续）")
+    say(f"自动事实提取: {app.auto_extract_status()}")
+    say(f"长期记忆: {len(entries)}条 / {sum(e.token_count for e in entries)} tokens "
+        f"(事实: {count['FACT']}, 摘要: {count['SUMMARY']}, 工具结果: {count['TOOL_RESULT']})")
+    say(app.token_stats_line())
+    say(f"   当前项目作用域: {app.project_key}")
+    for line in HELP:
+        say(line)
