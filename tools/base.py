@@ -1,7 +1,8 @@
 """What every tool shares: its spec, the context it runs in, and the policy error.
 
 A tool is a plain function of (arguments, context) returning the result text the model
-reads. Sync tools run in a worker thread; async tools (shell) run on the event loop.
+reads. Sync tools run in a worker thread; async tools (shell, web) run on the event loop.
+A result may be a ``ToolText``: the same text plus structured data for the turn policy.
 Errors a model can react to are returned as text or raised as ``PolicyError``; the
 executor turns anything else into ``工具执行失败: <msg>`` so the loop never crashes.
 """
@@ -12,7 +13,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Awaitable, Callable, Union
 
-ToolResult = str
+ToolResult = str  # or ToolText, which is a str
 SyncToolFn = Callable[[dict[str, Any], "ToolContext"], ToolResult]
 AsyncToolFn = Callable[[dict[str, Any], "ToolContext"], Awaitable[ToolResult]]
 
@@ -25,6 +26,35 @@ class PolicyError(Exception):
         self.reason = reason
 
 
+class ToolText(str):
+    """Result text that also carries structured data the model never sees.
+
+    ``artifact`` is for the turn policy, e.g. ``{"discovered_urls": [...]}`` from
+    web_search (reference o.6: only typed result URLs grant fetch authority, never prose).
+    Being a str, it flows through the executor unchanged.
+    """
+
+    artifact: dict[str, Any]
+
+    def __new__(cls, text: str, artifact: dict[str, Any] | None = None) -> ToolText:
+        self = super().__new__(cls, text)
+        self.artifact = dict(artifact or {})
+        return self
+
+
+MAX_FETCH_BYTES = 5 * 1024 * 1024  # reference (t): web_fetch 5 MiB maximum body
+
+
+@dataclass(frozen=True)
+class WebConfig:
+    """How the web tools reach the network; paicli/settings.py fills it from the environment."""
+
+    searxng_url: str | None = None  # PAICLI_SEARXNG_URL: base of a SearXNG instance with JSON output
+    allow_hosts: tuple[str, ...] = ()  # PAICLI_WEB_ALLOW_HOSTS: hosts exempt from the private-address check
+    timeout: float = 30.0  # reference (t): web_fetch 30 s timeout (also used by web_search)
+    max_bytes: int = MAX_FETCH_BYTES
+
+
 @dataclass(frozen=True)
 class ToolContext:
     """Per-run facts a tool needs. Built by the executor from the runtime context."""
@@ -34,6 +64,10 @@ class ToolContext:
     command_timeout: float = 60.0  # reference (t): execute_command 60 s
     env: dict[str, str] | None = None  # environment for subprocesses (None = inherit)
     offloader: Any = None  # memory.offload.ToolResultOffloader: where oversized output goes (tier 1)
+    web: WebConfig = WebConfig()  # web_search / web_fetch settings
+    memory: Any = None  # memory.long_term.LongTermMemory for save_memory; None: not available
+    project_key: str | None = None  # reference (j.1): the normalised project path memories belong to
+    external_sources: tuple[str, ...] = ()  # reference (o.1): tags explicit saves after external content
 
 
 @dataclass(frozen=True)

@@ -1,20 +1,25 @@
 """The built-in tools, their schemas, and how one call or one batch is executed (s.8).
 
 ``run_tool`` is the one place tool errors become text the model can react to; only
-cancellation passes through, so Ctrl-C still stops the run.
+cancellation passes through, so Ctrl-C still stops the run. A ``ToolText`` result (text
+plus artifact) is returned as it is, so its artifact reaches the turn policy.
 """
 
 from __future__ import annotations
 
 import asyncio
 import re
+import time
 from collections.abc import Iterable, Mapping
 from typing import Any
 
 from tools.base import PolicyError, ToolContext, ToolSpec
+from tools.memory_tool import save_memory
 from tools.files import edit_file, list_dir, read_file, write_file
 from tools.search import glob_files, grep_code
 from tools.shell import execute_command
+from tools.web_fetch import web_fetch
+from tools.web_search import web_search
 
 MAX_PARALLEL_TOOLS = 4  # reference (s.8)
 # reference (s.8): a result whose text starts with one of these counts as a failure.
@@ -109,6 +114,32 @@ BUILTIN_TOOLS: dict[str, ToolSpec] = {
             _params(["command"], command=_string("要执行的 shell 命令")),
             execute_command, is_async=True,
         ),
+        ToolSpec(
+            "web_search",
+            "联网搜索，返回标题、摘要和链接。需要最新信息或定位网页时使用；"
+            "之后用 web_fetch 抓取的 URL 必须来自用户输入或搜索结果，不能猜测。",
+            _params(["query"], query=_string("搜索关键词"),
+                    top_k=_integer("返回结果数量，默认 5，最大 20")),
+            web_search, is_async=True, parallel_safe=True,
+        ),
+        ToolSpec(
+            "web_fetch",
+            "抓取一个网页并把正文转换为 Markdown 返回。URL 必须来自用户输入或 web_search 的结果；"
+            "只允许 http/https 公网地址。",
+            _params(["url"], url=_string("要抓取的网页 URL（http 或 https）"),
+                    max_chars=_integer("正文最多返回多少字符，默认 8000；小于等于 0 表示不截断")),
+            web_fetch, is_async=True, parallel_safe=True,
+        ),
+        ToolSpec(
+            "save_memory",
+            "把用户明确要求记住的稳定事实或偏好写入长期记忆，跨会话可用。只保存用户自己说出的内容；"
+            "与已有记忆冲突时不会写入，而是返回新旧两条，请让用户选择后再用 replace_id 或 keep_both。",
+            _params(["fact"], fact=_string("要保存的精炼事实，一句话"),
+                    scope=_string("project（默认，当前项目）或 global（跨项目通用偏好）"),
+                    replace_id=_string("用户选择替换的已有记忆 id"),
+                    keep_both=_boolean("用户选择两条都保留时为 true")),
+            save_memory,
+        ),
     ]
 }
 
@@ -136,15 +167,19 @@ async def run_tool(name: str, args: dict[str, Any] | None, ctx: ToolContext,
 
 
 async def run_batch(calls: list[tuple[str, dict[str, Any]]], ctx: ToolContext,
-                    tools: Mapping[str, ToolSpec] = BUILTIN_TOOLS) -> list[str]:
-    """Results in call order; runs of consecutive parallel-safe calls go concurrently."""
+                    tools: Mapping[str, ToolSpec] = BUILTIN_TOOLS, timings: list[float] | None = None) -> list[str]:
+    """Results in call order; runs of consecutive parallel-safe calls go concurrently.
+    ``timings``, when given, receives each call's duration in seconds (for the audit log)."""
     results: list[str] = [""] * len(calls)
     limiter = asyncio.Semaphore(MAX_PARALLEL_TOOLS)
 
     async def run(index: int) -> None:
         async with limiter:
             name, args = calls[index]
+            started = time.monotonic()
             results[index] = await run_tool(name, args, ctx, tools)
+            if timings is not None:
+                timings[index] = time.monotonic() - started
 
     for group in _groups(calls, tools):
         await asyncio.gather(*(run(index) for index in group))

@@ -16,9 +16,11 @@ def spec(name, fn, *, parallel_safe=False, is_async=True) -> ToolSpec:
     return ToolSpec(name, name, {"type": "object", "properties": {}, "required": []}, fn, is_async=is_async, parallel_safe=parallel_safe)
 
 
-def test_builtin_tools_are_the_seven_with_parallel_safe_readers():
-    assert sorted(BUILTIN_TOOLS) == ["edit_file", "execute_command", "glob_files", "grep_code", "list_dir", "read_file", "write_file"]
-    assert {n for n, s in BUILTIN_TOOLS.items() if s.parallel_safe} == {"read_file", "list_dir", "glob_files", "grep_code"}
+def test_builtin_tools_with_parallel_safe_readers():
+    assert sorted(BUILTIN_TOOLS) == ["edit_file", "execute_command", "glob_files", "grep_code", "list_dir", "read_file",
+                                     "save_memory", "web_fetch", "web_search", "write_file"]
+    assert {n for n, s in BUILTIN_TOOLS.items() if s.parallel_safe} == {
+        "read_file", "list_dir", "glob_files", "grep_code", "web_search", "web_fetch"}  # reference s.8
 
 
 def test_schemas_are_sorted_by_name_and_declare_required_parameters():

@@ -1,0 +1,34 @@
+"""``save_memory``: the model's one way to write long-term memory (reference t, j.4, j.5).
+
+The result is the same ``describe()`` text the user sees for ``/save``, so on a conflict the
+model can show both entries and let the user choose (Memory Policy). Whether the call may run
+at all after external content was read is the turn policy's decision (o.5 rule 11), made before
+this function is reached; the write itself still records the external sources (o.1).
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from tools.base import ToolContext
+
+TRUE_WORDS = frozenset({"true", "1", "yes"})  # reference (t): keep_both
+
+
+def save_memory(args: dict[str, Any], ctx: ToolContext) -> str:
+    fact = str(args.get("fact") or "").strip()
+    if not fact:
+        return "保存长期记忆失败: fact 不能为空"
+    memory = getattr(ctx, "memory", None)
+    if memory is None:
+        return "保存长期记忆失败: 记忆保存器未初始化"
+    replace_id = str(args.get("replace_id") or "").strip() or None
+    result = memory.save_fact(
+        fact, scope=str(args.get("scope") or "project"), project_key=ctx.project_key,
+        replace_id=replace_id, allow_conflict=_truthy(args.get("keep_both")),
+        external_sources=ctx.external_sources)
+    return result.describe()
+
+
+def _truthy(value: Any) -> bool:
+    return value is True or str(value).strip().lower() in TRUE_WORDS
