@@ -1,0 +1,146 @@
+"""The audit log of risky tool calls and the ``/audit`` listing (reference v.7).
+
+One JSON line per call in ``<dir>/audit-YYYY-MM-DD.jsonl``; the caller resolves ``dir``
+(``PAICLI_AUDIT_DIR`` or ``$PAICLI_HOME/audit``, read by settings). Line fields:
+``timestamp, tool, args, outcome (allow|deny|error), reason, approver, durationMs`` and an
+optional ``metadata`` object. Every text field is sanitised, then cut to 1 000 characters.
+
+Audited tools (``is_audited``): those that change files or memory or reach outside the
+project, i.e. ``write_file, edit_file, execute_command, save_memory, web_fetch`` and every
+``mcp__*`` tool. Reads (``read_file``, ``grep_code``, ...) and ``web_search`` are not.
+
+The log is best effort: a failed write prints ``⚠️ 审计日志写入失败: …`` to stderr and
+returns that text; it never raises into the tool loop.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+import sys
+import threading
+from collections.abc import Callable
+from datetime import datetime
+from pathlib import Path
+from typing import Any, TextIO
+
+AUDITED_TOOLS = frozenset({"write_file", "edit_file", "execute_command", "save_memory", "web_fetch"})
+MAX_FIELD_CHARS = 1000  # reference v.7
+TRUNCATED = "...(truncated)"  # reference v.7
+DEFAULT_RECENT, MAX_RECENT = 10, 100  # reference v.7: /audit [N], N clamped to 1..100
+
+_SECRET_NAME = r"[A-Za-z0-9_\-]*(?:token|key|password|secret|authorization)[A-Za-z0-9_\-]*"
+# reference v.7: the three sanitising rules.
+_BEARER = re.compile(r"(?i)\b(bearer\s+)[^\s\"'\\,;]+")
+_JSON_SECRET = re.compile(r'(?i)("' + _SECRET_NAME + r'"\s*:\s*)"(?:[^"\\]|\\.)*"')
+_ASSIGNED_SECRET = re.compile(r"(?i)\b(" + _SECRET_NAME + r"=)[^\s&\"'\\,;]+")
+
+
+def is_audited(tool: str) -> bool:
+    return tool in AUDITED_TOOLS or tool.startswith("mcp__")
+
+
+def sanitize(text: str) -> str:
+    text = _JSON_SECRET.sub(r'\1"***"', text)
+    text = _BEARER.sub(r"\1***", text)
+    return _ASSIGNED_SECRET.sub(r"\1***", text)
+
+
+def clean(text: Any) -> str:
+    """Sanitise, then cut to 1 000 characters plus ``...(truncated)``."""
+    value = sanitize(text if isinstance(text, str) else json.dumps(text, ensure_ascii=False, default=str))
+    return value if len(value) <= MAX_FIELD_CHARS else value[:MAX_FIELD_CHARS] + TRUNCATED
+
+
+class AuditLog:
+    def __init__(self, directory: Path | str, now: Callable[[], datetime] | None = None,
+                 stderr: TextIO | None = None):
+        self.directory = Path(directory)
+        self._now = now or (lambda: datetime.now().astimezone())
+        self._stderr = stderr
+        self._lock = threading.Lock()
+
+    def path(self, day: datetime | None = None) -> Path:
+        return self.directory / f"audit-{(day or self._now()):%Y-%m-%d}.jsonl"
+
+    def record(self, tool: str, args: Any, outcome: str, reason: str = "", approver: str = "none",
+               duration_ms: int = 0, metadata: dict[str, Any] | None = None) -> str | None:
+        """Append one entry; returns None, or the warning text when the write failed."""
+        now = self._now()
+        entry = _entry(now, tool, args, outcome, reason, approver, duration_ms, metadata)
+        try:
+            with self._lock:
+                self.directory.mkdir(parents=True, exist_ok=True)
+                with self.path(now).open("a", encoding="utf-8") as out:
+                    out.write(json.dumps(entry, ensure_ascii=False) + "\n")
+        except (OSError, ValueError) as exc:
+            warning = f"⚠️ 审计日志写入失败: {exc}"
+            print(warning, file=self._stderr or sys.stderr)
+            return warning
+        return None
+
+    def recent(self, n: int = DEFAULT_RECENT) -> list[dict[str, Any]]:
+        """Today's last ``n`` entries, oldest first; unreadable lines are skipped."""
+        try:
+            lines = self.path().read_text(encoding="utf-8").splitlines()
+        except OSError:
+            return []
+        entries = [entry for entry in map(_parse, lines) if entry is not None]
+        return entries[-n:] if n > 0 else []
+
+
+def _entry(now: datetime, tool: str, args: Any, outcome: str, reason: str, approver: str,
+           duration_ms: int, metadata: dict[str, Any] | None) -> dict[str, Any]:
+    entry: dict[str, Any] = {
+        "timestamp": now.isoformat(timespec="seconds"),
+        "tool": clean(tool),
+        "args": clean(args if args is not None else {}),
+        "outcome": clean(outcome),
+        "reason": clean(reason or ""),
+        "approver": clean(approver or "none"),
+        "durationMs": int(duration_ms),
+    }
+    if metadata:
+        entry["metadata"] = {str(key): clean(value) for key, value in metadata.items()}
+    return entry
+
+
+def _parse(line: str) -> dict[str, Any] | None:
+    try:
+        entry = json.loads(line)
+    except ValueError:
+        return None
+    return entry if isinstance(entry, dict) else None
+
+
+def recent_count(raw: str | None) -> int:
+    """``/audit [N]``: N defaults to 10 and is clamped to 1..100; junk means the default."""
+    try:
+        value = int((raw or "").strip()) if (raw or "").strip() else DEFAULT_RECENT
+    except ValueError:
+        value = DEFAULT_RECENT
+    return max(1, min(MAX_RECENT, value))
+
+
+def format_recent(entries: list[dict[str, Any]], n: int = DEFAULT_RECENT) -> str:
+    """The ``/audit`` output (v.7) for the last ``n`` of ``entries``."""
+    shown = entries[-n:] if n > 0 else []
+    if not shown:
+        return "📭 今日尚无审计记录"
+    lines = [f"📋 最近 {len(shown)} 条危险工具审计："]
+    for entry in shown:
+        lines.extend(_entry_lines(entry))
+    return "\n".join(lines)
+
+
+def _entry_lines(entry: dict[str, Any]) -> list[str]:
+    outcome = str(entry.get("outcome", "")).upper()
+    lines = [f"   [{outcome}] {entry.get('timestamp', '')} {entry.get('tool', '')} "
+             f"({entry.get('durationMs', 0)}ms, approver={entry.get('approver', 'none')})"]
+    if entry.get("reason"):
+        lines.append(f"        原因: {entry['reason']}")
+    metadata = entry.get("metadata")
+    if isinstance(metadata, dict) and metadata.get("mode"):
+        extra = "".join(f", {k}={v}" for k, v in metadata.items() if k != "mode")
+        lines.append(f"        浏览器: mode={metadata['mode']}{extra}")
+    return lines
