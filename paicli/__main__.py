@@ -10,6 +10,7 @@ import argparse
 import sys
 
 MODES = ("react", "plan", "team")
+EVAL_SUITES = ("extraction",)
 
 
 def parser() -> argparse.ArgumentParser:
@@ -17,6 +18,8 @@ def parser() -> argparse.ArgumentParser:
         prog="paicli",
         description="A terminal coding agent: reads, edits and runs code in your project with any "
         "OpenAI-compatible model (set PAICLI_API_KEY, PAICLI_PROVIDER or PAICLI_BASE_URL, PAICLI_MODEL).",
+        epilog="Also: 'paicli eval extraction' scores automatic fact extraction on the golden set "
+        "with the configured light model (see 'paicli eval --help').",
     )
     p.add_argument("-p", "--prompt", metavar="TEXT", help="run one turn without the REPL, print the answer, exit")
     p.add_argument("--mode", choices=MODES, default="react", help="agent mode (default: react)")
@@ -27,7 +30,33 @@ def parser() -> argparse.ArgumentParser:
     return p
 
 
+def eval_parser() -> argparse.ArgumentParser:
+    p = argparse.ArgumentParser(prog="paicli eval", description="Measure paicli against a built-in data set.")
+    p.add_argument("suite", choices=EVAL_SUITES,
+                   help="extraction: the 18-sample fact extraction golden set, run on PAICLI_LIGHT_MODEL "
+                   "(default: the main model); prints precision, recall, F1 and false writes")
+    p.add_argument("--project", metavar="DIR", help="directory whose .env and prompt overrides apply (default: current)")
+    p.add_argument("--debug", action="store_true", help="show tracebacks for unexpected errors")
+    return p
+
+
+def run_eval(argv: list[str]) -> int:
+    args = eval_parser().parse_args(argv)
+    from paicli.errors import run_guarded
+
+    def evaluate() -> int:
+        from paicli.eval_extraction import run
+        from paicli.settings import load_settings
+
+        return run(load_settings(args.project))
+
+    return run_guarded(evaluate, debug=args.debug)
+
+
 def main(argv: list[str] | None = None) -> int:
+    argv = sys.argv[1:] if argv is None else argv
+    if argv[:1] == ["eval"]:  # a subcommand; kept out of the agent's flags so they stay as they are
+        return run_eval(argv[1:])
     args = parser().parse_args(argv)
     if args.mode != "react":
         print(f"paicli: --mode {args.mode} is not available yet; only --mode react works in this version", file=sys.stderr)
