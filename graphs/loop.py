@@ -25,7 +25,7 @@ from memory.pairing import call_ids
 from nodes.call_model import ModelCaller, make_call_model
 from nodes.compact import Compaction, make_compact
 from nodes.execute_tools import make_execute_tools
-from nodes.gate_tools import gate_tools, last_ai, needs_gate
+from nodes.gate_tools import last_ai, make_gate_tools, needs_gate
 from nodes.state import AgentState, Deps, RunContext, run_context
 
 
@@ -51,11 +51,11 @@ def add_agent_loop(builder: StateGraph, deps: Deps, *, after: str, exit_to: str 
         ai = last_ai(state)
         if state.get("error") or ai is None or not call_ids(ai):
             return exit_to
-        return "gate_tools" if needs_gate(state, current_context()) else "execute_tools"
+        return "gate_tools" if needs_gate(state, current_context(), deps) else "execute_tools"
 
     builder.add_node("compact", make_compact(compaction))
     builder.add_node("call_model", make_call_model(caller, compaction))
-    builder.add_node("gate_tools", gate_tools)
+    builder.add_node("gate_tools", make_gate_tools(deps))
     builder.add_node("execute_tools", make_execute_tools(deps))
     builder.add_conditional_edges(after, into_model, ["compact", "call_model"])
     builder.add_edge("compact", "call_model")

@@ -1,5 +1,5 @@
 """The ReAct graph: prepare the turn, load its project context (PAI.md and relevant long-term
-memory), then the agent loop on the conversation (wired flat).
+memory), then the agent loop on the conversation (wired flat), then post-task fact extraction.
 
 ``build_graph`` is what the CLI compiles with its checkpointer; ``langgraph.json`` gets a
 graph compiled without one (the server injects its own), built in ``paicli.studio`` because
@@ -14,6 +14,7 @@ from langgraph.store.base import BaseStore
 
 from graphs.loop import add_agent_loop
 from nodes.compact import Compaction
+from nodes.extract_facts import make_extract_facts
 from nodes.load_context import make_load_context
 from nodes.prepare_turn import prepare_turn
 from nodes.state import AgentState, Deps, RunContext
@@ -26,7 +27,9 @@ def build_react(deps: Deps) -> tuple[StateGraph, Compaction]:
     builder.add_node("load_context", make_load_context(deps))
     builder.add_edge(START, "prepare_turn")
     builder.add_edge("prepare_turn", "load_context")
-    compaction = add_agent_loop(builder, deps, after="load_context", exit_to=END)
+    builder.add_node("extract_facts", make_extract_facts(deps))
+    compaction = add_agent_loop(builder, deps, after="load_context", exit_to="extract_facts")
+    builder.add_edge("extract_facts", END)
     return builder, compaction
 
 

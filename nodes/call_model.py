@@ -21,6 +21,7 @@ from langgraph.runtime import Runtime
 
 from memory.budget import partial_result
 from memory.provider_errors import describe_provider_error, is_context_overflow
+from nodes.policy import turn_view
 from nodes.state import AgentState, Deps, RunContext, run_context
 from nodes.turn_guard import FINALIZATION_NOTICE, current_turn, exceeded, finalization_request
 from prompts import PromptSources, assemble_system_prompt
@@ -48,8 +49,8 @@ class ModelCaller:
 
     def __init__(self, deps: Deps):
         self.deps = deps
-        self._bound: tuple[Any, list[dict[str, Any]], Any] | None = None
-        self._schemas: tuple[tuple[str, ...], list[dict[str, Any]]] | None = None
+        self._bound: dict[int, tuple[Any, list[dict[str, Any]], Any]] = {}
+        self._schemas: dict[tuple[str, ...], list[dict[str, Any]]] = {}
         self._system: tuple[tuple[Any, ...], SystemMessage] | None = None
 
     def system_message(self, ctx: RunContext, project_context: str = "") -> SystemMessage:
@@ -61,21 +62,25 @@ class ModelCaller:
             self._system = (key, SystemMessage(system_prompt(self.deps, ctx, now, project_context)))
         return self._system[1]
 
-    def exposed_schemas(self) -> list[dict[str, Any]]:
-        """The tool schemas sent this call (the same list object while the tool set holds)."""
-        names = tuple(sorted(self.deps.tools))
-        if self._schemas is None or self._schemas[0] != names:
-            self._schemas = (names, schemas(self.deps.tools.values()))
-        return self._schemas[1]
+    def exposed_schemas(self, names: frozenset[str] | None = None) -> list[dict[str, Any]]:
+        """The schemas of the tools the turn policy exposes (all when ``names`` is None); the
+        same list object while that set holds, so the bound model is reused."""
+        key = tuple(sorted(self.deps.tools if names is None else names & self.deps.tools.keys()))
+        if key not in self._schemas:
+            self._schemas[key] = schemas(self.deps.tools[name] for name in key)
+        return self._schemas[key]
 
-    def bound_model(self):
-        exposed = self.exposed_schemas()
-        if self._bound is None or self._bound[0] is not self.deps.model or self._bound[1] is not exposed:
-            self._bound = (self.deps.model, exposed, self.deps.model.bind_tools(exposed))
-        return self._bound[2]
+    def bound_model(self, names: frozenset[str] | None = None):
+        exposed = self.exposed_schemas(names)
+        cached = self._bound.get(id(exposed))
+        if cached is None or cached[0] is not self.deps.model or cached[1] is not exposed:
+            cached = self._bound[id(exposed)] = (self.deps.model, exposed, self.deps.model.bind_tools(exposed))
+        return cached[2]
 
-    async def invoke(self, messages: list[BaseMessage], ctx: RunContext, project_context: str = "") -> AIMessage:
-        response = await self.bound_model().ainvoke([self.system_message(ctx, project_context), *messages])
+    async def invoke(self, messages: list[BaseMessage], ctx: RunContext, project_context: str = "",
+                     tools: frozenset[str] | None = None) -> AIMessage:
+        """``tools``: the names the turn policy advertises for this call (reference o.4)."""
+        response = await self.bound_model(tools).ainvoke([self.system_message(ctx, project_context), *messages])
         if not isinstance(response, AIMessage):
             response = AIMessage(content=str(response.content))
         return with_call_ids(response)
@@ -107,12 +112,12 @@ def make_call_model(caller: ModelCaller, compaction: Any):
 
     async def call_model(state: AgentState, runtime: Runtime[RunContext]) -> dict[str, Any]:
         ctx, messages = run_context(runtime), list(state["messages"])
-        extra = state.get("project_context", "")
+        extra, tools = state.get("project_context", ""), turn_view(state, caller.deps).advertised
         reason = exceeded(current_turn(messages), caller.deps.budget)
         if reason:
             return await finalize(caller, messages, ctx, reason, extra)
         try:
-            return {"messages": [await caller.invoke(messages, ctx, extra)]}
+            return {"messages": [await caller.invoke(messages, ctx, extra, tools)]}
         except PROVIDER_ERRORS as exc:
             if not is_context_overflow(exc):
                 return failure(exc)
@@ -121,7 +126,7 @@ def make_call_model(caller: ModelCaller, compaction: Any):
         if result is None:
             return failure(overflow)
         try:
-            response = await caller.invoke(result.messages, ctx, extra)
+            response = await caller.invoke(result.messages, ctx, extra, tools)
         except PROVIDER_ERRORS as exc:
             return failure(exc)
         update = compaction.applied(result, ctx)

@@ -18,12 +18,15 @@ from langgraph.config import get_stream_writer
 from langgraph.runtime import Runtime
 
 from memory.offload import ToolResultOffloader
+from memory.memory_entry import normalize_project_key
 from nodes.gate_tools import last_ai, verdict
-from nodes.state import AgentState, Deps, RunContext, run_context
+from nodes.policy import decide_call, turn_view
+from nodes.state import AgentState, Deps, RunContext, long_term_memory, run_context
 from nodes.turn_guard import RUNAWAY_NOTICE, current_turn, runaway_reminder
-from tools.approval import decide
+from tools.audit import is_audited
 from tools.base import ToolContext
 from tools.boundary import wrap
+from tools.external_context import external_source, record
 from tools.registry import is_failure, run_batch
 
 
@@ -46,9 +49,11 @@ def _json_error(raw: Any) -> str:
     return "需要一个 JSON 对象" if not isinstance(value, dict) else "无法解析"
 
 
-def tool_message(call_id: str, name: str, text: str) -> ToolMessage:
+def tool_message(call_id: str, name: str, text: str, artifact: dict[str, Any] | None = None) -> ToolMessage:
+    """``artifact`` (e.g. web_search's discovered URLs) is kept for the turn policy, never shown."""
     status = "error" if is_failure(text) or _FAILED_HEAD.match(text) else "success"
-    return ToolMessage(wrap(name, text), tool_call_id=call_id, name=name, status=status)
+    extra = {"artifact": artifact} if artifact else {}
+    return ToolMessage(wrap(name, text), tool_call_id=call_id, name=name, status=status, **extra)
 
 
 def make_execute_tools(deps: Deps):
@@ -71,32 +76,67 @@ def make_execute_tools(deps: Deps):
         return await asyncio.to_thread(lambda: [offloader.offload_if_oversized(n, a, r) for (_, n, a), r in pairs])
 
     async def execute_tools(state: AgentState, runtime: Runtime[RunContext]) -> dict[str, Any]:
-        ctx = run_context(runtime)
-        ai = last_ai(state)
+        ctx, ai = run_context(runtime), last_ai(state)
         if ai is None:
             return {}
-        verdicts = state.get("verdicts") or {}
-        approved = set(state.get("approved_all") or ())
-        texts: dict[str, str] = {}
-        runnable: list[tuple[str, str, dict[str, Any]]] = []
-        for call in ai.tool_calls:
-            v = verdicts.get(call["id"]) or verdict(decide(call["name"], call["args"], ctx.approval, approved))
-            if v["allow"]:
-                runnable.append((call["id"], call["name"], v["args"]))
-            else:
-                texts[call["id"]] = v["text"]
-        offloader = offloader_for(ctx)
-        tool_ctx = ToolContext(root=Path(ctx.project_root), session_id=ctx.session_id,
-                               command_timeout=ctx.command_timeout, offloader=offloader)
-        results = await run_batch([(name, args) for _, name, args in runnable], tool_ctx, deps.tools)
-        results = await offload(offloader, runnable, results)
+        verdicts = decided(state, ctx, ai)
+        runnable = [(c["id"], c["name"], verdicts[c["id"]]["args"]) for c in ai.tool_calls if verdicts[c["id"]]["allow"]]
+        texts = {c["id"]: verdicts[c["id"]]["text"] for c in ai.tool_calls if not verdicts[c["id"]]["allow"]}
+        sources = tuple(state.get("external_sources") or ())
+        tool_ctx = tool_context(ctx, runtime, sources)
+        results, seconds = await timed_batch([(name, args) for _, name, args in runnable], tool_ctx)
+        artifacts = {cid: getattr(r, "artifact", None) for (cid, _, _), r in zip(runnable, results)}
+        results = await offload(tool_ctx.offloader, runnable, results)
         texts.update({cid: text for (cid, _, _), text in zip(runnable, results)})
-        messages = [tool_message(c["id"], c["name"], texts[c["id"]]) for c in ai.tool_calls]
+        for _, name, args in runnable:  # reference (o.1): success or failure, it was read
+            sources = record(sources, external_source(name, args))
+        await audit(ai.tool_calls, verdicts, texts, seconds)
+        messages = [tool_message(c["id"], c["name"], texts[c["id"]], artifacts.get(c["id"])) for c in ai.tool_calls]
         messages += [tool_message(c["id"], c.get("name") or "unknown", bad_arguments(c)) for c in ai.invalid_tool_calls if c.get("id")]
         reminder = runaway_reminder([*current_turn(state["messages"]), *messages], deps.budget.remind_after)
         if reminder is not None:
             get_stream_writer()({"notice": RUNAWAY_NOTICE})
             messages.append(reminder)
-        return {"messages": messages, **({"verdicts": {}} if verdicts else {})}
+        update: dict[str, Any] = {"messages": messages}
+        if state.get("verdicts"):
+            update["verdicts"] = {}
+        if sources != tuple(state.get("external_sources") or ()):
+            update["external_sources"] = list(sources)
+        return update
+
+    def decided(state: AgentState, ctx: RunContext, ai: Any) -> dict[str, dict[str, Any]]:
+        """gate_tools' verdicts, or the policy's and approval level's when nobody was asked."""
+        verdicts, view = state.get("verdicts") or {}, turn_view(state, deps)
+        approved = set(state.get("approved_all") or ())
+        return {c["id"]: verdicts.get(c["id"]) or verdict(decide_call(view, c, ctx, approved, deps))
+                for c in ai.tool_calls}
+
+    def tool_context(ctx: RunContext, runtime: Runtime, sources: tuple[str, ...]) -> ToolContext:
+        return ToolContext(root=Path(ctx.project_root), session_id=ctx.session_id,
+                           command_timeout=ctx.command_timeout, offloader=offloader_for(ctx), web=deps.web,
+                           memory=long_term_memory(runtime, deps),
+                           project_key=normalize_project_key(ctx.project_root), external_sources=sources)
+
+    async def timed_batch(calls: list[tuple[str, dict[str, Any]]], tool_ctx: ToolContext) -> tuple[list[str], list[float]]:
+        seconds = [0.0] * len(calls)
+        results = await run_batch(calls, tool_ctx, deps.tools, timings=seconds)
+        return results, seconds
+
+    async def audit(calls: list[dict[str, Any]], verdicts: dict[str, dict[str, Any]], texts: dict[str, str],
+                    seconds: list[float]) -> None:
+        """reference (v.7): one line per risky call, allowed, denied or failed."""
+        if deps.audit is None:
+            return
+        ran = iter(seconds)
+        rows = []
+        for call in calls:
+            v, text = verdicts[call["id"]], texts[call["id"]]
+            duration = next(ran) if v["allow"] else 0.0
+            if is_audited(call["name"]):
+                outcome = "deny" if not v["allow"] else "error" if is_failure(text) else "allow"
+                reason = v.get("reason") or (text[:200] if outcome != "allow" else "")
+                rows.append((call["name"], call["args"], outcome, reason, v.get("approver", "none"), int(duration * 1000)))
+        if rows:
+            await asyncio.to_thread(lambda: [deps.audit.record(*row) for row in rows])
 
     return execute_tools

@@ -1,9 +1,10 @@
 """gate_tools: ask the user about risky calls before anything runs.
 
-Decisions come from the pure ``tools.approval.decide``; each ``Ask`` becomes one
-``interrupt()`` that the CLI or Studio answers with ``Command(resume=...)``. Nothing has run
-before the interrupts, so LangGraph re-running this node on resume is harmless: earlier
-answers are replayed in order and only the next question is asked.
+Each call is decided by the turn policy first and the approval level second
+(``nodes.policy.decide_call``); each ``Ask`` becomes one ``interrupt()`` that the CLI or Studio
+answers with ``Command(resume=...)``. A call the policy denies is never put to the user (v.4).
+Nothing has run before the interrupts, so LangGraph re-running this node on resume is
+harmless: earlier answers are replayed in order and only the next question is asked.
 """
 
 from __future__ import annotations
@@ -14,8 +15,9 @@ from langchain_core.messages import AIMessage
 from langgraph.runtime import Runtime
 from langgraph.types import interrupt
 
-from nodes.state import AgentState, RunContext, run_context
-from tools.approval import Allow, Ask, Decision, approval_request, decide, read_answer
+from nodes.policy import PolicyDenied, decide_call, turn_view
+from nodes.state import AgentState, Deps, RunContext, run_context
+from tools.approval import Allow, Ask, approval_request, read_answer
 
 
 def last_ai(state: AgentState) -> AIMessage | None:
@@ -23,28 +25,37 @@ def last_ai(state: AgentState) -> AIMessage | None:
     return messages[-1] if messages and isinstance(messages[-1], AIMessage) else None
 
 
-def needs_gate(state: AgentState, ctx: RunContext) -> bool:
+def needs_gate(state: AgentState, ctx: RunContext, deps: Deps) -> bool:
     ai = last_ai(state)
-    approved = set(state.get("approved_all") or ())
-    return bool(ai) and any(isinstance(decide(c["name"], c["args"], ctx.approval, approved), Ask) for c in ai.tool_calls)
+    if not ai:
+        return False
+    view, approved = turn_view(state, deps), set(state.get("approved_all") or ())
+    return any(isinstance(decide_call(view, c, ctx, approved, deps), Ask) for c in ai.tool_calls)
 
 
-def verdict(decision: Decision) -> dict[str, Any]:
+def verdict(decision: Any, approver: str = "none") -> dict[str, Any]:
+    """What execute_tools does with a call; ``approver`` is for the audit log (v.7)."""
     if isinstance(decision, Allow):
-        return {"allow": True, "args": decision.args}
-    return {"allow": False, "text": decision.text}
+        return {"allow": True, "args": decision.args, "approver": approver}
+    if isinstance(decision, PolicyDenied):
+        return {"allow": False, "text": decision.text, "approver": "policy", "reason": decision.deny.code}
+    return {"allow": False, "text": decision.text, "approver": approver}
 
 
-async def gate_tools(state: AgentState, runtime: Runtime[RunContext]) -> dict[str, Any]:
-    ctx = run_context(runtime)
-    ai = last_ai(state)
-    approved = set(state.get("approved_all") or ())
-    verdicts: dict[str, dict[str, Any]] = {}
-    for call in ai.tool_calls if ai else []:
-        decision = decide(call["name"], call["args"], ctx.approval, approved)
-        if isinstance(decision, Ask):
-            decision, approve_all = read_answer(interrupt(approval_request(decision, call["id"])), decision)
-            if approve_all:
-                approved.add(call["name"])
-        verdicts[call["id"]] = verdict(decision)
-    return {"verdicts": verdicts, "approved_all": sorted(approved)}
+def make_gate_tools(deps: Deps):
+    async def gate_tools(state: AgentState, runtime: Runtime[RunContext]) -> dict[str, Any]:
+        ctx, ai = run_context(runtime), last_ai(state)
+        view, approved = turn_view(state, deps), set(state.get("approved_all") or ())
+        verdicts: dict[str, dict[str, Any]] = {}
+        for call in ai.tool_calls if ai else []:
+            decision, approver = decide_call(view, call, ctx, approved, deps), "none"
+            if isinstance(decision, Ask):
+                answer = interrupt(approval_request(decision, call["id"]))
+                decision, approve_all = read_answer(answer, decision)
+                approver = "hitl"
+                if approve_all:
+                    approved.add(call["name"])
+            verdicts[call["id"]] = verdict(decision, approver)
+        return {"verdicts": verdicts, "approved_all": sorted(approved)}
+
+    return gate_tools

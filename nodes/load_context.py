@@ -13,22 +13,15 @@ import asyncio
 from pathlib import Path
 from typing import Any
 
-from langchain_core.messages import HumanMessage
+from langgraph.config import get_stream_writer
 from langgraph.runtime import Runtime
 
 from memory.memory_entry import normalize_project_key
 from memory.profile import ContextProfile
-from memory.rounds import internal_kind
+from nodes.policy import classify_turn, user_text
 from nodes.state import AgentState, Deps, RunContext, long_term_memory, run_context
 from prompts.pai_md import load_project_memory
-
-
-def user_text(state: AgentState) -> str:
-    """The text of the turn's real user message (internal reminders do not count)."""
-    for message in reversed(state.get("messages") or []):
-        if isinstance(message, HumanMessage) and internal_kind(message) is None:
-            return message.text if isinstance(message.text, str) else str(message.content)
-    return ""
+from tools.turn_classify import HEADLINE_NOTICE
 
 
 def project_context(deps: Deps, memory: Any, ctx: RunContext, query: str) -> str:
@@ -43,7 +36,10 @@ def project_context(deps: Deps, memory: Any, ctx: RunContext, query: str) -> str
 def make_load_context(deps: Deps):
     async def load_context(state: AgentState, runtime: Runtime[RunContext]) -> dict[str, Any]:
         ctx, memory = run_context(runtime), long_term_memory(runtime, deps)
-        text = await asyncio.to_thread(project_context, deps, memory, ctx, user_text(state))
+        query = user_text(list(state.get("messages") or []))
+        if classify_turn(query).headline_only:  # reference (o.3)
+            get_stream_writer()({"notice": HEADLINE_NOTICE.strip()})
+        text = await asyncio.to_thread(project_context, deps, memory, ctx, query)
         return {"project_context": text} if text != state.get("project_context", "") else {}
 
     return load_context

@@ -20,7 +20,7 @@ from langgraph.graph.message import add_messages
 from langgraph.runtime import Runtime
 from typing_extensions import TypedDict
 
-from tools.base import ToolSpec
+from tools.base import ToolSpec, WebConfig
 from tools.registry import BUILTIN_TOOLS
 
 
@@ -101,6 +101,12 @@ class Deps:
     # memory.long_term.LongTermMemory, used when the graph's store is not paicli's MemoryStore
     # (which carries its own as ``store.memory``); None: no long-term memory.
     memory: Any = None
+    external_guard: bool = True  # PAICLI_MEMORY_DISABLE_ON_EXTERNAL_CONTEXT (reference o.1)
+    auto_extract: bool = False  # PAICLI_MEMORY_AUTO_EXTRACT_ENABLED; the CLI turns it on (n.1)
+    light_model: BaseChatModel | None = None  # PAICLI_LIGHT_MODEL for fact extraction; None: `model`
+    background: Any = None  # nodes.background.Background: extraction runs there (Q7)
+    audit: Any = None  # tools.audit.AuditLog for risky calls (reference v.7); None: no audit
+    web: WebConfig = field(default_factory=WebConfig)  # web_search / web_fetch settings
 
 
 def long_term_memory(runtime: Runtime | None, deps: Deps) -> Any:

@@ -16,6 +16,7 @@ from typing import Any
 from paicli.settings import ConfigError, Settings, load_settings
 
 SESSION_ID = re.compile(r"[A-Za-z0-9._-]+")  # reference h.1: ids become file names
+BACKGROUND_EXIT_WAIT = 15.0  # seconds a pending fact extraction may delay exit
 
 
 def new_session_id() -> str:
@@ -96,3 +97,11 @@ class App:
         limit = f"{budget} (可用: {max(0, budget - inp - out)})" if budget else "不限"
         return (f"Token 统计: 调用 {calls} 次 | 总输入: {inp} | 总输出: {out} | cached: {cached} | "
                 f"平均输入: {inp / calls if calls else 0:.0f} | 预算: {limit}")
+
+    def background_notices(self) -> list[str]:
+        return self._session.background.pop_notices() if self._session is not None else []
+
+    async def finish_background(self) -> None:
+        """Q7: a pending fact extraction is awaited at exit, for at most BACKGROUND_EXIT_WAIT s."""
+        if self._session is not None and self._session.background.pending:
+            await self._session.background.drain(BACKGROUND_EXIT_WAIT)

@@ -35,11 +35,18 @@ def run_oneshot(args: Any) -> int:
     if not text:
         print("paicli: -p needs a non-empty prompt", file=sys.stderr)
         return 2
+    return asyncio.run(_turn(app, text))
+
+
+async def _turn(app: App, text: str) -> int:
     renderer = Renderer(stream_answer=False, read_line=read_stdin_line)
     renderer.waiting()
-    result = asyncio.run(app.session.run_turn(text, renderer))
+    result = await app.session.run_turn(text, renderer)
     renderer.finish(result)
     if result.error:
         return 1
-    print(result.answer)
+    print(result.answer, flush=True)
+    await app.finish_background()  # Q7: the answer first, then a bounded wait for extraction
+    for notice in app.background_notices():
+        print(notice, file=sys.stderr)
     return 0

@@ -62,11 +62,19 @@ class Repl:
         try:
             return await self.loop()
         finally:
+            await self.app.finish_background()
+            self.background_notices()
             self.say(f"会话已保存，继续：paicli --session {self.app.session_id}")
+
+    def background_notices(self) -> None:
+        """Q7: the 💾 notice of a finished fact extraction, before the next prompt."""
+        for notice in self.app.background_notices():
+            self.console.print(notice, markup=False, style="dim")
 
     async def loop(self) -> int:
         interrupted = False
         while True:
+            self.background_notices()
             try:
                 text = await self.prompt.prompt_async("❯ ")
             except KeyboardInterrupt:

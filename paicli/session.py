@@ -23,11 +23,14 @@ from memory.ledger import JsonlLedgerSaver
 from memory.profile import prompt_cache_mode
 from memory.retriever import HEADER as MEMORY_HEADER
 from memory.store import MemoryStore
+from nodes.background import Background
 from nodes.compact import state_update
 from nodes.state import BudgetOptions, CompactionOptions, Deps, RunContext
 from paicli.context_view import ContextUsage
 from paicli.models import make_chat_model
 from paicli.settings import Settings
+from tools.audit import AuditLog
+from tools.base import WebConfig
 
 RECURSION_LIMIT = 10_000  # reference s.2.9: no iteration cap; this only stops a runaway graph
 
@@ -40,6 +43,23 @@ def memory_block(project_context: str) -> str:
 
 def history_dir(settings: Settings):
     return settings.home / "history" / "raw"
+
+
+def make_deps(settings: Settings, *, auto_extract: bool) -> Deps:
+    """The live objects a graph needs, from the user's settings (the CLI's and Studio's)."""
+    web = settings.web
+    return Deps(
+        model=make_chat_model(settings),
+        light_model=make_chat_model(settings, settings.light_model) if settings.light_model != settings.model else None,
+        prompt_home=settings.home,
+        compaction=compaction_options(settings),
+        budget=BudgetOptions(**vars(settings.budget)),
+        external_guard=settings.memory.external_guard,
+        auto_extract=auto_extract,
+        background=Background(),
+        audit=AuditLog(web.audit_dir or settings.home / "audit"),
+        web=WebConfig(searxng_url=web.searxng_url, allow_hosts=web.allow_hosts),
+    )
 
 
 def compaction_options(settings: Settings) -> CompactionOptions:
@@ -97,12 +117,7 @@ class Session:
 
     def __post_init__(self) -> None:
         if self.deps is None:
-            self.deps = Deps(
-                model=make_chat_model(self.settings),
-                prompt_home=self.settings.home,
-                compaction=compaction_options(self.settings),
-                budget=BudgetOptions(**vars(self.settings.budget)),
-            )
+            self.deps = make_deps(self.settings, auto_extract=self.settings.memory.auto_extract)
         self.checkpointer = self.checkpointer or JsonlLedgerSaver(history_dir(self.settings))
         self.store = MemoryStore(self.memory) if self.memory is not None else None
         builder, self.compaction = build_react(self.deps)
@@ -188,6 +203,10 @@ class Session:
     def switch_model(self, model: str) -> None:
         self.settings = self.settings.with_model(model)
         self.deps.model = make_chat_model(self.settings)
+
+    @property
+    def background(self) -> Background:
+        return self.deps.background
 
     async def run_turn(self, text: str, ui: TurnUI) -> TurnResult:
         result, started = TurnResult(), time.monotonic()

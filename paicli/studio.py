@@ -9,9 +9,10 @@ settings, and only the ``paicli`` layer reads settings. The project root for too
 from __future__ import annotations
 
 from graphs.react import build_react
-from nodes.state import Deps
-from paicli.models import make_chat_model
+from paicli.session import make_deps
 from paicli.settings import load_settings
 
 _settings = load_settings()
-react = build_react(Deps(model=make_chat_model(_settings), prompt_home=_settings.home))[0].compile(name="react")
+# Fact extraction runs in the server too (the store is long_term_memory.json, langgraph.json),
+# when the user's settings enable it; its notices have no terminal to go to.
+react = build_react(make_deps(_settings, auto_extract=_settings.memory.auto_extract))[0].compile(name="react")

@@ -83,7 +83,8 @@ def test_replace_verify_delete_search_and_clear(cli, paicli_home):
 
 def test_memory_status_and_help(cli, project):
     cli("/save 构建用 Maven")
-    lines = cli("/memory").splitlines()
+    assert "自动事实提取: 关闭" in cli("/memory")  # the test environment turns it off
+    lines = cli("/memory", env={"PAICLI_MEMORY_AUTO_EXTRACT_ENABLED": None}).splitlines()
     assert lines[0] == "📋 记忆系统状态："
     assert lines[1].startswith("上下文策略: window: ") and lines[3] == "自动事实提取: 开启"
     assert lines[4].startswith("长期记忆: 1条 / ") and lines[4].endswith("(事实: 1, 摘要: 0, 工具结果: 0)")

@@ -68,7 +68,7 @@ async def test_unknown_tool_and_path_escape_are_reported_to_the_model(project):
     )
     await Harness(model, project).turn("x")
     unknown, escape = [m for m in model.seen[1] if isinstance(m, ToolMessage)]
-    assert "未知工具: no_such_tool" in unknown.content
+    assert "[TOOL_NOT_ADVERTISED]" in unknown.content  # reference o.5 rule 10: the policy answers first
     assert "🛡️ 策略拒绝: 路径越界" in escape.content
 
 

@@ -1,0 +1,55 @@
+"""Work a graph starts and does not wait for: fact extraction after a turn (ARCHITECTURE.md Q7).
+
+The answer is shown first; the extraction runs on the same event loop while the user reads
+and types. Its notices wait here until the front end prints them (before the next prompt),
+and a pending job is awaited, for a bounded time, when the process exits.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+from collections.abc import Coroutine
+from typing import Any
+
+log = logging.getLogger(__name__)
+
+
+class Background:
+    def __init__(self) -> None:
+        self._tasks: set[asyncio.Task[Any]] = set()
+        self._notices: list[str] = []
+
+    def submit(self, job: Coroutine[Any, Any, Any], name: str = "paicli-background") -> asyncio.Task[Any]:
+        task = asyncio.get_running_loop().create_task(job, name=name)
+        self._tasks.add(task)
+        task.add_done_callback(self._finished)
+        return task
+
+    def notice(self, text: str) -> None:
+        self._notices.append(text)
+
+    def pop_notices(self) -> list[str]:
+        notices, self._notices = self._notices, []
+        return notices
+
+    @property
+    def pending(self) -> int:
+        return len(self._tasks)
+
+    async def drain(self, timeout: float) -> bool:
+        """Wait up to ``timeout`` seconds for pending jobs; cancel what is left. True if all ended."""
+        if not self._tasks:
+            return True
+        done, left = await asyncio.wait(set(self._tasks), timeout=timeout)
+        for task in left:
+            task.cancel()
+        if left:
+            await asyncio.wait(left, timeout=1.0)
+        return not left
+
+    def _finished(self, task: asyncio.Task[Any]) -> None:
+        self._tasks.discard(task)
+        if not task.cancelled() and task.exception() is not None:
+            # reference (n.5): a failed extraction is logged and never affects the answer.
+            log.warning("background job %s failed: %s", task.get_name(), task.exception())

@@ -1,0 +1,65 @@
+"""extract_facts: after a turn ends normally, save stable facts the user stated (reference n).
+
+Runs when the turn's final answer arrived: not after an error, a cancel (the node is never
+reached), or a budget finalization; never after the session read external content (o.1).
+Only the user's own submitted text is read. The model call and the write run in the
+background (``nodes.background``) on the light model, so the answer is never delayed; the
+``💾`` notice waits there for the front end.
+"""
+
+from __future__ import annotations
+
+import asyncio
+from pathlib import Path
+from typing import Any
+
+from langchain_core.messages import AIMessage
+from langgraph.runtime import Runtime
+
+from memory.fact_extraction import ExtractionPrompts, extract, facts_to_entries, saved_notice
+from memory.memory_entry import normalize_project_key
+from memory.rounds import BUDGET_FINALIZATION, internal_kind
+from nodes.policy import user_text
+from nodes.state import AgentState, Deps, RunContext, long_term_memory, run_context
+from nodes.turn_guard import current_turn
+from prompts import PromptSources, load_resource, render
+from tools.external_context import blocks_automatic_memory
+
+def extraction_prompts(sources: PromptSources = PromptSources()) -> ExtractionPrompts:
+    system = load_resource("extraction/system.md", sources).strip()
+    user = load_resource("extraction/user.md", sources).strip()
+    return ExtractionPrompts(system=system, user=lambda safe: render(user, {"input": safe}))
+
+
+def ended_normally(state: AgentState) -> bool:
+    """reference (n.1): a final answer, no error, no budget finalization in this turn."""
+    messages = list(state.get("messages") or [])
+    last = messages[-1] if messages else None
+    if state.get("error") or not isinstance(last, AIMessage) or last.tool_calls or last.invalid_tool_calls:
+        return False
+    return not any(internal_kind(m) == BUDGET_FINALIZATION for m in current_turn(messages))
+
+
+def make_extract_facts(deps: Deps):
+    prompts = extraction_prompts(PromptSources.for_project(deps.prompt_home, None))
+
+    async def extract_facts(state: AgentState, runtime: Runtime[RunContext]) -> dict[str, Any]:
+        memory = long_term_memory(runtime, deps)
+        sources = tuple(state.get("external_sources") or ())
+        if (not deps.auto_extract or memory is None or deps.background is None or not ended_normally(state)
+                or blocks_automatic_memory(sources, deps.external_guard)):
+            return {}
+        ctx = run_context(runtime)
+        deps.background.submit(run(memory, user_text(list(state["messages"])), ctx), "extract-facts")
+        return {}
+
+    async def run(memory: Any, text: str, ctx: RunContext) -> None:
+        result = await extract(deps.light_model or deps.model, text, prompts)
+        if not result.quotes:
+            return
+        entries = facts_to_entries(result.quotes, normalize_project_key(Path(ctx.project_root)), deps.clock())
+        written = await asyncio.to_thread(memory.save_automatic, entries)
+        if written:
+            deps.background.notice(saved_notice(len(written)))
+
+    return extract_facts
