@@ -8,12 +8,15 @@ decision for Q15: ``score = (keyword + cosine) / 2 × decay``.
   fixed number of buckets, so nothing is downloaded and Chinese needs no word segmentation;
 - decay: ``max(0.5, 1 / (1 + age_days / 30))`` from the write time, gentle and without p.2's
   24-hour cliff.
-Vectors are cached per (id, content) and stacked into one matrix per distinct candidate list, so
-a search over 10,000 memories is one matrix-vector product plus substring tests.
+Vectors are cached per (id, content) and stacked, with the lowered texts, write times and
+scopes, into arrays per distinct candidate list; a search over 10,000 memories then reads the
+matrix rows of the query's own buckets and scans the joined text once per query token.
 """
 
 from __future__ import annotations
 
+import logging
+import re
 import zlib
 from collections.abc import Sequence
 from dataclasses import dataclass
@@ -23,10 +26,12 @@ import jieba
 import numpy as np
 
 from memory.dedup import canonicalize, is_letter_or_digit
-from memory.memory_entry import Entry, is_visible_in_project
+from memory.memory_entry import SCOPE_GLOBAL, Entry
 from memory.staleness import DEFAULT_STALE_DAYS, Stale, staleness
 from memory.tokens import estimate_text
 from memory.write_result import local_date
+
+jieba.setLogLevel(logging.WARNING)  # its "Building prefix dict" lines are not for the user
 
 TOP_K = 10  # reference (p.2/p.3): top 10, then the budget
 MIN_TOKEN_LENGTH = 2  # reference (p.2): shorter query tokens are ignored
@@ -89,55 +94,70 @@ def vectorize(text: str) -> np.ndarray:
     return vector / norm if norm else vector
 
 
+@dataclass(frozen=True, eq=False)
+class _Prepared:
+    """One candidate list as arrays, built once and reused while the list stays equal."""
+    entries: list[Entry]
+    columns: np.ndarray  # (VECTOR_DIM, n): a query reads only the rows of its own buckets
+    lowered: list[str]
+    text: str  # the lowered contents joined by SEPARATOR: one substring scan per token
+    starts: np.ndarray  # where each entry's text begins in ``text``
+    stamps: np.ndarray  # write times, epoch seconds
+    is_global: np.ndarray
+    projects: np.ndarray  # object array of project keys (None for global entries)
+
+
+SEPARATOR = "\0"  # joins the lowered contents; a query containing it is scored row by row
+
+
 class Retriever:
     """Ranks memories for a query; keeps vectors between calls (one per process is enough)."""
 
     def __init__(self) -> None:
         self._vectors: dict[tuple[str, str], tuple[np.ndarray, str]] = {}
-        self._matrix_key: tuple[tuple[str, str], ...] | None = None
-        self._matrix = np.zeros((0, VECTOR_DIM), dtype=np.float32)
-        self._lowered: list[str] = []
-        self._stamps = np.zeros(0)
+        self._prepared: _Prepared | None = None
 
     def rank(self, entries: Sequence[Entry], query: str, project_key: str | None = None,
              now: datetime | None = None, limit: int = TOP_K) -> list[Scored]:
         """reference (p.1): only entries visible in the project; score > 0; best, then newest, first."""
-        candidates = [e for e in entries if is_visible_in_project(e, project_key)]
-        return self.rank_candidates(candidates, query, now, limit)
+        if not entries or not query.strip():
+            return []
+        # The whole list is prepared, not the visible part: it is the same list on every turn.
+        prepared = self._prepare(list(entries))
+        visible = prepared.is_global  # is_visible_in_project, on the whole list at once
+        if project_key and project_key.strip():
+            visible = visible | (prepared.projects == project_key)
+        return _ranked(prepared, visible, query, now or datetime.now(UTC), limit)
 
     def rank_candidates(self, candidates: Sequence[Entry], query: str, now: datetime | None = None,
                         limit: int = TOP_K) -> list[Scored]:
         """Ranks exactly these entries (the store's namespaces choose them, not visibility)."""
-        now = now or datetime.now(UTC)
-        candidates = list(candidates)
         if not candidates or not query.strip():
             return []
-        cosines = self._prepare(candidates) @ vectorize(query)
-        cosines[cosines < MIN_COSINE] = 0.0
-        query_lower, tokens = query.lower(), tokenize(query)
-        keywords = np.fromiter((keyword_score(query_lower, tokens, low) for low in self._lowered),
-                               dtype=np.float64, count=len(candidates))
-        scores = (keywords + cosines) / 2 * decay_for_age((now.timestamp() - self._stamps) / 86_400)
-        hits = np.nonzero(scores > 0)[0]
-        order = hits[np.lexsort((-self._stamps[hits], -scores[hits]))][:limit]
-        return [Scored(candidates[i], float(scores[i])) for i in order]
+        prepared = self._prepare(list(candidates))
+        return _ranked(prepared, np.ones(len(candidates), dtype=bool), query, now or datetime.now(UTC), limit)
 
-    def _prepare(self, candidates: list[Entry]) -> np.ndarray:
-        key = tuple((e.id, e.content) for e in candidates)
-        if key != self._matrix_key:
-            rows = [self._vector(k) for k in key]
-            self._matrix = np.stack([r[0] for r in rows])
-            self._lowered = [r[1] for r in rows]
-            self._matrix_key = key
-            self._forget_unused(set(key))
-        # Timestamps are cheap and may change for the same (id, content), so they are not cached.
-        self._stamps = np.fromiter((e.timestamp.timestamp() for e in candidates), dtype=np.float64,
-                                   count=len(candidates))
-        return self._matrix
+    def _prepare(self, entries: list[Entry]) -> _Prepared:
+        # ``==`` on lists tests identity first: the file hands back the same entry objects until it
+        # changes, so an unchanged list costs microseconds, not a pass over every entry.
+        current = self._prepared
+        if current is not None and current.entries == entries:
+            return current
+        rows = [self._vector(e.id, e.content) for e in entries]
+        lowered = [r[1] for r in rows]
+        starts = np.cumsum([0] + [len(t) + 1 for t in lowered[:-1]], dtype=np.int64)
+        stamps, is_global, projects = zip(*((e.timestamp.timestamp(), e.scope == SCOPE_GLOBAL, e.project)
+                                            for e in entries))
+        self._prepared = _Prepared(entries, np.stack([r[0] for r in rows], axis=1), lowered,
+                                   SEPARATOR.join(lowered), starts, np.array(stamps, dtype=np.float64),
+                                   np.array(is_global, dtype=bool), np.array(projects, dtype=object))
+        self._forget_unused({(e.id, e.content) for e in entries})
+        return self._prepared
 
-    def _vector(self, key: tuple[str, str]) -> tuple[np.ndarray, str]:
+    def _vector(self, entry_id: str, content: str) -> tuple[np.ndarray, str]:
+        key = (entry_id, content)
         if key not in self._vectors:
-            self._vectors[key] = (vectorize(key[1]), key[1].lower())
+            self._vectors[key] = (vectorize(content), content.lower())
         return self._vectors[key]
 
     def _forget_unused(self, live: set[tuple[str, str]]) -> None:
@@ -152,6 +172,42 @@ class Retriever:
         now = now or datetime.now(UTC)
         ranked = self.rank(entries, query, project_key, now)
         return format_block([s.entry for s in ranked], max_tokens, now, stale_days, tz)
+
+
+def _ranked(p: _Prepared, visible: np.ndarray, query: str, now: datetime, limit: int) -> list[Scored]:
+    vector = vectorize(query)
+    buckets = np.flatnonzero(vector)
+    cosines = (vector[buckets] @ p.columns[buckets]).astype(np.float64)
+    cosines[cosines < MIN_COSINE] = 0.0
+    scores = (_keyword_scores(p, query.lower(), tokenize(query)) + cosines) / 2
+    scores *= decay_for_age((now.timestamp() - p.stamps) / 86_400)
+    scores[~visible] = 0.0
+    hits = np.flatnonzero(scores > 0)
+    if 0 < limit < len(hits):  # only the top ``limit`` scores (and ties with the last) get sorted
+        cut = np.partition(scores[hits], len(hits) - limit)[len(hits) - limit]
+        hits = hits[scores[hits] >= cut]
+    order = hits[np.lexsort((-p.stamps[hits], -scores[hits]))][:limit]
+    return [Scored(p.entries[i], float(scores[i])) for i in order]
+
+
+def _keyword_scores(p: _Prepared, query_lower: str, tokens: Sequence[str]) -> np.ndarray:
+    """``keyword_score`` of every entry, with one scan of the joined text per token."""
+    if SEPARATOR in query_lower:
+        return np.fromiter((keyword_score(query_lower, tokens, low) for low in p.lowered),
+                           dtype=np.float64, count=len(p.lowered))
+    scores = np.zeros(len(p.lowered))
+    for token in tokens:
+        scores[_rows_containing(p, token)] += 1.0
+    if tokens:
+        scores /= len(tokens)
+    if query_lower:
+        scores[_rows_containing(p, query_lower)] = 1.0
+    return scores
+
+
+def _rows_containing(p: _Prepared, needle: str) -> np.ndarray:
+    found = np.fromiter((m.start() for m in re.finditer(re.escape(needle), p.text)), dtype=np.int64)
+    return np.unique(np.searchsorted(p.starts, found, side="right") - 1)
 
 
 def format_block(ranked: Sequence[Entry], max_tokens: int, now: datetime,
