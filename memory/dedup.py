@@ -8,9 +8,11 @@ punctuation but keeps the markers that change meaning (``C`` vs ``C++``, ``17`` 
 from __future__ import annotations
 
 import unicodedata
+from functools import lru_cache
 
-from memory.memory_entry import SCOPE_PROJECT, Entry
+from memory.memory_entry import Entry
 
+CANONICAL_CACHE = 65_536  # distinct memory texts kept canonicalized (a few MB at most)
 MIN_APPROXIMATE_LENGTH = 8  # reference (k): the shorter canonical needs at least 8 code points
 GRAMMATICAL_VARIANT_THRESHOLD = 0.82  # reference (k): len(shorter) / len(longer)
 _PARTICLES = frozenset("的地得是")  # reference (k): the only code points the variant rule skips
@@ -25,8 +27,12 @@ def is_letter_or_digit(char: str) -> bool:
     return unicodedata.category(char) in _LETTER_OR_DIGIT
 
 
+@lru_cache(maxsize=CANONICAL_CACHE)
 def canonicalize(text: str | None) -> str:
-    """reference (k): NFKC, lower-case, then keep letters, digits and meaningful markers in place."""
+    """reference (k): NFKC, lower-case, then keep letters, digits and meaningful markers in place.
+
+    Cached: every write compares the new memory with every stored one (dedup, then conflicts),
+    so the stored texts' canonical forms are computed once per process, not once per write."""
     chars = unicodedata.normalize("NFKC", text or "").lower()
     return "".join(c for i, c in enumerate(chars) if _keep(chars, i))
 
@@ -43,11 +49,7 @@ def _keep(chars: str, i: int) -> bool:
 
 def same_domain(a: Entry, b: Entry) -> bool:
     """Same type and scope; project entries also need the same non-blank project key."""
-    if a.type != b.type or a.scope != b.scope:
-        return False
-    if a.scope != SCOPE_PROJECT:
-        return True
-    return bool(a.project and a.project.strip()) and a.project == b.project
+    return a.domain is not None and a.domain == b.domain
 
 
 def is_duplicate(a: Entry, b: Entry) -> bool:
@@ -78,8 +80,10 @@ def _skips_only_particles(shorter: str, longer: str) -> bool:
 
 def find_duplicate(entries: list[Entry], incoming: Entry) -> Entry | None:
     """The first existing entry that duplicates ``incoming`` (compare its canonical once)."""
-    canonical = canonicalize(incoming.content)
+    canonical, domain = canonicalize(incoming.content), incoming.domain
+    if domain is None:
+        return None
     for entry in entries:
-        if same_domain(entry, incoming) and equivalent_content(canonicalize(entry.content), canonical):
+        if entry.domain == domain and equivalent_content(canonicalize(entry.content), canonical):
             return entry
     return None

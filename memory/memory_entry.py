@@ -18,6 +18,7 @@ import uuid
 from collections.abc import Mapping
 from dataclasses import dataclass, field, replace
 from datetime import UTC, datetime
+from functools import cached_property
 from pathlib import Path
 from types import MappingProxyType
 from typing import Any
@@ -54,6 +55,15 @@ class Entry:
             object.__setattr__(self, "last_verified_at", self.timestamp)
         if self.token_count < 0:
             object.__setattr__(self, "token_count", estimate_text(self.content))
+
+    @cached_property
+    def domain(self) -> tuple[str, str, str | None] | None:
+        """reference (k) sameDomain as a key: type, scope and, for project scope, the project.
+        None for a project entry without a project key, which is never deduplicated."""
+        if self.scope != SCOPE_PROJECT:
+            return (self.type, self.scope, None)
+        project = self.project
+        return (self.type, self.scope, project) if project and project.strip() else None
 
     @property
     def scope(self) -> str:

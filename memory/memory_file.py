@@ -35,6 +35,7 @@ from memory.memory_entry import Entry, from_json, to_json
 log = logging.getLogger(__name__)
 
 FILE_NAME = "long_term_memory.json"  # reference (j.1)
+KNOWN_ENTRIES = 100_000  # parsed and serialized entries kept between reads and writes
 T = TypeVar("T")
 
 # reference (j.2): one re-entrant lock per absolute path, process-wide, so two MemoryFile objects
@@ -162,8 +163,47 @@ class MemoryFile:
 
 
 def dump(entries: list[Entry]) -> bytes:
-    """reference (j.1): a pretty-printed JSON array, text kept readable (no \\u escapes)."""
-    return (json.dumps([to_json(e) for e in entries], ensure_ascii=False, indent=2) + "\n").encode()
+    """reference (j.1): a pretty-printed JSON array, text kept readable (no \\u escapes).
+
+    Byte for byte what ``json.dumps(list, indent=2)`` writes, but each entry's text is made
+    once and reused: ``indent`` sends ``json`` down its slow pure-Python path, and a write
+    re-serializes every stored entry to change one."""
+    if not entries:
+        return b"[]\n"
+    return ("[\n" + ",\n".join(_entry_text(e) for e in entries) + "\n]\n").encode()
+
+
+# Entries seen in this process, by id: the JSON object they were read from or written as, the
+# (immutable) Entry, and its indented text once dumped. A re-read after another writer reuses
+# every unchanged entry instead of parsing it again, and a dump reuses every entry's text.
+_KNOWN: dict[str, tuple[dict[str, Any], Entry, str | None]] = {}
+
+
+def _entry_text(entry: Entry) -> str:
+    known = _KNOWN.get(entry.id)
+    if known is None or known[1] is not entry or known[2] is None:
+        raw = to_json(entry)
+        text = "  " + json.dumps(raw, ensure_ascii=False, indent=2).replace("\n", "\n  ")
+        known = _remember(entry.id, (raw, entry, text))
+    return known[2]
+
+
+def _entry_from(item: Any, now: datetime) -> Entry | None:
+    ident = item.get("id") if isinstance(item, dict) else None
+    known = _KNOWN.get(ident) if isinstance(ident, str) else None
+    if known is not None and known[0] == item:
+        return known[1]
+    entry = from_json(item, now)
+    if entry is not None:
+        _remember(entry.id, (item, entry, None))
+    return entry
+
+
+def _remember(ident: str, known: tuple[dict[str, Any], Entry, str | None]):
+    if len(_KNOWN) > KNOWN_ENTRIES:
+        _KNOWN.clear()
+    _KNOWN[ident] = known
+    return known
 
 
 def _parse(data: bytes) -> list[Entry] | None:
@@ -175,7 +215,7 @@ def _parse(data: bytes) -> list[Entry] | None:
     if not isinstance(raw, list):
         return None
     now = datetime.now(UTC)
-    return [e for e in (from_json(item, now) for item in raw) if e is not None]
+    return [e for e in (_entry_from(item, now) for item in raw) if e is not None]
 
 
 def salvage(data: bytes) -> list[Entry]:

@@ -58,3 +58,17 @@ def test_find_conflicts_sorts_oldest_first():
 ])
 def test_threshold_must_be_in_zero_one(text, value):
     assert parse_threshold(text) == value
+
+
+from hypothesis import given, settings, strategies as st  # noqa: E402
+
+_texts = st.text(alphabet="项目使用Java1728 .的是", min_size=0, max_size=14)
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.lists(_texts, max_size=8), _texts, st.sampled_from([0.5, 0.8, 0.99]))
+def test_the_fast_scan_finds_exactly_what_is_conflict_finds(existing, incoming, threshold):
+    entries = [new_fact(t, scope="global") for t in existing]
+    new = new_fact(incoming, scope="global")
+    expected = sorted((e for e in entries if is_conflict(e, new, threshold)), key=lambda e: e.timestamp)
+    assert find_conflicts(entries, new, threshold) == expected
