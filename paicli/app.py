@@ -52,6 +52,15 @@ class App:
         return self._session
 
     @property
+    def started(self) -> bool:
+        return self._session is not None
+
+    @property
+    def audit_dir(self):
+        """reference (v.7): PAICLI_AUDIT_DIR, else $PAICLI_HOME/audit."""
+        return self.settings.web.audit_dir or self.settings.home / "audit"
+
+    @property
     def session_id(self) -> str:
         return self._session.session_id if self._session is not None else self._session_id
 

@@ -34,10 +34,11 @@ HELP = [
     ("/context", "查看上下文占用与压缩阈值"),
     ("/save [--global] [--force] <事实>", "保存长期记忆（默认当前项目；--global 全局；--force 冲突时两条都保留）"),
     ("/memory [list|search|delete|verify|replace|clear]", "查看和管理长期记忆"),
+    ("/audit [N]", "查看今天最近 N 条危险工具调用的审计记录（默认 10）"),
     ("/exit", "退出 paicli（也可以输入 exit / quit，或连按两次 Ctrl-C）"),
 ]
 EXIT_WORDS = {"/exit", "/quit", "exit", "quit"}
-NAMES = ["/help", "/model", "/resume", "/clear", "/compact", "/context", "/save", "/memory", "/exit", "/quit"]  # for completion
+NAMES = ["/help", "/model", "/resume", "/clear", "/compact", "/context", "/save", "/memory", "/audit", "/exit", "/quit"]  # for completion
 RESUME_LIST_LIMIT = 20
 
 
@@ -79,7 +80,11 @@ async def handle(text: str, app: Any, say: Say, read_line: ReadLine | None = Non
     elif word in ("/save", "/memory"):
         from paicli import memory_commands  # jieba and numpy load on first use, not at start
 
+        if app.started:  # explicit saves are tagged with the external content read so far (o.1)
+            await app.session.load_external()
         (memory_commands.save if word == "/save" else memory_commands.memory)(payload, app, say)
+    elif word == "/audit":
+        _audit(payload, app, say)
     elif word in ("/context", "/ctx"):
         for line in render_context(await app.session.context_usage()):
             say(line)
@@ -88,6 +93,14 @@ async def handle(text: str, app: Any, say: Say, read_line: ReadLine | None = Non
         for line in help_lines():
             say(line)
     return Outcome()
+
+
+def _audit(payload: str, app: Any, say: Say) -> None:
+    """reference (v.7): today's last N risky tool calls (N defaults to 10, clamped to 1..100)."""
+    from tools.audit import AuditLog, format_recent, recent_count
+
+    count = recent_count(payload or None)
+    say(format_recent(AuditLog(app.audit_dir).recent(count), count))
 
 
 def _model(payload: str, app: Any, say: Say) -> None:
@@ -158,6 +171,7 @@ def _pick(choice: str, shown: list[dict[str, Any]], sessions: list[dict[str, Any
 
 async def _switch(target: dict[str, Any], app: Any, say: Say) -> None:
     app.session.resume(target["id"])
+    await app.session.load_external()
     messages = await app.session.messages()
     say(f"✅ 已恢复会话 {target['id']}（{len(messages)} 条消息）")
     for message in messages[-2:]:

@@ -57,7 +57,7 @@ def make_deps(settings: Settings, *, auto_extract: bool) -> Deps:
         external_guard=settings.memory.external_guard,
         auto_extract=auto_extract,
         background=Background(),
-        audit=AuditLog(web.audit_dir or settings.home / "audit"),
+        audit=AuditLog(web.audit_dir or settings.home / "audit"),  # as App.audit_dir
         web=WebConfig(searxng_url=web.searxng_url, allow_hosts=web.allow_hosts),
     )
 
