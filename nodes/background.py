@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import asyncio
 import logging
-from collections.abc import Coroutine
+from collections.abc import Callable, Coroutine
 from typing import Any
 
 log = logging.getLogger(__name__)
@@ -19,6 +19,9 @@ class Background:
     def __init__(self) -> None:
         self._tasks: set[asyncio.Task[Any]] = set()
         self._notices: list[str] = []
+        # A front end that can show a notice the moment it arrives (the REPL prints it above
+        # its prompt); without one, notices wait for ``pop_notices``.
+        self.listener: Callable[[str], None] | None = None
 
     def submit(self, job: Coroutine[Any, Any, Any], name: str = "paicli-background") -> asyncio.Task[Any]:
         task = asyncio.get_running_loop().create_task(job, name=name)
@@ -27,7 +30,10 @@ class Background:
         return task
 
     def notice(self, text: str) -> None:
-        self._notices.append(text)
+        if self.listener is not None:
+            self.listener(text)
+        else:
+            self._notices.append(text)
 
     def pop_notices(self) -> list[str]:
         notices, self._notices = self._notices, []
@@ -51,5 +57,6 @@ class Background:
     def _finished(self, task: asyncio.Task[Any]) -> None:
         self._tasks.discard(task)
         if not task.cancelled() and task.exception() is not None:
-            # reference (n.5): a failed extraction is logged and never affects the answer.
-            log.warning("background job %s failed: %s", task.get_name(), task.exception())
+            # reference (n.5): a failed extraction is logged and never affects the answer. Not
+            # at warning level: it would land in the middle of the line the user is typing.
+            log.info("background job %s failed: %s", task.get_name(), task.exception())

@@ -26,7 +26,7 @@ def parser() -> argparse.ArgumentParser:
     p.add_argument("--session", metavar="ID", help="continue (or create) the session with this id")
     p.add_argument("--project", metavar="DIR", help="project root the tools work in (default: current directory)")
     p.add_argument("--yes", action="store_true", help="approve every approval request (for scripts)")
-    p.add_argument("--debug", action="store_true", help="show tracebacks for unexpected errors")
+    p.add_argument("--debug", action="store_true", help="show tracebacks for unexpected errors and log background work")
     return p
 
 
@@ -36,7 +36,7 @@ def eval_parser() -> argparse.ArgumentParser:
                    help="extraction: the 18-sample fact extraction golden set, run on PAICLI_LIGHT_MODEL "
                    "(default: the main model); prints precision, recall, F1 and false writes")
     p.add_argument("--project", metavar="DIR", help="directory whose .env and prompt overrides apply (default: current)")
-    p.add_argument("--debug", action="store_true", help="show tracebacks for unexpected errors")
+    p.add_argument("--debug", action="store_true", help="show tracebacks for unexpected errors and log background work")
     return p
 
 
@@ -63,6 +63,10 @@ def main(argv: list[str] | None = None) -> int:
         return 2
     from paicli.errors import run_guarded
 
+    if args.debug:  # background work (fact extraction) reports its failures at info level
+        import logging
+
+        logging.basicConfig(level=logging.INFO, format="%(levelname)s %(name)s: %(message)s")
     if args.prompt is not None:
         from paicli.oneshot import run_oneshot
 

@@ -12,6 +12,7 @@ from pathlib import Path
 from typing import Any
 
 from prompt_toolkit import PromptSession
+from prompt_toolkit.application import run_in_terminal
 from prompt_toolkit.completion import WordCompleter
 from prompt_toolkit.history import FileHistory
 from rich.console import Console
@@ -67,9 +68,18 @@ class Repl:
             self.say(f"会话已保存，继续：paicli --session {self.app.session_id}")
 
     def background_notices(self) -> None:
-        """Q7: the 💾 notice of a finished fact extraction, before the next prompt."""
+        """Q7: the 💾 notice of a finished fact extraction, before the next prompt. Once the
+        session exists, notices arrive live and are printed above the prompt being edited."""
         for notice in self.app.background_notices():
-            self.console.print(notice, markup=False, style="dim")
+            self.show_notice(notice)
+        if self.app.started and self.app.session.background.listener is None:
+            self.app.session.background.listener = self.notice_now
+
+    def show_notice(self, text: str) -> None:
+        self.console.print(text, markup=False, style="dim")
+
+    def notice_now(self, text: str) -> None:
+        asyncio.ensure_future(run_in_terminal(lambda: self.show_notice(text)))
 
     async def loop(self) -> int:
         interrupted = False
