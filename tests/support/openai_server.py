@@ -14,13 +14,14 @@ from __future__ import annotations
 
 import argparse
 import json
-import signal
 import threading
 import time
 from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass, field
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any
+
+from tests.support.serving import serve_until_stopped
 
 
 @dataclass
@@ -274,14 +275,7 @@ def main(argv: list[str] | None = None) -> None:
     if args.script:
         with open(args.script, encoding="utf-8") as f:
             script = [item_from_json(i) for i in json.load(f)]
-    # SIGTERM ends the wait below like Ctrl-C does, so the server shuts down cleanly.
-    signal.signal(signal.SIGTERM, signal.default_int_handler)
-    with FakeOpenAIServer(script, echo=args.echo, host=args.host, port=args.port) as server:
-        print(f"READY {server.base_url}", flush=True)
-        try:
-            threading.Event().wait()
-        except KeyboardInterrupt:
-            pass
+    serve_until_stopped(FakeOpenAIServer(script, echo=args.echo, host=args.host, port=args.port))
 
 
 if __name__ == "__main__":

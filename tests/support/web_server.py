@@ -22,12 +22,13 @@ from __future__ import annotations
 
 import argparse
 import json
-import signal
 import threading
 from dataclasses import dataclass, field
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any
 from urllib.parse import parse_qs, urlsplit
+
+from tests.support.serving import serve_until_stopped
 
 ARTICLE = """<!doctype html><html><head><meta charset="utf-8"><title>示例文章</title>
 <script>var tracking = "should not appear";</script><style>p { color: red }</style></head>
@@ -172,15 +173,8 @@ def main(argv: list[str] | None = None) -> None:
         with open(args.config, encoding="utf-8") as f:
             config = json.load(f)
     pages = {path: page_from_json(item) for path, item in config.get("pages", {}).items()}
-    # SIGTERM ends the wait below like Ctrl-C does, so the server shuts down cleanly.
-    signal.signal(signal.SIGTERM, signal.default_int_handler)
-    with FakeWebServer(config.get("results"), pages, search_status=config.get("search_status", 200),
-                       host=args.host, port=args.port) as server:
-        print(f"READY {server.base_url}", flush=True)
-        try:
-            threading.Event().wait()
-        except KeyboardInterrupt:
-            pass
+    serve_until_stopped(FakeWebServer(config.get("results"), pages, search_status=config.get("search_status", 200),
+                                      host=args.host, port=args.port))
 
 
 if __name__ == "__main__":
