@@ -15,7 +15,7 @@ from datetime import UTC, datetime
 from pathlib import Path
 
 from memory.conflict import DEFAULT_THRESHOLD
-from memory.memory_entry import Entry, is_visible_in_project, new_fact
+from memory.memory_entry import SOURCE_FILES_KEY, Entry, is_visible_in_project, new_fact
 from memory.memory_file import FILE_NAME, MemoryFile
 from memory.memory_writes import delete, mark_verified, write_automatic, write_explicit
 from memory.retriever import Retriever, Scored
@@ -63,12 +63,14 @@ class LongTermMemory:
     # -- writes ------------------------------------------------------------------------------------
     def save_fact(self, content: str, *, scope: str, project_key: str | None,
                   replace_id: str | None = None, allow_conflict: bool = False,
-                  external_sources: Sequence[str] = (), now: datetime | None = None) -> MemoryWriteResult:
-        """reference (j.4 storeFact): ``/save``, ``/memory replace`` and ``save_memory``."""
-        extra = {}
+                  external_sources: Sequence[str] = (), source_files: Sequence[str] = (),
+                  now: datetime | None = None) -> MemoryWriteResult:
+        """reference (j.4 storeFact): ``/save``, ``/memory replace`` and ``save_memory``.
+        ``source_files``: project files the fact came with (Q13 staleness)."""
+        extra = {SOURCE_FILES_KEY: ",".join(source_files)} if source_files else {}
         if external_sources:  # reference (o.1): tagged even when the guard is off
-            extra = {"external_context": "true",
-                     "external_context_sources": ",".join(list(external_sources)[:MAX_EXTERNAL_SOURCES])}
+            extra |= {"external_context": "true",
+                      "external_context_sources": ",".join(list(external_sources)[:MAX_EXTERNAL_SOURCES])}
         entry = new_fact(content.strip(), scope=scope, project=project_key, now=now, extra=extra)
         return self.file.mutate(lambda entries: write_explicit(
             entries, entry, replace_id=replace_id, allow_conflict=allow_conflict,

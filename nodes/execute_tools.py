@@ -22,6 +22,7 @@ from memory.memory_entry import normalize_project_key
 from nodes.gate_tools import last_ai, verdict
 from nodes.policy import decide_call, turn_view
 from nodes.state import AgentState, Deps, RunContext, long_term_memory, run_context
+from nodes.turn_files import turn_files
 from nodes.turn_guard import RUNAWAY_NOTICE, current_turn, runaway_reminder
 from tools.audit import is_audited
 from tools.base import ToolContext
@@ -83,7 +84,7 @@ def make_execute_tools(deps: Deps):
         runnable = [(c["id"], c["name"], verdicts[c["id"]]["args"]) for c in ai.tool_calls if verdicts[c["id"]]["allow"]]
         texts = {c["id"]: verdicts[c["id"]]["text"] for c in ai.tool_calls if not verdicts[c["id"]]["allow"]}
         sources = tuple(state.get("external_sources") or ())
-        tool_ctx = tool_context(ctx, runtime, sources)
+        tool_ctx = tool_context(ctx, runtime, sources, turn_files(state["messages"]))
         results, seconds = await timed_batch([(name, args) for _, name, args in runnable], tool_ctx)
         artifacts = {cid: getattr(r, "artifact", None) for (cid, _, _), r in zip(runnable, results)}
         results = await offload(tool_ctx.offloader, runnable, results)
@@ -111,11 +112,11 @@ def make_execute_tools(deps: Deps):
         return {c["id"]: verdicts.get(c["id"]) or verdict(decide_call(view, c, ctx, approved, deps))
                 for c in ai.tool_calls}
 
-    def tool_context(ctx: RunContext, runtime: Runtime, sources: tuple[str, ...]) -> ToolContext:
+    def tool_context(ctx: RunContext, runtime: Runtime, sources: tuple[str, ...], files: tuple[str, ...]) -> ToolContext:
         return ToolContext(root=Path(ctx.project_root), session_id=ctx.session_id,
                            command_timeout=ctx.command_timeout, offloader=offloader_for(ctx), web=deps.web,
-                           memory=long_term_memory(runtime, deps),
-                           project_key=normalize_project_key(ctx.project_root), external_sources=sources)
+                           memory=long_term_memory(runtime, deps), project_key=normalize_project_key(ctx.project_root),
+                           external_sources=sources, source_files=files)
 
     async def timed_batch(calls: list[tuple[str, dict[str, Any]]], tool_ctx: ToolContext) -> tuple[list[str], list[float]]:
         seconds = [0.0] * len(calls)

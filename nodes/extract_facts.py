@@ -10,6 +10,7 @@ background (``nodes.background``) on the light model, so the answer is never del
 from __future__ import annotations
 
 import asyncio
+from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
@@ -17,10 +18,11 @@ from langchain_core.messages import AIMessage
 from langgraph.runtime import Runtime
 
 from memory.fact_extraction import ExtractionPrompts, extract, facts_to_entries, saved_notice
-from memory.memory_entry import normalize_project_key
+from memory.memory_entry import SOURCE_FILES_KEY, normalize_project_key
 from memory.rounds import BUDGET_FINALIZATION, internal_kind
 from nodes.policy import user_text
 from nodes.state import AgentState, Deps, RunContext, long_term_memory, run_context
+from nodes.turn_files import turn_files
 from nodes.turn_guard import current_turn
 from prompts import PromptSources, load_resource, render
 from tools.external_context import blocks_automatic_memory
@@ -50,14 +52,17 @@ def make_extract_facts(deps: Deps):
                 or blocks_automatic_memory(sources, deps.external_guard)):
             return {}
         ctx = run_context(runtime)
-        deps.background.submit(run(memory, user_text(list(state["messages"])), ctx), "extract-facts")
+        messages = list(state["messages"])
+        deps.background.submit(run(memory, user_text(messages), turn_files(messages), ctx), "extract-facts")
         return {}
 
-    async def run(memory: Any, text: str, ctx: RunContext) -> None:
+    async def run(memory: Any, text: str, files: tuple[str, ...], ctx: RunContext) -> None:
         result = await extract(deps.light_model or deps.model, text, prompts)
         if not result.quotes:
             return
         entries = facts_to_entries(result.quotes, normalize_project_key(Path(ctx.project_root)), deps.clock())
+        if files:  # Q13: linked to the files this turn read or wrote
+            entries = [replace(e, metadata={**e.metadata, SOURCE_FILES_KEY: ",".join(files)}) for e in entries]
         written = await asyncio.to_thread(memory.save_automatic, entries)
         if written:
             deps.background.notice(saved_notice(len(written)))

@@ -68,6 +68,7 @@ class ToolContext:
     memory: Any = None  # memory.long_term.LongTermMemory for save_memory; None: not available
     project_key: str | None = None  # reference (j.1): the normalised project path memories belong to
     external_sources: tuple[str, ...] = ()  # reference (o.1): tags explicit saves after external content
+    source_files: tuple[str, ...] = ()  # Q13: project files this turn read or wrote, linked to saved memories
 
 
 @dataclass(frozen=True)

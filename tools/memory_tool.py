@@ -26,7 +26,7 @@ def save_memory(args: dict[str, Any], ctx: ToolContext) -> str:
     result = memory.save_fact(
         fact, scope=str(args.get("scope") or "project"), project_key=ctx.project_key,
         replace_id=replace_id, allow_conflict=_truthy(args.get("keep_both")),
-        external_sources=ctx.external_sources)
+        external_sources=ctx.external_sources, source_files=ctx.source_files)
     return result.describe()
 
 

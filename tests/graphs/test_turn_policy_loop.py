@@ -108,3 +108,22 @@ async def test_no_extraction_when_the_turn_was_budget_finalized(project, tmp_pat
         budget=BudgetOptions(token_budget=1000))
     await harness.turn("我们项目统一使用 pnpm，列一下目录")
     assert background.pending == 0 and memory.entries() == []
+
+
+async def test_a_saved_memory_links_the_files_the_turn_read_and_goes_stale_when_they_change(project, tmp_path):
+    import os
+    import time
+
+    from memory.staleness import Stale, staleness
+
+    (project / "pom.xml").write_text("<java>17</java>", encoding="utf-8")
+    memory = LongTermMemory(tmp_path / "mem", MemoryOptions(sync=False))
+    model = ScriptedChatModel([ai("", tool_call("read_file", {"path": "./pom.xml"}), tool_call("read_file", {"path": "nope.txt"})),
+                               ai("", tool_call("save_memory", {"fact": "项目的 JDK 固定为 17"})), ai("记住了")])
+    await Harness(model, project, memory=memory).turn("看一下 pom.xml，记住 JDK 版本")
+    [entry] = memory.entries()
+    assert entry.source_files == ["pom.xml"]  # the failed read of nope.txt does not count
+    assert staleness(entry) is None
+    later = time.time() + 60
+    os.utime(project / "pom.xml", (later, later))
+    assert staleness(entry) is Stale.FILES
