@@ -13,12 +13,12 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from datetime import UTC, datetime
 from pathlib import Path
+from typing import Any
 
 from memory.conflict import DEFAULT_THRESHOLD
 from memory.memory_entry import SOURCE_FILES_KEY, Entry, is_visible_in_project, new_fact
 from memory.memory_file import FILE_NAME, MemoryFile
 from memory.memory_writes import delete, mark_verified, write_automatic, write_explicit
-from memory.retriever import Retriever, Scored
 from memory.staleness import DEFAULT_STALE_DAYS
 from memory.write_result import MemoryWriteResult
 
@@ -38,7 +38,17 @@ class LongTermMemory:
         self.directory = Path(directory)
         self.options = options
         self.file = MemoryFile(self.directory / FILE_NAME, sync=options.sync)
-        self.retriever = Retriever()
+        self._retriever: Any = None
+
+    @property
+    def retriever(self) -> Any:
+        """``memory.retriever.Retriever``, imported on first use: jieba and numpy take a
+        noticeable part of a second, and a session without memories never needs them."""
+        if self._retriever is None:
+            from memory.retriever import Retriever
+
+            self._retriever = Retriever()
+        return self._retriever
 
     # -- reads -------------------------------------------------------------------------------------
     def entries(self) -> list[Entry]:
@@ -49,13 +59,14 @@ class LongTermMemory:
         return [e for e in self.file.read() if is_visible_in_project(e, project_key)]
 
     def search(self, query: str, project_key: str | None, limit: int = SEARCH_LIMIT,
-               now: datetime | None = None) -> list[Scored]:
+               now: datetime | None = None) -> list[Any]:
+        """``memory.retriever.Scored`` items, best first."""
         return self.retriever.rank(self.file.read(), query, project_key, now, limit)
 
     def context_block(self, query: str, max_tokens: int, project_key: str | None,
                       now: datetime | None = None) -> str:
         """reference (p.4): the ``## 相关长期记忆`` block for the system prompt, or ""."""
-        if max_tokens <= 0 or not query.strip():
+        if max_tokens <= 0 or not query.strip() or not self.file.read():
             return ""
         return self.retriever.build_context(self.file.read(), query, max_tokens, project_key, now,
                                             self.options.stale_days)

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 DEFAULT_THRESHOLD = 0.8  # reference (l): PAICLI_MEMORY_CONFLICT_THRESHOLD default
 DEFAULT_STALE_DAYS = 30  # reference (m): PAICLI_MEMORY_STALE_DAYS default
+MEMORY_HEADING = "## 相关长期记忆"  # reference (p.4): the injected block's heading
 
 
 def parse_threshold(text: str | None) -> float:

@@ -26,6 +26,7 @@ import jieba
 import numpy as np
 
 from memory.dedup import canonicalize, is_letter_or_digit
+from memory.memory_config import MEMORY_HEADING
 from memory.memory_entry import SCOPE_GLOBAL, Entry
 from memory.staleness import DEFAULT_STALE_DAYS, Stale, staleness
 from memory.tokens import estimate_text
@@ -41,7 +42,7 @@ VECTOR_DIM = 512  # hashed bigram buckets: 20 MB of float32 at 10,000 memories
 # texts, while one real shared bigram in a short memory scores 0.2 or more.
 MIN_COSINE = 0.15
 
-HEADER = ("## 相关长期记忆\n\n"  # reference (p.4)
+HEADER = (f"{MEMORY_HEADING}\n\n"  # reference (p.4)
           "以下记忆是线索而不是事实；涉及版本、配置、路径等可能变化的信息，行动前先对照当前文件核实。\n\n")
 PENDING_TAG, STALE_TAG = "[自动提取，待核实]", "[可能已过时]"  # reference (p.4)
 # reference (p.4) for Rule 1; Rule 2 (Q13) is not in the reference, so it gets its own reason.
@@ -53,6 +54,11 @@ STALE_FILES_CLAUSE = "，关联文件在核实后已修改，使用前必须先�
 class Scored:
     entry: Entry
     score: float
+
+
+def warm() -> None:
+    """Load jieba's dictionary now rather than on the first search."""
+    jieba.initialize()
 
 
 def tokenize(query: str) -> list[str]:

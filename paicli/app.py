@@ -24,6 +24,11 @@ def new_session_id() -> str:
     return f"session-{int(time.time() * 1000)}-{uuid.uuid4()}"
 
 
+def _warm_jieba() -> None:
+    """jieba's dictionary takes about half a second to load; the first memory search needs it."""
+    importlib.import_module("memory.retriever").warm()
+
+
 class App:
     def __init__(self, args: Any, settings: Settings | None = None):
         self.args = args
@@ -37,8 +42,11 @@ class App:
         self._warm = threading.Thread(target=importlib.import_module, args=("paicli.session",), daemon=True)
 
     def warm_up(self) -> None:
-        """Import the heavy modules in the background while the user types."""
+        """Import the heavy modules in the background while the user types (or while the
+        model client is built), and load jieba's dictionary when there are memories to search."""
         self._warm.start()
+        if (self.settings.memory_dir / "long_term_memory.json").exists():
+            threading.Thread(target=_warm_jieba, daemon=True).start()
 
     @property
     def session(self) -> Any:

@@ -35,6 +35,7 @@ def run_oneshot(args: Any) -> int:
     if not text:
         print("paicli: -p needs a non-empty prompt", file=sys.stderr)
         return 2
+    app.warm_up()
     return asyncio.run(_turn(app, text))
 
 

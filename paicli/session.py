@@ -21,7 +21,7 @@ from langgraph.types import Command
 from graphs.react import build_react
 from memory.ledger import JsonlLedgerSaver
 from memory.profile import prompt_cache_mode
-from memory.retriever import HEADER as MEMORY_HEADER
+from memory.memory_config import MEMORY_HEADING
 from memory.store import MemoryStore
 from nodes.background import Background
 from nodes.compact import state_update
@@ -37,7 +37,7 @@ RECURSION_LIMIT = 10_000  # reference s.2.9: no iteration cap; this only stops a
 
 def memory_block(project_context: str) -> str:
     """The long-term memory part of the turn's project context (reference p.4), or ""."""
-    start = project_context.find(MEMORY_HEADER)
+    start = project_context.find(MEMORY_HEADING)
     return project_context[start:] if start >= 0 else ""
 
 

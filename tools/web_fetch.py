@@ -12,8 +12,6 @@ import re
 from typing import Any, NamedTuple
 
 import httpx
-from bs4 import BeautifulSoup
-from markdownify import MarkdownConverter
 
 from tools.base import ToolContext, WebConfig
 from tools.common import int_arg, str_arg
@@ -112,6 +110,10 @@ def to_markdown(page: Page) -> tuple[str, str]:
     """(title, Markdown of the main text); non-HTML text comes back as it is."""
     if page.content_type not in _HTML_TYPES and (page.content_type or not _looks_like_html(page.body)):
         return NO_TITLE, page.body.decode(page.charset or "utf-8", errors="replace").strip()
+    # Imported here: BeautifulSoup and markdownify cost ~50 ms that every start would pay.
+    from bs4 import BeautifulSoup
+    from markdownify import MarkdownConverter
+
     soup = BeautifulSoup(page.body, "html.parser", from_encoding=page.charset)
     title = _title(soup)
     for element in soup.find_all(_NOISE):
@@ -121,7 +123,7 @@ def to_markdown(page: Page) -> tuple[str, str]:
     return title, _BLANK_LINES.sub("\n\n", markdown).strip()
 
 
-def _title(soup: BeautifulSoup) -> str:
+def _title(soup: Any) -> str:
     for tag in (soup.title, soup.find("h1")):
         text = one_line(tag.get_text()) if tag else ""
         if text:
