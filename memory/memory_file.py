@@ -170,21 +170,22 @@ def dump(entries: list[Entry]) -> bytes:
     re-serializes every stored entry to change one."""
     if not entries:
         return b"[]\n"
-    return ("[\n" + ",\n".join(_entry_text(e) for e in entries) + "\n]\n").encode()
+    return b"[\n" + b",\n".join([_entry_text(e) for e in entries]) + b"\n]\n"
 
 
 # Entries seen in this process, by id: the JSON object they were read from or written as, the
 # (immutable) Entry, and its indented text once dumped. A re-read after another writer reuses
 # every unchanged entry instead of parsing it again, and a dump reuses every entry's text.
-_KNOWN: dict[str, tuple[dict[str, Any], Entry, str | None]] = {}
+_KNOWN: dict[str, tuple[dict[str, Any], Entry, bytes | None]] = {}
 
 
-def _entry_text(entry: Entry) -> str:
+def _entry_text(entry: Entry) -> bytes:
+    """The entry's lines in the file (indented once, UTF-8), made once per entry."""
     known = _KNOWN.get(entry.id)
     if known is None or known[1] is not entry or known[2] is None:
         raw = to_json(entry)
         text = "  " + json.dumps(raw, ensure_ascii=False, indent=2).replace("\n", "\n  ")
-        known = _remember(entry.id, (raw, entry, text))
+        known = _remember(entry.id, (raw, entry, text.encode()))
     return known[2]
 
 
@@ -199,7 +200,7 @@ def _entry_from(item: Any, now: datetime) -> Entry | None:
     return entry
 
 
-def _remember(ident: str, known: tuple[dict[str, Any], Entry, str | None]):
+def _remember(ident: str, known: tuple[dict[str, Any], Entry, bytes | None]):
     if len(_KNOWN) > KNOWN_ENTRIES:
         _KNOWN.clear()
     _KNOWN[ident] = known

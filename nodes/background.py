@@ -13,6 +13,7 @@ from collections.abc import Callable, Coroutine
 from typing import Any
 
 log = logging.getLogger(__name__)
+MAX_NOTICES = 20
 
 
 class Background:
@@ -32,8 +33,8 @@ class Background:
     def notice(self, text: str) -> None:
         if self.listener is not None:
             self.listener(text)
-        else:
-            self._notices.append(text)
+        else:  # nobody may ever read them (a server): keep the latest few
+            self._notices = [*self._notices[-(MAX_NOTICES - 1):], text]
 
     def pop_notices(self) -> list[str]:
         notices, self._notices = self._notices, []
