@@ -34,8 +34,9 @@ def test_keyword_is_whole_query_or_token_share():
 
 def test_decay_falls_with_days_down_to_a_floor():
     assert decay(NOW, NOW) == 1.0
-    assert decay(NOW - timedelta(days=30), NOW) == pytest.approx(0.5)
-    assert decay(NOW - timedelta(days=300), NOW) == 0.5
+    assert decay(NOW - timedelta(days=10), NOW) == pytest.approx(0.75)
+    assert decay(NOW - timedelta(days=30), NOW) == pytest.approx(0.7)  # the floor (0.5 would be reached here)
+    assert decay(NOW - timedelta(days=300), NOW) == pytest.approx(0.7)
     assert decay(NOW - timedelta(days=1), NOW) > decay(NOW - timedelta(days=2), NOW)
 
 
