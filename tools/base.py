@@ -13,6 +13,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Awaitable, Callable, Union
 
+from tools.rate_limit import FixedWindow
+
 ToolResult = str  # or ToolText, which is a str
 SyncToolFn = Callable[[dict[str, Any], "ToolContext"], ToolResult]
 AsyncToolFn = Callable[[dict[str, Any], "ToolContext"], Awaitable[ToolResult]]
@@ -53,6 +55,8 @@ class WebConfig:
     allow_hosts: tuple[str, ...] = ()  # PAICLI_WEB_ALLOW_HOSTS: hosts exempt from the private-address check
     timeout: float = 30.0  # reference (t): web_fetch 30 s timeout (also used by web_search)
     max_bytes: int = MAX_FETCH_BYTES
+    # One budget per session (the config object is shared by its calls), not per process.
+    fetch_limit: FixedWindow = field(default_factory=FixedWindow, compare=False, repr=False)
 
 
 @dataclass(frozen=True)
@@ -64,7 +68,7 @@ class ToolContext:
     command_timeout: float = 60.0  # reference (t): execute_command 60 s
     env: dict[str, str] | None = None  # environment for subprocesses (None = inherit)
     offloader: Any = None  # memory.offload.ToolResultOffloader: where oversized output goes (tier 1)
-    web: WebConfig = WebConfig()  # web_search / web_fetch settings
+    web: WebConfig = field(default_factory=WebConfig)  # web_search / web_fetch settings (and fetch budget)
     memory: Any = None  # memory.long_term.LongTermMemory for save_memory; None: not available
     project_key: str | None = None  # reference (j.1): the normalised project path memories belong to
     external_sources: tuple[str, ...] = ()  # reference (o.1): tags explicit saves after external content

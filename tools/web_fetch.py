@@ -51,6 +51,9 @@ async def web_fetch(args: dict[str, Any], ctx: ToolContext) -> str:
     if not url:
         return "URL 不能为空"
     max_chars = int_arg(args, "max_chars", DEFAULT_MAX_CHARS)
+    refusal = ctx.web.fetch_limit.refusal()
+    if refusal:
+        return f"❌ {refusal}"
     try:
         async with asyncio.timeout(ctx.web.timeout):  # the whole fetch, redirects included
             page = await fetch(url, ctx.web)

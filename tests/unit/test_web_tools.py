@@ -287,3 +287,27 @@ async def test_web_fetch_gives_up_after_five_redirects(ctx, web):
     web.pages["/loop"] = Page("", 302, "text/plain", {"Location": "/loop"})
     assert await web_fetch({"url": web.url("/loop")}, ctx) == "抓取失败: 重定向次数过多（超过 5 次）"
     assert len(web.requests) == 6
+
+
+def test_web_fetch_is_limited_to_30_requests_per_60_seconds():
+    from tools.rate_limit import FixedWindow
+
+    now = [0.0]
+    window = FixedWindow(clock=lambda: now[0])
+    assert all(window.refusal() is None for _ in range(30))
+    now[0] = 45.2
+    assert window.refusal() == "请求过于频繁（60 秒内已达 30 次上限），约 15 秒后重试"
+    now[0] = 60.0  # a new window
+    assert window.refusal() is None
+
+
+async def test_a_refused_fetch_never_reaches_the_network(tmp_path):
+    from tools.rate_limit import FixedWindow
+    from tools.web_fetch import web_fetch
+
+    with FakeWebServer() as fake:
+        web = WebConfig(allow_hosts=("127.0.0.1",), fetch_limit=FixedWindow(limit=1))
+        ctx = ToolContext(root=tmp_path, web=web)
+        assert (await web_fetch({"url": fake.url("/article")}, ctx)).startswith("🌐 抓取: ")
+        assert (await web_fetch({"url": fake.url("/article")}, ctx)).startswith("❌ 请求过于频繁")
+        assert len([r for r in fake.requests if r.startswith("/article")]) == 1
