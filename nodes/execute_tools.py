@@ -84,7 +84,9 @@ def make_execute_tools(deps: Deps):
         runnable = [(c["id"], c["name"], verdicts[c["id"]]["args"]) for c in ai.tool_calls if verdicts[c["id"]]["allow"]]
         texts = {c["id"]: verdicts[c["id"]]["text"] for c in ai.tool_calls if not verdicts[c["id"]]["allow"]}
         sources = tuple(state.get("external_sources") or ())
-        tool_ctx = tool_context(ctx, runtime, sources, turn_files(state["messages"]))
+        # normalize_project_key may readlink, a call `langgraph dev` refuses on its event loop.
+        key = await asyncio.to_thread(normalize_project_key, ctx.project_root)
+        tool_ctx = tool_context(ctx, runtime, key, sources, turn_files(state["messages"]))
         results, seconds = await timed_batch([(name, args) for _, name, args in runnable], tool_ctx)
         artifacts = {cid: getattr(r, "artifact", None) for (cid, _, _), r in zip(runnable, results)}
         results = await offload(tool_ctx.offloader, runnable, results)
@@ -112,10 +114,11 @@ def make_execute_tools(deps: Deps):
         return {c["id"]: verdicts.get(c["id"]) or verdict(decide_call(view, c, ctx, approved, deps))
                 for c in ai.tool_calls}
 
-    def tool_context(ctx: RunContext, runtime: Runtime, sources: tuple[str, ...], files: tuple[str, ...]) -> ToolContext:
+    def tool_context(ctx: RunContext, runtime: Runtime, project_key: str, sources: tuple[str, ...],
+                     files: tuple[str, ...]) -> ToolContext:
         return ToolContext(root=Path(ctx.project_root), session_id=ctx.session_id,
                            command_timeout=ctx.command_timeout, offloader=offloader_for(ctx), web=deps.web,
-                           memory=long_term_memory(runtime, deps), project_key=normalize_project_key(ctx.project_root),
+                           memory=long_term_memory(runtime, deps), project_key=project_key,
                            external_sources=sources, source_files=files)
 
     async def timed_batch(calls: list[tuple[str, dict[str, Any]]], tool_ctx: ToolContext) -> tuple[list[str], list[float]]:

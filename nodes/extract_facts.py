@@ -60,10 +60,14 @@ def make_extract_facts(deps: Deps):
         result = await extract(deps.light_model or deps.model, text, prompts)
         if not result.quotes:
             return
-        entries = facts_to_entries(result.quotes, normalize_project_key(Path(ctx.project_root)), deps.clock())
-        if files:  # Q13: linked to the files this turn read or wrote
-            entries = [replace(e, metadata={**e.metadata, SOURCE_FILES_KEY: ",".join(files)}) for e in entries]
-        written = await asyncio.to_thread(memory.save_automatic, entries)
+
+        def save() -> list[Any]:  # file locks and realpath: off the event loop
+            entries = facts_to_entries(result.quotes, normalize_project_key(Path(ctx.project_root)), deps.clock())
+            if files:  # Q13: linked to the files this turn read or wrote
+                entries = [replace(e, metadata={**e.metadata, SOURCE_FILES_KEY: ",".join(files)}) for e in entries]
+            return memory.save_automatic(entries)
+
+        written = await asyncio.to_thread(save)
         if written:
             deps.background.notice(saved_notice(len(written)))
 
