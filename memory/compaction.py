@@ -25,7 +25,7 @@ from memory.clearing import ToolResultClearer
 from memory.profile import ContextProfile
 from memory.session_memory import SessionMemoryCompactor
 from memory.summary import (DEFAULT_RETAIN_ROUNDS, MANUAL_RETAIN_ROUNDS, Abort, Estimate, Summarize,
-                            SummaryOutcome, SummaryPrompts, compact_full)
+                            SummaryError, SummaryOutcome, SummaryPrompts, compact_full)
 from memory.tokens import Estimator
 
 log = logging.getLogger(__name__)

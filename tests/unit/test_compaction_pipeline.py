@@ -115,6 +115,15 @@ async def test_manual_compact_keeps_one_round_and_is_recorded_as_manual():
     assert await compact_now([HumanMessage("只有一轮")], Estimator(), summarize=FakeSummarizer(), prompts=PROMPTS) is None
 
 
+async def test_a_failed_manual_summary_is_reported_not_taken_for_nothing_to_do():
+    import pytest
+
+    from memory.summary import SummaryError
+
+    with pytest.raises(SummaryError):
+        await compact_now(history(3), Estimator(), summarize=FakeSummarizer(default=""), prompts=PROMPTS)
+
+
 async def test_plan_and_team_notices():
     result = await run(history(5, result_chars=100, question_chars=6_000))
     assert result.notices("plan") == ["📦 上下文接近窗口上限，已把早期对话压缩为摘要后继续。"]
