@@ -26,7 +26,7 @@ from langchain_core.messages import BaseMessage, HumanMessage, SystemMessage
 from memory.fact_filters import java_trim, quote_rejection, safe_input
 from memory.memory_entry import (SCOPE_PROJECT, SOURCE_AUTO, VERIFICATION_KEY, VERIFICATION_UNVERIFIED, Entry,
                                  new_fact)
-from memory.memory_writes import write_automatic
+from memory.memory_writes import write_automatic_all
 
 __all__ = ["MAX_FACTS", "Extraction", "ExtractionPrompts", "Validation", "extract", "extract_quotes",
            "facts_to_entries", "safe_input", "saved_notice", "validate", "validate_quotes", "write_facts"]
@@ -154,9 +154,9 @@ def facts_to_entries(quotes: Sequence[str], project_key: str, now: datetime) -> 
 
 
 def write_facts(entries: list[Entry], facts: Sequence[Entry]) -> list[Entry]:
-    """reference (n.5): ``write_automatic`` each fact; duplicates and conflicts are skipped
-    silently. Returns the facts written. Run it inside ``MemoryFile.mutate``."""
-    return [fact for fact in facts if write_automatic(entries, fact)]
+    """reference (n.5): duplicates and conflicts are skipped silently. Returns the facts
+    written. Run it inside ``MemoryFile.mutate`` (``LongTermMemory.save_automatic`` does)."""
+    return write_automatic_all(entries, facts)
 
 
 def saved_notice(n: int) -> str:

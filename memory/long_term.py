@@ -18,7 +18,7 @@ from typing import Any
 from memory.conflict import DEFAULT_THRESHOLD
 from memory.memory_entry import SOURCE_FILES_KEY, Entry, is_visible_in_project, new_fact
 from memory.memory_file import FILE_NAME, MemoryFile
-from memory.memory_writes import delete, mark_verified, write_automatic, write_explicit
+from memory.memory_writes import delete, mark_verified, write_automatic_all, write_explicit
 from memory.staleness import DEFAULT_STALE_DAYS
 from memory.write_result import MemoryWriteResult
 
@@ -96,11 +96,7 @@ class LongTermMemory:
     def save_automatic(self, entries: Sequence[Entry]) -> list[Entry]:
         """reference (j.4.3, n.5): the entries actually written; duplicates and conflicts skipped."""
         threshold = self.options.conflict_threshold
-
-        def write(current: list[Entry]) -> list[Entry]:
-            return [e for e in entries if write_automatic(current, e, threshold)]
-
-        return self.file.mutate(write) if entries else []
+        return self.file.mutate(lambda current: write_automatic_all(current, entries, threshold)) if entries else []
 
     def verify(self, entry_id: str, project_key: str | None, now: datetime | None = None) -> Entry | None:
         """``/memory verify``: the user's confirmation (the model has no tool for it, reference m)."""

@@ -6,6 +6,7 @@ read under the lock: ``memory.mutate(lambda entries: write_explicit(entries, fac
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from datetime import datetime
 
 from memory.conflict import DEFAULT_THRESHOLD, find_conflicts
@@ -53,6 +54,12 @@ def write_automatic(entries: list[Entry], entry: Entry, threshold: float = DEFAU
         return False
     entries.append(entry)
     return True
+
+
+def write_automatic_all(entries: list[Entry], facts: Sequence[Entry],
+                        threshold: float = DEFAULT_THRESHOLD) -> list[Entry]:
+    """``write_automatic`` each fact in turn; returns the facts actually written."""
+    return [fact for fact in facts if write_automatic(entries, fact, threshold)]
 
 
 def mark_verified(entries: list[Entry], entry_id: str, now: datetime) -> Entry | None:

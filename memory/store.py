@@ -120,12 +120,13 @@ def _entry_for(namespace: tuple[str, ...], key: str, value: dict[str, Any], old:
             f"not {namespace}")
     if not isinstance(value.get("content"), str) or not value["content"].strip():
         raise ValueError("a memory needs a non-empty string 'content'")
-    raw = {"type": "FACT", "timestamp": None, **value, "id": key or new_id(), "metadata": metadata}
+    raw = {"type": "FACT", **value, "id": key or new_id(), "metadata": metadata}
     raw.pop("tokenCount", None)  # re-estimated for the new content
     if old is not None:
-        raw["timestamp"] = to_json(old)["timestamp"]  # created_at survives an update
-    raw.setdefault("lastVerifiedAt", format_instant(now))  # a put is a write: verified now
-    entry = from_json({k: v for k, v in raw.items() if v is not None}, now)
+        raw["timestamp"] = format_instant(old.timestamp)  # created_at survives an update
+    if raw.get("lastVerifiedAt") is None:
+        raw["lastVerifiedAt"] = format_instant(now)  # a put is a write: verified now
+    entry = from_json(raw, now)  # a missing or null timestamp becomes now (reference j.1)
     if entry is None:
         raise ValueError(f"not a valid memory entry: {value!r}")
     return entry

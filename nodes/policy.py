@@ -19,8 +19,8 @@ from memory.rounds import internal_kind
 from nodes.state import AgentState, Deps, RunContext
 from nodes.turn_guard import current_turn
 from tools import approval
-from tools.turn_policy import Deny, TurnClass, authorize, classify, expose
-from tools.urls import normalize_url
+from tools.boundary import unwrap
+from tools.turn_policy import Deny, TurnClass, add_discovered, authorize, classify, expose
 
 
 @dataclass(frozen=True)
@@ -55,12 +55,12 @@ def classify_turn(text: str) -> TurnClass:
 
 def discovered_urls(messages: list[Any]) -> frozenset[str]:
     """o.6: only the typed URLs of successful web_search results, never URLs in prose."""
-    found: set[str] = set()
+    found: frozenset[str] = frozenset()
     for message in current_turn(messages):
         artifact = message.artifact if isinstance(message, ToolMessage) else None
-        if isinstance(artifact, dict) and message.status != "error":
-            found.update(normalize_url(url) for url in artifact.get("discovered_urls") or ())
-    return frozenset(found)
+        if isinstance(artifact, dict) and artifact.get("discovered_urls"):
+            found = add_discovered(found, unwrap(message.text), artifact["discovered_urls"])
+    return found
 
 
 def turn_view(state: AgentState, deps: Deps) -> TurnView:

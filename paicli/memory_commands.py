@@ -10,7 +10,7 @@ from __future__ import annotations
 from pathlib import PurePath
 from typing import Any, Callable
 
-from memory.memory_entry import SCOPE_GLOBAL, Entry, to_json
+from memory.memory_entry import SCOPE_GLOBAL, Entry, format_instant
 from memory.profile import ContextProfile, prompt_cache_mode
 from memory.staleness import staleness
 
@@ -99,8 +99,9 @@ def entry_line(entry: Entry, stale: bool) -> str:
     meta, parts = entry.metadata, [f"- {entry.id} [{entry.scope}]"]
     if entry.scope != SCOPE_GLOBAL and entry.project:
         parts[0] += f" {short_path(entry.project)}"
-    parts.append(f"写入 {meta_instant(entry, 'timestamp')}")
-    parts.append("尚未经用户核实" if entry.verification_pending else f"最后核实 {meta_instant(entry, 'lastVerifiedAt')}")
+    parts.append(f"写入 {format_instant(entry.timestamp)}")
+    parts.append("尚未经用户核实" if entry.verification_pending
+                 else f"最后核实 {format_instant(entry.last_verified_at or entry.timestamp)}")
     if stale:
         parts.append("⚠️ 可能已过时")
     if entry.verification_pending:
@@ -108,10 +109,6 @@ def entry_line(entry: Entry, stale: bool) -> str:
     if meta.get("external_context") == "true":
         parts.append(f"🌐 写入时会话含外部内容({meta.get('external_context_sources', '')})")
     return " · ".join(parts)
-
-
-def meta_instant(entry: Entry, key: str) -> str:
-    return to_json(entry)[key]
 
 
 def short_path(path: str) -> str:

@@ -17,17 +17,9 @@ from tools.turn_classify import WEB_COMMAND, command_of, has_explicit_remember_i
 
 MAX_RECORDED_SOURCES = 8  # reference o.1
 WEB_COMMAND_SOURCE = "execute_command(curl/wget)"  # reference o.1
-MCP_RESOURCE_SOURCE = "mcp_resource_mention"  # reference o.1
-# reference o.1: explicit saves are tagged with these metadata keys, guard on or off.
-METADATA_FLAG = "external_context"
-METADATA_SOURCES = "external_context_sources"
-_GUARD_OFF = {"false", "0", "no", "off"}  # reference o.1
 
-__all__ = [
-    "MAX_RECORDED_SOURCES", "METADATA_FLAG", "METADATA_SOURCES", "blocks_automatic_memory",
-    "external_source", "guard_enabled", "has_explicit_remember_intent", "input_source",
-    "memory_metadata", "record",
-]
+__all__ = ["MAX_RECORDED_SOURCES", "blocks_automatic_memory", "external_source",
+           "has_explicit_remember_intent", "record"]
 
 
 def external_source(name: str | None, args: Any = None) -> str | None:
@@ -40,12 +32,6 @@ def external_source(name: str | None, args: Any = None) -> str | None:
         return WEB_COMMAND_SOURCE
     return None
 
-
-def input_source(submitted: str, expanded: str) -> str | None:
-    """User input counts as external when expansion inlined an MCP resource."""
-    if expanded != submitted and '<resource server="' in expanded:
-        return MCP_RESOURCE_SOURCE
-    return None
 
 
 def record(sources: tuple[str, ...], new: str | None) -> tuple[str, ...]:
@@ -60,14 +46,3 @@ def blocks_automatic_memory(sources: tuple[str, ...], guard_on: bool = True) -> 
     """Auto extraction, the login-hint save and intent-less ``save_memory`` are off (o.1)."""
     return guard_on and bool(sources)
 
-
-def memory_metadata(sources: tuple[str, ...]) -> dict[str, Any]:
-    """Tags for an explicit save made after external content was read; empty when none was."""
-    if not sources:
-        return {}
-    return {METADATA_FLAG: True, METADATA_SOURCES: list(sources)}
-
-
-def guard_enabled(raw: str | None) -> bool:
-    """Reads the switch value settings found (o.1: default on; false/0/no/off turn it off)."""
-    return raw is None or not raw.strip() or raw.strip().lower() not in _GUARD_OFF

@@ -3,7 +3,7 @@ import threading
 
 import pytest
 
-from tools.base import PolicyError, ToolContext, ToolSpec
+from tools.base import ToolContext, ToolSpec
 from tools.registry import BUILTIN_TOOLS, MAX_PARALLEL_TOOLS, is_failure, run_batch, run_tool, schemas
 
 
