@@ -31,6 +31,7 @@ class MemoryOptions:
     conflict_threshold: float = DEFAULT_THRESHOLD  # reference (l)
     stale_days: int = DEFAULT_STALE_DAYS  # reference (m)
     sync: bool = True  # fsync before each replace
+    cache_dir: Path | None = None  # jieba's dictionary cache ($PAICLI_HOME/cache); None: jieba's default
 
 
 class LongTermMemory:
@@ -47,7 +48,7 @@ class LongTermMemory:
         if self._retriever is None:
             from memory.retriever import Retriever
 
-            self._retriever = Retriever()
+            self._retriever = Retriever(self.options.cache_dir)
         return self._retriever
 
     # -- reads -------------------------------------------------------------------------------------

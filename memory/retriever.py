@@ -23,6 +23,7 @@ import zlib
 from collections.abc import Sequence
 from dataclasses import dataclass
 from datetime import UTC, datetime, tzinfo
+from pathlib import Path
 
 import jieba
 import numpy as np
@@ -58,8 +59,18 @@ class Scored:
     score: float
 
 
-def warm() -> None:
+def use_cache_dir(directory: Path | None) -> None:
+    """Where jieba keeps its parsed dictionary. Its default is a fixed name in the shared /tmp,
+    which another user could plant first; paicli passes ``$PAICLI_HOME/cache``. Takes effect
+    before jieba's first use; None keeps jieba's default."""
+    if directory is not None:
+        directory.mkdir(mode=0o700, parents=True, exist_ok=True)
+        jieba.dt.tmp_dir = str(directory)
+
+
+def warm(cache_dir: Path | None = None) -> None:
     """Load jieba's dictionary now rather than on the first search."""
+    use_cache_dir(cache_dir)
     jieba.initialize()
 
 
@@ -121,7 +132,8 @@ SEPARATOR = "\0"  # joins the lowered contents; a query containing it is scored 
 class Retriever:
     """Ranks memories for a query; keeps vectors between calls (one per process is enough)."""
 
-    def __init__(self) -> None:
+    def __init__(self, cache_dir: Path | None = None) -> None:
+        use_cache_dir(cache_dir)
         self._vectors: dict[tuple[str, str], tuple[np.ndarray, str]] = {}
         self._prepared: _Prepared | None = None
 

@@ -166,5 +166,6 @@ async def make_store() -> AsyncIterator[MemoryStore]:
     home = Path(os.environ.get("PAICLI_HOME") or "~/.paicli").expanduser()
     directory = Path(os.environ.get("PAICLI_MEMORY_DIR") or home / "memory").expanduser()
     options = MemoryOptions(conflict_threshold=parse_threshold(os.environ.get("PAICLI_MEMORY_CONFLICT_THRESHOLD")),
-                            stale_days=parse_stale_days(os.environ.get("PAICLI_MEMORY_STALE_DAYS")))
+                            stale_days=parse_stale_days(os.environ.get("PAICLI_MEMORY_STALE_DAYS")),
+                            cache_dir=home / "cache")
     yield await asyncio.to_thread(open_store, directory, options)

@@ -119,7 +119,7 @@ def make_execute_tools(deps: Deps):
         return ToolContext(root=Path(ctx.project_root), session_id=ctx.session_id,
                            command_timeout=ctx.command_timeout, offloader=offloader_for(ctx), web=deps.web,
                            memory=long_term_memory(runtime, deps), project_key=project_key,
-                           external_sources=sources, source_files=files)
+                           external_sources=sources, source_files=files, hidden_env=deps.hidden_env)
 
     async def timed_batch(calls: list[tuple[str, dict[str, Any]]], tool_ctx: ToolContext) -> tuple[list[str], list[float]]:
         seconds = [0.0] * len(calls)

@@ -107,6 +107,7 @@ class Deps:
     background: Any = None  # nodes.background.Background: extraction runs there (Q7)
     audit: Any = None  # tools.audit.AuditLog for risky calls (reference v.7); None: no audit
     web: WebConfig = field(default_factory=WebConfig)  # web_search / web_fetch settings
+    hidden_env: frozenset[str] = frozenset()  # Settings.secret_env: kept from commands' environment
 
 
 def long_term_memory(runtime: Runtime | None, deps: Deps) -> Any:

@@ -50,7 +50,14 @@ def run_eval(argv: list[str]) -> int:
 
         return run(load_settings(args.project))
 
-    return run_guarded(evaluate, debug=args.debug)
+    return run_guarded(evaluate, debug=args.debug, log_dir=_log_dir())
+
+
+def _log_dir():
+    """$PAICLI_HOME/logs, where a crash's traceback goes (paicli.settings knows PAICLI_HOME)."""
+    from paicli.settings import crash_log_dir
+
+    return crash_log_dir()
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -70,10 +77,10 @@ def main(argv: list[str] | None = None) -> int:
     if args.prompt is not None:
         from paicli.oneshot import run_oneshot
 
-        return run_guarded(lambda: run_oneshot(args), debug=args.debug)
+        return run_guarded(lambda: run_oneshot(args), debug=args.debug, log_dir=_log_dir())
     from paicli.repl import run_repl
 
-    return run_guarded(lambda: run_repl(args), debug=args.debug)
+    return run_guarded(lambda: run_repl(args), debug=args.debug, log_dir=_log_dir())
 
 
 if __name__ == "__main__":

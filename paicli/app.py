@@ -24,9 +24,9 @@ def new_session_id() -> str:
     return f"session-{int(time.time() * 1000)}-{uuid.uuid4()}"
 
 
-def _warm_jieba() -> None:
+def _warm_jieba(cache_dir) -> None:
     """jieba's dictionary takes about half a second to load; the first memory search needs it."""
-    importlib.import_module("memory.retriever").warm()
+    importlib.import_module("memory.retriever").warm(cache_dir)
 
 
 class App:
@@ -46,7 +46,7 @@ class App:
         model client is built), and load jieba's dictionary when there are memories to search."""
         self._warm.start()
         if (self.settings.memory_dir / "long_term_memory.json").exists():
-            threading.Thread(target=_warm_jieba, daemon=True).start()
+            threading.Thread(target=_warm_jieba, args=(self.settings.cache_dir,), daemon=True).start()
 
     @property
     def session(self) -> Any:
@@ -86,7 +86,8 @@ class App:
             from memory.long_term import LongTermMemory, MemoryOptions
 
             knobs = self.settings.memory
-            options = MemoryOptions(conflict_threshold=knobs.conflict_threshold, stale_days=knobs.stale_days)
+            options = MemoryOptions(conflict_threshold=knobs.conflict_threshold, stale_days=knobs.stale_days,
+                                    cache_dir=self.settings.cache_dir)
             self._memory = LongTermMemory(self.settings.memory_dir, options)
         return self._memory
 

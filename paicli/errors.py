@@ -3,8 +3,8 @@ pointing at a log file with the traceback (``--debug`` prints it instead)."""
 
 from __future__ import annotations
 
+import os
 import sys
-import tempfile
 import traceback
 import warnings
 from pathlib import Path
@@ -30,7 +30,38 @@ def _show_warning(message, category, filename, lineno, file=None, line=None) -> 
 _default_show_warning = warnings.showwarning
 
 
-def run_guarded(fn: Callable[[], int], *, debug: bool = False) -> int:
+CRASH_LOG = "crash.log"  # the latest crash; earlier ones are of no use once it is fixed
+
+
+def write_crash_log(log_dir: Path, text: str) -> Path:
+    """Write ``text`` to ``log_dir/crash.log``, readable by the user alone (a traceback can quote
+    settings and file contents): the directory 0700, the file 0600, a symlink refused."""
+    log_dir.mkdir(mode=0o700, parents=True, exist_ok=True)
+    os.chmod(log_dir, 0o700)
+    path = log_dir / CRASH_LOG
+    fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_TRUNC | os.O_NOFOLLOW, 0o600)
+    with os.fdopen(fd, "w", encoding="utf-8") as out:
+        os.fchmod(fd, 0o600)  # an older file may have been created with a wider mode
+        out.write(text)
+    return path
+
+
+def _report_crash(log_dir: Path | None) -> None:
+    """One line pointing at the log; if the log cannot be written, the traceback itself."""
+    text, where = traceback.format_exc(), None
+    if log_dir is not None:
+        try:
+            where = f"traceback in {write_crash_log(log_dir, text)}"
+        except OSError as exc:
+            _say(f"paicli: could not write the crash log in {log_dir} ({exc})")
+    if where is None:  # nothing lost: the traceback goes to stderr instead
+        print(text, file=sys.stderr, end="")
+        where = "traceback above"
+    _say(f"paicli: internal error: {sys.exc_info()[1]!r} ({where}; --debug shows it)")
+
+
+def run_guarded(fn: Callable[[], int], *, debug: bool = False, log_dir: Path | None = None) -> int:
+    """``log_dir``: where a crash's traceback goes ($PAICLI_HOME/logs); None prints it."""
     warnings.showwarning = _show_warning
     try:
         return fn()
@@ -43,7 +74,5 @@ def run_guarded(fn: Callable[[], int], *, debug: bool = False) -> int:
     except Exception:
         if debug:
             raise
-        log = Path(tempfile.gettempdir()) / "paicli-crash.log"
-        log.write_text(traceback.format_exc(), encoding="utf-8")
-        _say(f"paicli: internal error: {sys.exc_info()[1]!r} (traceback in {log}; --debug shows it)")
+        _report_crash(log_dir)
         return 1

@@ -59,6 +59,7 @@ def make_deps(settings: Settings, *, auto_extract: bool) -> Deps:
         background=Background(),
         audit=AuditLog(web.audit_dir or settings.home / "audit"),  # as App.audit_dir
         web=WebConfig(searxng_url=web.searxng_url, allow_hosts=web.allow_hosts),
+        hidden_env=settings.secret_env,
     )
 
 

@@ -1,7 +1,9 @@
 """The one place that reads the environment, `.env` and `$PAICLI_HOME/config.json`.
 
 Precedence, highest first: process environment, the project's `.env`, `$PAICLI_HOME/config.json`,
-the provider preset. Everything else in paicli receives a frozen ``Settings``.
+the provider preset. One exception keeps the user's key safe (``paicli.credentials``): a project's
+`.env` may pick the endpoint only together with its own key. Everything else in paicli receives a
+frozen ``Settings``.
 """
 
 from __future__ import annotations
@@ -12,6 +14,7 @@ from dataclasses import dataclass, replace
 from pathlib import Path
 
 from memory.errors import PaicliError
+from paicli.credentials import Sources, endpoint_refusal, key_variable, secret_variables
 from paicli.knobs import MemoryKnobs, WebKnobs, memory_knobs, web_knobs
 
 
@@ -79,6 +82,13 @@ class Settings:
     budget: BudgetKnobs = BudgetKnobs()
     memory: MemoryKnobs = MemoryKnobs()
     web: WebKnobs = WebKnobs()
+    # Environment variables commands must not see: the key variables and any holding the key.
+    secret_env: frozenset[str] = frozenset()
+
+    @property
+    def cache_dir(self) -> Path:
+        """Caches we may rebuild (jieba's dictionary), kept out of a shared /tmp."""
+        return self.home / "cache"
 
     def require_key(self) -> str:
         if not self.api_key:
@@ -123,14 +133,24 @@ def _read_config(home: Path) -> dict[str, str]:
     return {f"PAICLI_{k.upper()}": str(v) for k, v in data.items() if k in _CONFIG_KEYS and v is not None}
 
 
+def home_dir(environ: dict[str, str] | None = None) -> Path:
+    """PAICLI_HOME, default ~/.paicli. Only the environment may move it: it holds config.json."""
+    env = os.environ if environ is None else environ
+    return Path(env.get("PAICLI_HOME") or Path.home() / ".paicli").expanduser()
+
+
+def crash_log_dir(environ: dict[str, str] | None = None) -> Path:
+    return home_dir(environ) / "logs"
+
+
 def load_settings(project: str | os.PathLike | None = None, environ: dict[str, str] | None = None) -> Settings:
     env = dict(os.environ if environ is None else environ)
     root = Path(project or os.getcwd()).expanduser().resolve()
     if not root.is_dir():
         raise ConfigError(f"project directory does not exist: {root}")
-    home = Path(env.get("PAICLI_HOME") or Path.home() / ".paicli").expanduser()
-    dotenv = read_dotenv(root / ".env")
-    merged = {**_read_config(home), **dotenv, **env}
+    home = home_dir(env)
+    sources = Sources(env=env, dotenv=read_dotenv(root / ".env"), config=_read_config(home))
+    merged = {**sources.config, **sources.dotenv, **sources.env}
 
     def get(name: str) -> str | None:
         value = merged.get(name, "").strip()
@@ -145,7 +165,10 @@ def load_settings(project: str | os.PathLike | None = None, environ: dict[str, s
     model = get("PAICLI_MODEL") or (preset.model if preset else None)
     if not model:
         raise ConfigError("set PAICLI_MODEL: a custom endpoint has no default model")
-    key = get("PAICLI_API_KEY") or (get(preset.key_env) if preset else None)
+    key_name = key_variable(get, preset.key_env if preset else None)
+    if refusal := endpoint_refusal(sources, key_name, root / ".env"):
+        raise ConfigError(refusal)
+    key = get(key_name) if key_name else None
     return Settings(
         provider=provider if preset else "custom",
         api_key=key,
@@ -160,6 +183,7 @@ def load_settings(project: str | os.PathLike | None = None, environ: dict[str, s
         budget=_budget(get),
         memory=memory_knobs(get),
         web=web_knobs(get),
+        secret_env=secret_variables(env, (p.key_env for p in PRESETS.values()), key),
     )
 
 

@@ -9,6 +9,7 @@ executor turns anything else into ``工具执行失败: <msg>`` so the loop neve
 
 from __future__ import annotations
 
+import os
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Awaitable, Callable, Union
@@ -66,13 +67,20 @@ class ToolContext:
     root: Path  # project root, already resolved (realpath)
     session_id: str = "default"
     command_timeout: float = 60.0  # reference (t): execute_command 60 s
-    env: dict[str, str] | None = None  # environment for subprocesses (None = inherit)
+    env: dict[str, str] | None = None  # environment for subprocesses (None = this process's)
+    hidden_env: frozenset[str] = frozenset()  # variables commands must not see (the API key's)
     offloader: Any = None  # memory.offload.ToolResultOffloader: where oversized output goes (tier 1)
     web: WebConfig = field(default_factory=WebConfig)  # web_search / web_fetch settings (and fetch budget)
     memory: Any = None  # memory.long_term.LongTermMemory for save_memory; None: not available
     project_key: str | None = None  # reference (j.1): the normalised project path memories belong to
     external_sources: tuple[str, ...] = ()  # reference (o.1): tags explicit saves after external content
     source_files: tuple[str, ...] = ()  # Q13: project files this turn read or wrote, linked to saved memories
+
+    def command_env(self) -> dict[str, str]:
+        """The environment a command runs with: a copy without the hidden variables, so a
+        command (or whatever it prints) never carries the user's API key."""
+        base = os.environ if self.env is None else self.env
+        return {name: value for name, value in base.items() if name not in self.hidden_env}
 
 
 @dataclass(frozen=True)

@@ -29,7 +29,7 @@ async def execute_command(args: dict[str, Any], ctx: ToolContext) -> str:
         return "执行命令失败: 命令不能为空"
     CommandGuard.check(command)
     proc = await asyncio.create_subprocess_exec(
-        "bash", "-c", command, cwd=str(ctx.root), env=ctx.env,
+        "bash", "-c", command, cwd=str(ctx.root), env=ctx.command_env(),
         stdin=asyncio.subprocess.DEVNULL, stdout=asyncio.subprocess.PIPE, stderr=asyncio.subprocess.STDOUT,
         start_new_session=True,
     )
