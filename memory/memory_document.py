@@ -18,7 +18,6 @@ every JSON library paicli could use; checking for it would double the parse time
 from __future__ import annotations
 
 import json
-from collections.abc import Sequence
 from dataclasses import dataclass, replace
 from datetime import UTC, datetime
 from functools import cached_property
@@ -58,36 +57,42 @@ class Document:
     def with_entries(self, entries: list[Entry]) -> Document:
         """``entries`` (the result of a mutation), each foreign item after the entry it followed.
 
-        An item whose entry is gone follows the nearest earlier entry still there, or leads.
-        Entries are told apart by id and, for ids stored more than once, by occurrence."""
+        An item whose entry is gone follows the nearest earlier entry still there, or leads."""
         if not self.foreign:
             return replace(self, items=tuple(entries))
-        placed_keys = _keys(entries)
-        alive, anchor = set(placed_keys), None
-        follows: dict[tuple[str, int] | None, list[Item]] = {}
-        for item, key in zip(self.items, _keys(self.items)):
-            if key is None:
+        old, new = _keys(self.entries, entries)
+        alive, anchor, position = set(new), None, 0
+        follows: dict[Any, list[Item]] = {}
+        for item in self.items:
+            if isinstance(item, Foreign):
                 follows.setdefault(anchor, []).append(item)
-            elif key in alive:
-                anchor = key
-        placed = follows.pop(None, [])
-        for entry, key in zip(entries, placed_keys):
-            placed.append(entry)
-            placed.extend(follows.pop(key, ()))
-        return replace(self, items=tuple(placed))
+            else:
+                anchor = old[position] if old[position] in alive else anchor
+                position += 1
+        placed: list[Item] = follows.pop(None, [])
+        start = 0
+        for end in sorted(i + 1 for i, key in enumerate(new) if key in follows):
+            placed += entries[start:end]
+            placed += follows[new[end - 1]]
+            start = end
+        return replace(self, items=tuple(placed + entries[start:]))
 
 
-def _keys(items: Sequence[Item]) -> list[tuple[str, int] | None]:
-    """(id, how many entries with that id came before) per entry; None for a foreign item."""
+def _keys(before: list[Entry], after: list[Entry]) -> tuple[list[Any], list[Any]]:
+    """Entry keys on both sides: the id, or (id, occurrence) when some id is stored twice."""
+    old, new = [e.id for e in before], [e.id for e in after]
+    if len(set(old)) == len(old) and len(set(new)) == len(new):
+        return old, new
+    return _numbered(old), _numbered(new)
+
+
+def _numbered(ids: list[str]) -> list[tuple[str, int]]:
     seen: dict[str, int] = {}
-    keys: list[tuple[str, int] | None] = []
-    for item in items:
-        if isinstance(item, Foreign):
-            keys.append(None)
-        else:
-            seen[item.id] = seen.get(item.id, -1) + 1
-            keys.append((item.id, seen[item.id]))
-    return keys
+    out = []
+    for ident in ids:
+        seen[ident] = seen.get(ident, -1) + 1
+        out.append((ident, seen[ident]))
+    return out
 
 
 def parse(data: bytes) -> Document | None:

@@ -3,9 +3,10 @@
 PaiCLI writes camelCase keys in a fixed order; a PaiCLI user's file must load unchanged and what we
 write must load in PaiCLI. Loading is more tolerant than PaiCLI's, because the file is shared with
 PaiCLI and other paicli versions: missing or unreadable times are filled in, metadata values become
-strings, a missing token count is re-estimated, an entry without an id gets a derived one (``anon-`` + a hash of its
-content, never written to the file), and an entry read from the file keeps the JSON object it
-came from (``Entry.raw``), so a rewrite gives back every field and shape paicli does not know.
+strings, a missing token count is re-estimated, an entry without an id gets a derived one
+(``anon-`` + a hash of its content, never written to the file), and an entry read from the file
+keeps the JSON object it came from (``Entry.raw``), so a rewrite gives back every field and shape
+paicli does not know.
 What still cannot be read as an entry (no text content, an unknown type) is not an ``Entry``;
 ``memory.memory_document`` keeps it in the file untouched.
 

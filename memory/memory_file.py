@@ -74,6 +74,10 @@ def _problem(what: str, path: str | os.PathLike[str], error: OSError) -> str:
     return f"{what} {path} ({error.strerror or type(error).__name__})"
 
 
+def _refused(what: str, path: str | os.PathLike[str], error: OSError) -> MemoryAccessError:
+    return MemoryAccessError(f"{_problem(what, path, error)}，未写入")
+
+
 class MemoryFile:
     def __init__(self, path: str | os.PathLike[str], *, sync: bool = True) -> None:
         self.path = Path(os.path.abspath(path))
@@ -110,7 +114,7 @@ class MemoryFile:
             try:
                 self._reload()
             except OSError as error:
-                raise MemoryAccessError(f"{_problem('无法读取长期记忆文件', self.path, error)}，未写入") from error
+                raise _refused("无法读取长期记忆文件", self.path, error) from error
             before = self._document.entries
             entries = list(before)
             result = fn(entries)
@@ -125,7 +129,7 @@ class MemoryFile:
         try:
             self.path.parent.mkdir(parents=True, exist_ok=True)
         except OSError as error:
-            raise MemoryAccessError(f"{_problem('无法创建长期记忆目录', self.path.parent, error)}，未写入") from error
+            raise _refused("无法创建长期记忆目录", self.path.parent, error) from error
         if not self._acquire():
             yield
             return
@@ -142,7 +146,7 @@ class MemoryFile:
             if error.errno in _LOCKING_UNSUPPORTED:
                 self._warn(_problem("长期记忆文件锁不可用，仅使用进程内锁:", self.lock_path, error))
                 return False
-            raise MemoryAccessError(f"{_problem('无法使用长期记忆锁文件', self.lock_path, error)}，未写入") from error
+            raise _refused("无法使用长期记忆锁文件", self.lock_path, error) from error
         return True
 
     def _warn(self, text: str) -> None:
@@ -197,12 +201,12 @@ class MemoryFile:
         this write and must learn it did not happen; the held entries stay as they were."""
         if os.path.lexists(self.path) and not os.access(self.path, os.W_OK):  # the user protected it
             error = PermissionError(errno.EACCES, "read-only file")
-            raise MemoryAccessError(f"{_problem('长期记忆文件只读', self.path, error)}，未写入")
+            raise _refused("长期记忆文件只读", self.path, error)
         data = dump_document(document)
         try:
             fd, temp = tempfile.mkstemp(prefix=FILE_NAME, suffix=".tmp", dir=self.path.parent)
         except OSError as error:
-            raise MemoryAccessError(f"{_problem('无法写入长期记忆目录', self.path.parent, error)}，未写入") from error
+            raise _refused("无法写入长期记忆目录", self.path.parent, error) from error
         try:
             with os.fdopen(fd, "wb") as out:
                 out.write(data)
@@ -212,7 +216,7 @@ class MemoryFile:
             os.replace(temp, self.path)
         except OSError as error:
             _unlink(temp)
-            raise MemoryAccessError(f"{_problem('无法写入长期记忆文件', self.path, error)}，未写入") from error
+            raise _refused("无法写入长期记忆文件", self.path, error) from error
         self._document, self._marker = document, self._stat()
 
 

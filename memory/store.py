@@ -17,6 +17,7 @@ Reads within a batch see the state before its puts, as with ``InMemoryStore``.
 from __future__ import annotations
 
 import asyncio
+import copy
 import os
 from collections.abc import AsyncIterator, Iterable
 from contextlib import asynccontextmanager
@@ -139,7 +140,8 @@ def _value(entry: Entry) -> dict[str, Any]:
 
 
 def _item(entry: Entry, cls: type = Item, **extra: Any) -> Any:
-    return cls(namespace=namespace_of(entry), key=entry.id, value=_value(entry),
+    # A deep copy: the value may share nested objects with the entry's stored JSON (Entry.raw).
+    return cls(namespace=namespace_of(entry), key=entry.id, value=copy.deepcopy(_value(entry)),
                created_at=entry.timestamp, updated_at=entry.last_verified_at or entry.timestamp, **extra)
 
 

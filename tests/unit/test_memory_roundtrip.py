@@ -100,3 +100,11 @@ def test_any_items_survive_a_save_and_a_delete(items):
         assert after[:-1] == items and after[-1]["content"] == NEW_FACT  # the new fact goes last
         assert memory.delete(saved.entry.id, None) is not None
         assert _items(Path(directory))[0] == items
+
+
+def test_a_foreign_item_follows_its_entry_or_the_nearest_one_left(tmp_path):
+    items = [{"content": "same"}, "after first", {"content": "same"}, "after second",
+             {"id": "fact-gone", "content": "to delete", "metadata": {"scope": "global"}}, "after gone"]
+    memory = _memory(tmp_path, json.dumps(items))
+    assert memory.delete("fact-gone", None) is not None
+    assert _items(tmp_path)[0] == items[:4] + ["after gone"]  # two entries share a derived id
