@@ -18,7 +18,7 @@ Prints, per size, side by side with baselines run in the same process:
    the retriever and for a keyword-only ranking (the retriever's formula with the cosine term
    dropped: share of query jieba tokens found × decay), so the vector part's value shows.
 
-The file is built in one go with ``memory.memory_file.dump``: ``save_fact`` one by one would be
+The file is built in one go with ``memory.memory_document.dump``: ``save_fact`` one by one would be
 O(n²) through its conflict checks. Every memory is visible to the query's project (global or
 this project's), the worst case for ranking. Benchmarks print; they never fail over a target.
 
@@ -55,7 +55,8 @@ from memory.conflict import find_conflicts  # noqa: E402
 from memory.dedup import find_duplicate  # noqa: E402
 from memory.long_term import LongTermMemory, MemoryOptions  # noqa: E402
 from memory.memory_entry import Entry, new_fact, to_json  # noqa: E402
-from memory.memory_file import FILE_NAME, _parse, dump  # noqa: E402
+from memory.memory_document import dump, parse  # noqa: E402
+from memory.memory_file import FILE_NAME  # noqa: E402
 from memory.retriever import decay_for_age, keyword_score, tokenize, warm  # noqa: E402
 from memory.store import namespace_of  # noqa: E402
 
@@ -153,7 +154,7 @@ def write_times(directory: Path, entries: list[Entry], runs: int, rng: random.Ra
 def write_breakdown(directory: Path, runs: int, rng: random.Random) -> dict[str, float]:
     """Median ms of each part of a write, on the file write_times left behind."""
     data = (directory / FILE_NAME).read_bytes()
-    entries = _parse(data)
+    entries = parse(data).entries
     incoming = new_fact(new_content(rng), project=PROJECT)
 
     def sync_replace() -> None:
@@ -167,7 +168,7 @@ def write_breakdown(directory: Path, runs: int, rng: random.Random) -> dict[str,
     parts = {"dedup + conflict checks": lambda: (find_duplicate(entries, incoming), find_conflicts(entries, incoming)),
              "dump (to_json + json.dumps indent=2)": lambda: dump(entries),
              "temp file + fsync + replace": sync_replace,
-             "re-parse (after another writer)": lambda: _parse(data)}
+             "re-parse (after another writer)": lambda: parse(data)}
     return {name: statistics.median(timed(fn, runs)) * 1e3 for name, fn in parts.items()}
 
 

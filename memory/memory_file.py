@@ -3,7 +3,8 @@
 Several paicli processes (ReAct, Plan, Team, two terminals) write the same file, so every mutation
 re-reads the file under a thread lock plus a ``filelock`` on ``long_term_memory.json.lock`` and
 replaces the file whole through a temporary file in the same directory: a concurrent writer's
-entries are never lost and a reader sees the old file or the new one, never half of one.
+entries are never lost and a reader sees the old file or the new one, never half of one. What the
+file holds beyond the entries paicli reads is kept through every rewrite (``memory_document``).
 
 A file that does not parse is copied to ``long_term_memory.json.corrupt-<millis>`` and treated as
 "no data" (j.3): the entries this object already holds are kept, and the next write regenerates the
@@ -11,32 +12,37 @@ file from them. So that a fresh process does not regenerate it from nothing ("ne
 less"), every entry object that still parses on its own is salvaged from the damaged text and kept
 too. The bytes that could not be read always survive in the backup; if the backup cannot be made,
 the write is refused rather than lose them.
+
+A file, directory or lock file that cannot be used (permissions, a directory where the file should
+be, a file where the directory should be) is one line naming the path: a read goes on with what
+this object holds (nothing, in a fresh process) and warns once; a write is refused
+(``MemoryAccessError``) and changes nothing, in the file or in memory.
 """
 
 from __future__ import annotations
 
-import json
-import logging
+import errno
 import os
 import tempfile
 import threading
 import time
+import warnings
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
-from datetime import UTC, datetime
 from pathlib import Path
-from typing import Any, TypeVar
+from typing import TypeVar
 
 from filelock import FileLock
 
 from memory.errors import PaicliError
-from memory.memory_entry import Entry, from_json, to_json
-
-log = logging.getLogger(__name__)
+from memory.memory_document import Document, dump_document, parse, salvage
+from memory.memory_entry import Entry
 
 FILE_NAME = "long_term_memory.json"  # reference (j.1)
-KNOWN_ENTRIES = 100_000  # parsed and serialized entries kept between reads and writes
 T = TypeVar("T")
+# The OS cannot lock files here at all (some network file systems): reference (j.2) falls back to
+# the thread lock alone. Any other lock failure (permissions, a bad path) refuses the write.
+_LOCKING_UNSUPPORTED = {errno.ENOLCK, errno.EOPNOTSUPP, errno.ENOTSUP, errno.ENOSYS}
 
 # reference (j.2): one re-entrant lock per absolute path, process-wide, so two MemoryFile objects
 # on the same path in one process serialise too.
@@ -44,8 +50,19 @@ _PATH_LOCKS: dict[str, threading.RLock] = {}
 _PATH_LOCKS_GUARD = threading.Lock()
 
 
-class MemoryBackupError(PaicliError):
+class MemoryAccessError(PaicliError):
+    """The memory file, its directory or its lock cannot be used: the write was refused.
+    Exit code 1, as for any command that failed (the user fixes the path, then retries)."""
+
+    exit_code = 1
+
+
+class MemoryBackupError(MemoryAccessError):
     """The unreadable memory file could not be backed up, so it was not overwritten."""
+
+
+class MemoryWarning(UserWarning):
+    """A memory problem the user should see, as one line (``paicli.errors``)."""
 
 
 def _path_lock(path: Path) -> threading.RLock:
@@ -53,54 +70,90 @@ def _path_lock(path: Path) -> threading.RLock:
         return _PATH_LOCKS.setdefault(str(path), threading.RLock())
 
 
+def _problem(what: str, path: str | os.PathLike[str], error: OSError) -> str:
+    return f"{what} {path} ({error.strerror or type(error).__name__})"
+
+
+def _refused(what: str, path: str | os.PathLike[str], error: OSError) -> MemoryAccessError:
+    return MemoryAccessError(f"{_problem(what, path, error)}，未写入")
+
+
 class MemoryFile:
     def __init__(self, path: str | os.PathLike[str], *, sync: bool = True) -> None:
         self.path = Path(os.path.abspath(path))
+        self.lock_path = Path(f"{self.path}.lock")
         self.sync = sync  # fsync before the replace; tests and benches may turn it off
         self._lock = _path_lock(self.path)
-        self._flock = FileLock(f"{self.path}.lock", mode=0o600, thread_local=False)
-        self._entries: list[Entry] = []
+        self._flock = FileLock(str(self.lock_path), mode=0o600, thread_local=False)
+        self._document = Document()
         self._marker: tuple[int, int, int] | None = None  # (inode, mtime_ns, size) last seen
         self._loaded = False
+        self._warned: set[str] = set()
 
     # -- reads -------------------------------------------------------------------------------------
     def read(self) -> list[Entry]:
         """The entries, re-read only when the file changed on disk since we last saw it."""
         with self._lock:
-            if not self._loaded or self._stat() != self._marker:
-                self._reload()
-            return list(self._entries)
+            try:
+                if not self._loaded or self._stat() != self._marker:
+                    self._reload()
+            except OSError as error:
+                self._warn(f"{_problem('无法读取长期记忆文件', self.path, error)}，本次不使用长期记忆")
+            except MemoryAccessError as error:
+                self._warn(f"{error}，本次不使用长期记忆")
+            return list(self._document.entries)
 
     # -- writes ------------------------------------------------------------------------------------
     def mutate(self, fn: Callable[[list[Entry]], T]) -> T:
         """Run ``fn`` on the freshest entries (it edits the list in place) and save the result.
 
         The file is written only when ``fn`` changed the list; ``fn``'s return value is returned.
+        Raises ``MemoryAccessError`` when the file cannot be read or written: nothing changed.
         """
         with self._lock, self._cross_process_lock():
-            self._reload()
-            entries = list(self._entries)
+            try:
+                self._reload()
+            except OSError as error:
+                raise _refused("无法读取长期记忆文件", self.path, error) from error
+            before = self._document.entries
+            entries = list(before)
             result = fn(entries)
-            if entries != self._entries:
-                self._entries = entries
-                self._save()
+            if len(entries) != len(before) or any(a is not b for a, b in zip(entries, before)):
+                self._save(self._document.with_entries(entries))
             return result
 
     # -- internals ---------------------------------------------------------------------------------
     @contextmanager
     def _cross_process_lock(self) -> Iterator[None]:
-        """reference (j.2): without a usable lock file, fall back to the thread lock alone."""
-        self.path.parent.mkdir(parents=True, exist_ok=True)
+        """reference (j.2) step 2; a lock file that cannot be made refuses the write."""
         try:
-            self._flock.acquire()
+            self.path.parent.mkdir(parents=True, exist_ok=True)
         except OSError as error:
-            log.warning("长期记忆文件锁不可用，仅使用进程内锁: %s", error)
+            raise _refused("无法创建长期记忆目录", self.path.parent, error) from error
+        if not self._acquire():
             yield
             return
         try:
             yield
         finally:
             self._flock.release()
+
+    def _acquire(self) -> bool:
+        """False when the OS cannot lock files here at all: then the thread lock alone (j.2)."""
+        try:
+            self._flock.acquire()
+        except OSError as error:
+            if error.errno in _LOCKING_UNSUPPORTED:
+                self._warn(_problem("长期记忆文件锁不可用，仅使用进程内锁:", self.lock_path, error))
+                return False
+            raise _refused("无法使用长期记忆锁文件", self.lock_path, error) from error
+        return True
+
+    def _warn(self, text: str) -> None:
+        """Each problem once: a session reads the file every turn."""
+        if text not in self._warned:
+            self._warned.add(text)
+            warnings.warn(text, MemoryWarning, stacklevel=3)
 
     def _stat(self) -> tuple[int, int, int] | None:
         try:
@@ -112,19 +165,17 @@ class MemoryFile:
     def _reload(self) -> None:
         marker = self._stat()
         if marker is None:  # reference (j.3): a missing file is an empty list
-            self._entries, self._marker, self._loaded = [], None, True
+            self._document, self._marker, self._loaded = Document(), None, True
             return
         if marker == self._marker and self._loaded:
             return  # unchanged since we read or wrote it: skip the parse
         data = self.path.read_bytes()
-        entries = _parse(data)
-        if entries is None:
+        document = parse(data)
+        if document is None:
             self._backup(data)
             # j.3: the entries held in memory survive; whole objects still readable join them.
-            self._entries = _merge(self._entries, salvage(data))
-        else:
-            self._entries = entries
-        self._marker, self._loaded = marker, True
+            document = self._document.with_entries(_merge(self._document.entries, salvage(data)))
+        self._document, self._marker, self._loaded = document, marker, True
 
     def _backup(self, data: bytes) -> None:
         """Copy the unreadable bytes aside; a failure here must stop any later overwrite."""
@@ -141,12 +192,21 @@ class MemoryFile:
                 raise MemoryBackupError(
                     f"长期记忆文件 {self.path} 无法解析且无法备份 ({error})；"
                     "请手动备份或修复该文件后重试") from error
-        log.warning("长期记忆文件解析失败，已备份到 %s", target)
+        self._warn(f"长期记忆文件解析失败，已备份到 {target}")
 
-    def _save(self) -> None:
-        """reference (j.2) step 5: temp file in the same directory, then an atomic replace."""
-        data = dump(self._entries)
-        fd, temp = tempfile.mkstemp(prefix=FILE_NAME, suffix=".tmp", dir=self.path.parent)
+    def _save(self, document: Document) -> None:
+        """reference (j.2) step 5: temp file in the same directory, then an atomic replace.
+
+        Unlike the reference (which logs and goes on), a failure is raised: the user asked for
+        this write and must learn it did not happen; the held entries stay as they were."""
+        if os.path.lexists(self.path) and not os.access(self.path, os.W_OK):  # the user protected it
+            error = PermissionError(errno.EACCES, "read-only file")
+            raise _refused("长期记忆文件只读", self.path, error)
+        data = dump_document(document)
+        try:
+            fd, temp = tempfile.mkstemp(prefix=FILE_NAME, suffix=".tmp", dir=self.path.parent)
+        except OSError as error:
+            raise _refused("无法写入长期记忆目录", self.path.parent, error) from error
         try:
             with os.fdopen(fd, "wb") as out:
                 out.write(data)
@@ -155,86 +215,9 @@ class MemoryFile:
                     os.fsync(out.fileno())
             os.replace(temp, self.path)
         except OSError as error:
-            # reference (j.2): logged, not thrown; the entries stay in memory for the next write.
-            log.warning("长期记忆持久化失败: %s", error)
             _unlink(temp)
-            return
-        self._marker = self._stat()
-
-
-def dump(entries: list[Entry]) -> bytes:
-    """reference (j.1): a pretty-printed JSON array, text kept readable (no \\u escapes).
-
-    Byte for byte what ``json.dumps(list, indent=2)`` writes, but each entry's text is made
-    once and reused: ``indent`` sends ``json`` down its slow pure-Python path, and a write
-    re-serializes every stored entry to change one."""
-    if not entries:
-        return b"[]\n"
-    return b"[\n" + b",\n".join([_entry_text(e) for e in entries]) + b"\n]\n"
-
-
-# Entries seen in this process, by id: the JSON object they were read from or written as, the
-# (immutable) Entry, and its indented text once dumped. A re-read after another writer reuses
-# every unchanged entry instead of parsing it again, and a dump reuses every entry's text.
-_KNOWN: dict[str, tuple[dict[str, Any], Entry, bytes | None]] = {}
-
-
-def _entry_text(entry: Entry) -> bytes:
-    """The entry's lines in the file (indented once, UTF-8), made once per entry."""
-    known = _KNOWN.get(entry.id)
-    if known is None or known[1] is not entry or known[2] is None:
-        raw = to_json(entry)
-        text = "  " + json.dumps(raw, ensure_ascii=False, indent=2).replace("\n", "\n  ")
-        known = _remember(entry.id, (raw, entry, text.encode()))
-    return known[2]
-
-
-def _entry_from(item: Any, now: datetime) -> Entry | None:
-    ident = item.get("id") if isinstance(item, dict) else None
-    known = _KNOWN.get(ident) if isinstance(ident, str) else None
-    if known is not None and known[0] == item:
-        return known[1]
-    entry = from_json(item, now)
-    if entry is not None:
-        _remember(entry.id, (item, entry, None))
-    return entry
-
-
-def _remember(ident: str, known: tuple[dict[str, Any], Entry, bytes | None]):
-    if len(_KNOWN) > KNOWN_ENTRIES:
-        _KNOWN.clear()
-    _KNOWN[ident] = known
-    return known
-
-
-def _parse(data: bytes) -> list[Entry] | None:
-    """The entries, or None when the file as a whole is unreadable (then it is backed up)."""
-    try:
-        raw: Any = json.loads(data.decode("utf-8")) if data.strip() else []
-    except (UnicodeDecodeError, ValueError):
-        return None
-    if not isinstance(raw, list):
-        return None
-    now = datetime.now(UTC)
-    return [e for e in (_entry_from(item, now) for item in raw) if e is not None]
-
-
-def salvage(data: bytes) -> list[Entry]:
-    """Every JSON object in a damaged file that parses on its own and reads as an entry."""
-    text, decoder, now = data.decode("utf-8", errors="replace"), json.JSONDecoder(), datetime.now(UTC)
-    found: list[Entry] = []
-    start = text.find("{")
-    while start != -1:
-        try:
-            raw, end = decoder.raw_decode(text, start)
-        except ValueError:
-            start = text.find("{", start + 1)  # a torn object: try the objects inside it
-            continue
-        entry = from_json(raw, now) if isinstance(raw, dict) and "content" in raw else None
-        if entry is not None:
-            found.append(entry)
-        start = text.find("{", end if entry is not None else start + 1)
-    return found
+            raise _refused("无法写入长期记忆文件", self.path, error) from error
+        self._document, self._marker = document, self._stat()
 
 
 def _merge(held: list[Entry], salvaged: list[Entry]) -> list[Entry]:

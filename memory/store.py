@@ -17,6 +17,7 @@ Reads within a batch see the state before its puts, as with ``InMemoryStore``.
 from __future__ import annotations
 
 import asyncio
+import copy
 import os
 from collections.abc import AsyncIterator, Iterable
 from contextlib import asynccontextmanager
@@ -30,7 +31,7 @@ from langgraph.store.base import (BaseStore, GetOp, InvalidNamespaceError, Item,
 from memory.memory_config import parse_stale_days, parse_threshold
 from memory.long_term import LongTermMemory, MemoryOptions
 from memory.memory_entry import (SCOPE_GLOBAL, SCOPE_PROJECT, Entry, format_instant, from_json, new_id,
-                                 to_json)
+                                 normalized, to_json)
 from memory.memory_writes import store
 from memory.store_filter import matches_filter, matches_namespace
 
@@ -129,17 +130,18 @@ def _entry_for(namespace: tuple[str, ...], key: str, value: dict[str, Any], old:
     entry = from_json(raw, now)  # a missing or null timestamp becomes now (reference j.1)
     if entry is None:
         raise ValueError(f"not a valid memory entry: {value!r}")
-    return entry
+    return normalized(entry)  # PaiCLI's shape, with any other field of the value kept after it
 
 
 def _value(entry: Entry) -> dict[str, Any]:
-    value = to_json(entry)
-    del value["id"]
+    value = to_json(entry)  # a copy; for an entry read from the file, every field it has
+    value.pop("id", None)
     return value
 
 
 def _item(entry: Entry, cls: type = Item, **extra: Any) -> Any:
-    return cls(namespace=namespace_of(entry), key=entry.id, value=_value(entry),
+    # A deep copy: the value may share nested objects with the entry's stored JSON (Entry.raw).
+    return cls(namespace=namespace_of(entry), key=entry.id, value=copy.deepcopy(_value(entry)),
                created_at=entry.timestamp, updated_at=entry.last_verified_at or entry.timestamp, **extra)
 
 

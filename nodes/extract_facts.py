@@ -19,6 +19,7 @@ from langgraph.runtime import Runtime
 
 from memory.fact_extraction import ExtractionPrompts, extract, facts_to_entries, saved_notice
 from memory.memory_entry import SOURCE_FILES_KEY, normalize_project_key
+from memory.memory_file import MemoryAccessError
 from memory.rounds import BUDGET_FINALIZATION, internal_kind
 from nodes.policy import user_text
 from nodes.state import AgentState, Deps, RunContext, long_term_memory, run_context
@@ -67,7 +68,11 @@ def make_extract_facts(deps: Deps):
                 entries = [replace(e, metadata={**e.metadata, SOURCE_FILES_KEY: ",".join(files)}) for e in entries]
             return memory.save_automatic(entries)
 
-        written = await asyncio.to_thread(save)
+        try:
+            written = await asyncio.to_thread(save)
+        except MemoryAccessError as error:  # the user should learn their facts were not kept
+            deps.background.notice(f"⚠️ 自动提取的事实未保存: {error}")
+            return
         if written:
             deps.background.notice(saved_notice(len(written)))
 

@@ -45,6 +45,7 @@ RESUME_LIST_LIMIT = 20
 @dataclass
 class Outcome:
     exit: bool = False
+    failed: bool = False  # the command could not do what was asked (``-p`` exits 1)
 
 
 def is_command(text: str) -> bool:
@@ -78,11 +79,16 @@ async def handle(text: str, app: Any, say: Say, read_line: ReadLine | None = Non
     elif word == "/compact":
         await _compact(app, say)
     elif word in ("/save", "/memory"):
+        from memory.memory_file import MemoryAccessError
         from paicli import memory_commands  # jieba and numpy load on first use, not at start
 
         if app.started:  # explicit saves are tagged with the external content read so far (o.1)
             await app.session.load_external()
-        (memory_commands.save if word == "/save" else memory_commands.memory)(payload, app, say)
+        try:
+            (memory_commands.save if word == "/save" else memory_commands.memory)(payload, app, say)
+        except MemoryAccessError as error:  # one line naming the path; nothing was written
+            say(f"❌ {error}")
+            return Outcome(failed=True)
     elif word == "/audit":
         _audit(payload, app, say)
     elif word in ("/context", "/ctx"):

@@ -13,15 +13,18 @@ from typing import Callable
 from memory.errors import PaicliError
 
 
+USER_WARNINGS = ("LedgerWarning", "MemoryWarning")
+
+
 def _say(text: str) -> None:
     colour = sys.stderr.isatty()
     print(f"\x1b[31m{text}\x1b[0m" if colour else text, file=sys.stderr)
 
 
 def _show_warning(message, category, filename, lineno, file=None, line=None) -> None:
-    """Warnings meant for the user (a damaged ledger line) as one line, not a source excerpt.
-    Matched by name so start-up does not import the ledger."""
-    if category.__name__ == "LedgerWarning":
+    """Warnings meant for the user (a damaged ledger line, an unusable memory file) as one
+    line, not a source excerpt. Matched by name so start-up does not import the ledger."""
+    if category.__name__ in USER_WARNINGS:
         _say(f"⚠️ {message}")
     else:
         _default_show_warning(message, category, filename, lineno, file, line)

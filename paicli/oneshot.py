@@ -1,8 +1,8 @@
 """``paicli -p TEXT``: one turn, the answer on stdout, progress and errors on stderr.
 
-Exit codes: 0 answered, 1 the model call failed for good, 2 a setting the user must fix,
-130 cancelled with Ctrl-C. Approval questions are asked on the terminal when there is one;
-without one they are rejected (use ``--yes`` in scripts).
+Exit codes: 0 answered, 1 the model call failed for good or a command failed (a refused
+``/save``), 2 a setting the user must fix, 130 cancelled with Ctrl-C. Approval questions are
+asked on the terminal when there is one; without one they are rejected (use ``--yes`` in scripts).
 """
 
 from __future__ import annotations
@@ -30,8 +30,7 @@ def run_oneshot(args: Any) -> int:
     app = App(args)
     text = args.prompt.strip()
     if commands.is_command(text):
-        asyncio.run(commands.handle(text, app, print))
-        return 0
+        return 1 if asyncio.run(commands.handle(text, app, print)).failed else 0
     if not text:
         print("paicli: -p needs a non-empty prompt", file=sys.stderr)
         return 2

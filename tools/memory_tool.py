@@ -10,6 +10,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from memory.memory_file import MemoryAccessError
 from tools.base import ToolContext
 
 TRUE_WORDS = frozenset({"true", "1", "yes"})  # reference (t): keep_both
@@ -23,10 +24,13 @@ def save_memory(args: dict[str, Any], ctx: ToolContext) -> str:
     if memory is None:
         return "保存长期记忆失败: 记忆保存器未初始化"
     replace_id = str(args.get("replace_id") or "").strip() or None
-    result = memory.save_fact(
-        fact, scope=str(args.get("scope") or "project"), project_key=ctx.project_key,
-        replace_id=replace_id, allow_conflict=_truthy(args.get("keep_both")),
-        external_sources=ctx.external_sources, source_files=ctx.source_files)
+    try:
+        result = memory.save_fact(
+            fact, scope=str(args.get("scope") or "project"), project_key=ctx.project_key,
+            replace_id=replace_id, allow_conflict=_truthy(args.get("keep_both")),
+            external_sources=ctx.external_sources, source_files=ctx.source_files)
+    except MemoryAccessError as error:  # the model tells the user; retrying will not help
+        return f"保存长期记忆失败: {error}"
     return result.describe()
 
 

@@ -71,10 +71,12 @@ def test_loading_is_tolerant_like_paicli(tmp_path):
         {"content": "no id"}, "not an object", {"id": "fact-c", "content": "x", "timestamp": "bad"},
         {"id": "fact-d", "content": "x", "type": "NOPE"},
     ]), encoding="utf-8")
-    a, b = MemoryFile(path).read()
+    a, b, no_id, c = MemoryFile(path).read()  # the string and the unknown type are kept, not read
     assert dict(a.metadata) == {"n": "3", "flag": "true"} and a.token_count == 2
     assert a.last_verified_at == a.timestamp
     assert b.last_verified_at == b.timestamp == datetime(2026, 1, 2, 3, 4, 5, 123456, tzinfo=UTC)
+    assert no_id.id.startswith("anon-") and no_id.content == "no id"
+    assert c.id == "fact-c" and c.timestamp.tzinfo is not None  # an unreadable time counts as missing
 
 
 def test_both_metadata_spellings_mean_pending_and_verify_clears_them():
