@@ -36,6 +36,7 @@ from langgraph.checkpoint.base import CheckpointTuple, writes_sort_key
 from memory.ledger_deltas import Fields, apply_record, apply_versions, full_fields, is_full, versions_delta
 from memory.ledger_format import anon_key, decode_line, decode_value, record_to_message
 from memory.ledger_io import LedgerFile
+from memory.ledger_owner import LedgerConflict, TurnLock
 
 MESSAGES = "messages"  # the conversation channel (add_messages), stored as views
 _RESOLVED_VIEWS = 16  # resolved views kept per thread: enough for a list() walking back a chain
@@ -56,6 +57,7 @@ class IndexedCheckpoint:
     seen: dict = field(default_factory=dict)
     own: dict[str, tuple[str, Any]] = field(default_factory=dict)  # stored here: ("view" | "value", data)
     depth: int = 0  # links since the last full record
+    at: int = 0  # lines applied when it was (memory.ledger_owner: who added to the thread since)
     broken: bool = False  # a record it builds on was lost
     hidden: bool = False  # broken, deleted or pruned
 
@@ -71,6 +73,7 @@ class ThreadIndex:
     def __init__(self, thread_id: str, path: Path, serde: Any) -> None:
         self.thread_id, self.serde = thread_id, serde
         self.file = LedgerFile(path)
+        self.turn = TurnLock(path)
         self.lock = threading.RLock()
         self.waiting: list = []  # ledger_batch.PendingWrites whose checkpoint is not in the file yet
         self.reset()
@@ -109,6 +112,23 @@ class ThreadIndex:
 
     def latest(self, ns: str) -> IndexedCheckpoint | None:
         return max((c for c in self.checkpoints.get(ns, {}).values() if not c.hidden), key=lambda c: c.id, default=None)
+
+    # -- one writer (memory.ledger_owner) -------------------------------------------------------
+    def read(self, ns: str, checkpoint_id: str | None) -> None:
+        """A run read this checkpoint (None: an empty thread) to build on it."""
+        self.read_at[(ns, checkpoint_id)] = self.applied
+
+    def check_parent(self, ns: str, parent_id: str | None, checkpoint_id: str) -> None:
+        """Refuse a child of a checkpoint that got another writer's child since a run read it
+        (a lost update). A parent never read here (a fork from an old checkpoint reads it
+        first, so its older children count as seen) is not checked."""
+        read = self.read_at.get((ns, parent_id))
+        for child in self.children.get((ns, parent_id), ()) if read is not None else ():
+            ck = self.checkpoint(ns, child)
+            if child != checkpoint_id and child not in self.own and ck is not None and ck.at > read:
+                raise LedgerConflict(
+                    f"会话 {self.thread_id} 在这次运行读取之后被另一个写入者追加了检查点 {child}"
+                    f"（同一父检查点 {parent_id}）：为免覆盖它的消息，这次写入被拒绝；重新加载会话后重试")
 
     # -- replay ---------------------------------------------------------------------------------
     def catch_up(self, writing: bool = False) -> None:
@@ -174,7 +194,7 @@ class ThreadIndex:
 
     def _apply_view(self, record: dict) -> None:
         ns, checkpoint_id = record.get("checkpointNs", ""), record["checkpointId"]
-        ck = IndexedCheckpoint(ns, checkpoint_id, record.get("parentId"), record.get("checkpoint", {}))
+        ck = IndexedCheckpoint(ns, checkpoint_id, record.get("parentId"), record.get("checkpoint", {}), at=self.applied)
         ck.own = _own(record)
         self._link_changes(ck, self.checkpoint(ns, ck.parent), record)
         if MESSAGES in ck.own:

@@ -79,6 +79,7 @@ class Settings:
     budget: BudgetKnobs = BudgetKnobs()
     memory: MemoryKnobs = MemoryKnobs()
     web: WebKnobs = WebKnobs()
+    session_wait: int = 120  # PAICLI_SESSION_WAIT: seconds a turn waits for another process's turn on its session
 
     def require_key(self) -> str:
         if not self.api_key:
@@ -160,6 +161,7 @@ def load_settings(project: str | os.PathLike | None = None, environ: dict[str, s
         budget=_budget(get),
         memory=memory_knobs(get),
         web=web_knobs(get),
+        session_wait=max(0, _number(get("PAICLI_SESSION_WAIT"), 120, "PAICLI_SESSION_WAIT")),
     )
 
 
