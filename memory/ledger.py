@@ -51,7 +51,7 @@ from memory.ledger_batch import Batch, PendingWrites
 from memory.ledger_format import decode_line, encode_line
 from memory.ledger_index import LedgerWarning, ThreadIndex
 from memory.ledger_io import FSYNC_POLICIES, replace_file, sync_after_put, sync_dir, unlink
-from memory.ledger_owner import LedgerConflict, SessionBusy, TurnLock
+from memory.ledger_owner import LedgerConflict, SessionBusy, TurnLock, check_writer
 from memory.ledger_sessions import SessionList
 
 __all__ = ["JsonlLedgerSaver", "LedgerConflict", "LedgerWarning", "SessionBusy", "make_checkpointer"]
@@ -116,7 +116,7 @@ class JsonlLedgerSaver(BaseCheckpointSaver[str]):
         metadata = get_checkpoint_metadata(config, metadata)
         with t.lock, t.file.flock:
             t.catch_up(writing=True)
-            self._check_writer(t, ns, config["configurable"].get("checkpoint_id"), checkpoint["id"])
+            check_writer(t, ns, config["configurable"].get("checkpoint_id"), checkpoint["id"])
             batch = self._batch(t, metadata)
             batch.add_compaction(checkpoint["channel_values"].get(COMPACTION) if COMPACTION in new_versions else None)
             batch.add_view(ns, config["configurable"].get("checkpoint_id"), checkpoint, metadata, new_versions,
@@ -278,14 +278,6 @@ class JsonlLedgerSaver(BaseCheckpointSaver[str]):
         """A batch labelled with the run's mode and actor (config metadata), else the saver's."""
         mode, actor = metadata.get("mode"), metadata.get("actor")
         return Batch(t, mode if isinstance(mode, str) else self.mode, actor if isinstance(actor, str) else self.actor)
-
-    @staticmethod
-    def _check_writer(t: ThreadIndex, ns: str, parent_id: str | None, checkpoint_id: str) -> None:
-        """One writer per session (memory.ledger_owner): refuse a put while another process runs
-        a turn on the thread, or one that would hide another writer's checkpoint."""
-        if (holder := t.turn.other_holder()) is not None:
-            raise SessionBusy(f"会话 {t.thread_id} 正被{holder.describe()}使用：这次写入被拒绝，等它完成当前一轮后重试")
-        t.check_parent(ns, parent_id, checkpoint_id)
 
     def _append_own(self, t: ThreadIndex, name: str, source: str, metadata: dict) -> None:
         batch = Batch(t, self.mode, self.actor)

@@ -36,7 +36,7 @@ from langgraph.checkpoint.base import CheckpointTuple, writes_sort_key
 from memory.ledger_deltas import Fields, apply_record, apply_versions, full_fields, is_full, versions_delta
 from memory.ledger_format import anon_key, decode_line, decode_value, record_to_message
 from memory.ledger_io import LedgerFile
-from memory.ledger_owner import LedgerConflict, TurnLock
+from memory.ledger_owner import TurnLock
 
 MESSAGES = "messages"  # the conversation channel (add_messages), stored as views
 _RESOLVED_VIEWS = 16  # resolved views kept per thread: enough for a list() walking back a chain
@@ -117,18 +117,6 @@ class ThreadIndex:
     def read(self, ns: str, checkpoint_id: str | None) -> None:
         """A run read this checkpoint (None: an empty thread) to build on it."""
         self.read_at[(ns, checkpoint_id)] = self.applied
-
-    def check_parent(self, ns: str, parent_id: str | None, checkpoint_id: str) -> None:
-        """Refuse a child of a checkpoint that got another writer's child since a run read it
-        (a lost update). A parent never read here (a fork from an old checkpoint reads it
-        first, so its older children count as seen) is not checked."""
-        read = self.read_at.get((ns, parent_id))
-        for child in self.children.get((ns, parent_id), ()) if read is not None else ():
-            ck = self.checkpoint(ns, child)
-            if child != checkpoint_id and child not in self.own and ck is not None and ck.at > read:
-                raise LedgerConflict(
-                    f"会话 {self.thread_id} 在这次运行读取之后被另一个写入者追加了检查点 {child}"
-                    f"（同一父检查点 {parent_id}）：为免覆盖它的消息，这次写入被拒绝；重新加载会话后重试")
 
     # -- replay ---------------------------------------------------------------------------------
     def catch_up(self, writing: bool = False) -> None:

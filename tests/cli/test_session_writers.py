@@ -38,12 +38,12 @@ def test_two_processes_on_one_session_take_turns_and_keep_both_answers(project, 
 
     first = server.requests[0]["messages"][-1]["content"]
     second = "问题乙" if first == "问题甲" else "问题甲"
+    messages = saved_messages(paicli_home)
+    assert [m.content for m in messages] == [first, f"回答：{first}", second, f"回答：{second}"]
+    assert [type(m) for m in messages] == [HumanMessage, AIMessage, HumanMessage, AIMessage]
+    assert [m["content"] for m in server.requests[1]["messages"][1:]] == [first, f"回答：{first}", second]
     waited = outs[second][1].decode()
     assert f"pid {procs[first].pid}" in waited and "等待" in waited  # the one-line notice naming the holder
-    assert [m["content"] for m in server.requests[1]["messages"][1:]] == [first, f"回答：{first}", second]
-    messages = saved_messages(paicli_home)
-    assert [type(m) for m in messages] == [HumanMessage, AIMessage, HumanMessage, AIMessage]
-    assert [m.content for m in messages] == [first, f"回答：{first}", second, f"回答：{second}"]
 
 
 def test_a_busy_session_is_refused_after_the_wait_naming_the_holder_then_kill_9_frees_it(
