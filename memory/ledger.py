@@ -59,7 +59,7 @@ __all__ = ["JsonlLedgerSaver", "LedgerConflict", "LedgerWarning", "SessionBusy",
 COMPACTION = "compaction"  # the last compaction record, written as a compaction event
 FULL_EVERY = 64  # default links of a delta chain before a full record
 THREAD_ID = re.compile(r"[A-Za-z0-9._-]+")  # reference h.1
-_OWN_EVENTS = frozenset({"view_checkpoint", "pending_write", "checkpoint_delete", "checkpoint_prune"})
+_OWN_EVENTS = frozenset({"view_checkpoint", "pending_write", "message_id", "checkpoint_delete", "checkpoint_prune"})
 
 
 class JsonlLedgerSaver(BaseCheckpointSaver[str]):

@@ -15,7 +15,7 @@ What a checkpoint is made of:
 - a message event without an id (a message given without one, stored before ``add_messages``
   named it) is *anonymous* until a ``message_id`` event binds it to the id the graph gave it.
 
-Who wrote what, for the saver's lost-update check (``memory.ledger_conflict``): the checkpoints
+Who wrote what, for the saver's lost-update check (``memory.ledger_owner``): the checkpoints
 this saver put itself (``own``), each checkpoint's children, and when a run read a checkpoint
 as the thread's latest (``read_at``, in lines applied).
 """
@@ -153,7 +153,7 @@ class ThreadIndex:
             self._hide(metadata)
         elif name == "message_id":
             self._bind(metadata["messageSequence"], metadata["messageId"])
-        if "pendingWrite" in metadata:  # the write that brought this message (ledger_batch)
+        if "pendingWrite" in metadata:  # a write riding on the line that made it readable (ledger_batch)
             self.apply_writes(metadata["pendingWrite"])
 
     def _apply_message(self, seq: int, record: dict, lc: dict) -> None:
