@@ -9,6 +9,10 @@ message once, each checkpoint a ``view_checkpoint`` referring to messages by seq
 ``delete_thread`` removes a file. Other CLI events (``history_clear``) come through
 ``append_event``.
 
+One writer per session (``memory.ledger_owner``): ``put`` refuses while another process holds
+the thread's turn lock, and refuses a child of a checkpoint another writer has added a child to
+since the run read it, so two processes never silently hide each other's turns.
+
 Appends, locking and fsync: ``memory.ledger_io``. Reads: an index per thread
 (``memory.ledger_index``). Async methods run the sync ones on one worker thread, first come first
 served: the file sees LangGraph's calls in the order it made them, and the event loop never
@@ -47,14 +51,15 @@ from memory.ledger_batch import Batch, PendingWrites
 from memory.ledger_format import decode_line, encode_line
 from memory.ledger_index import LedgerWarning, ThreadIndex
 from memory.ledger_io import FSYNC_POLICIES, replace_file, sync_after_put, sync_dir, unlink
+from memory.ledger_owner import LedgerConflict, SessionBusy, TurnLock, check_writer
 from memory.ledger_sessions import SessionList
 
-__all__ = ["JsonlLedgerSaver", "LedgerWarning", "make_checkpointer"]
+__all__ = ["JsonlLedgerSaver", "LedgerConflict", "LedgerWarning", "SessionBusy", "make_checkpointer"]
 
 COMPACTION = "compaction"  # the last compaction record, written as a compaction event
 FULL_EVERY = 64  # default links of a delta chain before a full record
 THREAD_ID = re.compile(r"[A-Za-z0-9._-]+")  # reference h.1
-_OWN_EVENTS = frozenset({"view_checkpoint", "pending_write", "checkpoint_delete", "checkpoint_prune"})
+_OWN_EVENTS = frozenset({"view_checkpoint", "pending_write", "message_id", "checkpoint_delete", "checkpoint_prune"})
 
 
 class JsonlLedgerSaver(BaseCheckpointSaver[str]):
@@ -82,7 +87,9 @@ class JsonlLedgerSaver(BaseCheckpointSaver[str]):
             t.catch_up()
             checkpoint_id = get_checkpoint_id(config)
             ck = t.checkpoint(ns, checkpoint_id) if checkpoint_id else t.latest(ns)
-            return t.tuple(ck, {}) if ck and not ck.hidden else None
+            found = ck if ck and not ck.hidden else None
+            t.read(ns, found.id if found else checkpoint_id)
+            return t.tuple(found, {}) if found else None
 
     def list(self, config: RunnableConfig | None, *, filter: dict[str, Any] | None = None,
              before: RunnableConfig | None = None, limit: int | None = None) -> Iterator[CheckpointTuple]:
@@ -109,12 +116,15 @@ class JsonlLedgerSaver(BaseCheckpointSaver[str]):
         metadata = get_checkpoint_metadata(config, metadata)
         with t.lock, t.file.flock:
             t.catch_up(writing=True)
+            check_writer(t, ns, config["configurable"].get("checkpoint_id"), checkpoint["id"])
             batch = self._batch(t, metadata)
             batch.add_compaction(checkpoint["channel_values"].get(COMPACTION) if COMPACTION in new_versions else None)
             batch.add_view(ns, config["configurable"].get("checkpoint_id"), checkpoint, metadata, new_versions,
                            self.full_every)
             sync = batch.add_ready_writes(self.fsync)
             self._flush(batch, sync or sync_after_put(self.fsync, checkpoint, metadata))
+            t.own.add(checkpoint["id"])
+            t.read(ns, checkpoint["id"])  # the run goes on from what it just put
         return {"configurable": {"thread_id": t.thread_id, "checkpoint_ns": ns, "checkpoint_id": checkpoint["id"]}}
 
     def put_writes(self, config: RunnableConfig, writes: Sequence[tuple[str, Any]], task_id: str,
@@ -138,6 +148,7 @@ class JsonlLedgerSaver(BaseCheckpointSaver[str]):
             t.reset()
             t.waiting.clear()
         unlink(Path(f"{t.path}.lock"))
+        unlink(t.turn.owner_path)
 
     def delete_for_runs(self, run_ids: Sequence[str]) -> None:
         """Hide the checkpoints (and writes) of these runs with a ``checkpoint_delete`` event."""
@@ -199,6 +210,10 @@ class JsonlLedgerSaver(BaseCheckpointSaver[str]):
             sequence = batch.add(event, source, metadata=dict(metadata or {}))
             self._flush(batch, self.fsync != "never")
         return sequence
+
+    def turn_lock(self, thread_id: str) -> TurnLock:
+        """The lock a front end holds for a turn on this thread (memory.ledger_owner)."""
+        return self._thread(thread_id).turn
 
     def sessions(self) -> list[dict]:
         """``{id, started, last_activity, mode, title, messages}`` per ledger, newest first.

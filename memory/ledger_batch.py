@@ -17,6 +17,14 @@
   of the last of their events: the same single line makes the message readable and the write
   resumable, and a step costs one line less (issue 3's bytes target). Other writes (the input,
   interrupts, errors, messages already in the file) are ``pending_write`` events.
+- Each message once whatever path it came by (issue 10). A message given without an id (a dict
+  from the SDK or Studio, a ``BaseMessage`` with ``id=None`` on the sync path) reaches the saver
+  in the input checkpoint's ``__start__`` value and in the ``__start__`` task's write before
+  ``add_messages`` gives it an id in the ``messages`` channel. Where a value is on its way into
+  the conversation (``__start__``, ``messages``), such a message is written at once as an
+  *anonymous* message event and referred to (``$anon``; a dict keeps its keys and refers to its
+  content, ``$text``); when the named message then shows up, a small ``message_id`` event binds
+  the anonymous event to its id instead of storing the message again.
 - A ``compaction`` event (reference c.3) before the view of a checkpoint whose ``compaction``
   channel changed: the compact node leaves ``{"source", "metadata", "mode"}`` there, so rewrites
   are recorded for CLI and Studio runs alike.
@@ -27,17 +35,18 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
-from langchain_core.messages import BaseMessage, RemoveMessage
+from langchain_core.messages import BaseMessage, RemoveMessage, convert_to_messages
 from langgraph.checkpoint.base import ChannelVersions, Checkpoint
 
 from memory.ledger_deltas import Fields, diff_record, full_record
 from memory.ledger_format import (
-    encode_line, encode_value, is_mapping, make_event, message_event, message_to_record,
+    anon_key, encode_line, encode_value, is_mapping, make_event, message_event, message_to_record,
 )
 from memory.ledger_index import MESSAGES, IndexedCheckpoint, ThreadIndex
 from memory.ledger_io import sync_after_writes
 
 _NOT_HEADER = frozenset({"id", "channel_values", "channel_versions", "versions_seen"})
+_INBOUND = frozenset({"__start__", MESSAGES})  # channels whose values are on their way into the conversation
 
 
 @dataclass(slots=True)
@@ -103,7 +112,7 @@ class Batch:
             if channel == MESSAGES and _is_conversation(values[channel]):
                 stored["messages"] = self._view(parent, values[channel])
             else:
-                channels[channel] = self.encode(values[channel])
+                channels[channel] = self.encode(values[channel], inbound=channel in _INBOUND)
         if channels:
             stored["channels"] = channels
         return stored
@@ -130,7 +139,7 @@ class Batch:
         for w in ready:
             stored = t.writes.get((w.ns, w.checkpoint_id), {})
             own, first = self.as_(w.mode, w.actor), len(self.events)
-            items = [[idx, ch, own.encode(value)] for idx, ch, value in w.items
+            items = [[idx, ch, own.encode(value, inbound=ch in _INBOUND)] for idx, ch, value in w.items
                      if idx < 0 or (w.task_id, idx) not in stored]  # regular writes are written once
             if items:
                 own._add_write(first, _write_record(w, items))
@@ -147,13 +156,43 @@ class Batch:
             self.thread.apply_writes(record)
 
     # -- values and messages --------------------------------------------------------------------
-    def encode(self, value: Any) -> Any:
-        return encode_value(value, self.thread.serde, self._message_ref)
+    def encode(self, value: Any, inbound: bool = False) -> Any:
+        """``inbound``: the value is on its way into the conversation (see the module docstring)."""
+        if not inbound:
+            return encode_value(value, self.thread.serde, self._message_ref)
+        return encode_value(value, self.thread.serde, self._inbound_ref, self._text_ref)
 
     def _message_ref(self, message: BaseMessage) -> dict:
         if message.id is None:  # no id is given from this thread (memory.ledger's docstring)
             return {"$message": list(message_to_record(message, self.thread.serde))}
         return {"$msg": self.message_seq(message)}
+
+    def _inbound_ref(self, message: BaseMessage) -> dict:
+        if message.id is not None:
+            return {"$msg": self.message_seq(message)}
+        # The graph may name it on another thread meanwhile: store what was given, id-less.
+        return {"$anon": self.anonymous_seq(message.model_copy(update={"id": None}))}
+
+    def _text_ref(self, value: dict) -> dict | None:
+        """``{"$text": seq}`` for the content of a message given as a dict."""
+        seq = self.thread.by_text.get(value["content"])
+        if seq is None:
+            try:
+                message = convert_to_messages([value])[0]
+            except Exception:  # not a message after all: its content is stored as it is
+                return None
+            seq = self.message_seq(message) if message.id else self.anonymous_seq(message)
+        return {"$text": seq} if self.thread.messages[seq][0]["content"] == value["content"] else None
+
+    def anonymous_seq(self, message: BaseMessage) -> int:
+        """The event of an id-less message; one given twice before it is named is stored once."""
+        t = self.thread
+        record, lc = message_to_record(message, t.serde)
+        seq = t.anon.get(anon_key(record))
+        if seq is not None and t.messages[seq][1] == lc:
+            return seq
+        name, source = message_event(record)
+        return self.add(name, source, message=record, metadata={"lc": lc})
 
     def message_seq(self, message: BaseMessage) -> int:
         """The sequence of the event holding ``message``; added now if it is new or changed."""
@@ -163,9 +202,20 @@ class Batch:
             known[1] = message
             return known[0]
         record, lc = message_to_record(message, t.serde)
-        name, source = message_event(record)
-        seq = self.add(name, source, message=record, metadata={"lc": lc})
+        seq = self._named(record, lc) if known is None and t.anon else None
+        if seq is None:
+            name, source = message_event(record)
+            seq = self.add(name, source, message=record, metadata={"lc": lc})
         t.by_id[message.id] = [seq, message]
+        return seq
+
+    def _named(self, record: dict, lc: dict) -> int | None:
+        """Bind the anonymous event of this message, if there is one, to the id it now has."""
+        t = self.thread
+        seq = t.anon.get(anon_key(record))
+        if seq is None or t.messages[seq][1] != {k: v for k, v in lc.items() if k != "id"}:
+            return None
+        self.add("message_id", "graph_state", metadata={"messageSequence": seq, "messageId": lc["id"]})
         return seq
 
 

@@ -12,6 +12,9 @@ build.
   artifact) keeps its record for people and is stored whole as ``lc = {"id", "$typed"}``.
 - A *value* (channel value, pending write, checkpoint metadata) is plain JSON when it is plain
   JSON; one-key tag objects mark the rest: ``{"$msg": seq}`` a message stored as its own event,
+  ``{"$anon": seq}`` the message of that event as it was given, without an id (issue 10: a
+  message on its way into the conversation is stored once, before ``add_messages`` names it),
+  ``{"$text": seq}`` the content of that event (the ``content`` of a message given as a dict),
   ``{"$message": [record, lc]}`` a message stored in place, ``{"$typed": [type, base64]}`` the
   serializer's bytes, ``{"$dict": {...}}`` a dict that would look like a tag.
 
@@ -80,6 +83,11 @@ def decode_line(line: bytes) -> dict | None:
             or not isinstance(event.get("event"), str) or not isinstance(event.get("metadata", {}), dict)):
         return None
     return event
+
+
+def anon_key(record: dict) -> str:
+    """What identifies a message given without an id until the graph names it: its record."""
+    return json.dumps(record, ensure_ascii=False, sort_keys=True)
 
 
 def message_event(record: dict) -> tuple[str, str]:
@@ -251,37 +259,50 @@ def is_mapping(encoded: Any) -> bool:
     return type(encoded) is dict and not _looks_tagged(encoded)
 
 
-def encode_value(value: Any, serde: Any, message_ref: Callable[[BaseMessage], dict]) -> Any:
-    """``value`` as JSON: plain parts as they are, messages as ``message_ref`` says, the rest typed."""
+def encode_value(value: Any, serde: Any, message_ref: Callable[[BaseMessage], dict],
+                 text_ref: Callable[[dict], dict | None] | None = None) -> Any:
+    """``value`` as JSON: plain parts as they are, messages as ``message_ref`` says, the rest typed.
+    ``text_ref``: what stands for the content of a message given as a dict (None: the content)."""
     t = type(value)
     if value is None or t is str or t is bool or t is int or (t is float and math.isfinite(value)):
         return value
     if isinstance(value, BaseMessage) and not isinstance(value, RemoveMessage):
         return message_ref(value)
     if t is list:
-        return [encode_value(v, serde, message_ref) for v in value]
+        return [encode_value(v, serde, message_ref, text_ref) for v in value]
     if t is dict and all(type(k) is str for k in value):
-        out = {k: encode_value(v, serde, message_ref) for k, v in value.items()}
+        out = {k: encode_value(v, serde, message_ref, text_ref) for k, v in value.items()}
+        if text_ref is not None and is_message_dict(value) and (ref := text_ref(value)) is not None:
+            out["content"] = ref
         return {"$dict": out} if _looks_tagged(out) else out
     return encode_typed(value, serde)
 
 
-def decode_value(value: Any, serde: Any, message_at: Callable[[int], BaseMessage]) -> Any:
+def is_message_dict(value: dict) -> bool:
+    """A dict LangChain would take for a message (``convert_to_messages``) with text content."""
+    return type(value.get("content")) is str and ("role" in value or "type" in value)
+
+
+def decode_value(value: Any, serde: Any, message_at: Callable[[int], BaseMessage | None],
+                 refs: dict[str, Callable[[int], Any]] | None = None) -> Any:
+    """``refs``: how the ``$anon`` and ``$text`` tags resolve (the thread's index)."""
     if type(value) is list:
-        return [decode_value(v, serde, message_at) for v in value]
+        return [decode_value(v, serde, message_at, refs) for v in value]
     if type(value) is not dict:
         return value
     if len(value) == 1:
         tag, inner = next(iter(value.items()))
         if tag == "$msg":
             return message_at(inner)
+        if refs is not None and tag in refs:
+            return refs[tag](inner)
         if tag == "$message":
             return record_to_message(inner[0], inner[1], serde)
         if tag == "$typed":
             return decode_typed(inner, serde)
         if tag == "$dict":
             value = inner
-    return {k: decode_value(v, serde, message_at) for k, v in value.items()}
+    return {k: decode_value(v, serde, message_at, refs) for k, v in value.items()}
 
 
 def encode_typed(value: Any, serde: Any) -> dict:

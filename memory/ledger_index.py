@@ -11,7 +11,13 @@ What a checkpoint is made of:
 - a channel value is stored by the checkpoint whose version of it changed; a later checkpoint finds
   it through ``holders``, keyed by (namespace, channel, version);
 - the ``messages`` channel is stored as a view: ledger sequences of message events, in full
-  (``refs``) or as an ``append`` to an earlier view (``base``); ``seqs`` follows that chain.
+  (``refs``) or as an ``append`` to an earlier view (``base``); ``seqs`` follows that chain;
+- a message event without an id (a message given without one, stored before ``add_messages``
+  named it) is *anonymous* until a ``message_id`` event binds it to the id the graph gave it.
+
+Who wrote what, for the saver's lost-update check (``memory.ledger_owner``): the checkpoints
+this saver put itself (``own``), each checkpoint's children, and when a run read a checkpoint
+as the thread's latest (``read_at``, in lines applied).
 """
 
 from __future__ import annotations
@@ -28,8 +34,9 @@ from langchain_core.runnables import RunnableConfig
 from langgraph.checkpoint.base import CheckpointTuple, writes_sort_key
 
 from memory.ledger_deltas import Fields, apply_record, apply_versions, full_fields, is_full, versions_delta
-from memory.ledger_format import decode_line, decode_value, record_to_message
+from memory.ledger_format import anon_key, decode_line, decode_value, record_to_message
 from memory.ledger_io import LedgerFile
+from memory.ledger_owner import TurnLock
 
 MESSAGES = "messages"  # the conversation channel (add_messages), stored as views
 _RESOLVED_VIEWS = 16  # resolved views kept per thread: enough for a list() walking back a chain
@@ -50,6 +57,7 @@ class IndexedCheckpoint:
     seen: dict = field(default_factory=dict)
     own: dict[str, tuple[str, Any]] = field(default_factory=dict)  # stored here: ("view" | "value", data)
     depth: int = 0  # links since the last full record
+    at: int = 0  # lines applied when it was (memory.ledger_owner: who added to the thread since)
     broken: bool = False  # a record it builds on was lost
     hidden: bool = False  # broken, deleted or pruned
 
@@ -65,6 +73,7 @@ class ThreadIndex:
     def __init__(self, thread_id: str, path: Path, serde: Any) -> None:
         self.thread_id, self.serde = thread_id, serde
         self.file = LedgerFile(path)
+        self.turn = TurnLock(path)
         self.lock = threading.RLock()
         self.waiting: list = []  # ledger_batch.PendingWrites whose checkpoint is not in the file yet
         self.reset()
@@ -86,6 +95,13 @@ class ThreadIndex:
         self.holders: dict[tuple[str, str, Any], str] = {}  # (ns, channel, version) → checkpoint id
         self.writes: dict[tuple[str, str], dict[tuple[str, int], tuple]] = {}
         self.seqs_cache: dict[tuple[str, str], tuple[int, ...]] = {}  # a few recently resolved views
+        self.anon: dict[str, int] = {}  # anon_key(record) → an anonymous message event not bound yet
+        self.by_text: dict[str, int] = {}  # message content → the first event holding it
+        self.bound: dict[int, str] = {}  # anonymous message event → the id a message_id event gave it
+        self.children: dict[tuple[str, str | None], list[str]] = {}  # (ns, parent) → child checkpoint ids
+        self.own: set[str] = set()  # checkpoint ids this saver put
+        self.read_at: dict[tuple[str, str | None], int] = {}  # (ns, latest id) → lines applied when read
+        self.applied = 0  # lines applied so far
 
     def checkpoint(self, ns: str, checkpoint_id: str | None) -> IndexedCheckpoint | None:
         return self.checkpoints.get(ns, {}).get(checkpoint_id) if checkpoint_id else None
@@ -96,6 +112,11 @@ class ThreadIndex:
 
     def latest(self, ns: str) -> IndexedCheckpoint | None:
         return max((c for c in self.checkpoints.get(ns, {}).values() if not c.hidden), key=lambda c: c.id, default=None)
+
+    # -- one writer (memory.ledger_owner) -------------------------------------------------------
+    def read(self, ns: str, checkpoint_id: str | None) -> None:
+        """A run read this checkpoint (None: an empty thread) to build on it."""
+        self.read_at[(ns, checkpoint_id)] = self.applied
 
     # -- replay ---------------------------------------------------------------------------------
     def catch_up(self, writing: bool = False) -> None:
@@ -120,22 +141,37 @@ class ThreadIndex:
 
     def apply(self, event: dict) -> None:
         self.max_seq = max(self.max_seq, event["sequence"])
+        self.applied += 1
         name, metadata = event["event"], event.get("metadata") or {}
         if event.get("message") is not None:
             self._apply_message(event["sequence"], event["message"], metadata.get("lc") or {})
-            if "pendingWrite" in metadata:  # the write that brought this message (ledger_batch)
-                self.apply_writes(metadata["pendingWrite"])
         elif name == "view_checkpoint":
             self._apply_view(metadata)
         elif name == "pending_write":
             self.apply_writes(metadata)
         elif name in ("checkpoint_delete", "checkpoint_prune"):
             self._hide(metadata)
+        elif name == "message_id":
+            self._bind(metadata["messageSequence"], metadata["messageId"])
+        if "pendingWrite" in metadata:  # a write riding on the line that made it readable (ledger_batch)
+            self.apply_writes(metadata["pendingWrite"])
 
     def _apply_message(self, seq: int, record: dict, lc: dict) -> None:
         self.messages[seq] = (record, lc)
+        if type(record["content"]) is str:
+            self.by_text.setdefault(record["content"], seq)
         if lc.get("id") is not None:
             self.by_id[lc["id"]] = [seq, None]
+        else:
+            self.anon[anon_key(record)] = seq
+
+    def _bind(self, seq: int, message_id: str) -> None:
+        """An anonymous message event is from now on the message with this id."""
+        record, _ = self.messages[seq]
+        if self.anon.get(key := anon_key(record)) == seq:
+            del self.anon[key]
+        self.bound[seq] = message_id
+        self.by_id[message_id] = [seq, None]
 
     def apply_writes(self, record: dict) -> None:
         stored = self.writes.setdefault((record.get("checkpointNs", ""), record["checkpointId"]), {})
@@ -146,7 +182,7 @@ class ThreadIndex:
 
     def _apply_view(self, record: dict) -> None:
         ns, checkpoint_id = record.get("checkpointNs", ""), record["checkpointId"]
-        ck = IndexedCheckpoint(ns, checkpoint_id, record.get("parentId"), record.get("checkpoint", {}))
+        ck = IndexedCheckpoint(ns, checkpoint_id, record.get("parentId"), record.get("checkpoint", {}), at=self.applied)
         ck.own = _own(record)
         self._link_changes(ck, self.checkpoint(ns, ck.parent), record)
         if MESSAGES in ck.own:
@@ -156,6 +192,8 @@ class ThreadIndex:
         cks = self.checkpoints.setdefault(ns, {})
         if checkpoint_id in cks:  # the same checkpoint put again: resolved views may be stale
             self.seqs_cache.clear()
+        else:
+            self.children.setdefault((ns, ck.parent), []).append(checkpoint_id)
         cks[checkpoint_id] = ck
         for channel in ck.own:
             self.holders[(ns, channel, ck.versions.get(channel))] = checkpoint_id
@@ -262,13 +300,25 @@ class ThreadIndex:
         return all(metadata.get(k) == v for k, v in (filter or {}).items())
 
     def decode(self, value: Any, memo: dict) -> Any:
-        return decode_value(value, self.serde, lambda seq: self.message_at(seq, memo))
+        return decode_value(value, self.serde, lambda seq: self.message_at(seq, memo),
+                            {"$anon": self._anonymous, "$text": self._text})
+
+    def _anonymous(self, seq: int) -> BaseMessage | None:
+        """Event ``seq``'s message as it was given: without the id it may have been bound to."""
+        stored = self.messages.get(seq)
+        return record_to_message(*stored, self.serde) if stored else None
+
+    def _text(self, seq: int) -> str | None:
+        stored = self.messages.get(seq)
+        return stored[0]["content"] if stored else None
 
     def message_at(self, seq: int, memo: dict) -> BaseMessage | None:
         """A fresh message object for event ``seq``, shared within one call through ``memo``."""
         if seq not in memo:
             stored = self.messages.get(seq)
             message = memo[seq] = record_to_message(*stored, self.serde) if stored else None
+            if message is not None and seq in self.bound:
+                message.id = self.bound[seq]
             known = self.by_id.get(message.id) if message is not None else None
             if known and known[0] == seq:
                 known[1] = message  # the graph hands this very object back to put

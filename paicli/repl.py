@@ -17,6 +17,7 @@ from prompt_toolkit.completion import WordCompleter
 from prompt_toolkit.history import FileHistory
 from rich.console import Console
 
+from memory.ledger_owner import LedgerConflict, SessionBusy
 from paicli import commands
 from paicli.app import App
 from paicli.render import Renderer
@@ -99,8 +100,11 @@ class Repl:
             if not text.strip():
                 continue
             if commands.is_command(text):
-                if (await commands.handle(text, self.app, self.say, self.read_line)).exit:
-                    return 0
+                try:
+                    if (await commands.handle(text, self.app, self.say, self.read_line)).exit:
+                        return 0
+                except (SessionBusy, LedgerConflict) as exc:  # /clear on a session another process is busy with
+                    self.say(str(exc))
                 continue
             await self.turn(text.strip())
 
@@ -114,6 +118,9 @@ class Repl:
             result = await task
         except asyncio.CancelledError:
             renderer.notice(CANCELLED, style="yellow")
+            return
+        except (SessionBusy, LedgerConflict) as exc:  # another process writes the session: say so, keep the REPL
+            renderer.notice(str(exc), style="red")
             return
         finally:
             loop.remove_signal_handler(signal.SIGINT)

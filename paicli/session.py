@@ -4,13 +4,18 @@ and ``-p`` share.
 The checkpointer is the session ledger (``$PAICLI_HOME/history/raw/<id>.jsonl``), so a
 session is a LangGraph thread: ``--session ID`` and ``/resume`` just continue it. Steps are
 saved before the next one starts (``durability="sync"``), so a killed process loses at most
-the step that was running. Heavy imports (LangGraph, the model client) happen here, so the
+the step that was running. One process at a time runs a turn on a session: a second one waits for
+the turn lock (``memory.ledger_owner``) up to ``PAICLI_SESSION_WAIT`` seconds, saying whose turn
+it waits for, then gives up naming that process; ``/clear`` and ``/compact`` take it too. Heavy imports (LangGraph, the model client) happen here, so the
 CLI can show its prompt before they finish.
 """
 
 from __future__ import annotations
 
+import sys
 import time
+from collections.abc import AsyncIterator, Callable
+from contextlib import asynccontextmanager
 from dataclasses import dataclass, field
 from typing import Any, Protocol
 
@@ -142,8 +147,22 @@ class Session:
         self.external_sources = tuple((await self.values()).get("external_sources") or ())
         return self.external_sources
 
+    @asynccontextmanager
+    async def turn_lock(self, notice: Callable[[str], None] | None = None) -> AsyncIterator[None]:
+        """Hold the session's turn lock: no other process writes a turn meanwhile (issue 10)."""
+        lock = self.checkpointer.turn_lock(self.session_id)
+        await lock.acquire(self.settings.session_wait, notice or _to_stderr)
+        try:
+            yield
+        finally:
+            lock.release()
+
     async def compact_now(self) -> Any:
         """``/compact``: a full summary keeping one user round; None when nothing to compact."""
+        async with self.turn_lock():
+            return await self._compact()
+
+    async def _compact(self) -> Any:
         values = await self.values()
         result = await self.compaction.now(list(values.get("messages") or []), self.context,
                                            values.get("project_context", ""))
@@ -176,6 +195,10 @@ class Session:
     async def clear(self) -> int:
         """``/clear`` (reference h.3): an empty view in the same session; earlier ledger lines and
         long-term memory stay. Returns how many messages left the view."""
+        async with self.turn_lock():
+            return await self._clear()
+
+    async def _clear(self) -> int:
         discarded = len(await self.messages())
         self.checkpointer.append_event(
             self.session_id, "history_clear", source="slash_clear", metadata={"discardedViewMessages": discarded}
@@ -212,9 +235,10 @@ class Session:
     async def run_turn(self, text: str, ui: TurnUI) -> TurnResult:
         result, started = TurnResult(), time.monotonic()
         pending: Any = {"messages": [HumanMessage(text)]}
-        while pending is not None:
-            interrupts = await self._stream(pending, ui, result)
-            pending = Command(resume={i.id: await ui.approve(i.value) for i in interrupts}) if interrupts else None
+        async with self.turn_lock(ui.notice):
+            while pending is not None:
+                interrupts = await self._stream(pending, ui, result)
+                pending = Command(resume={i.id: await ui.approve(i.value) for i in interrupts}) if interrupts else None
         result.seconds = time.monotonic() - started
         return result
 
@@ -266,3 +290,7 @@ class Session:
         result.tool_calls += len(message.tool_calls) + len(message.invalid_tool_calls)
         if not message.tool_calls and not message.invalid_tool_calls:
             result.answer = message.text if hasattr(message, "text") else str(message.content)
+
+
+def _to_stderr(text: str) -> None:
+    print(text, file=sys.stderr, flush=True)

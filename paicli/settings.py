@@ -89,6 +89,7 @@ class Settings:
     def cache_dir(self) -> Path:
         """Caches we may rebuild (jieba's dictionary), kept out of a shared /tmp."""
         return self.home / "cache"
+    session_wait: int = 120  # PAICLI_SESSION_WAIT: seconds a turn waits for another process's turn on its session
 
     def require_key(self) -> str:
         if not self.api_key:
@@ -184,6 +185,7 @@ def load_settings(project: str | os.PathLike | None = None, environ: dict[str, s
         memory=memory_knobs(get),
         web=web_knobs(get),
         secret_env=secret_variables(env, (p.key_env for p in PRESETS.values()), key),
+        session_wait=max(0, _number(get("PAICLI_SESSION_WAIT"), 120, "PAICLI_SESSION_WAIT")),
     )
 
 
