@@ -9,7 +9,7 @@ from typing import Any
 
 from tools.base import ToolContext
 from tools.common import bool_arg, clamp, display_path, int_arg, read_text, required_str, split_lines, str_arg
-from tools.grep_engines import Hits, Query, glob_accepts, search, walk_files
+from tools.grep_engines import PYTHON_TIMEOUT_SECONDS, Engine, Hits, Query, glob_accepts, search, walk_files
 from tools.guards import PathGuard
 
 SUGGESTED_READS = 3  # reference (t): up to 3 distinct files
@@ -69,7 +69,9 @@ def glob_files(args: dict[str, Any], ctx: ToolContext) -> str:
     return f"匹配文件 {len(found)} 个{capped}:\n{listing}"
 
 
-def grep_code(args: dict[str, Any], ctx: ToolContext) -> str:
+def grep_code(args: dict[str, Any], ctx: ToolContext, *, engine: Engine = "auto",
+              python_timeout: float = PYTHON_TIMEOUT_SECONDS) -> str:
+    """``engine`` and ``python_timeout`` are for tests: the model cannot choose them."""
     pattern = required_str(args, "pattern")
     base = PathGuard(ctx.root).resolve(str_arg(args, "path", "."))
     glob = str_arg(args, "glob")
@@ -81,12 +83,21 @@ def grep_code(args: dict[str, Any], ctx: ToolContext) -> str:
         head_limit=clamp(int_arg(args, "head_limit", 20), 1, 50),  # reference (t)
         max_results=clamp(int_arg(args, "max_results", 50), 1, 200),  # reference (t)
     )
-    hits = search(base, query)
+    hits = search(base, query, engine, python_timeout)
     if not hits.found:
-        return f"未找到匹配内容: {pattern}"
+        return _timed_out(hits, query) if hits.timed_out else f"未找到匹配内容: {pattern}"
     context = clamp(int_arg(args, "context_lines", 0), 0, 5)  # reference (t)
     max_chars = clamp(int_arg(args, "max_chars", 24_000), 1_000, 60_000)  # reference (t)
     return render(hits, ctx.root, context, max_chars)
+
+
+def _timed_out(hits: Hits, query: Query) -> str:
+    # Starts with a failure prefix (reference s.8), and names the ways out for the model.
+    hint = "正则可能存在灾难性回溯（如 (a+)+ 这类嵌套重复）：请简化 pattern，或改用 regex=false 按字面搜索，" if query.regex else ""
+    return (
+        f"工具执行超时: grep_code 搜索 {query.pattern!r} 超过 {hits.timed_out:g} 秒未完成（engine={hits.engine}），已停止。"
+        f"{hint}或用 path/glob 缩小搜索范围后重试"
+    )
 
 
 def render(hits: Hits, root: Path, context: int, max_chars: int) -> str:
