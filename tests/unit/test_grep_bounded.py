@@ -70,21 +70,30 @@ def test_pattern_ripgrep_refuses_falls_back_to_python_engine(ctx):
 
 
 SEARCH_SCRIPT = """
-import sys
+import asyncio, sys
 from pathlib import Path
 from tools.grep_engines import Query, search_python
+
+def scan():
+    search_python(Path(sys.argv[1]), Query(sys.argv[2], True, True, None, 20, 50))
+
+async def in_worker_thread():  # how tools/registry.py runs a sync tool under paicli's event loop
+    await asyncio.to_thread(scan)
+
 print("searching", flush=True)
-search_python(Path(sys.argv[1]), Query(sys.argv[2], True, True, None, 20, 50))
+asyncio.run(in_worker_thread()) if sys.argv[3] == "worker thread" else scan()
 print("finished", flush=True)
 """
 
 
-@pytest.mark.parametrize("target", ["process group", "process"])
-def test_ctrl_c_stops_the_python_engine_promptly(tmp_path, target):
-    """A terminal's Ctrl-C signals the whole foreground group; `kill -INT` only the process."""
+@pytest.mark.parametrize("where, target", [
+    ("worker thread", "process group"),  # paicli under a terminal's Ctrl-C: the whole foreground group
+    ("main thread", "process"),  # the engine called directly, `kill -INT` of that one process
+])
+def test_ctrl_c_stops_the_python_engine_promptly(tmp_path, where, target):
     evil_project(tmp_path)
     env = {**os.environ, "PYTHONPATH": str(Path(__file__).resolve().parents[2])}
-    proc = subprocess.Popen([sys.executable, "-c", SEARCH_SCRIPT, str(tmp_path), CATASTROPHIC],
+    proc = subprocess.Popen([sys.executable, "-c", SEARCH_SCRIPT, str(tmp_path), CATASTROPHIC, where],
                             stdout=subprocess.PIPE, text=True, env=env, start_new_session=True)
     try:
         assert proc.stdout.readline() == "searching\n"
