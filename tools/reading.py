@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import mimetypes
 from pathlib import Path
-from typing import BinaryIO, Iterator
+from typing import BinaryIO, Iterable, Iterator
 
 import filetype
 
@@ -60,6 +60,22 @@ def iter_lines(fh: BinaryIO, start: int = 1, chunk_bytes: int = CHUNK_BYTES) -> 
                 number, current, size = number + 1, bytearray(), 0
     if size and number >= start:
         yield _text(current, size)
+
+
+def pick_lines(path: Path, wanted: Iterable[int]) -> dict[int, str]:
+    """The text of the wanted line numbers (cut as iter_lines cuts); numbers past the end are absent."""
+    numbers = set(wanted)
+    if not numbers:
+        return {}
+    first, last = min(numbers), max(numbers)
+    picked: dict[int, str] = {}
+    with path.open("rb") as fh:
+        for number, line in enumerate(iter_lines(fh, first), first):
+            if number in numbers:
+                picked[number] = line
+            if number >= last:
+                break
+    return picked
 
 
 def _chunks(fh: BinaryIO, chunk_bytes: int) -> Iterator[bytes]:

@@ -8,9 +8,10 @@ from pathlib import Path
 from typing import Any
 
 from tools.base import ToolContext
-from tools.common import bool_arg, clamp, display_path, int_arg, read_text, required_str, split_lines, str_arg
+from tools.common import bool_arg, clamp, display_path, int_arg, required_str, str_arg
 from tools.grep_engines import PYTHON_TIMEOUT_SECONDS, Engine, Hits, Query, glob_accepts, search, walk_files
 from tools.guards import PathGuard
+from tools.reading import pick_lines
 
 SUGGESTED_READS = 3  # reference (t): up to 3 distinct files
 SUGGESTED_BACKOFF, SUGGESTED_LIMIT = 20, 80  # reference (t): offset=max(1,line-20), limit=80
@@ -103,10 +104,12 @@ def _timed_out(hits: Hits, query: Query) -> str:
 def render(hits: Hits, root: Path, context: int, max_chars: int) -> str:
     partial = f"（partial: {hits.partial}）" if hits.partial else ""
     text = f"匹配结果 {len(hits.found)} 条 (engine={hits.engine}){partial}:"
-    cache: dict[Path, list[str]] = {}
+    cache: dict[Path, dict[int, str]] = {}
     shown: list[tuple[Path, int]] = []
     for number, (path, line) in enumerate(hits.found, 1):
-        block = _match_block(number, path, line, root, context, cache)
+        if path not in cache:
+            cache[path] = _shown_lines(path, hits.found, context)
+        block = _match_block(number, path, line, root, context, cache[path])
         if len(text) + 1 + len(block) > max_chars:
             text += f"\npartial: true（已达到 max_chars={max_chars}，请缩小 path/glob/pattern 或提高 offset 后 read_file）"
             break
@@ -117,17 +120,22 @@ def render(hits: Hits, root: Path, context: int, max_chars: int) -> str:
     return text + _suggested_reads(shown or hits.found, root)
 
 
-def _match_block(number: int, path: Path, line: int, root: Path, context: int, cache: dict) -> str:
-    if path not in cache:
-        try:
-            cache[path] = split_lines(read_text(path))
-        except OSError:
-            cache[path] = []
-    lines = cache[path]
+def _shown_lines(path: Path, found: list[tuple[Path, int]], context: int) -> dict[int, str]:
+    """Every line the blocks of this file show, in one streamed pass: a hit in a huge file
+    must not load the whole file."""
+    wanted = {n for hit_path, line in found if hit_path == path for n in range(max(1, line - context), line + context + 1)}
+    try:
+        return pick_lines(path, wanted)
+    except OSError:
+        return {}
+
+
+def _match_block(number: int, path: Path, line: int, root: Path, context: int, lines: dict[int, str]) -> str:
     rows = [f"{number}. {display_path(path, root)}:{line}"]
-    for n in range(max(1, line - context), min(len(lines), line + context) + 1):
-        mark = ">" if n == line else " "
-        rows.append(f"   {mark}{n:5d} | {_clip(lines[n - 1])}")
+    for n in range(max(1, line - context), line + context + 1):
+        if n in lines:
+            mark = ">" if n == line else " "
+            rows.append(f"   {mark}{n:5d} | {_clip(lines[n])}")
     return "\n".join(rows)
 
 

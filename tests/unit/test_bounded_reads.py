@@ -132,3 +132,28 @@ def test_existing_paicli_gitignore_is_left_alone(tmp_path):
     (tmp_path / ".paicli/.gitignore").write_text("mine\n", encoding="utf-8")
     ToolResultOffloader(tmp_path, "s1", threshold=2000).offload("grep_code", "x" * 5000)
     assert (tmp_path / ".paicli/.gitignore").read_text(encoding="utf-8") == "mine\n"
+
+
+GREP_MEASURE = """
+import resource, sys
+from pathlib import Path
+from tools.base import ToolContext
+from tools.search import grep_code
+ctx = ToolContext(root=Path(sys.argv[1]))
+before = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
+result = grep_code({"pattern": "^head 500$", "regex": True, "context_lines": 1}, ctx)
+print(repr((result, resource.getrusage(resource.RUSAGE_SELF).ru_maxrss - before)))
+"""
+
+
+def test_grep_context_lines_of_a_hit_in_a_huge_file_are_streamed(tmp_path):
+    with (tmp_path / "big.log").open("wb") as fh:  # ripgrep reports hits before its first buffer with a NUL
+        fh.write(b"".join(b"head %d\n" % n for n in range(1, 100_001)))
+        fh.truncate(HUGE)
+    done = subprocess.run([sys.executable, "-c", GREP_MEASURE, str(tmp_path)], capture_output=True, text=True,
+                          timeout=60, env={"PYTHONPATH": str(Path(__file__).resolve().parents[2]), "PATH": "/usr/bin:/bin"})
+    assert done.returncode == 0, done.stderr
+    result, grown_kb = eval(done.stdout)
+    assert result.startswith("匹配结果 1 条 (engine=ripgrep):\n"
+                             "1. big.log:500\n      499 | head 499\n   >  500 | head 500\n      501 | head 501\n")
+    assert grown_kb < 50 * 1024
