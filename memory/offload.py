@@ -23,6 +23,16 @@ log = logging.getLogger(__name__)
 DEFAULT_THRESHOLD_CHARS = 32_000  # reference (d.1)
 MIN_THRESHOLD_CHARS = 2_000  # reference (d.1): smaller settings are raised to this
 OUTPUT_DIR = ".paicli/tool-outputs"  # reference (d.1)
+PROJECT_DIR = ".paicli"
+# Beyond the reference: <project>/.paicli/ ignores everything paicli writes there, so a user's
+# `git add .` never commits offloaded tool output. The files a user writes there for the team
+# (reference i, q.1, s: PAI.md, prompt overrides, skills) stay visible; PAI.local.md stays private.
+PROJECT_DIR_GITIGNORE = (
+    "# Written by paicli: its own files here (tool output, session data) stay out of git.\n"
+    "*\n"
+    "# Shared project files you add yourself stay visible.\n"
+    "!PAI.md\n!prompts/\n!prompts/**\n!skills/\n!skills/**\n"
+)
 HEAD_PREVIEW_CHARS = 2_000  # reference (d.1)
 TAIL_PREVIEW_CHARS = 800  # reference (d.1)
 SUGGESTED_READ_LINES = 200  # reference (d.1)
@@ -73,6 +83,20 @@ def _arguments(arguments: Any) -> dict[str, Any]:
     except ValueError:
         parsed = {}
     return parsed if isinstance(parsed, dict) else {}
+
+
+def ensure_project_dir(project_root: Path) -> Path:
+    """``<project>/.paicli``, created if needed, with its .gitignore (an existing one is kept).
+
+    Everything paicli writes under the project's .paicli goes through here first."""
+    directory = Path(project_root) / PROJECT_DIR
+    directory.mkdir(parents=True, exist_ok=True)
+    try:
+        with (directory / ".gitignore").open("x", encoding="utf-8") as handle:
+            handle.write(PROJECT_DIR_GITIGNORE)
+    except FileExistsError:
+        pass
+    return directory
 
 
 def safe_tool_name(tool_name: str) -> str:
@@ -135,6 +159,7 @@ class ToolResultOffloader:
         return offload_summary(tool_name, content, relative, head_chars)
 
     def _write(self, tool_name: str, content: str) -> str:
+        ensure_project_dir(self.project_root)
         base = self.project_root / OUTPUT_DIR
         directory = base / self.session_id
         directory.mkdir(parents=True, exist_ok=True)

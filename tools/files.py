@@ -2,7 +2,8 @@
 
 Each is a sync ``(args, ctx) -> str`` run in a worker thread. Every path goes through
 PathGuard first. Result texts are the reference's, byte for byte, because the model's
-prompts and the tests key on them.
+prompts and the tests key on them. read_file is bounded beyond the reference: a binary file
+answers with its type and size, and no read loads a huge file whole (tools/reading.py).
 """
 
 from __future__ import annotations
@@ -11,12 +12,15 @@ from pathlib import Path
 from typing import Any
 
 from tools.base import PolicyError, ToolContext
-from tools.common import bool_arg, clamp, int_arg, read_text, split_lines, str_arg
+from tools.common import bool_arg, clamp, int_arg, read_text, str_arg
 from tools.guards import PathGuard
+from tools.reading import SNIFF_BYTES, binary_type, window
 
 MAX_WRITE_BYTES = 5 * 1024 * 1024  # reference (t): write_file / edit_file 5 MB cap
 DEFAULT_READ_LINES = 200  # reference (t): ranged read_file default limit
 MAX_READ_LINES = 2000  # reference (t): ranged read_file maximum limit
+# Beyond the reference (no cap there): a larger file is never read whole; the first window instead.
+MAX_WHOLE_READ_BYTES = 5 * 1024 * 1024
 MAX_LISTED_MATCH_LINES = 10  # enough lines for the model to locate ambiguous matches
 
 
@@ -26,26 +30,37 @@ def read_file(args: dict[str, Any], ctx: ToolContext) -> str:
         return f"读取文件失败: 文件不存在: {str_arg(args, 'path')}"
     if not path.is_file():
         return "读取文件失败: 不是普通文件"
+    offset, limit = int_arg(args, "offset"), int_arg(args, "limit")
     try:
-        text = read_text(path)
+        return _read(path, offset, limit)
     except OSError as exc:
         return f"读取文件失败: {exc}"
-    offset, limit = int_arg(args, "offset"), int_arg(args, "limit")
-    if offset is None and limit is None:
-        return f"文件内容:\n{text}"
-    return _ranged(path.name, split_lines(text), offset, limit)
 
 
-def _ranged(name: str, lines: list[str], offset: int | None, limit: int | None) -> str:
-    total = len(lines)
+def _read(path: Path, offset: int | None, limit: int | None) -> str:
+    size = path.stat().st_size
+    with path.open("rb") as fh:
+        kind = binary_type(path, fh.read(SNIFF_BYTES))
+    if kind:
+        return f"读取文件失败: {path.name} 是二进制文件（类型: {kind}，大小: {size} 字节），不返回原始内容"
+    if offset is not None or limit is not None:
+        return _ranged(path, offset, limit)
+    if size <= MAX_WHOLE_READ_BYTES:
+        return f"文件内容:\n{read_text(path)}"
+    note = (f"文件过大（{size} 字节，超过 {MAX_WHOLE_READ_BYTES // (1024 * 1024)}MB），未返回全文；"
+            f"以下为前 {DEFAULT_READ_LINES} 行，请用 offset/limit 分段读取\n")
+    return note + _ranged(path, 1, DEFAULT_READ_LINES)
+
+
+def _ranged(path: Path, offset: int | None, limit: int | None) -> str:
     start = max(1, offset or 1)
-    count = clamp(limit or DEFAULT_READ_LINES, 1, MAX_READ_LINES)
+    lines, total = window(path, start, clamp(limit or DEFAULT_READ_LINES, 1, MAX_READ_LINES))
     if start > total:
-        return f"文件内容: {name} 共 {total} 行，offset 超出范围"
-    end = min(total, start + count - 1)
-    body = "".join(f"{n:5d} | {lines[n - 1]}\n" for n in range(start, end + 1))
+        return f"文件内容: {path.name} 共 {total} 行，offset 超出范围"
+    end = start + len(lines) - 1
+    body = "".join(f"{n:5d} | {line}\n" for n, line in enumerate(lines, start))
     more = f"...(已截断，可用 offset={end + 1} 继续读取)" if end < total else ""
-    return f"文件内容: {name} (lines {start}-{end} of {total})\n{body}{more}"
+    return f"文件内容: {path.name} (lines {start}-{end} of {total})\n{body}{more}"
 
 
 def write_file(args: dict[str, Any], ctx: ToolContext) -> str:

@@ -1,4 +1,9 @@
-"""Where grep_code finds its hits: ripgrep when installed, else a pure-Python walk.
+"""Where grep_code finds its hits: ripgrep, else the Python scan in a child process.
+
+ripgrep comes with paicli (the ``ripgrep`` wheel puts ``rg`` beside the interpreter), and its
+regex engine runs in linear time, so no pattern can hang it. The Python scan is the fallback for
+a missing binary and for patterns ripgrep's syntax refuses (look-around, back-references); it
+backtracks, so it runs in a child process that is killed at a deadline (tools/grep_python.py).
 
 Both engines return only (file, line) hits; search.py reads context lines itself, so the
 output format does not depend on which engine ran.
@@ -6,23 +11,26 @@ output format does not depend on which engine ran.
 
 from __future__ import annotations
 
+import functools
 import json
 import os
 import re
 import shutil
 import subprocess
+import sys
+import sysconfig
 import threading
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Iterator
+from typing import Callable, Literal
 
-from tools.common import read_text, split_lines
+from tools.grep_python import EXCLUDED_DIRS, child_command, glob_accepts, walk_files
 
-# reference (t): glob_files and grep_code skip these directories.
-EXCLUDED_DIRS = frozenset({".git", ".paicli", "target", "node_modules", "dist", "build", "coverage", ".idea", ".gradle"})
-RG_TIMEOUT_SECONDS = 30  # a runaway search must not hold the tool batch
-MAX_SCAN_BYTES = 10 * 1024 * 1024  # the fallback reads whole files; skip giant artifacts
-BINARY_SNIFF_BYTES = 8192
+__all__ = ["Hits", "Query", "find_rg", "glob_accepts", "search", "search_python", "search_rg", "walk_files"]
+
+RG_TIMEOUT_SECONDS = 30.0  # a runaway search must not hold the tool batch
+PYTHON_TIMEOUT_SECONDS = 10.0  # the backtracking fallback: long enough for a big tree, short for a model
+Engine = Literal["auto", "ripgrep", "python"]
 
 
 @dataclass
@@ -40,89 +48,66 @@ class Hits:
     engine: str
     found: list[tuple[Path, int]] = field(default_factory=list)
     partial: str | None = None  # engine-side reason the list is incomplete
+    timed_out: float | None = None  # the deadline in seconds, when the engine was stopped at it
 
 
-def walk_files(base: Path) -> Iterator[Path]:
-    """Regular files under base in path order (ripgrep's --sort path order).
+@functools.cache
+def find_rg() -> str | None:
+    """The ``rg`` binary: the wheel's copy beside our interpreter, else one on PATH.
 
-    Symlinks are skipped, as ripgrep does by default: one pointing outside the project
-    would otherwise let a search read what PathGuard refuses to read_file.
+    A venv, a pipx venv or ``pip install --user`` puts the wheel's ``rg`` in the scripts
+    directory of the interpreter running paicli, which need not be on PATH (pipx exposes only
+    paicli's own command), so ``shutil.which`` alone would miss it.
     """
-    if base.is_file():
-        yield base
-        return
+    name = "rg.exe" if os.name == "nt" else "rg"
+    folders = [sysconfig.get_path("scripts"), os.path.dirname(sys.executable),
+               sysconfig.get_path("scripts", sysconfig.get_preferred_scheme("user"))]
+    for folder in folders:
+        candidate = os.path.join(folder, name)
+        if os.path.isfile(candidate) and os.access(candidate, os.X_OK):
+            return candidate
+    return shutil.which("rg")
+
+
+def search(base: Path, query: Query, engine: Engine = "auto",
+           python_timeout: float = PYTHON_TIMEOUT_SECONDS) -> Hits:
+    rg = find_rg() if engine != "python" else None
+    if rg is None:
+        if engine == "ripgrep":
+            raise ValueError("未找到 ripgrep (rg)，请安装 ripgrep")
+        return search_python(base, query, python_timeout)
     try:
-        entries = sorted(os.scandir(base), key=lambda entry: entry.name)
-    except OSError:
-        return
-    for entry in entries:
-        if entry.is_dir(follow_symlinks=False) and entry.name not in EXCLUDED_DIRS:
-            yield from walk_files(Path(entry.path))
-        elif entry.is_file(follow_symlinks=False):
-            yield Path(entry.path)
+        return search_rg(rg, base, query)
+    except ValueError:
+        if engine == "ripgrep":
+            raise
+        # Look-around or a back-reference: Python's syntax accepts them; the deadline still holds.
+        return search_python(base, query, python_timeout)
 
 
-def glob_accepts(glob: re.Pattern[str] | None, path: Path, base: Path) -> bool:
-    if glob is None:
-        return True
-    rel = path.relative_to(base).as_posix() if path != base else path.name
-    return bool(glob.fullmatch(rel) or glob.fullmatch(path.name))
-
-
-def search(base: Path, query: Query) -> Hits:
-    rg = shutil.which("rg")
-    return search_rg(rg, base, query) if rg else search_python(base, query)
-
-
-def search_python(base: Path, query: Query) -> Hits:
+def search_python(base: Path, query: Query, timeout: float = PYTHON_TIMEOUT_SECONDS) -> Hits:
     flags = 0 if query.case_sensitive else re.IGNORECASE
     try:
-        matcher = re.compile(query.pattern if query.regex else re.escape(query.pattern), flags)
+        re.compile(query.pattern if query.regex else re.escape(query.pattern), flags)
     except re.error as exc:
         raise ValueError(f"正则表达式无效: {exc}") from None
+    job = {"base": str(base), "pattern": query.pattern, "regex": query.regex, "case_sensitive": query.case_sensitive,
+           "glob": query.glob.pattern if query.glob is not None else None, "head_limit": query.head_limit}
     hits = Hits(engine="python")
-    for path in walk_files(base):
-        if not glob_accepts(query.glob, path, base):
-            continue
-        for number in _file_hits(path, matcher, query.head_limit):
-            if len(hits.found) == query.max_results:
-                hits.partial = f"已达到 max_results={query.max_results}"
-                return hits
-            hits.found.append((path, number))
+    _run(child_command() + [json.dumps(job)], timeout, hits, query.max_results, _python_hit)
     return hits
 
 
-def _file_hits(path: Path, matcher: re.Pattern[str], head_limit: int) -> list[int]:
-    try:
-        if path.stat().st_size > MAX_SCAN_BYTES:
-            return []
-        with path.open("rb") as fh:
-            if b"\0" in fh.read(BINARY_SNIFF_BYTES):
-                return []  # binary, like ripgrep's default
-        lines = split_lines(read_text(path))
-    except OSError:
-        return []
-    found = [n for n, line in enumerate(lines, 1) if matcher.search(line)]
-    return found[:head_limit]
+def _python_hit(raw: str) -> tuple[Path, int] | None:
+    path, number = json.loads(raw)
+    return Path(path), number
 
 
 def search_rg(rg: str, base: Path, query: Query) -> Hits:
-    proc = subprocess.Popen(
-        _rg_command(rg, base, query), stdout=subprocess.PIPE, stderr=subprocess.PIPE,
-        stdin=subprocess.DEVNULL, text=True, encoding="utf-8", errors="replace",
-    )
-    timed_out = threading.Event()
-    timer = threading.Timer(RG_TIMEOUT_SECONDS, lambda: (timed_out.set(), proc.kill()))
-    timer.start()
-    try:
-        hits = _read_rg(proc, base, query)
-    finally:
-        timer.cancel()
-        proc.kill()  # we may stop reading at max_results; rg must not keep walking
-        stderr = proc.communicate()[1]
-    if timed_out.is_set() and hits.partial is None:
-        hits.partial = f"ripgrep 超时（{RG_TIMEOUT_SECONDS}秒）"
-    if proc.returncode == 2 and not hits.found:
+    hits = Hits(engine="ripgrep")
+    accept = functools.partial(_rg_hit, base=base, glob=query.glob)
+    returncode, stderr = _run(_rg_command(rg, base, query), RG_TIMEOUT_SECONDS, hits, query.max_results, accept)
+    if returncode == 2 and not hits.found:
         raise ValueError(f"ripgrep 失败: {stderr.strip()}")
     return hits
 
@@ -138,19 +123,49 @@ def _rg_command(rg: str, base: Path, query: Query) -> list[str]:
     return cmd + ["-e", query.pattern, "--", str(base)]
 
 
-def _read_rg(proc: subprocess.Popen[str], base: Path, query: Query) -> Hits:
-    hits = Hits(engine="ripgrep")
+def _rg_hit(raw: str, base: Path, glob: re.Pattern[str] | None) -> tuple[Path, int] | None:
+    event = json.loads(raw)
+    if event.get("type") != "match":
+        return None
+    data = event["data"]
+    if "text" not in data["path"]:
+        return None  # non-UTF-8 file names arrive base64-encoded; read_file could not open them
+    path = Path(data["path"]["text"])
+    return (path, data["line_number"]) if glob_accepts(glob, path, base) else None
+
+
+def _run(cmd: list[str], timeout: float, hits: Hits, max_results: int,
+         parse: Callable[[str], tuple[Path, int] | None]) -> tuple[int | None, str]:
+    """Run one engine process, collecting its hits until it ends, max_results, or the deadline.
+
+    The process is killed in every case: at max_results it must not keep walking, and on
+    KeyboardInterrupt (Ctrl-C while this runs in the main thread) it must not outlive us.
+    """
+    proc = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, stdin=subprocess.DEVNULL,
+                            text=True, encoding="utf-8", errors="replace")
+    timed_out = threading.Event()
+    timer = threading.Timer(timeout, lambda: (timed_out.set(), proc.kill()))
+    timer.start()
+    try:
+        _collect(proc, hits, max_results, parse)
+    finally:
+        timer.cancel()
+        proc.kill()
+        stderr = proc.communicate()[1]
+    if timed_out.is_set() and hits.partial is None:
+        hits.partial = f"{hits.engine} 引擎超时（{timeout:g}秒）"
+        hits.timed_out = timeout
+    return proc.returncode, stderr
+
+
+def _collect(proc: subprocess.Popen[str], hits: Hits, max_results: int,
+             parse: Callable[[str], tuple[Path, int] | None]) -> None:
     assert proc.stdout is not None
     for raw in proc.stdout:
-        event = json.loads(raw)
-        if event.get("type") != "match":
+        hit = parse(raw)
+        if hit is None:
             continue
-        data = event["data"]
-        path = Path(data["path"].get("text", ""))
-        if "text" not in data["path"] or not glob_accepts(query.glob, path, base):
-            continue  # non-UTF-8 file names arrive base64-encoded; read_file could not open them
-        if len(hits.found) == query.max_results:
-            hits.partial = f"已达到 max_results={query.max_results}"
-            break
-        hits.found.append((path, data["line_number"]))
-    return hits
+        if len(hits.found) == max_results:
+            hits.partial = f"已达到 max_results={max_results}"
+            return
+        hits.found.append(hit)

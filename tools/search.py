@@ -8,9 +8,10 @@ from pathlib import Path
 from typing import Any
 
 from tools.base import ToolContext
-from tools.common import bool_arg, clamp, display_path, int_arg, read_text, required_str, split_lines, str_arg
-from tools.grep_engines import Hits, Query, glob_accepts, search, walk_files
+from tools.common import bool_arg, clamp, display_path, int_arg, required_str, str_arg
+from tools.grep_engines import PYTHON_TIMEOUT_SECONDS, Engine, Hits, Query, glob_accepts, search, walk_files
 from tools.guards import PathGuard
+from tools.reading import pick_lines
 
 SUGGESTED_READS = 3  # reference (t): up to 3 distinct files
 SUGGESTED_BACKOFF, SUGGESTED_LIMIT = 20, 80  # reference (t): offset=max(1,line-20), limit=80
@@ -69,7 +70,9 @@ def glob_files(args: dict[str, Any], ctx: ToolContext) -> str:
     return f"匹配文件 {len(found)} 个{capped}:\n{listing}"
 
 
-def grep_code(args: dict[str, Any], ctx: ToolContext) -> str:
+def grep_code(args: dict[str, Any], ctx: ToolContext, *, engine: Engine = "auto",
+              python_timeout: float = PYTHON_TIMEOUT_SECONDS) -> str:
+    """``engine`` and ``python_timeout`` are for tests: the model cannot choose them."""
     pattern = required_str(args, "pattern")
     base = PathGuard(ctx.root).resolve(str_arg(args, "path", "."))
     glob = str_arg(args, "glob")
@@ -81,21 +84,32 @@ def grep_code(args: dict[str, Any], ctx: ToolContext) -> str:
         head_limit=clamp(int_arg(args, "head_limit", 20), 1, 50),  # reference (t)
         max_results=clamp(int_arg(args, "max_results", 50), 1, 200),  # reference (t)
     )
-    hits = search(base, query)
+    hits = search(base, query, engine, python_timeout)
     if not hits.found:
-        return f"未找到匹配内容: {pattern}"
+        return _timed_out(hits, query) if hits.timed_out else f"未找到匹配内容: {pattern}"
     context = clamp(int_arg(args, "context_lines", 0), 0, 5)  # reference (t)
     max_chars = clamp(int_arg(args, "max_chars", 24_000), 1_000, 60_000)  # reference (t)
     return render(hits, ctx.root, context, max_chars)
 
 
+def _timed_out(hits: Hits, query: Query) -> str:
+    # Starts with a failure prefix (reference s.8), and names the ways out for the model.
+    hint = "正则可能存在灾难性回溯（如 (a+)+ 这类嵌套重复）：请简化 pattern，或改用 regex=false 按字面搜索，" if query.regex else ""
+    return (
+        f"工具执行超时: grep_code 搜索 {query.pattern!r} 超过 {hits.timed_out:g} 秒未完成（engine={hits.engine}），已停止。"
+        f"{hint}或用 path/glob 缩小搜索范围后重试"
+    )
+
+
 def render(hits: Hits, root: Path, context: int, max_chars: int) -> str:
     partial = f"（partial: {hits.partial}）" if hits.partial else ""
     text = f"匹配结果 {len(hits.found)} 条 (engine={hits.engine}){partial}:"
-    cache: dict[Path, list[str]] = {}
+    cache: dict[Path, dict[int, str]] = {}
     shown: list[tuple[Path, int]] = []
     for number, (path, line) in enumerate(hits.found, 1):
-        block = _match_block(number, path, line, root, context, cache)
+        if path not in cache:
+            cache[path] = _shown_lines(path, hits.found, context)
+        block = _match_block(number, path, line, root, context, cache[path])
         if len(text) + 1 + len(block) > max_chars:
             text += f"\npartial: true（已达到 max_chars={max_chars}，请缩小 path/glob/pattern 或提高 offset 后 read_file）"
             break
@@ -106,17 +120,22 @@ def render(hits: Hits, root: Path, context: int, max_chars: int) -> str:
     return text + _suggested_reads(shown or hits.found, root)
 
 
-def _match_block(number: int, path: Path, line: int, root: Path, context: int, cache: dict) -> str:
-    if path not in cache:
-        try:
-            cache[path] = split_lines(read_text(path))
-        except OSError:
-            cache[path] = []
-    lines = cache[path]
+def _shown_lines(path: Path, found: list[tuple[Path, int]], context: int) -> dict[int, str]:
+    """Every line the blocks of this file show, in one streamed pass: a hit in a huge file
+    must not load the whole file."""
+    wanted = {n for hit_path, line in found if hit_path == path for n in range(max(1, line - context), line + context + 1)}
+    try:
+        return pick_lines(path, wanted)
+    except OSError:
+        return {}
+
+
+def _match_block(number: int, path: Path, line: int, root: Path, context: int, lines: dict[int, str]) -> str:
     rows = [f"{number}. {display_path(path, root)}:{line}"]
-    for n in range(max(1, line - context), min(len(lines), line + context) + 1):
-        mark = ">" if n == line else " "
-        rows.append(f"   {mark}{n:5d} | {_clip(lines[n - 1])}")
+    for n in range(max(1, line - context), line + context + 1):
+        if n in lines:
+            mark = ">" if n == line else " "
+            rows.append(f"   {mark}{n:5d} | {_clip(lines[n])}")
     return "\n".join(rows)
 
 

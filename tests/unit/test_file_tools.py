@@ -1,11 +1,10 @@
-import shutil
 from pathlib import Path
 
 import pytest
 
 from tools.base import PolicyError, ToolContext
 from tools.files import edit_file, list_dir, read_file, write_file
-from tools.grep_engines import Query, search_python, search_rg
+from tools.grep_engines import Query, find_rg, search_python, search_rg
 from tools.search import glob_files, grep_code
 
 
@@ -234,7 +233,6 @@ def test_grep_code_invalid_regex_raises_clear_error(ctx):
         grep_code({"pattern": "foo(", "regex": True}, ctx)
 
 
-@pytest.mark.skipif(shutil.which("rg") is None, reason="ripgrep not installed")
 def test_grep_engines_find_the_same_hits(ctx):
     make(ctx.root, "a.py", "hit\nmiss\nHIT\n")
     make(ctx.root, ".github/ci.yml", "hit\n")
@@ -242,7 +240,7 @@ def test_grep_engines_find_the_same_hits(ctx):
     make(ctx.root, "z.py", "hit\n")
     make(ctx.root, "dist/c.py", "hit\n")
     query = Query("hit", regex=False, case_sensitive=False, glob=None, head_limit=20, max_results=50)
-    by_rg = search_rg(shutil.which("rg"), ctx.root, query)
+    by_rg = search_rg(find_rg(), ctx.root, query)
     by_python = search_python(ctx.root, query)
     assert (by_rg.engine, by_python.engine) == ("ripgrep", "python")
     assert by_rg.found == by_python.found
