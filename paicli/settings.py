@@ -82,6 +82,7 @@ class Settings:
     budget: BudgetKnobs = BudgetKnobs()
     memory: MemoryKnobs = MemoryKnobs()
     web: WebKnobs = WebKnobs()
+    session_wait: int = 120  # PAICLI_SESSION_WAIT: seconds a turn waits for another process's turn on its session
     # Environment variables commands must not see: the key variables and any holding the key.
     secret_env: frozenset[str] = frozenset()
 
@@ -89,7 +90,6 @@ class Settings:
     def cache_dir(self) -> Path:
         """Caches we may rebuild (jieba's dictionary), kept out of a shared /tmp."""
         return self.home / "cache"
-    session_wait: int = 120  # PAICLI_SESSION_WAIT: seconds a turn waits for another process's turn on its session
 
     def require_key(self) -> str:
         if not self.api_key:
