@@ -50,7 +50,7 @@ def _ranged(name: str, lines: list[str], offset: int | None, limit: int | None) 
 
 def write_file(args: dict[str, Any], ctx: ToolContext) -> str:
     raw_path = str_arg(args, "path")
-    path = PathGuard(ctx.root).resolve(raw_path)
+    path = PathGuard(ctx.root).resolve_write(raw_path)
     content = str_arg(args, "content")
     if content is None:
         return "写入文件失败: 缺少 content 参数"
@@ -67,7 +67,7 @@ def write_file(args: dict[str, Any], ctx: ToolContext) -> str:
 
 def edit_file(args: dict[str, Any], ctx: ToolContext) -> str:
     raw_path = str_arg(args, "path")
-    path = PathGuard(ctx.root).resolve(raw_path)
+    path = PathGuard(ctx.root).resolve_write(raw_path)
     old, new = str_arg(args, "old_text"), str_arg(args, "new_text")
     if not old or new is None:
         return "old_text 必须非空，new_text 必须提供"
