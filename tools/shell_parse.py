@@ -161,7 +161,7 @@ class _Walker:
                     text = text.replace("${%s}" % name, value).replace("$" + name, value)
             elif part.kind == "tilde":
                 known = known and part.value == "~" and scope.home is not None
-                if known:
+                if known and text.startswith("~"):  # not X=~/bin: only a leading ~ names a target
                     text = scope.home + text[1:]
         # bashlex drops the backslash of "\x" although bash keeps it: remember there was one
         escaped = "\\" in raw
