@@ -20,6 +20,7 @@ from nodes.state import AgentState, Deps, RunContext
 from nodes.turn_guard import current_turn
 from tools import approval
 from tools.boundary import unwrap
+from tools.protected_paths import protected_write
 from tools.turn_policy import Deny, TurnClass, add_discovered, authorize, classify, expose
 
 
@@ -73,9 +74,10 @@ def turn_view(state: AgentState, deps: Deps) -> TurnView:
 
 def decide_call(view: TurnView, call: dict[str, Any], ctx: RunContext, approved: set[str],
                 deps: Deps) -> approval.Decision | PolicyDenied:
-    """The policy first (o.5), then the approval level (v.1)."""
+    """The policy first (o.5), then the approval level (v.1), which protected paths raise."""
     verdict = authorize(view.turn, call.get("name"), call.get("args"), view.advertised, view.discovered,
                         view.sources, deps.external_guard)
     if isinstance(verdict, Deny):
         return PolicyDenied(verdict)
-    return approval.decide(call["name"], call["args"], ctx.approval, approved)
+    protected = protected_write(call["name"], call["args"], ctx.project_root)
+    return approval.decide(call["name"], call["args"], ctx.approval, approved, protected)

@@ -19,6 +19,7 @@ def describe(request: dict[str, Any]) -> list[str]:
     return [
         "",
         "────────── ⚠️  HITL 审批请求 ──────────",
+        *([f"⚠️  {request['notice']}"] if request.get("notice") else []),  # reference v.3: the notice line
         f"工具: {request.get('tool')}   危险等级: {request.get('danger')}",
         f"风险: {request.get('risk')}",
         "参数:",

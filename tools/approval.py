@@ -9,6 +9,12 @@
 - ``ask`` (``/hitl on``): every dangerous tool asks.
 - ``yes`` (``--yes``): everything runs; guards still apply, since policy denials are not
   approvals to grant.
+
+Writes to protected paths (``tools.protected_paths``) ask at every level but ``yes``, and an
+earlier "approve all" of the tool does not cover them, as the reference's sensitive-page
+writes are exempt from approve-all (v.1). The question carries a ``notice`` naming the path and
+why it is protected; a rejection repeats it, so a ``-p`` run without a terminal tells the model
+why nothing was written.
 """
 
 from __future__ import annotations
@@ -39,6 +45,7 @@ class Ask:
     args: dict[str, Any]
     danger: str
     risk: str
+    notice: str = ""  # why this call needs a question even when the level would not ask
 
 
 @dataclass(frozen=True)
@@ -49,8 +56,14 @@ class Deny:
 Decision = Union[Allow, Ask, Deny]
 
 
-def decide(tool: str, args: dict[str, Any], level: str, approved_all: frozenset[str] | set[str] = frozenset()) -> Decision:
-    if level == "yes" or tool in approved_all:
+def decide(tool: str, args: dict[str, Any], level: str, approved_all: frozenset[str] | set[str] = frozenset(),
+           protected: str | None = None) -> Decision:
+    """``protected`` is the notice of a write to a protected path (``tools.protected_paths``)."""
+    if level == "yes":
+        return Allow(args)
+    if protected:
+        return Ask(tool, args, DANGER.get(tool, "🟢 安全"), RISK.get(tool, ""), protected)
+    if tool in approved_all:
         return Allow(args)
     risky = DANGEROUS_TOOLS if level == "ask" else AUTO_ASK_TOOLS
     if tool in risky:
@@ -67,6 +80,7 @@ def approval_request(ask: Ask, call_id: str) -> dict[str, Any]:
         "call_id": call_id,
         "danger": ask.danger,
         "risk": ask.risk,
+        "notice": ask.notice,
         "choices": {"y": "批准", "a": "全部放行", "n": "拒绝", "s": "跳过", "m": "修改参数"},
     }
 
@@ -84,7 +98,7 @@ def read_answer(answer: Any, ask: Ask) -> tuple[Decision, bool]:
     if isinstance(answer, str):
         answer = {"decision": _SHORT.get(answer.strip().lower(), answer.strip().lower())}
     if not isinstance(answer, dict):
-        return Deny("[HITL] 操作已被拒绝：无法识别的审批结果"), False
+        answer = {"decision": "reject", "reason": "无法识别的审批结果"}
     verdict = str(answer.get("decision", "")).lower()
     if verdict == "approve":
         return Allow(ask.args), False
@@ -95,4 +109,4 @@ def read_answer(answer: Any, ask: Ask) -> tuple[Decision, bool]:
     if verdict == "skip":
         return Deny("[HITL] 操作已被跳过"), False
     reason = str(answer.get("reason") or "").strip() or "用户拒绝了此操作"
-    return Deny(f"[HITL] 操作已被拒绝：{reason}"), False
+    return Deny(f"[HITL] 操作已被拒绝：{reason}" + (f"。{ask.notice}" if ask.notice else "")), False

@@ -65,7 +65,7 @@ def _ranged(path: Path, offset: int | None, limit: int | None) -> str:
 
 def write_file(args: dict[str, Any], ctx: ToolContext) -> str:
     raw_path = str_arg(args, "path")
-    path = PathGuard(ctx.root).resolve(raw_path)
+    path = PathGuard(ctx.root).resolve_write(raw_path)
     content = str_arg(args, "content")
     if content is None:
         return "写入文件失败: 缺少 content 参数"
@@ -82,7 +82,7 @@ def write_file(args: dict[str, Any], ctx: ToolContext) -> str:
 
 def edit_file(args: dict[str, Any], ctx: ToolContext) -> str:
     raw_path = str_arg(args, "path")
-    path = PathGuard(ctx.root).resolve(raw_path)
+    path = PathGuard(ctx.root).resolve_write(raw_path)
     old, new = str_arg(args, "old_text"), str_arg(args, "new_text")
     if not old or new is None:
         return "old_text 必须非空，new_text 必须提供"

@@ -92,14 +92,16 @@ def test_path_guard_does_not_treat_sibling_prefix_as_inside(root):
         ("sudo\nreboot", "禁止 sudo 提权"),  # first match wins
     ],
 )
-def test_command_guard_refuses_dangerous_command(command, reason):
-    assert refusal(CommandGuard.check, command) == reason
+def test_command_guard_refuses_dangerous_command(command, reason, root):
+    assert refusal(CommandGuard.check, command, root) == reason
 
 
 @pytest.mark.parametrize("command", ["ls -la", "rm -rf build", "find . -name '*.py'", "curl -s https://x.example -o out.json", "bash -c 'echo hi'"])
-def test_command_guard_allows_ordinary_commands(command):
-    CommandGuard.check(command)
+def test_command_guard_allows_ordinary_commands(command, root):
+    CommandGuard.check(command, root)
 
 
-def test_command_guard_checks_whitespace_collapsed_command():
-    assert refusal(CommandGuard.check, "  rm\t-rf\n\n/tmp/x ") == "禁止 rm -rf 删除全盘或用户目录"
+def test_command_guard_checks_whitespace_collapsed_command(root):
+    # Not "rm -rf\n/tmp/x" as before: a newline ends a command in bash, so that runs `rm -rf`
+    # with no target and then `/tmp/x`; the parsed guard judges what bash would run.
+    assert refusal(CommandGuard.check, "  rm\t-rf \t  /tmp/x ", root) == "禁止 rm -rf 删除全盘或用户目录"

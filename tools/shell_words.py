@@ -1,0 +1,217 @@
+"""What a simple command's words mean to the guard: wrappers, shells, and literal output.
+
+Pure functions over ``shell_parse.Simple``; nothing here runs or reads anything.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+from dataclasses import dataclass
+
+SHELLS = frozenset({"sh", "bash", "zsh", "dash", "ksh", "mksh", "ash", "fish", "yash"})
+INTERPRETERS = frozenset({"python", "python2", "python3", "perl", "ruby", "node", "php", "lua"})
+STDIN_NAMES = frozenset({"-", "/dev/stdin", "/dev/fd/0", "/proc/self/fd/0"})
+STDIN_SCRIPTS = object()  # script_source: the shell reads its script from stdin
+
+# Wrappers run the rest of their words as a command; the set holds the options that take a
+# value as the next word, so the value is not mistaken for the command.
+WRAPPERS: dict[str, frozenset[str]] = {
+    "env": frozenset({"-u", "--unset", "-C", "--chdir", "-S", "--split-string"}),
+    "command": frozenset(), "builtin": frozenset(), "exec": frozenset({"-a"}), "nohup": frozenset(),
+    "setsid": frozenset(), "busybox": frozenset(), "unbuffer": frozenset(),
+    "nice": frozenset({"-n", "--adjustment"}),
+    "ionice": frozenset({"-c", "-n", "-p", "-P", "-u", "-t", "--class", "--classdata"}),
+    "stdbuf": frozenset({"-i", "-o", "-e"}),
+    "time": frozenset({"-f", "-o", "--format", "--output"}),
+    "timeout": frozenset({"-s", "--signal", "-k", "--kill-after"}),
+    "xargs": frozenset({"-a", "-d", "-E", "-I", "-L", "-n", "-P", "-s", "--arg-file", "--delimiter", "--eof",
+                        "--replace", "--max-lines", "--max-args", "--max-procs", "--max-chars"}),
+}
+@dataclass(frozen=True)
+class Word:
+    text: str  # quotes removed; ~, $HOME, $PWD expanded when known
+    known: bool = True  # False: holds a value the guard cannot know ($X, $(…), ~user)
+    inner: tuple[Simple, ...] | None = None  # the commands of a $(…) / <(…) inside it
+    escaped: bool = False  # its source held a backslash (echo -e / printf may decode it)
+
+
+@dataclass(frozen=True)
+class Simple:
+    words: tuple[Word, ...]  # wrappers stripped: words[0] is the command that runs
+    cwd: str | None  # where it runs; None after a `cd` to somewhere unknown
+    home: str | None  # what ~ means for it; None after HOME was reassigned
+    stdin_args: bool = False  # xargs: more arguments arrive on stdin
+    stdin: Word | None = None  # literal text it reads on stdin (a here-document or here-string)
+
+    @property
+    def name(self) -> str:
+        return os.path.basename(self.words[0].text) if self.words else ""
+
+    @property
+    def args(self) -> tuple[Word, ...]:
+        return self.words[1:]
+
+
+FIND_ACTIONS = frozenset({"-exec", "-execdir", "-ok", "-okdir"})
+_BRACES = re.compile(r"\{[^{}]*(,|\.\.)[^{}]*\}")  # {a,b} and {1..3}: bash expands these first
+
+
+@dataclass(frozen=True)
+class Inner:
+    """The command a wrapper runs, where, and how its arguments arrive."""
+
+    words: tuple[Word, ...]
+    cwd: str | None
+    script: Word | None = None  # env -S 'text': a command line to split and run
+    stdin_args: bool = False  # xargs appends arguments read from stdin
+
+
+def options(words: tuple[Word, ...], takes_value: frozenset[str]) -> tuple[dict[str, Word | None], int]:
+    """Leading options (``--opt=value`` split) and the index of the first operand."""
+    found: dict[str, Word | None] = {}
+    i = 0
+    while i < len(words):
+        text = words[i].text
+        if text == "--":
+            return found, i + 1
+        if not text.startswith("-") or text == "-":
+            break
+        key, eq, value = text.partition("=")
+        if eq and key.startswith("--"):
+            found[key] = _word(value, words[i].known)
+        elif text in takes_value:
+            found[text] = words[i + 1] if i + 1 < len(words) else None
+            i += 1
+        else:
+            found[text] = None
+        i += 1
+    return found, i
+
+
+def unwrap(simple: Simple) -> list[Inner]:
+    """The commands a wrapper (``env``, ``nice``, ``xargs``, ``find -exec`` …) runs."""
+    if simple.name == "find":
+        return find_execs(simple)
+    if simple.name not in WRAPPERS:
+        return []
+    opts, first = options(simple.args, WRAPPERS[simple.name])
+    rest = simple.args[first:]
+    if simple.name == "command" and ("-v" in opts or "-V" in opts):
+        return []  # `command -v rm` only looks rm up
+    if simple.name == "env":
+        while rest and "=" in rest[0].text and not rest[0].text.startswith("="):
+            rest = rest[1:]
+        split = opts.get("-S") or opts.get("--split-string")
+        if split is not None:
+            line = " ".join([split.text, *(w.text for w in rest)])
+            return [Inner((), _env_cwd(simple, opts), _word(line, split.known and all(w.known for w in rest)))]
+    if simple.name == "timeout":
+        rest = rest[1:]  # the duration
+    if not rest:
+        return []
+    return [Inner(tuple(rest), _env_cwd(simple, opts), stdin_args=simple.name == "xargs")]
+
+
+def _env_cwd(simple: Simple, opts: dict[str, Word | None]) -> str | None:
+    target = opts.get("-C") or opts.get("--chdir")
+    if target is None:
+        return simple.cwd
+    if not target.known or (simple.cwd is None and not os.path.isabs(target.text)):
+        return None
+    return os.path.normpath(os.path.join(simple.cwd or "/", target.text))
+
+
+def find_starts(simple: Simple) -> tuple[tuple[Word, ...], int]:
+    """find's starting points (``.`` when none) and the index where its expression begins."""
+    args, i = simple.args, 0
+    while i < len(args) and (args[i].text in ("-H", "-L", "-P") or args[i].text[:2] in ("-D", "-O")):
+        i += 1
+    start = i
+    while i < len(args) and not (args[i].text.startswith("-") or args[i].text in ("(", "!", ")")):
+        i += 1
+    return (args[start:i] or (_word("."),)), i
+
+
+def find_execs(simple: Simple) -> list[Inner]:
+    """``find START … -exec CMD {} ;``: CMD once per start, with ``{}`` a path below it."""
+    starts, i = find_starts(simple)
+    args, found = simple.args, []
+    while i < len(args):
+        if args[i].text in FIND_ACTIONS:
+            j = i + 1
+            while j < len(args) and args[j].text not in (";", "+"):
+                j += 1
+            for start in starts:
+                found.append(Inner(tuple(_below(w, start) for w in args[i + 1:j]), simple.cwd))
+            i = j
+        i += 1
+    return [inner for inner in found if inner.words]
+
+
+def _below(word: Word, start: Word) -> Word:
+    if "{}" not in word.text:
+        return word
+    return _word(word.text.replace("{}", os.path.join(start.text, "{}")), word.known and start.known)
+
+
+def script_source(simple: Simple) -> Word | object | None:
+    """Where a shell's script comes from: the ``-c`` text, ``STDIN_SCRIPTS``, or None (a file)."""
+    args, i, command_string = simple.args, 0, False
+    while i < len(args):
+        text = args[i].text
+        if text == "--":
+            i += 1
+            break
+        if not text.startswith(("-", "+")) or text in ("-", "+"):
+            break
+        if text in ("-o", "+o", "-O", "+O"):
+            i += 1
+        elif not text.startswith("--") and "c" in text[1:]:
+            command_string = True
+        i += 1
+    operand = args[i] if i < len(args) else None
+    if command_string:
+        return operand if operand is not None else None
+    if operand is None or operand.text in STDIN_NAMES:
+        return STDIN_SCRIPTS
+    return None
+
+
+def reads_script_from_stdin(simple: Simple) -> bool:
+    """A shell or interpreter that would run whatever arrives on its stdin."""
+    if simple.name in SHELLS:
+        return script_source(simple) is STDIN_SCRIPTS
+    if simple.name in ("source", "."):
+        return bool(simple.args) and simple.args[0].text in STDIN_NAMES
+    if simple.name.rstrip("0123456789.") in INTERPRETERS:
+        texts = [w.text for w in simple.args]
+        if any(t in ("-c", "-e", "-E", "-m", "-r", "-p") for t in texts):
+            return False
+        operands = [t for t in texts if not t.startswith("-") or t == "-"]
+        return not operands or operands[0] in STDIN_NAMES
+    return False
+
+
+def literal_output(simple: Simple) -> Word | None:
+    """What ``echo`` / ``printf`` / ``cat <<EOF`` print, unknown when escapes or formats decide."""
+    if simple.name == "echo":
+        opts, first = options(simple.args, frozenset())
+        words = simple.args[first:]
+        text = " ".join(w.text for w in words)
+        return _word(text, all(w.known and not w.escaped for w in words) and "\\" not in text)
+    if simple.name == "printf":
+        text = " ".join(w.text for w in simple.args)
+        plain = all(w.known and not w.escaped for w in simple.args)
+        return _word(text, plain and not re.search(r"[\\%]", text))
+    if simple.name == "cat" and not simple.args:
+        return simple.stdin
+    return None
+
+
+def has_braces(text: str) -> bool:
+    return bool(_BRACES.search(text))
+
+
+def _word(text: str, known: bool = True) -> Word:
+    return Word(text, known)
