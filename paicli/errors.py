@@ -1,8 +1,11 @@
 """Errors at the edge: a user-fixable error is one red line and exit 2; a bug is one line
-pointing at a log file with the traceback (``--debug`` prints it instead)."""
+pointing at a log file with the traceback (``--debug`` prints it instead). A reader that
+closes stdout early (``paicli -p … | head``) ends the run quietly with 141, the status of a
+process SIGPIPE ends, which is what a shell pipeline expects."""
 
 from __future__ import annotations
 
+import os
 import sys
 import tempfile
 import traceback
@@ -11,10 +14,13 @@ from pathlib import Path
 from typing import Callable
 
 from memory.errors import PaicliError
+from paicli.terminal import visible
+
+BROKEN_PIPE_EXIT = 128 + 13  # 128 + SIGPIPE
 
 
 def _say(text: str) -> None:
-    colour = sys.stderr.isatty()
+    colour, text = sys.stderr.isatty(), visible(text)  # messages may quote hostile values
     print(f"\x1b[31m{text}\x1b[0m" if colour else text, file=sys.stderr)
 
 
@@ -40,6 +46,9 @@ def run_guarded(fn: Callable[[], int], *, debug: bool = False) -> int:
     except KeyboardInterrupt:
         _say("⏹️ 已取消当前任务。")
         return 130
+    except BrokenPipeError:
+        _silence_stdout()
+        return BROKEN_PIPE_EXIT
     except Exception:
         if debug:
             raise
@@ -47,3 +56,12 @@ def run_guarded(fn: Callable[[], int], *, debug: bool = False) -> int:
         log.write_text(traceback.format_exc(), encoding="utf-8")
         _say(f"paicli: internal error: {sys.exc_info()[1]!r} (traceback in {log}; --debug shows it)")
         return 1
+
+
+def _silence_stdout() -> None:
+    """Point stdout at /dev/null so the interpreter's final flush cannot fail again."""
+    try:
+        devnull = os.open(os.devnull, os.O_WRONLY)
+        os.dup2(devnull, sys.stdout.fileno())
+    except (OSError, ValueError):
+        pass
