@@ -93,8 +93,8 @@ def make_execute_tools(deps: Deps):
         texts.update({cid: text for (cid, _, _), text in zip(runnable, results)})
         for _, name, args in runnable:  # reference (o.1): success or failure, it was read
             sources = record(sources, external_source(name, args))
-        await audit(ai.tool_calls, verdicts, texts, seconds)
         messages = [tool_message(c["id"], c["name"], texts[c["id"]], artifacts.get(c["id"])) for c in ai.tool_calls]
+        await audit(ai.tool_calls, verdicts, texts, {m.tool_call_id: m.status for m in messages}, seconds)
         messages += [tool_message(c["id"], c.get("name") or "unknown", bad_arguments(c)) for c in ai.invalid_tool_calls if c.get("id")]
         reminder = runaway_reminder([*current_turn(state["messages"]), *messages], deps.budget.remind_after)
         if reminder is not None:
@@ -127,8 +127,9 @@ def make_execute_tools(deps: Deps):
         return results, seconds
 
     async def audit(calls: list[dict[str, Any]], verdicts: dict[str, dict[str, Any]], texts: dict[str, str],
-                    seconds: list[float]) -> None:
-        """reference (v.7): one line per risky call, allowed, denied or failed."""
+                    statuses: dict[str, str], seconds: list[float]) -> None:
+        """reference (v.7): one line per risky call, allowed, denied or failed; failed is the
+        status of the call's ToolMessage, so the log and the model agree."""
         if deps.audit is None:
             return
         ran = iter(seconds)
@@ -137,7 +138,7 @@ def make_execute_tools(deps: Deps):
             v, text = verdicts[call["id"]], texts[call["id"]]
             duration = next(ran) if v["allow"] else 0.0
             if is_audited(call["name"]):
-                outcome = "deny" if not v["allow"] else "error" if is_failure(text) else "allow"
+                outcome = "deny" if not v["allow"] else "error" if statuses[call["id"]] == "error" else "allow"
                 reason = v.get("reason") or (text[:200] if outcome != "allow" else "")
                 rows.append((call["name"], call["args"], outcome, reason, v.get("approver", "none"), int(duration * 1000)))
         if rows:

@@ -15,13 +15,24 @@ from typing import Any
 
 from paicli.settings import ConfigError, Settings, load_settings
 
-SESSION_ID = re.compile(r"[A-Za-z0-9._-]+")  # reference h.1: ids become file names
+# reference h.1: ids become file names, so no separators, no "..", no leading "-" or "." and
+# no more than a file name can hold with its suffixes (generated ids are 58 characters).
+SESSION_ID = re.compile(r"[A-Za-z0-9][A-Za-z0-9._-]*")
+MAX_SESSION_ID = 128
 BACKGROUND_EXIT_WAIT = 15.0  # seconds a pending fact extraction may delay exit
 
 
 def new_session_id() -> str:
     """reference h.1: ``session-<epoch millis>-<uuid>``."""
     return f"session-{int(time.time() * 1000)}-{uuid.uuid4()}"
+
+
+def check_session_id(session_id: str) -> None:
+    if len(session_id) > MAX_SESSION_ID:
+        raise ConfigError(f"--session id is {len(session_id)} characters long; the limit is {MAX_SESSION_ID}")
+    if not SESSION_ID.fullmatch(session_id) or ".." in session_id:
+        raise ConfigError(f"--session '{session_id}' is not a valid id: use letters, digits, '.', '_' and '-', "
+                          "starting with a letter or digit")
 
 
 def _warm_jieba(cache_dir) -> None:
@@ -36,8 +47,8 @@ class App:
         self.settings.require_key()  # fail before the first prompt, not after the first question
         self._session: Any = None
         self._memory: Any = None
-        if args.session is not None and not SESSION_ID.fullmatch(args.session):
-            raise ConfigError(f"--session '{args.session}' is not a valid id: use letters, digits, '.', '_' and '-'")
+        if args.session is not None:
+            check_session_id(args.session)
         self._session_id = args.session or new_session_id()
         self._warm = threading.Thread(target=importlib.import_module, args=("paicli.session",), daemon=True)
 

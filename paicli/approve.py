@@ -12,6 +12,13 @@ from typing import Any, Awaitable, Callable
 ReadLine = Callable[[str], Awaitable[str | None]]
 MAX_INVALID_ROUNDS = 5  # reference v.3
 MENU = "请选择操作：[y/Enter] 批准  [a] 全部放行  [n] 拒绝  [s] 跳过  [m] 修改参数"
+# A 🔴 call is approved only by a typed y: an Enter pressed out of habit must not run it.
+HIGH_RISK_MENU = "请选择操作：[y] 批准  [a] 全部放行  [n] 拒绝  [s] 跳过  [m] 修改参数"
+ENTER_IS_NOT_YES = "  🔴 高危操作需要输入 y 批准，Enter 不会批准"
+
+
+def high_risk(request: dict[str, Any]) -> bool:
+    return str(request.get("danger") or "").startswith("🔴")
 
 
 def describe(request: dict[str, Any]) -> list[str]:
@@ -24,7 +31,7 @@ def describe(request: dict[str, Any]) -> list[str]:
         f"风险: {request.get('risk')}",
         "参数:",
         *("  " + line for line in args.splitlines()),
-        MENU,
+        HIGH_RISK_MENU if high_risk(request) else MENU,
     ]
 
 
@@ -36,6 +43,9 @@ async def ask_approval(request: dict[str, Any], read_line: ReadLine, say: Callab
         if raw is None:
             return {"decision": "reject", "reason": "输入流已关闭"}
         choice = raw.strip().lower()
+        if choice == "" and high_risk(request):
+            say(ENTER_IS_NOT_YES)
+            continue
         if choice in ("", "y", "yes"):
             say("  已批准")
             return {"decision": "approve"}
@@ -61,7 +71,12 @@ async def ask_approval(request: dict[str, Any], read_line: ReadLine, say: Callab
 async def _edit_args(request: dict[str, Any], read_line: ReadLine, say: Callable[[str], None]) -> dict[str, Any] | None:
     say(f"  当前参数：{json.dumps(request.get('args'), ensure_ascii=False)}")
     raw = await read_line("  请输入修改后的参数（JSON 格式，空行则使用原始参数）：")
-    if raw is None or not raw.strip():
+    if raw is None:  # approval fails closed
+        return {"decision": "reject", "reason": "输入流已关闭"}
+    if not raw.strip():
+        if high_risk(request):
+            say(ENTER_IS_NOT_YES)
+            return None
         say("  输入为空，改为批准原始参数")
         return {"decision": "approve"}
     try:

@@ -45,7 +45,24 @@ RESUME_LIST_LIMIT = 20
 @dataclass
 class Outcome:
     exit: bool = False
-    failed: bool = False  # the command could not do what was asked (``-p`` exits 1)
+    failed: bool = False  # the command did not do what was asked (``-p`` exits 1)
+
+
+class Output:
+    """Where a command's lines go. Call it for results; ``fail`` for the line saying why the
+    command did not do what was asked, which marks it failed (``-p`` sends that line to
+    stderr). The REPL shows both in the same place."""
+
+    def __init__(self, say: Say, fail: Say | None = None):
+        self._say, self._fail = say, fail or say
+        self.failed = False
+
+    def __call__(self, text: str) -> None:
+        self._say(text)
+
+    def fail(self, text: str) -> None:
+        self.failed = True
+        self._fail(text)
 
 
 def is_command(text: str) -> bool:
@@ -57,8 +74,15 @@ def help_lines() -> list[str]:
     return ["可用命令："] + [f"   {display} - {text}" for display, text in HELP]
 
 
-async def handle(text: str, app: Any, say: Say, read_line: ReadLine | None = None) -> Outcome:
+async def handle(text: str, app: Any, say: Say | Output, read_line: ReadLine | None = None) -> Outcome:
     """``app`` is a ``paicli.app.App``; ``read_line`` is None when nobody can answer (``-p``)."""
+    out = say if isinstance(say, Output) else Output(say)
+    outcome = await _dispatch(text, app, out, read_line)
+    outcome.failed = outcome.failed or out.failed
+    return outcome
+
+
+async def _dispatch(text: str, app: Any, say: Output, read_line: ReadLine | None) -> Outcome:
     stripped = text.strip()
     word, _, payload = stripped.partition(" ")
     word, payload = word.lower(), payload.strip()
@@ -87,17 +111,17 @@ async def handle(text: str, app: Any, say: Say, read_line: ReadLine | None = Non
         try:
             (memory_commands.save if word == "/save" else memory_commands.memory)(payload, app, say)
         except MemoryAccessError as error:  # one line naming the path; nothing was written
-            say(f"❌ {error}")
-            return Outcome(failed=True)
+            say.fail(f"❌ {error}")
     elif word == "/audit":
         _audit(payload, app, say)
     elif word in ("/context", "/ctx"):
         for line in render_context(await app.session.context_usage()):
             say(line)
     else:
-        say(f"❌ 未知命令: {stripped}")
-        for line in help_lines():
-            say(line)
+        say.fail(f"❌ 未知命令: {stripped}")
+        if read_line is not None:  # a person at the REPL gets the list; a script, one line
+            for line in help_lines():
+                say(line)
     return Outcome()
 
 
@@ -120,7 +144,7 @@ def _model(payload: str, app: Any, say: Say) -> None:
     say(f"✅ 已切换模型: {payload} ({s.provider})")
 
 
-async def _compact(app: Any, say: Say) -> None:
+async def _compact(app: Any, say: Output) -> None:
     """reference u.2 /compact."""
     from memory.summary import SummaryError
 
@@ -128,7 +152,7 @@ async def _compact(app: Any, say: Say) -> None:
     try:
         result = await app.session.compact_now()
     except SummaryError as exc:
-        say(f"❌ 手动压缩失败: {COMPACT_FAILURES.get(exc.reason.name, str(exc))}")
+        say.fail(f"❌ 手动压缩失败: {COMPACT_FAILURES.get(exc.reason.name, str(exc))}")
         return
     if result is None:
         say("📭 当前没有需要压缩的历史上下文")
@@ -142,12 +166,12 @@ def session_line(index: int, info: dict[str, Any]) -> str:
     return f"  {index:>2}. {info['id']}  {when} · {info['messages']} 条消息 · {info.get('mode') or 'react'} · {title}"
 
 
-async def _resume(payload: str, app: Any, say: Say, read_line: ReadLine | None) -> None:
+async def _resume(payload: str, app: Any, say: Output, read_line: ReadLine | None) -> None:
     sessions = app.session.sessions()
     if payload:
         target = next((s for s in sessions if s["id"] == payload), None)
         if target is None:
-            say(f"📭 未找到会话: {payload}")
+            say.fail(f"📭 未找到会话: {payload}")
             return
         await _switch(target, app, say)
         return
@@ -164,7 +188,10 @@ async def _resume(payload: str, app: Any, say: Say, read_line: ReadLine | None) 
     choice = (await read_line("选择要继续的会话编号或 id（回车取消）：") or "").strip()
     target = _pick(choice, shown, sessions)
     if target is None:
-        say("已取消。" if not choice else f"📭 未找到会话: {choice}")
+        if choice:
+            say.fail(f"📭 未找到会话: {choice}")
+        else:
+            say("已取消。")
         return
     await _switch(target, app, say)
 

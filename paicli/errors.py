@@ -1,5 +1,7 @@
 """Errors at the edge: a user-fixable error is one red line and exit 2; a bug is one line
-pointing at a log file with the traceback (``--debug`` prints it instead)."""
+pointing at a log file with the traceback (``--debug`` prints it instead). A reader that
+closes stdout early (``paicli -p … | head``) ends the run quietly with 141, the status of a
+process SIGPIPE ends, which is what a shell pipeline expects."""
 
 from __future__ import annotations
 
@@ -11,13 +13,16 @@ from pathlib import Path
 from typing import Callable
 
 from memory.errors import PaicliError
+from paicli.terminal import visible
+
+BROKEN_PIPE_EXIT = 128 + 13  # 128 + SIGPIPE
 
 
 USER_WARNINGS = ("LedgerWarning", "MemoryWarning")
 
 
 def _say(text: str) -> None:
-    colour = sys.stderr.isatty()
+    colour, text = sys.stderr.isatty(), visible(text)  # messages may quote hostile values
     print(f"\x1b[31m{text}\x1b[0m" if colour else text, file=sys.stderr)
 
 
@@ -74,8 +79,20 @@ def run_guarded(fn: Callable[[], int], *, debug: bool = False, log_dir: Path | N
     except KeyboardInterrupt:
         _say("⏹️ 已取消当前任务。")
         return 130
+    except BrokenPipeError:
+        _silence_stdout()
+        return BROKEN_PIPE_EXIT
     except Exception:
         if debug:
             raise
         _report_crash(log_dir)
         return 1
+
+
+def _silence_stdout() -> None:
+    """Point stdout at /dev/null so the interpreter's final flush cannot fail again."""
+    try:
+        devnull = os.open(os.devnull, os.O_WRONLY)
+        os.dup2(devnull, sys.stdout.fileno())
+    except (OSError, ValueError):
+        pass

@@ -8,13 +8,15 @@ confirms a memory, the model cannot (reference m).
 from __future__ import annotations
 
 from pathlib import PurePath
-from typing import Any, Callable
+from typing import Any
 
 from memory.memory_entry import SCOPE_GLOBAL, Entry, format_instant
 from memory.profile import ContextProfile, prompt_cache_mode
 from memory.staleness import staleness
+from paicli.commands import Output
 
-Say = Callable[[str], None]
+# Usage errors, ids not found and facts not written go to ``say.fail``: the command failed.
+Say = Output
 
 SAVE_USAGE = "❌ 请提供要保存的内容，例如 /save 这个项目使用Java 17，或 /save --global 默认用中文回答"
 DELETE_USAGE = "❌ 请提供要删除的记忆 id，例如 /memory delete fact-abcd1234"
@@ -52,11 +54,11 @@ def parse_save(payload: str) -> tuple[str, bool, str]:
 def save(payload: str, app: Any, say: Say) -> None:
     scope, force, fact = parse_save(payload)
     if not fact:
-        say(SAVE_USAGE)
+        say.fail(SAVE_USAGE)
         return
     result = app.memory.save_fact(fact, scope=scope, project_key=app.project_key, allow_conflict=force,
                                   external_sources=app.external_sources())
-    say(result.describe())
+    (say if result.written else say.fail)(result.describe())
 
 
 def memory(payload: str, app: Any, say: Say) -> None:
@@ -77,7 +79,7 @@ def _list(_: str, app: Any, say: Say) -> None:
 
 def _search(query: str, app: Any, say: Say) -> None:
     if not query:
-        say(SEARCH_USAGE)
+        say.fail(SEARCH_USAGE)
         return
     ranked = app.memory.search(query, app.project_key)
     _show(f"🔎 长期记忆搜索: {query}：", [s.entry for s in ranked], app, say)
@@ -119,26 +121,33 @@ def short_path(path: str) -> str:
 
 def _delete(entry_id: str, app: Any, say: Say) -> None:
     if not entry_id:
-        say(DELETE_USAGE)
+        say.fail(DELETE_USAGE)
         return
     removed = app.memory.delete(entry_id, app.project_key)
-    say(f"🗑️ 已删除长期记忆: {entry_id}" if removed else f"📭 未找到长期记忆: {entry_id}")
+    if removed:
+        say(f"🗑️ 已删除长期记忆: {entry_id}")
+    else:
+        say.fail(f"📭 未找到长期记忆: {entry_id}")
 
 
 def _verify(entry_id: str, app: Any, say: Say) -> None:
     if not entry_id:
-        say(VERIFY_USAGE)
+        say.fail(VERIFY_USAGE)
         return
     entry = app.memory.verify(entry_id, app.project_key)
-    say(f"✅ 已刷新核实时间: {entry_id} {entry.content}" if entry else f"📭 未找到长期记忆: {entry_id}")
+    if entry:
+        say(f"✅ 已刷新核实时间: {entry_id} {entry.content}")
+    else:
+        say.fail(f"📭 未找到长期记忆: {entry_id}")
 
 
 def _replace(rest: str, app: Any, say: Say) -> None:
     entry_id, _, fact = rest.partition(" ")
     if not entry_id or not fact.strip():
-        say(REPLACE_USAGE)
+        say.fail(REPLACE_USAGE)
         return
-    say(app.memory.replace_fact(entry_id, fact.strip(), app.project_key).describe())
+    result = app.memory.replace_fact(entry_id, fact.strip(), app.project_key)
+    (say if result.written else say.fail)(result.describe())
 
 
 def _clear(_: str, app: Any, say: Say) -> None:

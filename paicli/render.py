@@ -8,8 +8,9 @@ import sys
 from collections import OrderedDict
 from typing import Any, TextIO
 
-from rich.console import Console
 from rich.status import Status
+
+from paicli.terminal import SafeConsole
 
 from tools.boundary import unwrap
 
@@ -26,6 +27,7 @@ GROUP_LABELS = {
     "web_fetch": "📰 抓取 {n} 个网页",
     "save_memory": "💾 保存长期记忆 {n} 条",
 }
+EMPTY_ANSWER = "⚠️ 模型返回了空回复"  # a turn that ends without text is not an answer
 KEY_PARAMS = ("path", "command", "name", "query", "url", "fact", "pattern")
 
 
@@ -64,8 +66,9 @@ class Renderer:
     def __init__(self, *, stream_answer: bool, read_line: Any = None, out: TextIO | None = None, err: TextIO | None = None):
         self.stream_answer = stream_answer
         self.read_line = read_line  # async (prompt) -> str | None, for approval questions
-        self.out = Console(file=out or sys.stdout, highlight=False, soft_wrap=True)
-        self.err = Console(file=err or sys.stderr, highlight=False, soft_wrap=True)
+        # Everything shown here comes from the model or a tool: SafeConsole makes it inert.
+        self.out = SafeConsole(file=out or sys.stdout, soft_wrap=True)
+        self.err = SafeConsole(file=err or sys.stderr, soft_wrap=True)
         self.progress = self.out if stream_answer else self.err
         self._status: Status | None = None
         self._mid_line = False
@@ -85,7 +88,7 @@ class Renderer:
         self.stop_waiting()
         self._streamed = True
         if self.stream_answer:
-            self.out.print(text, end="", markup=False)
+            self.out.print(text, end="")
             self._mid_line = not text.endswith("\n")
 
     def _end_line(self) -> None:
@@ -97,12 +100,12 @@ class Renderer:
         self.stop_waiting()
         calls = [*message.tool_calls, *message.invalid_tool_calls]
         if self.stream_answer and not calls and not self._streamed and message.text:
-            self.out.print(message.text, markup=False)  # an answer that was not streamed (finalization)
+            self.out.print(message.text)  # an answer that was not streamed (finalization)
         self._streamed = False
         if calls:
             self._end_line()
             for line in group_lines(calls):
-                self.progress.print(line, style="cyan", markup=False)
+                self.progress.print(line, style="cyan")
         if calls:
             self.waiting("执行中…")
 
@@ -111,7 +114,7 @@ class Renderer:
         for m in messages:
             if m.status == "error":
                 first = unwrap(str(m.content)).splitlines()[0:1] or [""]
-                self.progress.print(f"  → {first[0][:160]}", style="yellow", markup=False)
+                self.progress.print(f"  → {first[0][:160]}", style="yellow")
         self.waiting()
 
     async def approve(self, request: dict[str, Any]) -> Any:
@@ -119,19 +122,21 @@ class Renderer:
 
         self.stop_waiting()
         self._end_line()
-        answer = await ask_approval(request, self.read_line, lambda line: self.progress.print(line, markup=False))
+        answer = await ask_approval(request, self.read_line, lambda line: self.progress.print(line))
         self.waiting("执行中…")
         return answer
 
     def notice(self, text: str, style: str = "dim") -> None:
         self.stop_waiting()
         self._end_line()
-        self.progress.print(text, style=style, markup=False)
+        self.progress.print(text, style=style)
 
     def finish(self, result: Any) -> None:
         self.stop_waiting()
         self._end_line()
         if result.error:
-            self.err.print(result.error, style="red", markup=False)
+            self.err.print(result.error, style="red")
+        elif not result.answer.strip():
+            self.err.print(EMPTY_ANSWER, style="yellow")
         if result.model_calls:
-            self.progress.print(usage_line(result), style="dim", markup=False)
+            self.progress.print(usage_line(result), style="dim")

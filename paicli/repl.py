@@ -16,11 +16,13 @@ from prompt_toolkit.application import run_in_terminal
 from prompt_toolkit.completion import WordCompleter
 from prompt_toolkit.history import FileHistory
 from rich.console import Console
+from rich.text import Text
 
 from memory.ledger_owner import LedgerConflict, SessionBusy
 from paicli import commands
 from paicli.app import App
 from paicli.render import Renderer
+from paicli.terminal import SafeConsole, visible
 
 CANCELLED = "⏹️ 已取消当前任务。"  # reference s.7
 
@@ -33,7 +35,7 @@ def history_file(home: Path) -> FileHistory:
 
 def banner(app: App, console: Console) -> None:
     s = app.settings
-    console.print(f"[bold]paicli[/bold] · {s.model} ({s.provider}) · {s.project_root}", highlight=False)
+    console.print(Text.assemble(("paicli", "bold"), visible(f" · {s.model} ({s.provider}) · {s.project_root}")))
     console.print(f"会话 {app.session_id}", style="dim", highlight=False)
     console.print("输入任务开始工作；/help 查看命令，Ctrl-C 取消当前任务，连按两次 Ctrl-C 退出。", style="dim")
 
@@ -41,7 +43,7 @@ def banner(app: App, console: Console) -> None:
 class Repl:
     def __init__(self, app: App):
         self.app = app
-        self.console = Console(highlight=False)
+        self.console = SafeConsole()  # command output quotes memories, session titles, file names
         self.prompt = PromptSession(
             history=history_file(app.settings.home),
             completer=WordCompleter(commands.NAMES, sentence=True),
@@ -49,12 +51,23 @@ class Repl:
         self.answers: PromptSession = PromptSession()  # approval answers stay out of the input history
 
     async def read_line(self, text: str) -> str | None:
-        """Approval questions during a turn. ``handle_sigint=False``: prompt_toolkit would
-        otherwise remove the turn's Ctrl-C handler when the question closes."""
+        """A question outside a turn (``/resume``'s choice): Ctrl-C or Ctrl-D answers nothing."""
         try:
             return await self.answers.prompt_async(text, handle_sigint=False)
         except (EOFError, KeyboardInterrupt):
             return None
+
+    async def read_answer(self, text: str) -> str | None:
+        """Approval questions during a turn: Ctrl-C cancels the turn, as it does while the turn
+        runs (the next turn tells the model which calls were cancelled); Ctrl-D rejects.
+        ``handle_sigint=False``: prompt_toolkit would otherwise remove the turn's Ctrl-C
+        handler when the question closes."""
+        try:
+            return await self.answers.prompt_async(text, handle_sigint=False)
+        except EOFError:
+            return None
+        except KeyboardInterrupt:
+            raise asyncio.CancelledError from None
 
     def say(self, text: str) -> None:
         self.console.print(text, markup=False)
@@ -109,7 +122,7 @@ class Repl:
             await self.turn(text.strip())
 
     async def turn(self, text: str) -> None:
-        renderer = Renderer(stream_answer=True, read_line=self.read_line)
+        renderer = Renderer(stream_answer=True, read_line=self.read_answer)
         renderer.waiting()
         task = asyncio.ensure_future(self.app.session.run_turn(text, renderer))
         loop = asyncio.get_running_loop()

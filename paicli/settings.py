@@ -12,6 +12,7 @@ import json
 import os
 from dataclasses import dataclass, replace
 from pathlib import Path
+from urllib.parse import urlsplit
 
 from memory.errors import PaicliError
 from paicli.credentials import Sources, endpoint_refusal, key_variable, secret_variables
@@ -131,7 +132,7 @@ def _read_config(home: Path) -> dict[str, str]:
         data = json.loads(path.read_text(encoding="utf-8"))
     except (OSError, ValueError) as exc:
         raise ConfigError(f"{path} is not valid JSON ({exc}); fix or delete it") from exc
-    return {f"PAICLI_{k.upper()}": str(v) for k, v in data.items() if k in _CONFIG_KEYS and v is not None}
+    return _config_values(data, path)
 
 
 def home_dir(environ: dict[str, str] | None = None) -> Path:
@@ -157,7 +158,7 @@ def load_settings(project: str | os.PathLike | None = None, environ: dict[str, s
         value = merged.get(name, "").strip()
         return value or None
 
-    base_url = get("PAICLI_BASE_URL")
+    base_url = _checked_url("PAICLI_BASE_URL", get("PAICLI_BASE_URL"))
     # A base URL alone means a custom endpoint, not the default preset's.
     provider = (get("PAICLI_PROVIDER") or ("custom" if base_url else DEFAULT_PROVIDER)).lower()
     if provider not in PRESETS and not base_url:
@@ -183,7 +184,7 @@ def load_settings(project: str | os.PathLike | None = None, environ: dict[str, s
         compaction=_compaction(get),
         budget=_budget(get),
         memory=memory_knobs(get),
-        web=web_knobs(get),
+        web=_checked_web(web_knobs(get)),
         secret_env=secret_variables(env, (p.key_env for p in PRESETS.values()), key),
         session_wait=max(0, _number(get("PAICLI_SESSION_WAIT"), 120, "PAICLI_SESSION_WAIT")),
     )
@@ -252,3 +253,61 @@ def _window(raw: str | None, preset: Preset | None) -> int:
     if value <= 0:
         raise ConfigError(f"PAICLI_CONTEXT_WINDOW must be positive, got {value}")
     return value
+
+
+# --- shapes the loader refuses: one line naming the setting, exit 2 -----------------------
+
+_JSON_TYPES = {dict: "an object", list: "a list", bool: "true/false", float: "a number", type(None): "null"}
+
+
+def _config_values(data: object, path: Path) -> dict[str, str]:
+    """config.json as settings lookups; unknown keys are ignored, known ones must be text
+    (``context_window`` may be a whole number, ``web_allow_hosts`` a list of host names)."""
+    if not isinstance(data, dict):
+        raise ConfigError(f"{path} must hold a JSON object such as {{\"model\": \"glm-5.1\"}}, "
+                          f"not {_JSON_TYPES.get(type(data), 'text')}; fix or delete it")
+    return {f"PAICLI_{key.upper()}": _config_text(key, data[key], path)
+            for key in _CONFIG_KEYS if data.get(key) is not None}
+
+
+def _config_text(key: str, value: object, path: Path) -> str:
+    if isinstance(value, str):
+        return value
+    if isinstance(value, int) and not isinstance(value, bool) and key == "context_window":
+        return str(value)
+    if key == "web_allow_hosts" and isinstance(value, list) and all(isinstance(v, str) for v in value):
+        return ",".join(value)
+    raise ConfigError(f"\"{key}\" in {path} must be a string, not {_JSON_TYPES.get(type(value), 'a number')}")
+
+
+def _checked_url(name: str, raw: str | None) -> str | None:
+    """An endpoint URL the HTTP client can use, or a ConfigError naming ``name``."""
+    if raw is None:
+        return None
+    problem = _url_problem(raw)
+    if problem:
+        raise ConfigError(f"{name} {problem}, got '{raw}'")
+    return raw
+
+
+def _url_problem(raw: str) -> str | None:
+    if any(c.isspace() or not c.isprintable() for c in raw):
+        return "must not contain spaces or control characters"
+    try:
+        parts = urlsplit(raw)
+    except ValueError:
+        return "is not a valid URL"
+    if parts.scheme not in ("http", "https"):
+        return "must start with http:// or https://"
+    if not parts.hostname:
+        return "has no host name"
+    try:
+        port = parts.port  # raises for a port out of range or not a number
+    except ValueError:
+        port = 0
+    return "has an invalid port (use 1-65535)" if port == 0 else None
+
+
+def _checked_web(web: WebKnobs) -> WebKnobs:
+    _checked_url("PAICLI_SEARXNG_URL", web.searxng_url)
+    return web

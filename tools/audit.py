@@ -16,6 +16,7 @@ returns that text; it never raises into the tool loop.
 from __future__ import annotations
 
 import json
+import os
 import re
 import sys
 import threading
@@ -28,6 +29,8 @@ AUDITED_TOOLS = frozenset({"write_file", "edit_file", "execute_command", "save_m
 MAX_FIELD_CHARS = 1000  # reference v.7
 TRUNCATED = "...(truncated)"  # reference v.7
 DEFAULT_RECENT, MAX_RECENT = 10, 100  # reference v.7: /audit [N], N clamped to 1..100
+TARGET_KEYS = ("command", "path", "url", "fact")  # what /audit shows of each call's arguments
+TARGET_CHARS = 160
 
 _SECRET_NAME = r"[A-Za-z0-9_\-]*(?:token|key|password|secret|authorization)[A-Za-z0-9_\-]*"
 # reference v.7: the three sanitising rules.
@@ -70,14 +73,23 @@ class AuditLog:
         entry = _entry(now, tool, args, outcome, reason, approver, duration_ms, metadata)
         try:
             with self._lock:
-                self.directory.mkdir(parents=True, exist_ok=True)
-                with self.path(now).open("a", encoding="utf-8") as out:
-                    out.write(json.dumps(entry, ensure_ascii=False) + "\n")
+                self._append(self.path(now), json.dumps(entry, ensure_ascii=False) + "\n")
         except (OSError, ValueError) as exc:
             warning = f"⚠️ 审计日志写入失败: {exc}"
             print(warning, file=self._stderr or sys.stderr)
             return warning
         return None
+
+    def _append(self, path: Path, line: str) -> None:
+        """Owner-only, like the ledger: the log holds commands, paths and fetched URLs."""
+        self.directory.mkdir(mode=0o700, parents=True, exist_ok=True)  # an existing one is the user's choice
+        fd = os.open(path, os.O_WRONLY | os.O_APPEND | os.O_CREAT, 0o600)
+        with os.fdopen(fd, "a", encoding="utf-8") as out:
+            try:
+                os.fchmod(fd, 0o600)  # a file made by an older version keeps no wider mode
+            except OSError:
+                pass
+            out.write(line)
 
     def recent(self, n: int = DEFAULT_RECENT) -> list[dict[str, Any]]:
         """Today's last ``n`` entries, oldest first; unreadable lines are skipped."""
@@ -137,6 +149,9 @@ def _entry_lines(entry: dict[str, Any]) -> list[str]:
     outcome = str(entry.get("outcome", "")).upper()
     lines = [f"   [{outcome}] {entry.get('timestamp', '')} {entry.get('tool', '')} "
              f"({entry.get('durationMs', 0)}ms, approver={entry.get('approver', 'none')})"]
+    target = _target(entry.get("args"))
+    if target:
+        lines.append(f"        {target}")
     if entry.get("reason"):
         lines.append(f"        原因: {entry['reason']}")
     metadata = entry.get("metadata")
@@ -144,3 +159,32 @@ def _entry_lines(entry: dict[str, Any]) -> list[str]:
         extra = "".join(f", {k}={v}" for k, v in metadata.items() if k != "mode")
         lines.append(f"        浏览器: mode={metadata['mode']}{extra}")
     return lines
+
+
+def _target(args: Any) -> str:
+    """The command, path, URL or fact of an entry's arguments (stored as JSON text, cut at
+    1 000 characters, so a long write's arguments no longer parse: then they are searched)."""
+    try:
+        value = json.loads(args) if isinstance(args, str) else args
+    except ValueError:
+        value = _cut_target(args)
+    if isinstance(value, dict):
+        key = next((k for k in TARGET_KEYS if value.get(k) not in (None, "")), None)
+        text = f"{key}: {value[key]}" if key else json.dumps(value, ensure_ascii=False)
+    else:
+        text = str(value or "")
+    text = text.replace("\n", " ")
+    return text if len(text) <= TARGET_CHARS else text[:TARGET_CHARS] + "…"
+
+
+_TARGET_FIELD = re.compile(r'"(' + "|".join(TARGET_KEYS) + r')"\s*:\s*"((?:[^"\\]|\\.)*)"')
+
+
+def _cut_target(args: str) -> dict[str, str] | str:
+    match = _TARGET_FIELD.search(args)
+    if match is None:
+        return args
+    try:
+        return {match.group(1): json.loads(f'"{match.group(2)}"')}
+    except ValueError:
+        return args

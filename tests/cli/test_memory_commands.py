@@ -21,6 +21,18 @@ def cli(run_paicli):
     return run
 
 
+@pytest.fixture
+def cli_fails(run_paicli):
+    """A command that did not do what was asked: exit 1, why on stderr, nothing on stdout."""
+
+    def run(command: str, **kw) -> str:
+        done = run_paicli("-p", command, **kw)
+        assert (done.returncode, done.stdout) == (1, ""), done.stderr
+        return done.stderr.strip()
+
+    return run
+
+
 def _memory_file(paicli_home):
     return paicli_home / "memory" / "long_term_memory.json"
 
@@ -34,7 +46,7 @@ def _id_of(paicli_home, content: str) -> str:
     return next(e["id"] for e in entries if e["content"] == content)
 
 
-def test_save_then_normalised_duplicate_then_numeric_conflict(cli, paicli_home, project):
+def test_save_then_normalised_duplicate_then_numeric_conflict(cli, cli_fails, paicli_home, project):
     stored = cli("/save 项目使用 Java 17")
     assert stored == "💾 已保存到长期记忆(project): 项目使用 Java 17"
     [entry] = json.loads(_memory_file(paicli_home).read_text(encoding="utf-8"))
@@ -43,7 +55,7 @@ def test_save_then_normalised_duplicate_then_numeric_conflict(cli, paicli_home, 
     duplicate = cli("/save 项目使用Ｊａｖａ１７。")  # reference (k): NFKC, case, punctuation
     assert duplicate.startswith(f"💾 长期记忆中已有等价条目 {entry['id']}，未重复写入，已刷新其核实时间")
 
-    conflict = cli("/save 项目使用 Java 21").splitlines()
+    conflict = cli_fails("/save 项目使用 Java 21").splitlines()
     assert conflict[0] == "⚠️ 未写入：新内容与已有长期记忆高度相似但不一致，可能是同一事实的新旧版本。"
     assert conflict[1].startswith(f"  已有 {entry['id']}（写入 ") and conflict[1].endswith("）: 项目使用 Java 17")
     assert conflict[-2] == f"  - 改用新的：/memory replace {entry['id']} 项目使用 Java 21（或调用 save_memory 并传 replace_id={entry['id']}）"
@@ -54,31 +66,31 @@ def test_save_then_normalised_duplicate_then_numeric_conflict(cli, paicli_home, 
     assert kept == "💾 已保存到长期记忆(project): 项目使用 Java 21"
 
 
-def test_replace_is_blocked_by_a_third_conflicting_entry(cli, paicli_home):
+def test_replace_is_blocked_by_a_third_conflicting_entry(cli, cli_fails, paicli_home):
     cli("/save 项目使用 Java 17")
     java17 = _id_of(paicli_home, "项目使用 Java 17")
     cli("/save --force 项目使用 Java 21")
-    blocked = cli(f"/memory replace {java17} 项目使用 Java 25")
+    blocked = cli_fails(f"/memory replace {java17} 项目使用 Java 25")
     assert blocked.startswith("⚠️ 未写入") and "项目使用 Java 21" in blocked
     listed = cli("/memory list")
     assert "项目使用 Java 17" in listed and "Java 25" not in listed
 
 
-def test_replace_verify_delete_search_and_clear(cli, paicli_home):
+def test_replace_verify_delete_search_and_clear(cli, cli_fails, paicli_home):
     cli("/save --global 默认用中文回答")
     old = _id_of(paicli_home, "默认用中文回答")
     replaced = cli(f"/memory replace {old} 默认用英文回答")
     assert replaced.startswith(f"💾 已用新内容替换长期记忆 {old}(global)\n  旧: 默认用中文回答\n  新: 默认用英文回答 (fact-")
     new = _ids(replaced)[-1]
     assert cli(f"/memory verify {new}") == f"✅ 已刷新核实时间: {new} 默认用英文回答"
-    assert cli("/memory verify fact-00000000") == "📭 未找到长期记忆: fact-00000000"
+    assert cli_fails("/memory verify fact-00000000") == "📭 未找到长期记忆: fact-00000000"
     assert cli("/memory search 英文").splitlines()[0] == "🔎 长期记忆搜索: 英文："
-    assert cli("/memory search") == "❌ 请提供搜索关键词，例如 /memory search Chrome 登录态"
+    assert cli_fails("/memory search") == "❌ 请提供搜索关键词，例如 /memory search Chrome 登录态"
     assert cli(f"/memory delete {new}") == f"🗑️ 已删除长期记忆: {new}"
     assert cli("/memory list") == "📭 没有匹配的长期记忆。"
     cli("/save 构建用 Maven")
     assert cli("/memory clear") == "🧹 长期记忆已清空"
-    assert cli("/save") == "❌ 请提供要保存的内容，例如 /save 这个项目使用Java 17，或 /save --global 默认用中文回答"
+    assert cli_fails("/save") == "❌ 请提供要保存的内容，例如 /save 这个项目使用Java 17，或 /save --global 默认用中文回答"
 
 
 def test_memory_status_and_help(cli, project):

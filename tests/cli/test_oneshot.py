@@ -208,8 +208,8 @@ def test_slash_model_shows_the_model(server, run_paicli):
 
 def test_unknown_slash_command_is_named(server, run_paicli):
     done = run_paicli("-p", "/nonsense")
-    assert done.returncode == 0
-    assert "❌ 未知命令: /nonsense" in done.stdout
+    assert done.returncode == 1
+    assert "❌ 未知命令: /nonsense" in done.stderr
     assert server.requests == []
 
 

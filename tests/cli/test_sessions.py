@@ -102,7 +102,8 @@ def test_resume_lists_sessions_with_their_first_message(run_paicli, server):
     listing = run_paicli("-p", "/resume")
     assert listing.returncode == 0
     assert SESSION in listing.stdout and "给 parser 加单元测试" in listing.stdout and "2 条消息" in listing.stdout
-    assert "📭 未找到会话: nope" in run_paicli("-p", "/resume nope").stdout
+    missing = run_paicli("-p", "/resume nope")
+    assert (missing.returncode, missing.stderr.strip()) == (1, "📭 未找到会话: nope")
 
 
 def test_clear_starts_an_empty_view_and_keeps_the_ledger(run_paicli, server, paicli_home):

@@ -113,3 +113,24 @@ def test_risky_tools_are_audited():
         assert is_audited(tool)
     for tool in ("read_file", "grep_code", "web_search"):
         assert not is_audited(tool)
+
+
+def test_the_log_and_its_directory_are_owner_only(tmp_path):
+    old = tmp_path / "audit" / "audit-2026-09-23.jsonl"
+    make_log(tmp_path / "audit").record("write_file", {"path": "a"}, "allow")
+    day = tmp_path / "audit" / "audit-2026-09-24.jsonl"
+    assert ((tmp_path / "audit").stat().st_mode & 0o777, day.stat().st_mode & 0o777) == (0o700, 0o600)
+    old.write_text("", encoding="utf-8")
+    old.chmod(0o644)  # a file an older version left readable is narrowed on the next write
+    AuditLog(tmp_path / "audit", now=lambda: NOW - timedelta(days=1)).record("write_file", {}, "allow")
+    assert old.stat().st_mode & 0o777 == 0o600
+
+
+def test_format_recent_shows_each_calls_command_path_or_url():
+    entries = [{"timestamp": "t", "tool": tool, "outcome": "allow", "args": clean(args)}
+               for tool, args in [("execute_command", {"command": "rm -rf build\nls"}),
+                                  ("write_file", {"path": "src/a.py", "content": "x" * 5000}),
+                                  ("web_fetch", {"url": "https://example.com"}), ("mcp__x", {"q": 1})]]
+    lines = format_recent(entries).splitlines()
+    assert [line.strip() for line in lines[2::2]] == [
+        "command: rm -rf build ls", "path: src/a.py", "url: https://example.com", '{"q": 1}']

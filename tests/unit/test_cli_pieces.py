@@ -3,10 +3,11 @@
 import pytest
 
 from paicli import commands
-from paicli.approve import ask_approval
+from paicli.approve import ENTER_IS_NOT_YES, ask_approval
 from paicli.render import group_lines
 
 REQUEST = {"tool": "execute_command", "args": {"command": "make test"}, "danger": "🔴 高危", "risk": "…"}
+LOW_RISK = {"tool": "write_file", "args": {"path": "a.txt", "content": "x"}, "danger": "🟡 中危", "risk": "…"}
 
 
 def test_tool_calls_are_grouped_by_tool_with_their_key_parameter():
@@ -30,7 +31,11 @@ def scripted_input(*answers):
 @pytest.mark.parametrize(
     "answers, expected",
     [
-        ([""], {"decision": "approve"}),
+        (["y"], {"decision": "approve"}),
+        (["", "y"], {"decision": "approve"}),
+        ([""] * 5, {"decision": "reject", "reason": "连续多次无效输入"}),
+        (["m", "", "n", ""], {"decision": "reject", "reason": ""}),
+        (["m"], {"decision": "reject", "reason": "输入流已关闭"}),
         (["a"], {"decision": "approve_all"}),
         (["n", "太危险"], {"decision": "reject", "reason": "太危险"}),
         (["s"], {"decision": "skip"}),
@@ -44,6 +49,20 @@ async def test_approval_dialog_answers(answers, expected):
     said = []
     assert await ask_approval(REQUEST, scripted_input(*answers), said.append) == expected
     assert "────────── ⚠️  HITL 审批请求 ──────────" in said
+
+
+async def test_enter_alone_does_not_approve_a_high_risk_call():
+    said = []
+    assert await ask_approval(REQUEST, scripted_input("", "y"), said.append) == {"decision": "approve"}
+    assert said.count(ENTER_IS_NOT_YES) == 1
+    assert said[said.index(ENTER_IS_NOT_YES) - 1].startswith("请选择操作：[y] 批准")
+
+
+@pytest.mark.parametrize("answers", [[""], ["m", ""]])
+async def test_enter_still_approves_a_lower_risk_call(answers):
+    said = []
+    assert await ask_approval(LOW_RISK, scripted_input(*answers), said.append) == {"decision": "approve"}
+    assert ENTER_IS_NOT_YES not in said and said[-1] != ENTER_IS_NOT_YES
 
 
 class FakeApp:
@@ -61,8 +80,16 @@ async def test_slash_commands():
     assert (await commands.handle("/EXIT", app, said.append)).exit
     await commands.handle("/model glm-5.3", app, said.append)
     assert app.switched == "glm-5.3"
-    await commands.handle("/bogus x", app, said.append)
-    assert said[-len(commands.help_lines()) - 1] == "❌ 未知命令: /bogus x"
+    unknown = await commands.handle("/bogus x", app, said.append, scripted_input())
+    assert said[-len(commands.help_lines()) - 1] == "❌ 未知命令: /bogus x" and unknown.failed
     said.clear()
     await commands.handle("cancel", app, said.append)
     assert said == ["当前没有正在运行的任务。"]
+
+
+async def test_a_failing_command_says_why_once_where_failures_go():
+    said, failed = [], []
+    out = commands.Output(said.append, failed.append)
+    outcome = await commands.handle("/bogus x", FakeApp(), out)  # no read_line: a script, no help list
+    assert outcome.failed and failed == ["❌ 未知命令: /bogus x"] and said == []
+    assert not (await commands.handle("/help", FakeApp(), commands.Output(said.append, failed.append))).failed
