@@ -125,7 +125,8 @@ def _read_config(home: Path) -> dict[str, str]:
 
 def load_settings(project: str | os.PathLike | None = None, environ: dict[str, str] | None = None) -> Settings:
     env = dict(os.environ if environ is None else environ)
-    root = Path(project or os.getcwd()).expanduser().resolve()
+    # PAICLI_PROJECT_ROOT: set by `paicli studio` for its server, whose working directory is not the project.
+    root = Path(project or env.get("PAICLI_PROJECT_ROOT") or os.getcwd()).expanduser().resolve()
     if not root.is_dir():
         raise ConfigError(f"project directory does not exist: {root}")
     home = Path(env.get("PAICLI_HOME") or Path.home() / ".paicli").expanduser()
@@ -161,6 +162,20 @@ def load_settings(project: str | os.PathLike | None = None, environ: dict[str, s
         memory=memory_knobs(get),
         web=web_knobs(get),
     )
+
+
+def studio_environ(settings: Settings) -> dict[str, str]:
+    """The environment of the ``langgraph dev`` server ``paicli studio`` starts: this process's,
+    with the project root and the resolved homes passed on (the server's checkpointer and store
+    read only the environment, not ``.env`` or config.json), and everything that would call out
+    switched off (notes §0: analytics, version check, LangSmith tracing)."""
+    env = {k: v for k, v in os.environ.items() if k not in ("LANGSMITH_API_KEY", "LANGCHAIN_API_KEY")}
+    env.update(PAICLI_PROJECT_ROOT=str(settings.project_root), PAICLI_HOME=str(settings.home),
+               PAICLI_MEMORY_DIR=str(settings.memory_dir), LANGGRAPH_CLI_NO_ANALYTICS="1",
+               LANGGRAPH_NO_VERSION_CHECK="true", LANGSMITH_TRACING="false", LANGCHAIN_TRACING_V2="false",
+               LANGSMITH_TRACING_V2="false", LANGCHAIN_TRACING="false")
+    env.setdefault("LOG_LEVEL", "WARNING")  # the server's info logs drown the URLs; run errors still show
+    return env
 
 
 def _budget(get) -> BudgetKnobs:
