@@ -49,6 +49,7 @@ def write_config(state_dir: Path) -> Path:
         "store": {"path": "memory.store.make_store"},
     }
     state_dir.mkdir(parents=True, exist_ok=True)
+    (state_dir / ".gitignore").write_text("*\n", encoding="utf-8")  # server bookkeeping, not project files
     path = state_dir / "langgraph.json"
     path.write_text(json.dumps(config, indent=2), encoding="utf-8")
     return path
