@@ -35,7 +35,7 @@ def current_context() -> RunContext:
     try:
         return run_context(get_runtime())
     except RuntimeError:
-        return RunContext()
+        return run_context(None)
 
 
 def add_agent_loop(builder: StateGraph, deps: Deps, *, after: str, exit_to: str = END) -> Compaction:

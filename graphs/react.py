@@ -17,19 +17,31 @@ from nodes.compact import Compaction
 from nodes.extract_facts import make_extract_facts
 from nodes.load_context import make_load_context
 from nodes.prepare_turn import prepare_turn
-from nodes.state import AgentState, Deps, RunContext
+from nodes.run_errors import report_failure, route_end
+from nodes.state import AgentState, Deps, MessagesInput, RunContext
 
 
-def build_react(deps: Deps) -> tuple[StateGraph, Compaction]:
-    """The builder, and its ``Compaction`` for the CLI's /compact and /context."""
-    builder = StateGraph(AgentState, context_schema=RunContext)
+def build_react(deps: Deps, *, context_schema: type[RunContext] = RunContext,
+                raise_on_error: bool = False) -> tuple[StateGraph, Compaction]:
+    """The builder, and its ``Compaction`` for the CLI's /compact and /context.
+
+    ``context_schema``: a ``RunContext`` subclass with other defaults (the server's project
+    root). ``raise_on_error``: a provider failure fails the run (``report_failure``), for
+    callers that only see a run's status; the CLI reads ``state["error"]`` instead.
+    """
+    # The input is the user's message only: Studio builds its input form from this schema.
+    builder = StateGraph(AgentState, input_schema=MessagesInput, context_schema=context_schema)
     builder.add_node("prepare_turn", prepare_turn)
     builder.add_node("load_context", make_load_context(deps))
     builder.add_edge(START, "prepare_turn")
     builder.add_edge("prepare_turn", "load_context")
     builder.add_node("extract_facts", make_extract_facts(deps))
     compaction = add_agent_loop(builder, deps, after="load_context", exit_to="extract_facts")
-    builder.add_edge("extract_facts", END)
+    if raise_on_error:
+        builder.add_node("report_failure", report_failure)
+        builder.add_conditional_edges("extract_facts", route_end, ["report_failure", END])
+    else:
+        builder.add_edge("extract_facts", END)
     return builder, compaction
 
 

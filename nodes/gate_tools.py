@@ -17,7 +17,7 @@ from langgraph.types import interrupt
 
 from nodes.policy import PolicyDenied, decide_call, turn_view
 from nodes.state import AgentState, Deps, RunContext, run_context
-from tools.approval import Allow, Ask, approval_request, read_answer
+from tools.approval import Allow, Ask, Unclear, approval_request, read_answer
 
 
 def last_ai(state: AgentState) -> AIMessage | None:
@@ -42,6 +42,18 @@ def verdict(decision: Any, approver: str = "none") -> dict[str, Any]:
     return {"allow": False, "text": decision.text, "approver": approver}
 
 
+def ask_user(ask: Ask, call_id: str) -> tuple[Any, bool]:
+    """One question, asked again (with what was wrong) until the answer is understood: under
+    Studio a mistyped resume value must neither reject nor approve. Each repeat is one more
+    ``interrupt`` of this node, replayed in order on the next resume like the others."""
+    request = approval_request(ask, call_id)
+    while True:
+        decision, approve_all = read_answer(interrupt(request), ask)
+        if not isinstance(decision, Unclear):
+            return decision, approve_all
+        request = {**request, "problem": decision.problem}
+
+
 def make_gate_tools(deps: Deps):
     async def gate_tools(state: AgentState, runtime: Runtime[RunContext]) -> dict[str, Any]:
         ctx, ai = run_context(runtime), last_ai(state)
@@ -50,8 +62,7 @@ def make_gate_tools(deps: Deps):
         for call in ai.tool_calls if ai else []:
             decision, approver = decide_call(view, call, ctx, approved, deps), "none"
             if isinstance(decision, Ask):
-                answer = interrupt(approval_request(decision, call["id"]))
-                decision, approve_all = read_answer(answer, decision)
+                decision, approve_all = ask_user(decision, call["id"])
                 approver = "hitl"
                 if approve_all:
                     approved.add(call["name"])

@@ -10,12 +10,13 @@
 from __future__ import annotations
 
 import os
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from datetime import datetime
 from pathlib import Path
 from typing import Annotated, Any, Callable, Optional
 
 from langchain_core.language_models import BaseChatModel
+from langgraph.config import get_config
 from langgraph.graph.message import add_messages
 from langgraph.runtime import Runtime
 from typing_extensions import TypedDict
@@ -48,21 +49,38 @@ class RunContext:
     """Per-run settings (LangGraph runtime context). Defaults suit Studio runs."""
 
     project_root: str = field(default_factory=os.getcwd)
-    session_id: str = "default"
+    # Names the offload folder, budgets and audit entries; "" means the run's thread id, so
+    # every Studio thread is a session of its own.
+    session_id: str = ""
     approval: str = "auto"  # auto | ask | yes (tools.approval)
     context_window: int = 128_000
     mode: str = "react"
     command_timeout: float = 60.0
 
 
+class MessagesInput(TypedDict):
+    """What a run takes as input (Studio's input form): the user's message."""
+
+    messages: Annotated[list, add_messages]
+
+
 def run_context(runtime: Runtime | None) -> RunContext:
     context = getattr(runtime, "context", None)
-    if isinstance(context, RunContext):
-        return context
     if isinstance(context, dict):  # Studio and the SDK send context as JSON
         known = {k: v for k, v in context.items() if k in RunContext.__dataclass_fields__}
-        return RunContext(**known)
-    return RunContext()
+        context = RunContext(**known)
+    elif not isinstance(context, RunContext):
+        context = RunContext()
+    return context if context.session_id else replace(context, session_id=thread_id() or "default")
+
+
+def thread_id() -> str | None:
+    """The running graph's thread id (``configurable.thread_id``), None outside a run."""
+    try:
+        thread = (get_config().get("configurable") or {}).get("thread_id")
+    except RuntimeError:
+        return None
+    return str(thread) if thread else None  # the server may hand over a UUID object
 
 
 @dataclass(frozen=True)

@@ -18,8 +18,9 @@ def parser() -> argparse.ArgumentParser:
         prog="paicli",
         description="A terminal coding agent: reads, edits and runs code in your project with any "
         "OpenAI-compatible model (set PAICLI_API_KEY, PAICLI_PROVIDER or PAICLI_BASE_URL, PAICLI_MODEL).",
-        epilog="Also: 'paicli eval extraction' scores automatic fact extraction on the golden set "
-        "with the configured light model (see 'paicli eval --help').",
+        epilog="Also: 'paicli studio' serves the project to LangGraph Studio and the SDK (see "
+        "'paicli studio --help'); 'paicli eval extraction' scores automatic fact extraction on the golden "
+        "set with the configured light model (see 'paicli eval --help').",
     )
     p.add_argument("-p", "--prompt", metavar="TEXT", help="run one turn without the REPL, print the answer, exit")
     p.add_argument("--mode", choices=MODES, default="react", help="agent mode (default: react)")
@@ -60,10 +61,19 @@ def _log_dir():
     return crash_log_dir()
 
 
+def run_studio(argv: list[str]) -> int:
+    from paicli.errors import run_guarded
+    from paicli.studio_command import run_studio as serve
+
+    return run_guarded(lambda: serve(argv), debug="--debug" in argv)
+
+
 def main(argv: list[str] | None = None) -> int:
     argv = sys.argv[1:] if argv is None else argv
     if argv[:1] == ["eval"]:  # a subcommand; kept out of the agent's flags so they stay as they are
         return run_eval(argv[1:])
+    if argv[:1] == ["studio"]:
+        return run_studio(argv[1:])
     args = parser().parse_args(argv)
     if args.mode != "react":
         print(f"paicli: --mode {args.mode} is not available yet; only --mode react works in this version", file=sys.stderr)

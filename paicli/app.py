@@ -9,7 +9,6 @@ from __future__ import annotations
 import importlib
 import re
 import threading
-import time
 import uuid
 from typing import Any
 
@@ -23,8 +22,10 @@ BACKGROUND_EXIT_WAIT = 15.0  # seconds a pending fact extraction may delay exit
 
 
 def new_session_id() -> str:
-    """reference h.1: ``session-<epoch millis>-<uuid>``."""
-    return f"session-{int(time.time() * 1000)}-{uuid.uuid4()}"
+    """A UUID, where reference h.1 has ``session-<epoch millis>-<uuid>``: the LangGraph server
+    accepts only UUID thread ids, and a session is a thread Studio opens (``paicli studio``).
+    Older ``session-…`` ids still work with ``--session`` and ``/resume``."""
+    return str(uuid.uuid4())
 
 
 def check_session_id(session_id: str) -> None:

@@ -147,7 +147,8 @@ def crash_log_dir(environ: dict[str, str] | None = None) -> Path:
 
 def load_settings(project: str | os.PathLike | None = None, environ: dict[str, str] | None = None) -> Settings:
     env = dict(os.environ if environ is None else environ)
-    root = Path(project or os.getcwd()).expanduser().resolve()
+    # PAICLI_PROJECT_ROOT: set by `paicli studio` for its server, whose working directory is not the project.
+    root = Path(project or env.get("PAICLI_PROJECT_ROOT") or os.getcwd()).expanduser().resolve()
     if not root.is_dir():
         raise ConfigError(f"project directory does not exist: {root}")
     home = home_dir(env)
@@ -188,6 +189,20 @@ def load_settings(project: str | os.PathLike | None = None, environ: dict[str, s
         secret_env=secret_variables(env, (p.key_env for p in PRESETS.values()), key),
         session_wait=max(0, _number(get("PAICLI_SESSION_WAIT"), 120, "PAICLI_SESSION_WAIT")),
     )
+
+
+def studio_environ(settings: Settings) -> dict[str, str]:
+    """The environment of the ``langgraph dev`` server ``paicli studio`` starts: this process's,
+    with the project root and the resolved homes passed on (the server's checkpointer and store
+    read only the environment, not ``.env`` or config.json), and everything that would call out
+    switched off (notes §0: analytics, version check, LangSmith tracing)."""
+    env = {k: v for k, v in os.environ.items() if k not in ("LANGSMITH_API_KEY", "LANGCHAIN_API_KEY")}
+    env.update(PAICLI_PROJECT_ROOT=str(settings.project_root), PAICLI_HOME=str(settings.home),
+               PAICLI_MEMORY_DIR=str(settings.memory_dir), LANGGRAPH_CLI_NO_ANALYTICS="1",
+               LANGGRAPH_NO_VERSION_CHECK="true", LANGSMITH_TRACING="false", LANGCHAIN_TRACING_V2="false",
+               LANGSMITH_TRACING_V2="false", LANGCHAIN_TRACING="false")
+    env.setdefault("LOG_LEVEL", "WARNING")  # the server's info logs drown the URLs; run errors still show
+    return env
 
 
 def _budget(get) -> BudgetKnobs:

@@ -1,18 +1,34 @@
-"""Graphs for ``langgraph dev`` (langgraph.json), compiled without checkpointer or store:
-the server injects its own (a graph compiled with one makes ``langgraph dev`` refuse to start).
+"""Graphs for ``langgraph dev`` (the config ``paicli studio`` writes, or the repository's
+langgraph.json), compiled without checkpointer or store: the server injects its own (a graph
+compiled with one makes ``langgraph dev`` refuse to start).
 
 They live here rather than in ``graphs/`` because the chat model comes from the user's
-settings, and only the ``paicli`` layer reads settings. The project root for tools is the
-``project_root`` in the run's context, or the server's working directory.
+settings, and only the ``paicli`` layer reads settings. A run's project root is the
+``project_root`` in its context, by default the settings' project root (``PAICLI_PROJECT_ROOT``,
+set by ``paicli studio``, else the server's working directory). A provider failure fails the
+run, so Studio and the SDK see status ``error`` with the CLI's ``❌`` message.
 """
 
 from __future__ import annotations
 
+from dataclasses import dataclass
+
 from graphs.react import build_react
+from nodes.state import RunContext
 from paicli.session import make_deps
 from paicli.settings import load_settings
 
 _settings = load_settings()
-# Fact extraction runs in the server too (the store is long_term_memory.json, langgraph.json),
-# when the user's settings enable it; its notices have no terminal to go to.
-react = build_react(make_deps(_settings, auto_extract=_settings.memory.auto_extract))[0].compile(name="react")
+
+
+@dataclass(frozen=True)
+class StudioContext(RunContext):
+    """``RunContext`` whose default project root is the one the server was started for."""
+
+    project_root: str = str(_settings.project_root)
+
+
+# Fact extraction runs in the server too (the store is long_term_memory.json), when the user's
+# settings enable it; its notices have no terminal to go to.
+_deps = make_deps(_settings, auto_extract=_settings.memory.auto_extract)
+react = build_react(_deps, context_schema=StudioContext, raise_on_error=True)[0].compile(name="react")

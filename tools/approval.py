@@ -19,6 +19,7 @@ why nothing was written.
 
 from __future__ import annotations
 
+import json
 from dataclasses import dataclass
 from typing import Any, Union
 
@@ -71,8 +72,25 @@ def decide(tool: str, args: dict[str, Any], level: str, approved_all: frozenset[
     return Allow(args)
 
 
+@dataclass(frozen=True)
+class Unclear:
+    """A resume value that is none of the accepted shapes: the question is asked again."""
+
+    problem: str  # English and Chinese, shown with the repeated question
+
+
+RESUME_HELP = (
+    "Resume with one of the values under 'resume' (Command(resume=...)): approve, approve_all, "
+    "reject (with an optional reason), skip, or edit (the same call with new 'args'). The bare strings "
+    "\"y\", \"a\", \"n\", \"s\" also work; an edit needs the dict. Any other value asks again. / "
+    "用 'resume' 中的一个值恢复运行：批准、全部放行、拒绝（可附原因）、跳过、修改参数（在 args 中给出新参数）。"
+    "也可直接用字符串 \"y\"、\"a\"、\"n\"、\"s\"；修改参数必须用字典。其他值会重新询问。"
+)
+
+
 def approval_request(ask: Ask, call_id: str) -> dict[str, Any]:
-    """The JSON payload of the ``interrupt``: what the CLI and Studio show the user."""
+    """The JSON payload of the ``interrupt``: what the CLI and Studio show the user, including
+    the exact resume values ``read_answer`` accepts."""
     return {
         "kind": "tool_approval",
         "tool": ask.tool,
@@ -82,30 +100,47 @@ def approval_request(ask: Ask, call_id: str) -> dict[str, Any]:
         "risk": ask.risk,
         "notice": ask.notice,
         "choices": {"y": "批准", "a": "全部放行", "n": "拒绝", "s": "跳过", "m": "修改参数"},
+        "resume": {
+            "approve": {"decision": "approve"},
+            "approve_all": {"decision": "approve_all"},
+            "reject": {"decision": "reject", "reason": "why / 拒绝原因 (optional)"},
+            "skip": {"decision": "skip"},
+            "edit": {"decision": "edit", "args": ask.args},
+        },
+        "help": RESUME_HELP,
     }
 
 
-_SHORT = {"y": "approve", "yes": "approve", "": "approve", "a": "approve_all", "n": "reject", "no": "reject", "s": "skip"}
+# The words a resume value's decision may be; the letters are the CLI menu's (reference v.3).
+# An empty value is not "Enter": it asks again, so nothing approves a 🔴 call by default.
+_DECISIONS = {"y": "approve", "yes": "approve", "approve": "approve",
+              "a": "approve_all", "approve_all": "approve_all", "n": "reject", "no": "reject",
+              "reject": "reject", "s": "skip", "skip": "skip", "m": "edit", "edit": "edit"}
+_EDIT_NEEDS_ARGS = ("an edit needs the new arguments: resume with {\"decision\": \"edit\", \"args\": {...}} / "
+                    "修改参数需要给出新参数：{\"decision\": \"edit\", \"args\": {...}}")
 
 
-def read_answer(answer: Any, ask: Ask) -> tuple[Decision, bool]:
+def read_answer(answer: Any, ask: Ask) -> tuple[Decision | Unclear, bool]:
     """Turn a resume value into a decision; the flag says "approve all of this tool".
 
     Accepts the CLI's dict ``{"decision": ..., "reason"?, "args"?}`` or a bare string
-    (``"y"``, ``"approve"``, ...) as a person would type in Studio. Anything unreadable is a
-    rejection: approval fails closed.
+    (``"y"``, ``"approve"``, ...) as a person would type in Studio. Anything else is ``Unclear``:
+    the gate asks again rather than guessing (a typo must not reject, nor approve).
     """
     if isinstance(answer, str):
-        answer = {"decision": _SHORT.get(answer.strip().lower(), answer.strip().lower())}
-    if not isinstance(answer, dict):
-        answer = {"decision": "reject", "reason": "无法识别的审批结果"}
-    verdict = str(answer.get("decision", "")).lower()
+        answer = {"decision": answer}
+    raw = answer.get("decision") if isinstance(answer, dict) else None
+    verdict = _DECISIONS.get(raw.strip().lower()) if isinstance(raw, str) else None
+    if verdict is None:
+        shown = json.dumps(answer, ensure_ascii=False, default=str)[:200]
+        return Unclear(f"resume value not understood / 无法识别的审批结果: {shown}. {RESUME_HELP}"), False
     if verdict == "approve":
         return Allow(ask.args), False
     if verdict == "approve_all":
         return Allow(ask.args), True
-    if verdict == "edit" and isinstance(answer.get("args"), dict):
-        return Allow(answer["args"]), False
+    if verdict == "edit":
+        args = answer.get("args")
+        return (Allow(args), False) if isinstance(args, dict) else (Unclear(_EDIT_NEEDS_ARGS), False)
     if verdict == "skip":
         return Deny("[HITL] 操作已被跳过"), False
     reason = str(answer.get("reason") or "").strip() or "用户拒绝了此操作"

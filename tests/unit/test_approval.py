@@ -1,4 +1,4 @@
-from tools.approval import Allow, Ask, Deny, decide, read_answer
+from tools.approval import Allow, Ask, Deny, Unclear, approval_request, decide, read_answer
 
 
 def test_auto_level_asks_only_for_commands():
@@ -18,12 +18,37 @@ def test_yes_level_and_approve_all_skip_the_question():
     assert isinstance(decide("execute_command", {}, "ask", {"execute_command"}), Allow)
 
 
-def test_answers_map_to_decisions_and_unreadable_answers_reject():
+def test_answers_map_to_decisions():
     ask = Ask("execute_command", {"command": "ls"}, "🔴 高危", "")
     assert read_answer("y", ask) == (Allow({"command": "ls"}), False)
     assert read_answer({"decision": "approve_all"}, ask) == (Allow({"command": "ls"}), True)
     assert read_answer({"decision": "edit", "args": {"command": "pwd"}}, ask) == (Allow({"command": "pwd"}), False)
     assert read_answer("s", ask) == (Deny("[HITL] 操作已被跳过"), False)
     assert read_answer({"decision": "reject"}, ask) == (Deny("[HITL] 操作已被拒绝：用户拒绝了此操作"), False)
-    assert read_answer(42, ask)[0].text.startswith("[HITL] 操作已被拒绝")
-    assert isinstance(read_answer("whatever", ask)[0], Deny)
+    assert read_answer({"decision": "n", "reason": "太危险"}, ask) == (Deny("[HITL] 操作已被拒绝：太危险"), False)
+
+
+def test_the_menu_letter_m_edits_the_arguments():
+    ask = Ask("execute_command", {"command": "ls"}, "🔴 高危", "")
+    assert read_answer({"decision": "m", "args": {"command": "pwd"}}, ask) == (Allow({"command": "pwd"}), False)
+
+
+def test_answers_that_are_not_understood_are_unclear_not_rejections():
+    ask = Ask("execute_command", {"command": "ls"}, "🔴 高危", "")
+    for answer in (42, None, "whatever", {"decision": "maybe"}, {"args": {}}, "m", {"decision": "edit"},
+                   {"decision": "edit", "args": "pwd"}):
+        decision, approve_all = read_answer(answer, ask)
+        assert isinstance(decision, Unclear) and not approve_all, answer
+    assert "whatever" in read_answer("whatever", ask)[0].problem
+    assert '"args"' in read_answer("m", ask)[0].problem
+
+
+def test_every_resume_value_the_request_lists_is_understood():
+    ask = Ask("execute_command", {"command": "ls"}, "🔴 高危", "")
+    request = approval_request(ask, "call_1")
+    decisions = {name: read_answer(value, ask) for name, value in request["resume"].items()}
+    assert decisions["approve"] == (Allow({"command": "ls"}), False)
+    assert decisions["approve_all"] == (Allow({"command": "ls"}), True)
+    assert isinstance(decisions["reject"][0], Deny) and decisions["skip"] == (Deny("[HITL] 操作已被跳过"), False)
+    assert decisions["edit"] == (Allow({"command": "ls"}), False)  # the template carries the current args
+    assert all(letter in request["help"] for letter in ('"y"', '"a"', '"n"', '"s"'))

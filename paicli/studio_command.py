@@ -1,0 +1,158 @@
+"""``paicli studio``: the LangGraph dev server (Studio's backend) for the current project.
+
+The server is ``langgraph dev`` from ``langgraph-cli[inmem]``, run as a child process with a
+config written for this run (``<project>/.paicli/studio/langgraph.json``) that names paicli's
+installed modules, so the server never treats a source checkout as the project. Its working
+directory is that private folder (the in-memory runtime keeps ``.langgraph_api/`` there); the
+project root reaches the graph as ``PAICLI_PROJECT_ROOT``. Checkpoints are the session ledger
+and the store is long-term memory, as in the CLI. CLI sessions are registered as threads.
+Ctrl-C (or SIGTERM) is passed to the server's process group, and the command exits quietly.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import signal
+import subprocess
+import sys
+import time
+import urllib.request
+from pathlib import Path
+from typing import Any
+
+STARTUP_SECONDS = 120  # the first start compiles the graph and imports LangGraph: a few seconds
+STOP_SECONDS = 10  # then the server is killed
+SYNC_SECONDS = 3.0  # how often sessions made meanwhile in the CLI are registered
+STUDIO_URL = "https://smith.langchain.com/studio/?baseUrl={api}"
+
+
+def studio_parser() -> argparse.ArgumentParser:
+    p = argparse.ArgumentParser(prog="paicli studio", description="Serve the project to LangGraph Studio and the "
+                                "LangGraph SDK (langgraph dev, offline, no browser); Ctrl-C stops it.")
+    p.add_argument("--port", type=int, default=2024, help="port of the API server (default: 2024)")
+    p.add_argument("--host", default="127.0.0.1", help="interface to listen on (default: 127.0.0.1)")
+    p.add_argument("--project", metavar="DIR", help="project root the tools work in (default: current directory)")
+    p.add_argument("--debug", action="store_true", help="show tracebacks for unexpected errors")
+    return p
+
+
+def write_config(state_dir: Path) -> Path:
+    """The langgraph config: module paths resolve in the server's interpreter, which is this one,
+    wherever paicli is installed (editable or not)."""
+    package_root = Path(__file__).resolve().parent.parent  # where `paicli`, `memory`, ... are installed
+    config = {
+        "dependencies": [str(package_root)],
+        "graphs": {"react": "paicli.studio:react"},
+        "checkpointer": {"path": "memory.ledger.make_checkpointer"},
+        "store": {"path": "memory.store.make_store"},
+    }
+    state_dir.mkdir(parents=True, exist_ok=True)
+    (state_dir / ".gitignore").write_text("*\n", encoding="utf-8")  # server bookkeeping, not project files
+    path = state_dir / "langgraph.json"
+    path.write_text(json.dumps(config, indent=2), encoding="utf-8")
+    return path
+
+
+def server_command(config: Path, host: str, port: int) -> list[str]:
+    return [sys.executable, "-m", "langgraph_cli", "dev", "--config", str(config), "--host", host,
+            "--port", str(port), "--no-browser", "--no-reload", "--server-log-level", "WARNING"]
+
+
+def run_studio(argv: list[str]) -> int:
+    args = studio_parser().parse_args(argv)
+    from paicli.settings import load_settings, studio_environ
+
+    settings = load_settings(args.project)
+    settings.require_key()  # the server would fail to load the graph, with a traceback
+    state_dir = settings.project_root / ".paicli" / "studio"
+    config = write_config(state_dir)
+    child = subprocess.Popen(server_command(config, args.host, args.port), cwd=state_dir,
+                             env=studio_environ(settings), stdin=subprocess.DEVNULL, process_group=0)
+    return Supervisor(child, args.host, args.port, settings.home / "history" / "raw").run()
+
+
+class Supervisor:
+    """Waits for the server, registers sessions, and stops the server on SIGINT/SIGTERM."""
+
+    def __init__(self, child: subprocess.Popen, host: str, port: int, ledger_dir: Path) -> None:
+        self.child, self.ledger_dir = child, ledger_dir
+        self.api = f"http://{'127.0.0.1' if host in ('0.0.0.0', '::', '') else host}:{port}"
+        self.stopping = False
+
+    def run(self) -> int:
+        previous = {sig: signal.signal(sig, self._on_signal) for sig in (signal.SIGINT, signal.SIGTERM)}
+        try:
+            if self._wait_ready():
+                self._serve()
+            return self._finish()
+        finally:
+            for sig, handler in previous.items():
+                signal.signal(sig, handler)
+
+    def _on_signal(self, signum: int, _frame: Any) -> None:
+        if self.stopping:  # a second Ctrl-C: no more waiting
+            self._send(signal.SIGKILL)
+        self.stopping = True
+        self._send(signum)
+
+    def _send(self, signum: int) -> None:
+        try:
+            os.killpg(self.child.pid, signum)
+        except ProcessLookupError:  # already gone
+            pass
+
+    def _wait_ready(self) -> bool:
+        deadline = time.monotonic() + STARTUP_SECONDS
+        while not self.stopping and self.child.poll() is None and time.monotonic() < deadline:
+            try:
+                with urllib.request.urlopen(f"{self.api}/ok", timeout=1) as response:
+                    if response.status == 200:
+                        return True
+            except OSError:
+                time.sleep(0.2)
+        if self.child.poll() is None and not self.stopping:
+            print(f"paicli studio: the server did not answer within {STARTUP_SECONDS}s; stopping it", file=sys.stderr)
+            self.stopping = True
+            self._send(signal.SIGTERM)
+        return False
+
+    def _serve(self) -> None:
+        from langgraph_sdk import get_sync_client
+
+        from paicli.studio_threads import SessionRegistrar
+
+        registrar = SessionRegistrar(self.ledger_dir, get_sync_client(url=self.api, api_key=None))
+        added = registrar.sync()
+        print(f"\n🚀 API: {self.api}\n🎨 Studio: {STUDIO_URL.format(api=self.api)}", flush=True)
+        print(f"📚 {added} CLI session(s) registered as threads of graph 'react'", flush=True)
+        if registrar.legacy:
+            print(f"ℹ️ {len(registrar.legacy)} older session(s) with session-… ids are CLI-only "
+                  "(the server accepts UUID thread ids): continue them with paicli --session ID", flush=True)
+        print("Press Ctrl-C to stop.", flush=True)
+        while not self.stopping and self.child.poll() is None:
+            try:
+                self.child.wait(timeout=SYNC_SECONDS)  # returns as soon as the server exits
+            except subprocess.TimeoutExpired:
+                if not self.stopping:
+                    self._quietly(registrar.sync)
+
+    def _quietly(self, sync: Any) -> None:
+        try:
+            sync()
+        except Exception as exc:  # the server going down mid-sync is not worth a traceback
+            if not self.stopping and self.child.poll() is None:
+                print(f"paicli studio: could not register new sessions: {exc}", file=sys.stderr)
+
+    def _finish(self) -> int:
+        try:
+            code = self.child.wait(timeout=STOP_SECONDS)
+        except subprocess.TimeoutExpired:
+            self._send(signal.SIGKILL)
+            code = self.child.wait()
+        if self.stopping:
+            print("paicli studio: stopped", flush=True)
+            return 0
+        print(f"paicli studio: the server exited with code {code}", file=sys.stderr)
+        return code or 1
