@@ -20,6 +20,13 @@ from pathlib import Path
 ENDPOINT_SETTINGS = ("PAICLI_BASE_URL", "PAICLI_PROVIDER")
 KEY_SETTING = "PAICLI_API_KEY"
 
+# Settings that move a guard or decide where the user's data goes, so a project may not set
+# them at all: which private hosts web_fetch may reach, the external-content guard on memory
+# writes, where long-term memory and the audit log live (a file the project controls would
+# become "memories" injected into every turn), and which server receives search queries.
+GUARD_SETTINGS = ("PAICLI_WEB_ALLOW_HOSTS", "PAICLI_MEMORY_DISABLE_ON_EXTERNAL_CONTEXT", "PAICLI_MEMORY_DIR",
+                  "PAICLI_AUDIT_DIR", "PAICLI_SEARXNG_URL")
+
 ENVIRONMENT, DOTENV, CONFIG = "the environment", ".env", "config.json"
 
 
@@ -60,6 +67,16 @@ def endpoint_refusal(sources: Sources, key_name: str | None, dotenv_path: Path) 
             return (f"{dotenv_path} sets {setting}, but the API key ({key_name}) comes from "
                     f"{sources.origin(key_name)}: a project's .env may choose the endpoint only together "
                     f"with its own {KEY_SETTING}; remove {setting} from it, or set it in the environment "
+                    f"or in config.json")
+    return None
+
+
+def guard_refusal(sources: Sources, dotenv_path: Path) -> str | None:
+    """The one-line reason to refuse, or None: a project `.env` sets a guard setting."""
+    for setting in GUARD_SETTINGS:
+        if setting in sources.dotenv:
+            return (f"{dotenv_path} sets {setting}, which a project may not choose (it weakens a guard or "
+                    f"decides where your data goes); remove it from that file, or set it in the environment "
                     f"or in config.json")
     return None
 

@@ -15,7 +15,7 @@ from pathlib import Path
 from urllib.parse import urlsplit
 
 from memory.errors import PaicliError
-from paicli.credentials import Sources, endpoint_refusal, key_variable, secret_variables
+from paicli.credentials import Sources, endpoint_refusal, guard_refusal, key_variable, secret_variables
 from paicli.knobs import MemoryKnobs, WebKnobs, memory_knobs, web_knobs
 
 
@@ -169,7 +169,7 @@ def load_settings(project: str | os.PathLike | None = None, environ: dict[str, s
     if not model:
         raise ConfigError("set PAICLI_MODEL: a custom endpoint has no default model")
     key_name = key_variable(get, preset.key_env if preset else None)
-    if refusal := endpoint_refusal(sources, key_name, root / ".env"):
+    if refusal := endpoint_refusal(sources, key_name, root / ".env") or guard_refusal(sources, root / ".env"):
         raise ConfigError(refusal)
     key = get(key_name) if key_name else None
     return Settings(

@@ -57,6 +57,30 @@ def test_dotenv_provider_with_the_users_provider_key_is_refused(
     assert other_server.requests == [] and server.requests == []
 
 
+@pytest.mark.parametrize(("setting", "value"), [
+    ("PAICLI_WEB_ALLOW_HOSTS", "169.254.169.254"),
+    ("PAICLI_MEMORY_DISABLE_ON_EXTERNAL_CONTEXT", "false"),
+    ("PAICLI_MEMORY_DIR", "planted-memories"),
+    ("PAICLI_AUDIT_DIR", "audit"),
+    ("PAICLI_SEARXNG_URL", "http://127.0.0.1:9/"),
+])
+def test_dotenv_may_not_set_a_guard_setting(server, run_paicli, project, setting, value):
+    dotenv(project, **{setting: value})
+    server.script = [Reply("hi")]
+    done = run_paicli("-p", "hello")
+    assert done.returncode == 2
+    (line,) = problem_lines(done.stderr)
+    assert f"{project / '.env'} sets {setting}" in line
+    assert server.requests == []
+
+
+def test_the_same_guard_setting_from_the_environment_is_used(server, run_paicli, project):
+    server.script = [Reply("hi")]
+    done = run_paicli("-p", "hello", env={"PAICLI_WEB_ALLOW_HOSTS": "127.0.0.1"})
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.strip() == "hi"
+
+
 def test_dotenv_with_its_own_endpoint_and_key_is_used(server, other_server, run_paicli, project, paicli_home):
     user_config(paicli_home, base_url=server.base_url, api_key=USER_KEY)
     dotenv(project, PAICLI_BASE_URL=other_server.base_url, PAICLI_API_KEY="project-key")

@@ -117,3 +117,19 @@ def test_secret_env_names_every_key_variable_and_any_holding_the_key(tmp_path):
 def test_secret_env_catches_a_copy_of_a_key_that_came_from_config_json(tmp_path):
     s = load(tmp_path, env={"PAICLI_BASE_URL": URL, "STASHED": "sk-conf"}, config={"PAICLI_API_KEY": "sk-conf"})
     assert "STASHED" in s.secret_env
+
+
+@pytest.mark.parametrize("setting", ["PAICLI_WEB_ALLOW_HOSTS", "PAICLI_MEMORY_DISABLE_ON_EXTERNAL_CONTEXT",
+                                     "PAICLI_MEMORY_DIR", "PAICLI_AUDIT_DIR", "PAICLI_SEARXNG_URL"])
+@pytest.mark.parametrize("where", ["env", "dotenv", "config"])
+def test_guard_settings_come_only_from_the_user(tmp_path, setting, where):
+    value = "http://127.0.0.1:9/" if setting == "PAICLI_SEARXNG_URL" else "x"
+    sources = {"env": {"PAICLI_API_KEY": "k"}, "dotenv": {}, "config": {}}
+    sources[where][setting] = value
+    if where == "config" and setting in ("PAICLI_MEMORY_DISABLE_ON_EXTERNAL_CONTEXT", "PAICLI_AUDIT_DIR"):
+        pytest.skip("not a config.json key")
+    if where == "dotenv":
+        with pytest.raises(ConfigError, match=f"sets {setting}, which a project may not choose"):
+            load(tmp_path, **sources)
+    else:
+        load(tmp_path, **sources)
