@@ -1,0 +1,107 @@
+"""Cut-off model output: did a response finish, and which of its tool calls may run.
+
+A streamed response can end early: the connection closes before the provider's last chunk
+(no ``finish_reason``), or the model hits its output limit (``finish_reason="length"``).
+LangChain's streaming parser then *completes* half-written arguments
+(``{"content": "def g(): ret`` becomes ``{"content": "def g(): ret"}``), so a cut-off
+``write_file`` would overwrite a file with half its text. The decision here uses only what the
+provider sent: the finish reason and each call's raw argument string.
+
+Plain data in, plain data out; ``nodes.response_check`` applies it to LangChain messages.
+"""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass, field
+from typing import Any
+
+# Some OpenAI-compatible gateways pass an Anthropic-style reason through unchanged.
+LENGTH_REASONS = frozenset({"length", "max_tokens"})
+
+UNFINISHED = "响应流在结束标记之前中断"
+AT_LIMIT = "输出达到模型的长度上限"
+
+
+def stop_problem(finish_reason: str | None) -> str | None:
+    """Why a response did not finish normally, or None when the provider says it did."""
+    if not finish_reason:
+        return UNFINISHED
+    if finish_reason in LENGTH_REASONS:
+        return AT_LIMIT
+    return None
+
+
+def parse_arguments(raw: str | None) -> tuple[dict[str, Any] | None, str | None]:
+    """``(args, None)`` when ``raw`` is one complete JSON object, else ``(None, why)``.
+
+    An empty string counts as ``{}``: providers send "" for a tool that takes no arguments,
+    and a user expects such a call to run (a tool that needed arguments says which)."""
+    if raw is None or not raw.strip():
+        return {}, None
+    try:
+        # strict=False: control characters inside strings, as LangChain's own parser allows.
+        value = json.loads(raw, strict=False)
+    except ValueError as exc:
+        return None, str(exc)
+    if not isinstance(value, dict):
+        return None, f"需要一个 JSON 对象，收到的是 {type(value).__name__}"
+    return value, None
+
+
+def cut_off_error(problem: str) -> str:
+    return f"模型输出被截断（{problem}），参数不完整，此调用未执行；请重新发起完整的调用，内容很长时分多次写入"
+
+
+def invalid_json_error(detail: str) -> str:
+    return f"参数不是合法的 JSON 对象（{detail}），请修正参数后重试"
+
+
+@dataclass(frozen=True)
+class RawCall:
+    """One tool call as the provider sent it."""
+
+    name: str | None
+    arguments: str | None
+    id: str | None
+
+
+@dataclass(frozen=True)
+class Sorted:
+    runnable: list[tuple[RawCall, dict[str, Any]]] = field(default_factory=list)
+    rejected: list[tuple[RawCall, str]] = field(default_factory=list)
+    """Calls that must not run, each with the error the model is told."""
+
+
+def sort_calls(calls: list[RawCall], finish_reason: str | None) -> Sorted:
+    """A response that did not finish runs none of its calls; otherwise a call runs only
+    when its raw arguments are one complete JSON object."""
+    problem = stop_problem(finish_reason)
+    result = Sorted()
+    for call in calls:
+        args, detail = parse_arguments(call.arguments)
+        if problem:
+            result.rejected.append((call, cut_off_error(problem)))
+        elif not call.name:
+            result.rejected.append((call, "调用缺少工具名称，请重新发起调用"))
+        elif args is None:
+            result.rejected.append((call, invalid_json_error(detail or "无法解析")))
+        else:
+            result.runnable.append((call, args))
+    return result
+
+
+def rejected_notice(rejected: int, finish_reason: str | None) -> str:
+    """The one line the user sees when a response's calls were not run."""
+    problem = stop_problem(finish_reason)
+    if problem:
+        return f"⚠️ 模型输出被截断（{problem}），其中 {rejected} 个工具调用未执行"
+    return f"⚠️ {rejected} 个工具调用的参数不是完整的 JSON 对象，未执行"
+
+
+CUT_TEXT_NOTICE = "⚠️ 回答达到模型的输出长度上限，可能不完整"
+RETRY_NOTICE = "⚠️ {problem}，正在重试一次"
+
+
+def incomplete_text(problem: str) -> str:
+    return f"模型响应不完整：{problem}"
