@@ -7,6 +7,10 @@ LangChain's streaming parser then *completes* half-written arguments
 ``write_file`` would overwrite a file with half its text. The decision here uses only what the
 provider sent: the finish reason and each call's raw argument string.
 
+reference c.4: a stream is complete only after ``[DONE]`` or a non-empty ``finish_reason``.
+The openai client swallows ``[DONE]``, so only the finish reason is visible here: a stream
+that sent ``[DONE]`` without any finish reason (no provider we know does) counts as unfinished.
+
 Plain data in, plain data out; ``nodes.response_check`` applies it to LangChain messages.
 """
 
