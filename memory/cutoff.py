@@ -17,6 +17,7 @@ Plain data in, plain data out; ``nodes.response_check`` applies it to LangChain 
 from __future__ import annotations
 
 import json
+import re
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -53,12 +54,48 @@ def parse_arguments(raw: str | None) -> tuple[dict[str, Any] | None, str | None]
     return value, None
 
 
+_SPLIT_HINT = "内容很长时请拆成多次较小的 write_file / edit_file 调用"
+
+
 def cut_off_error(problem: str) -> str:
-    return f"模型输出被截断（{problem}），参数不完整，此调用未执行；请重新发起完整的调用，内容很长时分多次写入"
+    return f"模型输出被截断（{problem}），参数不完整，此调用未执行；请重新发起参数完整的调用，{_SPLIT_HINT}"
 
 
 def invalid_json_error(detail: str) -> str:
-    return f"参数不是合法的 JSON 对象（{detail}），请修正参数后重试"
+    return f"参数不是合法的 JSON 对象（{detail}），此调用未执行；请重新发起参数完整的调用，{_SPLIT_HINT}"
+
+
+# A refused call stays in history, and history is replayed on every request. Several servers
+# (Kimi, vLLM's chat templates, llama.cpp) answer 400 when a past call's arguments are not a
+# JSON object string, or its name is not a function name; so the stored call says "{}" under a
+# well-formed name, and its error result tells the model what it actually sent.
+REFUSED_ARGUMENTS = "{}"
+NAMELESS = "invalid_tool_call"
+_FUNCTION_NAME = re.compile(r"[A-Za-z0-9_-]{1,64}")
+PREVIEW_HEAD, PREVIEW_TAIL = 200, 100
+# Model text quoted back to the model: control characters (a stray ESC, NUL) become visible
+# escapes; the tool-result wrapper escapes tags (``tools.boundary``).
+_CONTROL = re.compile(r"[\x00-\x08\x0b-\x1f\x7f]")
+
+
+def stored_name(name: str | None) -> str:
+    """The name a refused call keeps in history: its own when it is a function name."""
+    return name if name and _FUNCTION_NAME.fullmatch(name) else NAMELESS
+
+
+def arguments_preview(raw: str | None) -> str:
+    """The first 200 and last 100 characters of what the model sent, and its length."""
+    text = raw or ""
+    if len(text) > PREVIEW_HEAD + PREVIEW_TAIL:
+        skipped = len(text) - PREVIEW_HEAD - PREVIEW_TAIL
+        text = f"{text[:PREVIEW_HEAD]}…（中间省略 {skipped} 个字符）…{text[-PREVIEW_TAIL:]}"
+    text = _CONTROL.sub(lambda m: f"\\x{ord(m.group()):02x}", text)
+    return f"收到的参数（共 {len(raw or '')} 个字符）：{text}" if raw else "收到的参数为空"
+
+
+def refusal(reason: str, raw: str | None) -> str:
+    """What the model is told about a call that did not run: why, what to do, what it sent."""
+    return f"{reason}。{arguments_preview(raw)}"
 
 
 @dataclass(frozen=True)
@@ -74,7 +111,8 @@ class RawCall:
 class Sorted:
     runnable: list[tuple[RawCall, dict[str, Any]]] = field(default_factory=list)
     rejected: list[tuple[RawCall, str]] = field(default_factory=list)
-    """Calls that must not run, each with the error the model is told."""
+    """Calls that must not run, each with the error the model is told (with a preview of
+    the raw arguments, which the stored call no longer carries)."""
 
 
 def sort_calls(calls: list[RawCall], finish_reason: str | None) -> Sorted:
@@ -85,11 +123,11 @@ def sort_calls(calls: list[RawCall], finish_reason: str | None) -> Sorted:
     for call in calls:
         args, detail = parse_arguments(call.arguments)
         if problem:
-            result.rejected.append((call, cut_off_error(problem)))
+            result.rejected.append((call, refusal(cut_off_error(problem), call.arguments)))
         elif not call.name:
-            result.rejected.append((call, "调用缺少工具名称，请重新发起调用"))
+            result.rejected.append((call, refusal("调用缺少工具名称，此调用未执行；请重新发起调用", call.arguments)))
         elif args is None:
-            result.rejected.append((call, invalid_json_error(detail or "无法解析")))
+            result.rejected.append((call, refusal(invalid_json_error(detail or "无法解析"), call.arguments)))
         else:
             result.runnable.append((call, args))
     return result

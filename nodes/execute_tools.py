@@ -18,7 +18,7 @@ from langchain_core.messages import ToolMessage
 from langgraph.config import get_stream_writer
 from langgraph.runtime import Runtime
 
-from memory.cutoff import invalid_json_error
+from memory.cutoff import NAMELESS, invalid_json_error, refusal
 from memory.offload import ToolResultOffloader
 from memory.memory_entry import normalize_project_key
 from nodes.gate_tools import last_ai, verdict
@@ -34,9 +34,11 @@ from tools.registry import is_failure, run_batch
 
 
 def bad_arguments(call: dict[str, Any]) -> str:
-    """``error`` is call_model's verdict (``memory.cutoff``): cut off, or not a JSON object."""
-    error = call.get("error") or invalid_json_error(_json_error(call.get("args")))
-    return f"工具执行失败: {error}。原始参数: {str(call.get('args'))[:200]}"
+    """``error`` is call_model's verdict (``memory.cutoff``): cut off, or not a JSON object,
+    with a preview of the raw arguments (the stored call carries ``{}`` instead)."""
+    raw = call.get("args") if isinstance(call.get("args"), str) else None
+    error = call.get("error") or refusal(invalid_json_error(_json_error(raw)), raw)
+    return f"工具执行失败: {error}"
 
 
 # Beyond the reference's failure prefixes (s.8): "读取文件失败: …" and the like, so the CLI
@@ -98,7 +100,7 @@ def make_execute_tools(deps: Deps):
             sources = record(sources, external_source(name, args))
         await audit(ai.tool_calls, verdicts, texts, seconds)
         messages = [tool_message(c["id"], c["name"], texts[c["id"]], artifacts.get(c["id"])) for c in ai.tool_calls]
-        messages += [tool_message(c["id"], c.get("name") or "unknown", bad_arguments(c)) for c in ai.invalid_tool_calls if c.get("id")]
+        messages += [tool_message(c["id"], c.get("name") or NAMELESS, bad_arguments(c)) for c in ai.invalid_tool_calls if c.get("id")]
         reminder = runaway_reminder([*current_turn(state["messages"]), *messages], deps.budget.remind_after)
         if reminder is not None:
             get_stream_writer()({"notice": RUNAWAY_NOTICE})

@@ -6,6 +6,13 @@ returns only LangChain's parsed view, in which a cut-off argument string has alr
 completed into a valid-looking dict. The checked message replaces that view: calls that may
 run are ``tool_calls`` (strictly parsed), the others ``invalid_tool_calls`` whose ``error``
 is what the model is told. Nothing downstream decides this again.
+
+A refused call stays an ``invalid_tool_call``, not a ``tool_call`` with ``{}``: the router,
+the gate, the executor, the runaway guard and the audit all read ``tool_calls`` only, so none
+of them can run it or count it as a real call with empty arguments. Its ``args`` become
+``"{}"`` (``memory.cutoff.REFUSED_ARGUMENTS``) because langchain-openai replays an invalid
+call's ``args`` verbatim as ``function.arguments``, and servers reject history whose
+arguments are not a JSON object; the raw text survives only as a preview in ``error``.
 """
 
 from __future__ import annotations
@@ -19,7 +26,8 @@ from langchain_core.exceptions import LangChainException
 from langchain_core.messages import AIMessage, AIMessageChunk, BaseMessage, message_chunk_to_message
 from langchain_core.messages.tool import invalid_tool_call, tool_call
 
-from memory.cutoff import AT_LIMIT, CUT_TEXT_NOTICE, UNFINISHED, RawCall, rejected_notice, sort_calls, stop_problem
+from memory.cutoff import (AT_LIMIT, CUT_TEXT_NOTICE, REFUSED_ARGUMENTS, UNFINISHED, RawCall, rejected_notice,
+                           sort_calls, stop_problem, stored_name)
 from memory.provider_errors import is_dropped_connection
 
 PROVIDER_ERRORS = (openai.APIError, LangChainException)
@@ -79,8 +87,8 @@ def check_response(message: BaseMessage) -> Checked:
     decided = sort_calls(calls, finish)
     checked = as_ai_message(message).model_copy(update={
         "tool_calls": [tool_call(name=c.name or "", args=args, id=c.id) for c, args in decided.runnable],
-        "invalid_tool_calls": [invalid_tool_call(name=c.name, args=c.arguments, id=c.id, error=error)
-                               for c, error in decided.rejected],
+        "invalid_tool_calls": [invalid_tool_call(name=stored_name(c.name), args=REFUSED_ARGUMENTS, id=c.id,
+                                                 error=error) for c, error in decided.rejected],
     })
     problem = stop_problem(finish)
     if decided.rejected:

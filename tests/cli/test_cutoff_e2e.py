@@ -3,6 +3,8 @@ model is told next, and the exit code."""
 
 from __future__ import annotations
 
+import json
+
 from tests.cli.test_oneshot import call, problem_lines, tool_results
 from tests.support.openai_server import Disconnect, Reply
 
@@ -95,3 +97,46 @@ def test_a_request_dropped_before_any_answer_is_retried_by_the_client_then_named
     [error] = [line for line in problem_lines(done.stderr) if line.startswith("❌")]
     assert "连接" in error and "中断" in error and "PAICLI_BASE_URL" not in error
     server.assert_consumed()
+
+
+# --- a refused call must not poison the history ------------------------------------------------
+SESSION = "cutoff-history"
+LONG_CUT = '{"path": "important.py", "content": "' + "x = 1\\n" * 200 + 'def g(): ret'
+
+
+def past_calls(request: dict) -> list[dict]:
+    return [c for m in request["messages"] if m["role"] == "assistant" for c in m.get("tool_calls") or []]
+
+
+def test_a_refused_call_is_replayed_as_a_json_object_and_its_result_shows_what_was_sent(server, run_paicli, project):
+    (project / "important.py").write_text(ORIGINAL, encoding="utf-8")
+    server.script = [Reply("", tool_calls=[call("write_file", LONG_CUT, "w1")], finish_reason=None, done=False),
+                     Reply("我会分几次写。"), Reply("记得，上次被截断了。")]
+    first = run_paicli("-p", "rewrite g", "--session", SESSION)
+    assert first.returncode == 0, first.stderr
+    [sent] = past_calls(server.requests[1])
+    assert sent["id"] == "w1" and sent["function"]["name"] == "write_file"
+    assert json.loads(sent["function"]["arguments"]) == {}
+    [result] = tool_results(server.requests[1])
+    assert result["tool_call_id"] == "w1" and "模型输出被截断" in result["content"]
+    assert "分多次" in result["content"] or "拆成多次" in result["content"]
+    assert LONG_CUT[:200] in result["content"] and LONG_CUT[-100:] in result["content"]
+    assert LONG_CUT not in result["content"] and f"共 {len(LONG_CUT)} 个字符" in result["content"]
+    # The next run resumes the session from disk: its history is still acceptable.
+    second = run_paicli("-p", "还记得吗？", "--session", SESSION)
+    assert second.returncode == 0, second.stderr
+    [again] = past_calls(server.requests[2])
+    assert again["id"] == "w1" and json.loads(again["function"]["arguments"]) == {}
+    assert [m["tool_call_id"] for m in server.requests[2]["messages"] if m["role"] == "tool"] == ["w1"]
+    assert (project / "important.py").read_text(encoding="utf-8") == ORIGINAL
+    server.assert_consumed()
+
+
+def test_a_refused_call_without_a_name_is_replayed_under_a_placeholder_name(server, run_paicli):
+    server.script = [Reply("", tool_calls=[{"name": "", "arguments": '{"path": "a', "id": "n1"}]), Reply("好")]
+    done = run_paicli("-p", "hi")
+    assert done.returncode == 0, done.stderr
+    [sent] = past_calls(server.requests[1])
+    assert sent["function"]["name"] == "invalid_tool_call" and json.loads(sent["function"]["arguments"]) == {}
+    [result] = tool_results(server.requests[1])
+    assert result["tool_call_id"] == "n1" and "缺少工具名称" in result["content"] and '{"path": "a' in result["content"]

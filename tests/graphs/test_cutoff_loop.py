@@ -2,8 +2,11 @@
 
 from __future__ import annotations
 
-from langchain_core.messages import ToolMessage
+import json
 
+from langchain_core.messages import AIMessage, ToolMessage
+
+from tools.audit import AuditLog
 from tests.graphs.conftest import Harness, assert_paired
 from tests.support.scripted_model import ScriptedChatModel, ai, raw_call, tool_call
 
@@ -90,3 +93,28 @@ async def test_an_answer_cut_at_the_output_limit_is_kept_with_a_notice(project):
     await h.turn("hi")
     assert (await h.messages())[-1].content == "很长的回答，写到一半"
     assert len(h.notices) == 1 and "长度上限" in h.notices[0]
+
+
+async def test_a_refused_call_is_stored_as_an_empty_object_and_its_result_quotes_what_was_sent(project, tmp_path):
+    long_cut = '{"path": "important.py", "content": "' + "line\\n" * 100 + "\x1b[2J" + "tail" * 10
+    log = AuditLog(tmp_path / "audit")
+    model = ScriptedChatModel([ai("", raw_call("write_file", long_cut, "w1"), raw_call("", '{"a"', "n1")),
+                               ai("好")])
+    h = Harness(model, project, audit=log)
+    await h.turn("write it")
+    stored = next(m for m in await h.messages() if isinstance(m, AIMessage) and m.invalid_tool_calls)
+    assert stored.tool_calls == []
+    assert [(c["id"], c["name"], c["args"]) for c in stored.invalid_tool_calls] == \
+        [("w1", "write_file", "{}"), ("n1", "invalid_tool_call", "{}")]
+    # What the next request replays: the same message, now a valid OpenAI tool call list.
+    replayed = next(m for m in model.seen[1] if isinstance(m, AIMessage) and m.invalid_tool_calls)
+    assert all(json.loads(c["args"]) == {} for c in replayed.invalid_tool_calls)
+    seen = results(model.seen[1])
+    assert seen["w1"].name == "write_file" and seen["n1"].name == "invalid_tool_call"
+    content = seen["w1"].content
+    assert "参数不是合法的 JSON 对象" in content and "write_file / edit_file" in content
+    assert long_cut[:200] in content and long_cut[-40:] in content and long_cut not in content
+    assert "\x1b" not in content and "\\x1b[2J" + "tail" * 10 in content  # in the last 100, made visible
+    assert '{"a"' in seen["n1"].content
+    assert log.recent() == []  # nothing ran, so nothing was audited as a write with {}
+    assert_paired(await h.messages())

@@ -2,7 +2,8 @@
 
 import pytest
 
-from memory.cutoff import AT_LIMIT, UNFINISHED, RawCall, parse_arguments, rejected_notice, sort_calls, stop_problem
+from memory.cutoff import (AT_LIMIT, NAMELESS, UNFINISHED, RawCall, arguments_preview, parse_arguments, rejected_notice,
+                           sort_calls, stop_problem, stored_name)
 
 CUT = '{"path": "important.py", "content": "def g(): ret'
 
@@ -65,3 +66,22 @@ def test_a_call_without_a_name_is_not_run():
 def test_the_notice_names_the_cut_and_the_count():
     assert "截断" in rejected_notice(2, "length") and "2 个工具调用未执行" in rejected_notice(2, "length")
     assert "JSON" in rejected_notice(1, "tool_calls")
+
+
+def test_a_refusal_quotes_a_bounded_preview_of_what_was_sent():
+    raw = '{"content": "' + "a" * 1000 + "\r\x00" + "z" * 80
+    [(_, error)] = sort_calls([RawCall("write_file", raw, "c1")], "tool_calls").rejected
+    assert raw[:200] in error and "\\x0d\\x00" + "z" * 80 in error and "\x00" not in error
+    assert f"中间省略 {len(raw) - 300} 个字符" in error and f"共 {len(raw)} 个字符" in error and len(error) < 600
+    short = sort_calls([RawCall("write_file", CUT, "c1")], None).rejected[0][1]
+    assert CUT in short and "省略" not in short and "write_file / edit_file" in short
+
+
+def test_arguments_preview_of_nothing():
+    assert "为空" in arguments_preview(None) and "为空" in arguments_preview("")
+
+
+def test_a_refused_call_keeps_its_name_only_when_it_is_a_function_name():
+    assert stored_name("write_file") == "write_file" and stored_name("mcp__git__log-1") == "mcp__git__log-1"
+    assert stored_name(None) == NAMELESS and stored_name("") == NAMELESS
+    assert stored_name('write_file", "x') == NAMELESS and stored_name("a" * 65) == NAMELESS
