@@ -26,6 +26,33 @@ def _message(exc: BaseException) -> str:
     return str(exc)
 
 
+# Transport errors (httpx, httpcore, h11, the OS) that mean the server closed the connection
+# before the response was complete, wherever they sit in the exception's cause chain.
+_DROPPED_TYPES = frozenset({"RemoteProtocolError", "ReadError", "ConnectionResetError",
+                            "ConnectionAbortedError", "BrokenPipeError", "IncompleteRead"})
+
+
+def _causes(exc: BaseException) -> list[BaseException]:
+    chain: list[BaseException] = []
+    while exc is not None and exc not in chain:
+        chain.append(exc)
+        exc = exc.__cause__ or exc.__context__
+    return chain
+
+
+def is_dropped_connection(exc: BaseException) -> bool:
+    return any(type(e).__name__ in _DROPPED_TYPES for e in _causes(exc))
+
+
+def _dropped_detail(exc: BaseException) -> str:
+    """The transport's own words ("peer closed connection without sending complete message
+    body"), not the client's generic "Connection error."."""
+    for e in _causes(exc):
+        if type(e).__name__ in _DROPPED_TYPES and str(e).strip():
+            return str(e).strip()
+    return type(exc).__name__
+
+
 def is_context_overflow(exc: BaseException) -> bool:
     if type(exc).__name__ in ("ContextOverflowError", "OpenAIAPIContextOverflowError"):
         return True
@@ -40,6 +67,8 @@ def describe_provider_error(exc: BaseException) -> str:
     """One line for ``❌ 调用 LLM 失败: …``: status, the provider's own message, and a hint
     when the user can fix it."""
     status = getattr(exc, "status_code", None)
+    if status is None and is_dropped_connection(exc):
+        return f"与模型服务的连接在响应完成前中断（{_dropped_detail(exc)}）"
     text = _message(exc).strip() or type(exc).__name__
     if status and not text.startswith(("Error code", "HTTP")):
         text = f"HTTP {status}: {text}"

@@ -1,33 +1,37 @@
 """call_model: one streamed model call with the system prompt and the exposed tools.
 
 The system prompt is assembled here, per call, from cached pieces, and never stored in state.
-LangGraph's ``messages`` stream mode turns ``ainvoke`` into a token stream for the CLI and
-Studio. Provider failures that survive the client's retries end the turn with ``error`` set;
-the conversation so far stays as it is (reference s.2.11).
+LangGraph's ``messages`` stream mode passes the model's stream on to the CLI and Studio.
+Provider failures that survive the retries end the turn with ``error`` set; the conversation
+so far stays as it is (reference s.2.11). Besides the client's own retries, one retry here
+covers what the client cannot see: a stream that ended before its finish reason, or a
+connection dropped mid-stream (``nodes.response_check``).
 """
 
 from __future__ import annotations
 
 import uuid
+from collections.abc import Callable
 from datetime import datetime
 from pathlib import Path
 from typing import Any
 
-import openai
-from langchain_core.exceptions import LangChainException
 from langchain_core.messages import AIMessage, BaseMessage, SystemMessage
 from langgraph.config import get_stream_writer
 from langgraph.runtime import Runtime
 
 from memory.budget import partial_result
+from memory.cutoff import RETRY_NOTICE, incomplete_text
 from memory.provider_errors import describe_provider_error, is_context_overflow
 from nodes.policy import turn_view
+from nodes.response_check import (PROVIDER_ERRORS, Checked, DroppedMidStream, IncompleteResponse,
+                                  check_response, stream_response)
 from nodes.state import AgentState, Deps, RunContext, run_context
 from nodes.turn_guard import FINALIZATION_NOTICE, current_turn, exceeded, finalization_request
 from prompts import PromptSources, assemble_system_prompt
 from tools.registry import schemas
 
-PROVIDER_ERRORS = (openai.APIError, LangChainException)
+Notify = Callable[[str], None]
 
 
 def system_prompt(deps: Deps, ctx: RunContext, now: datetime, project_context: str = "") -> str:
@@ -37,11 +41,12 @@ def system_prompt(deps: Deps, ctx: RunContext, now: datetime, project_context: s
 
 
 def with_call_ids(message: AIMessage) -> AIMessage:
-    """Some providers omit tool call ids; results need one to pair with."""
-    if all(c.get("id") for c in message.tool_calls):
+    """Some providers omit tool call ids; results (error results too) need one to pair with."""
+    if all(c.get("id") for c in [*message.tool_calls, *message.invalid_tool_calls]):
         return message
-    calls = [{**c, "id": c.get("id") or f"call_{uuid.uuid4().hex[:24]}"} for c in message.tool_calls]
-    return message.model_copy(update={"tool_calls": calls})
+    calls, invalid = ([{**c, "id": c.get("id") or f"call_{uuid.uuid4().hex[:24]}"} for c in group]
+                      for group in (message.tool_calls, message.invalid_tool_calls))
+    return message.model_copy(update={"tool_calls": calls, "invalid_tool_calls": invalid})
 
 
 class ModelCaller:
@@ -78,12 +83,34 @@ class ModelCaller:
         return cached[2]
 
     async def invoke(self, messages: list[BaseMessage], ctx: RunContext, project_context: str = "",
-                     tools: frozenset[str] | None = None) -> AIMessage:
-        """``tools``: the names the turn policy advertises for this call (reference o.4)."""
-        response = await self.bound_model(tools).ainvoke([self.system_message(ctx, project_context), *messages])
-        if not isinstance(response, AIMessage):
-            response = AIMessage(content=str(response.content))
-        return with_call_ids(response)
+                     tools: frozenset[str] | None = None, notify: Notify = lambda _text: None) -> AIMessage:
+        """``tools``: the names the turn policy advertises for this call (reference o.4);
+        ``notify`` shows the user one line (a retry, calls not run, a cut answer)."""
+        request = [self.system_message(ctx, project_context), *messages]
+        checked = await self._attempt(request, tools, notify, retry=True)
+        if checked is None:
+            checked = await self._attempt(request, tools, notify, retry=False)
+        if checked.notice:
+            notify(checked.notice)
+        return with_call_ids(checked.message)
+
+    async def _attempt(self, request: list[BaseMessage], tools: frozenset[str] | None, notify: Notify,
+                       retry: bool) -> Checked | None:
+        """One model call, checked; None when it is to be retried (the user is told why)."""
+        try:
+            checked = check_response(await stream_response(self.bound_model(tools), request))
+        except DroppedMidStream as exc:
+            if not retry:
+                raise
+            problem = describe_provider_error(exc)
+        else:
+            if not checked.unfinished:
+                return checked
+            problem = incomplete_text(checked.unfinished)
+            if not retry:
+                raise IncompleteResponse(f"{problem}，重试后仍未完成")
+        notify(RETRY_NOTICE.format(problem=problem))
+        return None
 
 
 async def finalize(caller: ModelCaller, messages: list[BaseMessage], ctx: RunContext, reason: str,
@@ -116,8 +143,10 @@ def make_call_model(caller: ModelCaller, compaction: Any):
         reason = exceeded(current_turn(messages), caller.deps.budget)
         if reason:
             return await finalize(caller, messages, ctx, reason, extra)
+        writer = get_stream_writer()
+        notify: Notify = lambda text: writer({"notice": text})  # noqa: E731
         try:
-            return {"messages": [await caller.invoke(messages, ctx, extra, tools)]}
+            return {"messages": [await caller.invoke(messages, ctx, extra, tools, notify)]}
         except PROVIDER_ERRORS as exc:
             if not is_context_overflow(exc):
                 return failure(exc)
@@ -126,7 +155,7 @@ def make_call_model(caller: ModelCaller, compaction: Any):
         if result is None:
             return failure(overflow)
         try:
-            response = await caller.invoke(result.messages, ctx, extra, tools)
+            response = await caller.invoke(result.messages, ctx, extra, tools, notify)
         except PROVIDER_ERRORS as exc:
             return failure(exc)
         update = compaction.applied(result, ctx)

@@ -1,7 +1,8 @@
 """execute_tools: run the allowed calls of the last assistant message, answer every call.
 
 Every call id of the assistant message gets exactly one ``ToolMessage``, in call order:
-the tool's result, a denial, or a parse error for arguments that were not valid JSON.
+the tool's result, a denial, or why call_model refused it (``invalid_tool_calls``: arguments
+cut off with the response, or not one JSON object).
 Each result is wrapped in the untrusted-data boundary (reference r) before the model sees it.
 """
 
@@ -17,6 +18,7 @@ from langchain_core.messages import ToolMessage
 from langgraph.config import get_stream_writer
 from langgraph.runtime import Runtime
 
+from memory.cutoff import NAMELESS, invalid_json_error, refusal
 from memory.offload import ToolResultOffloader
 from memory.memory_entry import normalize_project_key
 from nodes.gate_tools import last_ai, verdict
@@ -32,8 +34,11 @@ from tools.registry import is_failure, run_batch
 
 
 def bad_arguments(call: dict[str, Any]) -> str:
-    detail = call.get("error") or _json_error(call.get("args"))
-    return f"工具执行失败: 参数不是合法的 JSON 对象（{detail}），请修正参数后重试。原始参数: {str(call.get('args'))[:200]}"
+    """``error`` is call_model's verdict (``memory.cutoff``): cut off, or not a JSON object,
+    with a preview of the raw arguments (the stored call carries ``{}`` instead)."""
+    raw = call.get("args") if isinstance(call.get("args"), str) else None
+    error = call.get("error") or refusal(invalid_json_error(_json_error(raw)), raw)
+    return f"工具执行失败: {error}"
 
 
 # Beyond the reference's failure prefixes (s.8): "读取文件失败: …" and the like, so the CLI
@@ -95,7 +100,7 @@ def make_execute_tools(deps: Deps):
             sources = record(sources, external_source(name, args))
         messages = [tool_message(c["id"], c["name"], texts[c["id"]], artifacts.get(c["id"])) for c in ai.tool_calls]
         await audit(ai.tool_calls, verdicts, texts, {m.tool_call_id: m.status for m in messages}, seconds)
-        messages += [tool_message(c["id"], c.get("name") or "unknown", bad_arguments(c)) for c in ai.invalid_tool_calls if c.get("id")]
+        messages += [tool_message(c["id"], c.get("name") or NAMELESS, bad_arguments(c)) for c in ai.invalid_tool_calls if c.get("id")]
         reminder = runaway_reminder([*current_turn(state["messages"]), *messages], deps.budget.remind_after)
         if reminder is not None:
             get_stream_writer()({"notice": RUNAWAY_NOTICE})

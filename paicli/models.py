@@ -6,17 +6,23 @@ sending reasoning back: DeepSeek and GLM want ``reasoning_content`` replayed on 
 messages that carry tool calls (reference h.2 "Reasoning"), so ``_get_request_payload`` adds it.
 Final answers are sent without their reasoning, as the reference's delivery view does.
 
+Every past tool call goes out with a JSON-object arguments string and a name: servers such as
+Kimi, vLLM and llama.cpp reject the whole request otherwise, and a session stored before refused
+calls were kept as ``{}`` (``memory.cutoff``) may still hold a cut-off call's raw text.
+
 Retries: the openai client retries 408/409/429/5xx and connection errors with exponential
 backoff, honouring ``Retry-After``; 400 and 401 are never retried. We only set the count.
 """
 
 from __future__ import annotations
 
+import json
 from typing import Any
 
 from langchain_core.messages import AIMessage
 from langchain_deepseek import ChatDeepSeek
 
+from memory.cutoff import NAMELESS, REFUSED_ARGUMENTS
 from paicli.settings import Settings
 
 MAX_RETRIES = 3  # reference (x): LLM retry, 3 attempts for 408/429/5xx
@@ -28,6 +34,10 @@ class ReasoningChatModel(ChatDeepSeek):
 
     def _get_request_payload(self, input_: Any, *, stop: list[str] | None = None, **kwargs: Any) -> dict:
         payload = super()._get_request_payload(input_, stop=stop, **kwargs)
+        for sent in payload.get("messages", []):
+            if sent.get("role") == "assistant":
+                for call in sent.get("tool_calls") or []:
+                    replayable(call)
         messages = self._convert_input(input_).to_messages()
         if len(messages) != len(payload["messages"]):
             return payload  # the base class merged or dropped something; leave it alone
@@ -40,6 +50,24 @@ class ReasoningChatModel(ChatDeepSeek):
     @property
     def _llm_type(self) -> str:
         return "paicli-openai-compatible"
+
+
+def replayable(call: dict) -> None:
+    """Make one outgoing past call acceptable to strict servers, in place."""
+    function = call.get("function")
+    if not isinstance(function, dict):
+        return
+    if not isinstance(function.get("name"), str) or not function["name"]:
+        function["name"] = NAMELESS
+    if not _is_json_object(function.get("arguments")):
+        function["arguments"] = REFUSED_ARGUMENTS
+
+
+def _is_json_object(text: Any) -> bool:
+    try:
+        return isinstance(text, str) and isinstance(json.loads(text), dict)
+    except ValueError:
+        return False
 
 
 def make_chat_model(settings: Settings, model: str | None = None, **overrides: Any) -> ReasoningChatModel:

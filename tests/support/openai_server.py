@@ -32,6 +32,13 @@ class Reply:
     reasoning_content: str | None = None
     usage: tuple[int, int] | None = None
     """(prompt_tokens, completion_tokens); estimated from the text when omitted."""
+    finish_reason: str | None = "auto"
+    """"auto": "tool_calls" with calls, else "stop"; None: no finish chunk (a cut-off stream)."""
+    done: bool = True
+    """False: the stream ends (the connection closes cleanly) without `data: [DONE]`."""
+    drop_after: int | None = None
+    """Close the socket after this many SSE events, short of the promised Content-Length,
+    so the client sees the connection drop mid-stream."""
 
 
 @dataclass
@@ -49,7 +56,12 @@ class Hang:
     then: Reply | ErrorReply = field(default_factory=lambda: Reply("(hang over)"))
 
 
-Item = Reply | ErrorReply | Hang | Callable[[dict], Any]
+@dataclass
+class Disconnect:
+    """Close the connection without answering (a server or proxy dropping the request)."""
+
+
+Item = Reply | ErrorReply | Hang | Disconnect | Callable[[dict], Any]
 
 
 class RecordedRequest(dict):
@@ -106,7 +118,7 @@ class FakeOpenAIServer:
     def __exit__(self, *exc: object) -> None:
         self.stop()
 
-    def take(self, request: RecordedRequest) -> Reply | ErrorReply:
+    def take(self, request: RecordedRequest) -> Reply | ErrorReply | Disconnect:
         """Record the request and resolve the next script item into a reply."""
         with self._lock:
             self.requests.append(request)
@@ -162,21 +174,32 @@ class _Handler(BaseHTTPRequestHandler):
         except (BrokenPipeError, ConnectionResetError):
             pass  # the client gave up (timeout / cancel): nothing left to tell it
 
-    def _send(self, reply: Reply | ErrorReply, request: dict, number: int) -> None:
+    def _send(self, reply: Reply | ErrorReply | Disconnect, request: dict, number: int) -> None:
+        if isinstance(reply, Disconnect):
+            self.close_connection = True
+            return
         if isinstance(reply, ErrorReply):
             return self._json(reply.status, reply.body, reply.headers)
         completion = _Completion(reply, request, number)
         if not request.get("stream"):
             return self._json(200, completion.whole())
+        usage = (request.get("stream_options") or {}).get("include_usage", False)
+        events = [f"data: {json.dumps(event)}\n\n".encode() for event in completion.chunks(usage)]
+        events += [b"data: [DONE]\n\n"] if reply.done else []
         self.send_response(200)
         self.send_header("Content-Type", "text/event-stream")
         self.send_header("Cache-Control", "no-cache")
+        if reply.drop_after is not None:
+            # A promised length the body never reaches is what a dropped connection looks like
+            # over HTTP/1.0; without it, closing the socket would be a clean end of the body.
+            self.send_header("Content-Length", str(sum(map(len, events))))
+            events = events[:reply.drop_after]
         self.end_headers()
-        usage = (request.get("stream_options") or {}).get("include_usage", False)
-        for event in completion.chunks(usage):
-            self.wfile.write(f"data: {json.dumps(event)}\n\n".encode())
+        for event in events:
+            self.wfile.write(event)
             self.wfile.flush()
-        self.wfile.write(b"data: [DONE]\n\n")
+        if reply.drop_after is not None:
+            self.close_connection = True
 
     def _json(self, status: int, body: dict, headers: dict[str, str] | None = None) -> None:
         data = json.dumps(body).encode()
@@ -197,7 +220,8 @@ class _Completion:
         self.base = {"id": f"chatcmpl-{number}", "created": int(time.time()),
                      "model": request.get("model", "fake-model")}
         self.calls = [_wire_call(c, f"call_{number}_{i}") for i, c in enumerate(reply.tool_calls)]
-        self.finish = "tool_calls" if self.calls else "stop"
+        auto = "tool_calls" if self.calls else "stop"
+        self.finish = auto if reply.finish_reason == "auto" else reply.finish_reason
         self.usage = _usage(reply, request, self.calls)
 
     def whole(self) -> dict:
@@ -220,7 +244,8 @@ class _Completion:
             yield self._chunk({"tool_calls": [{"index": index, **head}]})
             for piece in _pieces(call["function"]["arguments"]):
                 yield self._chunk({"tool_calls": [{"index": index, "function": {"arguments": piece}}]})
-        yield self._chunk({}, self.finish)
+        if self.finish is not None:
+            yield self._chunk({}, self.finish)
         if include_usage:
             yield {**self.base, "object": "chat.completion.chunk", "choices": [], "usage": self.usage}
 
@@ -252,8 +277,11 @@ def _pieces(text: str, parts: int = 3) -> list[str]:
 
 
 def item_from_json(item: dict) -> Item:
-    """`{"content", "tool_calls", "reasoning_content", "usage"}`, `{"error", "body", "headers"}`
-    or `{"hang": seconds, "then": {...}}`."""
+    """`{"content", "tool_calls", "reasoning_content", "usage", "finish_reason", "done",
+    "drop_after"}`, `{"error", "body", "headers"}`, `{"hang": seconds, "then": {...}}` or
+    `{"disconnect": true}`."""
+    if item.get("disconnect"):
+        return Disconnect()
     if "hang" in item:
         then = item_from_json(item["then"]) if "then" in item else Reply("(hang over)")
         return Hang(item["hang"], then)
@@ -261,7 +289,8 @@ def item_from_json(item: dict) -> Item:
         return ErrorReply(item["error"], item.get("body", {}), item.get("headers", {}))
     usage = tuple(item["usage"]) if item.get("usage") else None
     return Reply(item.get("content", ""), item.get("tool_calls", []),
-                 item.get("reasoning_content"), usage)
+                 item.get("reasoning_content"), usage, item.get("finish_reason", "auto"),
+                 item.get("done", True), item.get("drop_after"))
 
 
 def main(argv: list[str] | None = None) -> None:

@@ -2,8 +2,13 @@
 
 The script is a list of `AIMessage`s (returned in order) or exceptions (raised when reached).
 The model records every prompt it was shown, fails loudly when the script runs out, and streams
-like a real provider (word tokens, then `tool_call_chunks`, then a last chunk with usage), which
-LangGraph's `stream_mode="messages"` needs: langchain_core's own fakes break there (notes §6.1).
+like a real provider (word tokens, then `tool_call_chunks`, then a last chunk with usage and
+`finish_reason`), which LangGraph's `stream_mode="messages"` needs: langchain_core's own fakes
+break there (notes §6.1).
+
+A step's `finish_reason` defaults to what a provider sends ("tool_calls" / "stop");
+`ai(..., finish_reason=None)` is a stream that ended without one, and `raw_call(name, text)`
+is a call whose argument string is streamed exactly as given (e.g. cut off mid-JSON).
 """
 
 from __future__ import annotations
@@ -31,13 +36,26 @@ def tool_call(name: str, args: dict[str, Any] | None = None, id: str | None = No
     return {"name": name, "args": dict(args or {}), "id": id, "type": "tool_call"}
 
 
+def raw_call(name: str, arguments: str, id: str | None = None) -> dict:
+    """A call for `ai(...)` whose arguments are streamed as this exact text."""
+    return {"name": name, "args": arguments, "id": id, "error": None, "type": "invalid_tool_call"}
+
+
+AUTO = "auto"
+
+
 def ai(text: str = "", *calls: dict, usage: dict | tuple[int, int] | None = None,
-       **kwargs: Any) -> AIMessage:
-    """An AIMessage script step; `usage` may be `(input_tokens, output_tokens)`."""
+       finish_reason: str | None = AUTO, **kwargs: Any) -> AIMessage:
+    """An AIMessage script step; `usage` may be `(input_tokens, output_tokens)`;
+    `finish_reason=None`: the stream ends without one."""
     if isinstance(usage, tuple):
         usage = {"input_tokens": usage[0], "output_tokens": usage[1],
                  "total_tokens": usage[0] + usage[1]}
-    return AIMessage(content=text, tool_calls=list(calls), usage_metadata=usage, **kwargs)
+    if finish_reason != AUTO:
+        kwargs["response_metadata"] = {**kwargs.get("response_metadata", {}), "finish_reason": finish_reason}
+    parsed = [c for c in calls if c.get("type") != "invalid_tool_call"]
+    raw = [c for c in calls if c.get("type") == "invalid_tool_call"]
+    return AIMessage(content=text, tool_calls=parsed, invalid_tool_calls=raw, usage_metadata=usage, **kwargs)
 
 
 @dataclass
@@ -64,7 +82,7 @@ class ScriptedChatModel(BaseChatModel):
     _tools: list[dict] = PrivateAttr(default_factory=list)
 
     def __init__(self, script: Sequence[AIMessage | BaseException], **kwargs: Any) -> None:
-        super().__init__(script=[_with_call_ids(s, i) for i, s in enumerate(script)], **kwargs)
+        super().__init__(script=[_with_finish_reason(_with_call_ids(s, i)) for i, s in enumerate(script)], **kwargs)
         self._rec = _Recorder(script=self.script)
 
     @property
@@ -195,10 +213,28 @@ def _raw_calls(msg: AIMessage) -> Iterator[dict]:
 
 def _with_call_ids(step: Any, index: int) -> Any:
     """Give id-less tool calls stable ids (`call_<step>_<n>`) so ToolMessages can refer to them."""
-    if not isinstance(step, AIMessage) or all(c.get("id") for c in step.tool_calls):
+    if not isinstance(step, AIMessage):
         return step
-    calls = [{**c, "id": c.get("id") or f"call_{index}_{n}"} for n, c in enumerate(step.tool_calls)]
-    return step.model_copy(update={"tool_calls": calls})
+    every = [*step.tool_calls, *step.invalid_tool_calls]
+    if all(c.get("id") for c in every):
+        return step
+    ids = [c.get("id") or f"call_{index}_{n}" for n, c in enumerate(every)]
+    split = len(step.tool_calls)
+    return step.model_copy(update={
+        "tool_calls": [{**c, "id": i} for c, i in zip(step.tool_calls, ids[:split])],
+        "invalid_tool_calls": [{**c, "id": i} for c, i in zip(step.invalid_tool_calls, ids[split:])]})
+
+
+def _with_finish_reason(step: Any) -> Any:
+    """What a provider sends unless the step says otherwise; None means none was sent."""
+    if not isinstance(step, AIMessage):
+        return step
+    metadata = dict(step.response_metadata)
+    if "finish_reason" not in metadata:
+        metadata["finish_reason"] = "tool_calls" if step.tool_calls or step.invalid_tool_calls else "stop"
+    elif metadata["finish_reason"] is None:
+        del metadata["finish_reason"]
+    return step.model_copy(update={"response_metadata": metadata})
 
 
 def _summary(step: Any) -> str:

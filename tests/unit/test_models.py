@@ -1,3 +1,5 @@
+import json
+
 from langchain_core.messages import AIMessage, HumanMessage, ToolMessage
 
 from paicli.models import make_chat_model
@@ -26,3 +28,19 @@ def test_reasoning_is_replayed_on_tool_call_messages_only(tmp_path):
 def test_usage_is_requested_when_streaming_and_retries_are_set(tmp_path):
     m = model(tmp_path)
     assert m.stream_usage is True and m.max_retries == 3
+
+
+def test_a_stored_refused_call_with_raw_arguments_is_sent_as_a_json_object(tmp_path):
+    # A session written before refused calls were stored as "{}": its raw, cut-off text and
+    # missing name would make strict servers (Kimi, vLLM, llama.cpp) refuse every request.
+    cut = '{"path": "important.py", "content": "def g(): ret'
+    history = [
+        HumanMessage("hi"),
+        AIMessage("", tool_calls=[{"name": "read_file", "args": {"path": "a"}, "id": "c1"}],
+                  invalid_tool_calls=[{"name": "write_file", "args": cut, "id": "c2", "error": None, "type": "invalid_tool_call"},
+                                      {"name": None, "args": "[1]", "id": "c3", "error": None, "type": "invalid_tool_call"}]),
+        ToolMessage("r", tool_call_id="c1"), ToolMessage("e", tool_call_id="c2"), ToolMessage("e", tool_call_id="c3"),
+    ]
+    calls = model(tmp_path)._get_request_payload(history)["messages"][1]["tool_calls"]
+    assert [(c["id"], c["function"]["name"], json.loads(c["function"]["arguments"])) for c in calls] == \
+        [("c1", "read_file", {"path": "a"}), ("c2", "write_file", {}), ("c3", "invalid_tool_call", {})]

@@ -11,7 +11,8 @@ import pytest
 from langchain_deepseek import ChatDeepSeek
 from langchain_openai import ChatOpenAI
 
-from tests.support.openai_server import ErrorReply, FakeOpenAIServer, Hang, Reply
+from memory.provider_errors import is_dropped_connection
+from tests.support.openai_server import Disconnect, ErrorReply, FakeOpenAIServer, Hang, Reply, item_from_json
 
 ROOT = Path(__file__).resolve().parents[2]
 CONTEXT_OVERFLOW = {"error": {"code": "context_length_exceeded", "type": "invalid_request_error",
@@ -168,6 +169,52 @@ def test_raw_stream_follows_the_openai_event_order():
     assert "".join(d["function"]["arguments"] for d in call_deltas) == '{"dir": "."}'
     assert chunks[-2]["choices"][0]["finish_reason"] == "tool_calls"
     assert chunks[-1]["choices"] == [] and chunks[-1]["usage"]["total_tokens"] > 0
+
+
+CUT = '{"path": "important.py", "content": "def g(): ret'
+
+
+def test_a_stream_can_end_without_finish_reason_or_done():
+    reply = Reply("", tool_calls=[{"name": "write_file", "arguments": CUT, "id": "w1"}],
+                  finish_reason=None, done=False)
+    with FakeOpenAIServer([reply, reply]) as server:
+        raw = post_raw(server, {"model": "m", "stream": True, "messages": []})
+        total = merged(list(openai_model(server).stream("x")))
+    assert b"[DONE]" not in raw and b'"finish_reason": "' not in raw
+    assert "finish_reason" not in total.response_metadata
+    # The quirk the cut-off check exists for: LangChain completes the cut arguments.
+    assert total.tool_calls[0]["args"] == {"path": "important.py", "content": "def g(): ret"}
+    assert total.tool_call_chunks[0]["args"] == CUT
+
+
+def test_a_reply_can_say_it_hit_the_length_limit():
+    with FakeOpenAIServer([Reply("cut", finish_reason="length")]) as server:
+        total = merged(list(openai_model(server).stream("x")))
+    assert total.response_metadata["finish_reason"] == "length"
+
+
+def test_a_stream_can_drop_its_connection_midway():
+    with FakeOpenAIServer([Reply("a long answer that never ends", drop_after=2)]) as server:
+        seen = []
+        with pytest.raises(openai.APIConnectionError) as caught:
+            for chunk in openai_model(server).stream("x"):
+                seen.append(chunk)
+    assert seen and is_dropped_connection(caught.value)
+
+
+def test_a_request_can_be_dropped_without_an_answer():
+    with FakeOpenAIServer([Disconnect(), Reply("second try")]) as server:
+        with pytest.raises(openai.APIConnectionError) as caught:
+            openai_model(server).invoke("x")
+        assert is_dropped_connection(caught.value)
+        assert openai_model(server).invoke("x").content == "second try"
+
+
+def test_script_files_can_express_cut_and_dropped_replies():
+    assert item_from_json({"content": "x", "finish_reason": None, "done": False, "drop_after": 3}) == \
+        Reply("x", finish_reason=None, done=False, drop_after=3)
+    assert item_from_json({"disconnect": True}) == Disconnect()
+    assert item_from_json({"content": "x"}).finish_reason == "auto"
 
 
 def test_models_endpoint_lists_a_model():

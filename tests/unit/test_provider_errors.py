@@ -36,3 +36,30 @@ def test_messages_name_the_fix():
     assert describe_provider_error(status_error(500, {"message": "boom"})) == "HTTP 500: boom"
     conn = openai.APIConnectionError(request=REQUEST)
     assert "PAICLI_BASE_URL" in describe_provider_error(conn)
+
+
+def dropped(text: str) -> openai.APIConnectionError:
+    """What openai raises when the transport fails: the transport's error is the cause."""
+    try:
+        try:
+            raise httpx.RemoteProtocolError(text)
+        except httpx.RemoteProtocolError as cause:
+            raise openai.APIConnectionError(request=REQUEST) from cause
+    except openai.APIConnectionError as exc:
+        return exc
+
+
+def test_a_dropped_connection_is_named_as_such_not_as_a_wrong_base_url():
+    text = describe_provider_error(dropped("peer closed connection without sending complete message body"))
+    assert "连接" in text and "中断" in text and "peer closed connection" in text
+    assert "PAICLI_BASE_URL" not in text
+
+
+def test_a_refused_connection_still_points_at_the_base_url():
+    try:
+        try:
+            raise httpx.ConnectError("All connection attempts failed")
+        except httpx.ConnectError as cause:
+            raise openai.APIConnectionError(request=REQUEST) from cause
+    except openai.APIConnectionError as exc:
+        assert "PAICLI_BASE_URL" in describe_provider_error(exc)

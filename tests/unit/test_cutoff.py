@@ -1,0 +1,87 @@
+"""Which tool calls of a response may run, decided from what the provider sent."""
+
+import pytest
+
+from memory.cutoff import (AT_LIMIT, NAMELESS, UNFINISHED, RawCall, arguments_preview, parse_arguments, rejected_notice,
+                           sort_calls, stop_problem, stored_name)
+
+CUT = '{"path": "important.py", "content": "def g(): ret'
+
+
+def test_a_complete_object_parses_to_its_arguments():
+    assert parse_arguments('{"path": "a.py", "content": "x = 1\\n"}') == ({"path": "a.py", "content": "x = 1\n"}, None)
+
+
+def test_unterminated_json_is_rejected_even_though_a_partial_parser_would_complete_it():
+    args, why = parse_arguments(CUT)
+    assert args is None and why
+
+
+@pytest.mark.parametrize("raw", ['["a.py"]', '"a.py"', "42", "null"])
+def test_json_that_is_not_an_object_is_rejected(raw):
+    args, why = parse_arguments(raw)
+    assert args is None and "JSON 对象" in why
+
+
+@pytest.mark.parametrize("raw", ["", "   ", None])
+def test_empty_arguments_mean_a_call_without_arguments(raw):
+    assert parse_arguments(raw) == ({}, None)
+
+
+def test_two_objects_back_to_back_are_not_one_object():
+    assert parse_arguments('{"a": 1}{"b": 2}')[0] is None
+
+
+def test_literal_newlines_inside_strings_are_accepted_like_langchain_does():
+    assert parse_arguments('{"content": "line1\nline2"}') == ({"content": "line1\nline2"}, None)
+
+
+def test_finish_reasons():
+    assert stop_problem("stop") is None and stop_problem("tool_calls") is None
+    assert stop_problem(None) == UNFINISHED and stop_problem("") == UNFINISHED
+    assert stop_problem("length") == AT_LIMIT
+
+
+def test_a_finished_response_runs_its_complete_calls_and_rejects_the_cut_one():
+    good, cut = RawCall("read_file", '{"path": "a"}', "c1"), RawCall("write_file", CUT, "c2")
+    decided = sort_calls([good, cut], "tool_calls")
+    assert decided.runnable == [(good, {"path": "a"})]
+    [(call, error)] = decided.rejected
+    assert call is cut and "参数不是合法的 JSON 对象" in error
+
+
+@pytest.mark.parametrize("finish", [None, "length"])
+def test_a_response_that_did_not_finish_runs_none_of_its_calls(finish):
+    calls = [RawCall("read_file", '{"path": "a"}', "c1"), RawCall("write_file", CUT, "c2")]
+    decided = sort_calls(calls, finish)
+    assert decided.runnable == []
+    assert [c.id for c, _ in decided.rejected] == ["c1", "c2"]
+    assert all("模型输出被截断" in error and "未执行" in error for _, error in decided.rejected)
+
+
+def test_a_call_without_a_name_is_not_run():
+    assert sort_calls([RawCall(None, "{}", "c1")], "tool_calls").rejected
+
+
+def test_the_notice_names_the_cut_and_the_count():
+    assert "截断" in rejected_notice(2, "length") and "2 个工具调用未执行" in rejected_notice(2, "length")
+    assert "JSON" in rejected_notice(1, "tool_calls")
+
+
+def test_a_refusal_quotes_a_bounded_preview_of_what_was_sent():
+    raw = '{"content": "' + "a" * 1000 + "\r\x00" + "z" * 80
+    [(_, error)] = sort_calls([RawCall("write_file", raw, "c1")], "tool_calls").rejected
+    assert raw[:200] in error and "\\x0d\\x00" + "z" * 80 in error and "\x00" not in error
+    assert f"中间省略 {len(raw) - 300} 个字符" in error and f"共 {len(raw)} 个字符" in error and len(error) < 600
+    short = sort_calls([RawCall("write_file", CUT, "c1")], None).rejected[0][1]
+    assert CUT in short and "省略" not in short and "write_file / edit_file" in short
+
+
+def test_arguments_preview_of_nothing():
+    assert "为空" in arguments_preview(None) and "为空" in arguments_preview("")
+
+
+def test_a_refused_call_keeps_its_name_only_when_it_is_a_function_name():
+    assert stored_name("write_file") == "write_file" and stored_name("mcp__git__log-1") == "mcp__git__log-1"
+    assert stored_name(None) == NAMELESS and stored_name("") == NAMELESS
+    assert stored_name('write_file", "x') == NAMELESS and stored_name("a" * 65) == NAMELESS
