@@ -21,10 +21,10 @@ from typing import Any
 
 from langchain_core.messages import BaseMessage
 
-from memory.clearing import ToolResultClearer
-from memory.profile import ContextProfile
-from memory.session_memory import SessionMemoryCompactor
-from memory.summary import (DEFAULT_RETAIN_ROUNDS, MANUAL_RETAIN_ROUNDS, Abort, Estimate, Summarize,
+from memory.context.clearing import ToolResultClearer
+from memory.context.profile import ContextProfile
+from memory.context.session_memory import SessionMemoryCompactor
+from memory.context.summary import (DEFAULT_RETAIN_ROUNDS, MANUAL_RETAIN_ROUNDS, Abort, Estimate, Summarize,
                             SummaryError, SummaryOutcome, SummaryPrompts, compact_full)
 from memory.tokens import Estimator
 

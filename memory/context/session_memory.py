@@ -21,8 +21,8 @@ from dataclasses import dataclass
 
 from langchain_core.messages import AIMessage, BaseMessage, HumanMessage, SystemMessage
 
-from memory.rounds import NOT_SUMMARISED, clean_splits, internal_kind, rebuild, system_end, user_indices
-from memory.summary import Estimate, Summarize, SummaryOutcome, has_required_headings
+from memory.context.rounds import NOT_SUMMARISED, clean_splits, internal_kind, rebuild, system_end, user_indices
+from memory.context.summary import Estimate, Summarize, SummaryOutcome, has_required_headings
 from memory.tokens import arguments_json, block_text
 
 log = logging.getLogger(__name__)

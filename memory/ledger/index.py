@@ -6,7 +6,7 @@ process or another). A torn or garbled line is skipped and counted in one ``Ledg
 What a checkpoint is made of:
 
 - a ``view_checkpoint`` event stores versions, versions_seen and metadata either in full or as
-  changes on its parent's (``memory.ledger_deltas``); a record that builds on a lost line is
+  changes on its parent's (``memory.ledger.deltas``); a record that builds on a lost line is
   *broken* and hidden, along with the ones built on it, until the next full record;
 - a channel value is stored by the checkpoint whose version of it changed; a later checkpoint finds
   it through ``holders``, keyed by (namespace, channel, version);
@@ -15,7 +15,7 @@ What a checkpoint is made of:
 - a message event without an id (a message given without one, stored before ``add_messages``
   named it) is *anonymous* until a ``message_id`` event binds it to the id the graph gave it.
 
-Who wrote what, for the saver's lost-update check (``memory.ledger_owner``): the checkpoints
+Who wrote what, for the saver's lost-update check (``memory.ledger.owner``): the checkpoints
 this saver put itself (``own``), each checkpoint's children, and when a run read a checkpoint
 as the thread's latest (``read_at``, in lines applied).
 """
@@ -33,10 +33,10 @@ from langchain_core.messages import BaseMessage
 from langchain_core.runnables import RunnableConfig
 from langgraph.checkpoint.base import CheckpointTuple, writes_sort_key
 
-from memory.ledger_deltas import Fields, apply_record, apply_versions, full_fields, is_full, versions_delta
-from memory.ledger_format import anon_key, decode_line, decode_value, record_to_message
-from memory.ledger_io import LedgerFile
-from memory.ledger_owner import TurnLock
+from memory.ledger.deltas import Fields, apply_record, apply_versions, full_fields, is_full, versions_delta
+from memory.ledger.format import anon_key, decode_line, decode_value, record_to_message
+from memory.ledger.io import LedgerFile
+from memory.ledger.owner import TurnLock
 
 MESSAGES = "messages"  # the conversation channel (add_messages), stored as views
 _RESOLVED_VIEWS = 16  # resolved views kept per thread: enough for a list() walking back a chain
@@ -57,7 +57,7 @@ class IndexedCheckpoint:
     seen: dict = field(default_factory=dict)
     own: dict[str, tuple[str, Any]] = field(default_factory=dict)  # stored here: ("view" | "value", data)
     depth: int = 0  # links since the last full record
-    at: int = 0  # lines applied when it was (memory.ledger_owner: who added to the thread since)
+    at: int = 0  # lines applied when it was (memory.ledger.owner: who added to the thread since)
     broken: bool = False  # a record it builds on was lost
     hidden: bool = False  # broken, deleted or pruned
 
@@ -75,7 +75,7 @@ class ThreadIndex:
         self.file = LedgerFile(path)
         self.turn = TurnLock(path)
         self.lock = threading.RLock()
-        self.waiting: list = []  # ledger_batch.PendingWrites whose checkpoint is not in the file yet
+        self.waiting: list = []  # batch.PendingWrites whose checkpoint is not in the file yet
         self.reset()
 
     @property
@@ -113,7 +113,7 @@ class ThreadIndex:
     def latest(self, ns: str) -> IndexedCheckpoint | None:
         return max((c for c in self.checkpoints.get(ns, {}).values() if not c.hidden), key=lambda c: c.id, default=None)
 
-    # -- one writer (memory.ledger_owner) -------------------------------------------------------
+    # -- one writer (memory.ledger.owner) -------------------------------------------------------
     def read(self, ns: str, checkpoint_id: str | None) -> None:
         """A run read this checkpoint (None: an empty thread) to build on it."""
         self.read_at[(ns, checkpoint_id)] = self.applied
@@ -153,7 +153,7 @@ class ThreadIndex:
             self._hide(metadata)
         elif name == "message_id":
             self._bind(metadata["messageSequence"], metadata["messageId"])
-        if "pendingWrite" in metadata:  # a write riding on the line that made it readable (ledger_batch)
+        if "pendingWrite" in metadata:  # a write riding on the line that made it readable (memory.ledger.batch)
             self.apply_writes(metadata["pendingWrite"])
 
     def _apply_message(self, seq: int, record: dict, lc: dict) -> None:

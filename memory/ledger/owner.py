@@ -8,7 +8,7 @@ whichever wrote last would become "the latest", hiding the other's messages. Two
   so a ``kill -9`` leaves nothing that blocks), and beside it ``<thread>.jsonl.owner`` saying
   who holds it (pid, host, since when) so a waiting process can name it. A holder that is gone
   is never named: its pid is checked.
-- The saver (``memory.ledger``), which the CLI and ``langgraph dev`` both go through, refuses a
+- The saver (``memory.ledger.saver``), which the CLI and ``langgraph dev`` both go through, refuses a
   ``put`` while another process holds the turn lock (``SessionBusy``), and a ``put`` on a parent
   that, since the run read it as the thread's latest, got a child from another writer
   (``LedgerConflict``): a lost update becomes a clear error instead.
@@ -29,10 +29,10 @@ from typing import TYPE_CHECKING
 from filelock import FileLock, Timeout
 
 from memory.errors import PaicliError
-from memory.ledger_io import replace_file, unlink
+from memory.ledger.io import replace_file, unlink
 
 if TYPE_CHECKING:
-    from memory.ledger_index import ThreadIndex
+    from memory.ledger.index import ThreadIndex
 
 POLL = 0.1  # seconds between two tries of a busy turn lock
 

@@ -1,20 +1,20 @@
 """The session ledger as LangGraph's checkpointer (ARCHITECTURE.md "Persistence", reference h).
 
 One append-only JSONL file per thread, ``<history_dir>/<thread_id>.jsonl`` (the CLI passes
-``$PAICLI_HOME/history/raw``). Every line is a PaiCLI ledger event (``memory.ledger_format``): each
+``$PAICLI_HOME/history/raw``). Every line is a PaiCLI ledger event (``memory.ledger.format``): each
 message once, each checkpoint a ``view_checkpoint`` referring to messages by sequence, each
 ``put_writes`` on the event of the message it brought or as a ``pending_write``
-(``memory.ledger_batch``). So the file grows with the conversation, not with its square. ``delete_for_runs`` / ``prune`` append ``checkpoint_delete`` /
+(``memory.ledger.batch``). So the file grows with the conversation, not with its square. ``delete_for_runs`` / ``prune`` append ``checkpoint_delete`` /
 ``checkpoint_prune`` events that hide checkpoints: lines are never rewritten, and only
 ``delete_thread`` removes a file. Other CLI events (``history_clear``) come through
 ``append_event``.
 
-One writer per session (``memory.ledger_owner``): ``put`` refuses while another process holds
+One writer per session (``memory.ledger.owner``): ``put`` refuses while another process holds
 the thread's turn lock, and refuses a child of a checkpoint another writer has added a child to
 since the run read it, so two processes never silently hide each other's turns.
 
-Appends, locking and fsync: ``memory.ledger_io``. Reads: an index per thread
-(``memory.ledger_index``). Async methods run the sync ones on one worker thread, first come first
+Appends, locking and fsync: ``memory.ledger.io``. Reads: an index per thread
+(``memory.ledger.index``). Async methods run the sync ones on one worker thread, first come first
 served: the file sees LangGraph's calls in the order it made them, and the event loop never
 blocks.
 
@@ -47,12 +47,12 @@ from langgraph.checkpoint.base import (
     CheckpointTuple, get_checkpoint_id, get_checkpoint_metadata,
 )
 
-from memory.ledger_batch import Batch, PendingWrites
-from memory.ledger_format import decode_line, encode_line
-from memory.ledger_index import LedgerWarning, ThreadIndex
-from memory.ledger_io import FSYNC_POLICIES, replace_file, sync_after_put, sync_dir, unlink
-from memory.ledger_owner import LedgerConflict, SessionBusy, TurnLock, check_writer
-from memory.ledger_sessions import SessionList
+from memory.ledger.batch import Batch, PendingWrites
+from memory.ledger.format import decode_line, encode_line
+from memory.ledger.index import LedgerWarning, ThreadIndex
+from memory.ledger.io import FSYNC_POLICIES, replace_file, sync_after_put, sync_dir, unlink
+from memory.ledger.owner import LedgerConflict, SessionBusy, TurnLock, check_writer
+from memory.ledger.sessions import SessionList
 
 __all__ = ["JsonlLedgerSaver", "LedgerConflict", "LedgerWarning", "SessionBusy", "make_checkpointer"]
 
@@ -212,7 +212,7 @@ class JsonlLedgerSaver(BaseCheckpointSaver[str]):
         return sequence
 
     def turn_lock(self, thread_id: str) -> TurnLock:
-        """The lock a front end holds for a turn on this thread (memory.ledger_owner)."""
+        """The lock a front end holds for a turn on this thread (memory.ledger.owner)."""
         return self._thread(thread_id).turn
 
     def sessions(self) -> list[dict]:
@@ -319,7 +319,7 @@ def _give_ids(values: Any) -> None:
 
 @asynccontextmanager
 async def make_checkpointer() -> AsyncIterator[JsonlLedgerSaver]:
-    """The checkpointer ``langgraph.json`` names (``./memory/ledger.py:make_checkpointer``).
+    """The checkpointer ``langgraph.json`` names (``./memory/ledger/saver.py:make_checkpointer``).
 
     The server's entry point, hence the one place besides ``paicli/settings.py`` that reads the
     environment (ARCHITECTURE.md: ``PAICLI_HOME``, default ``~/.paicli``). The saver is built on a

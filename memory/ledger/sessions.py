@@ -5,8 +5,8 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from memory.ledger_format import decode_line
-from memory.ledger_io import read_range
+from memory.ledger.format import decode_line
+from memory.ledger.io import read_range
 
 _TITLE_CHARS = 60
 

@@ -10,7 +10,7 @@ from __future__ import annotations
 import unicodedata
 from functools import lru_cache
 
-from memory.memory_entry import Entry
+from memory.longterm.entry import Entry
 
 CANONICAL_CACHE = 65_536  # distinct memory texts kept canonicalized (a few MB at most)
 MIN_APPROXIMATE_LENGTH = 8  # reference (k): the shorter canonical needs at least 8 code points

@@ -8,7 +8,7 @@ strings, a missing token count is re-estimated, an entry without an id gets a de
 keeps the JSON object it came from (``Entry.raw``), so a rewrite gives back every field and shape
 paicli does not know.
 What still cannot be read as an entry (no text content, an unknown type) is not an ``Entry``;
-``memory.memory_document`` keeps it in the file untouched.
+``memory.longterm.document`` keeps it in the file untouched.
 
 Metadata spellings (Q12, ARCHITECTURE.md): auto-extracted entries are written with S1's names
 ``source=auto_extracted`` / ``verification=unverified``; PaiCLI's code names
@@ -28,7 +28,7 @@ from pathlib import Path
 from types import MappingProxyType
 from typing import Any
 
-from memory.instants import format_instant, parse_instant, read_instant  # noqa: F401 (re-exported)
+from memory.longterm.instants import format_instant, parse_instant, read_instant  # noqa: F401 (re-exported)
 from memory.tokens import estimate_text
 
 TYPES = ("CONVERSATION", "FACT", "SUMMARY", "TOOL_RESULT")  # reference (j.1); only FACT is written

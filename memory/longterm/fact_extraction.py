@@ -23,10 +23,10 @@ from typing import Any
 from langchain_core.language_models import BaseChatModel
 from langchain_core.messages import BaseMessage, HumanMessage, SystemMessage
 
-from memory.fact_filters import java_trim, quote_rejection, safe_input
-from memory.memory_entry import (SCOPE_PROJECT, SOURCE_AUTO, VERIFICATION_KEY, VERIFICATION_UNVERIFIED, Entry,
+from memory.longterm.fact_filters import java_trim, quote_rejection, safe_input
+from memory.longterm.entry import (SCOPE_PROJECT, SOURCE_AUTO, VERIFICATION_KEY, VERIFICATION_UNVERIFIED, Entry,
                                  new_fact)
-from memory.memory_writes import write_automatic_all
+from memory.longterm.writes import write_automatic_all
 
 __all__ = ["MAX_FACTS", "Extraction", "ExtractionPrompts", "Validation", "extract", "extract_quotes",
            "facts_to_entries", "safe_input", "saved_notice", "validate", "validate_quotes", "write_facts"]

@@ -4,7 +4,7 @@ Several paicli processes (ReAct, Plan, Team, two terminals) write the same file,
 re-reads the file under a thread lock plus a ``filelock`` on ``long_term_memory.json.lock`` and
 replaces the file whole through a temporary file in the same directory: a concurrent writer's
 entries are never lost and a reader sees the old file or the new one, never half of one. What the
-file holds beyond the entries paicli reads is kept through every rewrite (``memory_document``).
+file holds beyond the entries paicli reads is kept through every rewrite (``memory.longterm.document``).
 
 A file that does not parse is copied to ``long_term_memory.json.corrupt-<millis>`` and treated as
 "no data" (j.3): the entries this object already holds are kept, and the next write regenerates the
@@ -35,8 +35,8 @@ from typing import TypeVar
 from filelock import FileLock
 
 from memory.errors import PaicliError
-from memory.memory_document import Document, dump_document, parse, salvage
-from memory.memory_entry import Entry
+from memory.longterm.document import Document, dump_document, parse, salvage
+from memory.longterm.entry import Entry
 
 FILE_NAME = "long_term_memory.json"  # reference (j.1)
 T = TypeVar("T")

@@ -2,7 +2,7 @@
 
 One object per memory file and process. Every write runs on the freshest file contents under
 the file's two-level lock (``MemoryFile.mutate``); reads reuse the parsed entries until the file
-changes on disk. The store (``memory/store.py``), the ``save_memory`` tool, ``/save``, ``/memory``
+changes on disk. The store (``memory/longterm/store.py``), the ``save_memory`` tool, ``/save``, ``/memory``
 and fact extraction all go through here, so the reference's write rules (j.4) hold everywhere.
 """
 
@@ -15,12 +15,12 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
-from memory.conflict import DEFAULT_THRESHOLD
-from memory.memory_entry import SOURCE_FILES_KEY, Entry, is_visible_in_project, new_fact
-from memory.memory_file import FILE_NAME, MemoryFile
-from memory.memory_writes import delete, mark_verified, write_automatic_all, write_explicit
-from memory.staleness import DEFAULT_STALE_DAYS
-from memory.write_result import MemoryWriteResult
+from memory.longterm.conflict import DEFAULT_THRESHOLD
+from memory.longterm.entry import SOURCE_FILES_KEY, Entry, is_visible_in_project, new_fact
+from memory.longterm.file import FILE_NAME, MemoryFile
+from memory.longterm.writes import delete, mark_verified, write_automatic_all, write_explicit
+from memory.longterm.staleness import DEFAULT_STALE_DAYS
+from memory.longterm.write_result import MemoryWriteResult
 
 MAX_EXTERNAL_SOURCES = 8  # reference (o.1)
 SEARCH_LIMIT = 20  # reference (u.2): /memory search shows at most 20
@@ -43,10 +43,10 @@ class LongTermMemory:
 
     @property
     def retriever(self) -> Any:
-        """``memory.retriever.Retriever``, imported on first use: jieba and numpy take a
+        """``memory.longterm.retriever.Retriever``, imported on first use: jieba and numpy take a
         noticeable part of a second, and a session without memories never needs them."""
         if self._retriever is None:
-            from memory.retriever import Retriever
+            from memory.longterm.retriever import Retriever
 
             self._retriever = Retriever(self.options.cache_dir)
         return self._retriever
@@ -61,7 +61,7 @@ class LongTermMemory:
 
     def search(self, query: str, project_key: str | None, limit: int = SEARCH_LIMIT,
                now: datetime | None = None) -> list[Any]:
-        """``memory.retriever.Scored`` items, best first."""
+        """``memory.longterm.retriever.Scored`` items, best first."""
         return self.retriever.rank(self.file.read(), query, project_key, now, limit)
 
     def context_block(self, query: str, max_tokens: int, project_key: str | None,

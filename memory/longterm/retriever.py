@@ -28,12 +28,12 @@ from pathlib import Path
 import jieba
 import numpy as np
 
-from memory.dedup import canonicalize, is_letter_or_digit
-from memory.memory_config import MEMORY_HEADING
-from memory.memory_entry import SCOPE_GLOBAL, Entry
-from memory.staleness import DEFAULT_STALE_DAYS, Stale, staleness
+from memory.longterm.dedup import canonicalize, is_letter_or_digit
+from memory.longterm.config import MEMORY_HEADING
+from memory.longterm.entry import SCOPE_GLOBAL, Entry
+from memory.longterm.staleness import DEFAULT_STALE_DAYS, Stale, staleness
 from memory.tokens import estimate_text
-from memory.write_result import local_date
+from memory.longterm.write_result import local_date
 
 jieba.setLogLevel(logging.WARNING)  # its "Building prefix dict" lines are not for the user
 

@@ -14,8 +14,8 @@ from datetime import UTC, datetime, timedelta
 from enum import Enum
 from pathlib import Path
 
-from memory.memory_config import DEFAULT_STALE_DAYS
-from memory.memory_entry import Entry
+from memory.longterm.config import DEFAULT_STALE_DAYS
+from memory.longterm.entry import Entry
 
 
 

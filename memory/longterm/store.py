@@ -28,12 +28,12 @@ from typing import Any
 from langgraph.store.base import (BaseStore, GetOp, InvalidNamespaceError, Item, ListNamespacesOp, Op,
                                   PutOp, Result, SearchItem, SearchOp, validate_op_namespace)
 
-from memory.memory_config import parse_stale_days, parse_threshold
-from memory.long_term import LongTermMemory, MemoryOptions
-from memory.memory_entry import (SCOPE_GLOBAL, SCOPE_PROJECT, Entry, format_instant, from_json, new_id,
+from memory.longterm.config import parse_stale_days, parse_threshold
+from memory.longterm.manager import LongTermMemory, MemoryOptions
+from memory.longterm.entry import (SCOPE_GLOBAL, SCOPE_PROJECT, Entry, format_instant, from_json, new_id,
                                  normalized, to_json)
-from memory.memory_writes import store
-from memory.store_filter import matches_filter, matches_namespace
+from memory.longterm.writes import store
+from memory.longterm.store_filter import matches_filter, matches_namespace
 
 ROOT = "memories"
 GLOBAL_NS = (ROOT, SCOPE_GLOBAL)
@@ -159,7 +159,7 @@ def open_store(directory: str | os.PathLike[str], options: MemoryOptions = Memor
 
 @asynccontextmanager
 async def make_store() -> AsyncIterator[MemoryStore]:
-    """The store ``langgraph.json`` names (``./memory/store.py:make_store``).
+    """The store ``langgraph.json`` names (``./memory/longterm/store.py:make_store``).
 
     Like ``make_checkpointer``, a server entry point and so allowed to read the environment:
     ``PAICLI_MEMORY_DIR``, else ``$PAICLI_HOME/memory`` (default ``~/.paicli/memory``), plus the

@@ -9,10 +9,10 @@ from __future__ import annotations
 from collections.abc import Sequence
 from datetime import datetime
 
-from memory.conflict import DEFAULT_THRESHOLD, find_conflicts
-from memory.dedup import find_duplicate
-from memory.memory_entry import Entry, is_visible_in_project
-from memory.write_result import MemoryWriteResult, WriteStatus
+from memory.longterm.conflict import DEFAULT_THRESHOLD, find_conflicts
+from memory.longterm.dedup import find_duplicate
+from memory.longterm.entry import Entry, is_visible_in_project
+from memory.longterm.write_result import MemoryWriteResult, WriteStatus
 
 
 def store(entries: list[Entry], entry: Entry) -> bool:

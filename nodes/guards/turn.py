@@ -13,8 +13,8 @@ from typing import Any, Sequence
 
 from langchain_core.messages import AIMessage, BaseMessage, HumanMessage, ToolMessage
 
-from memory.budget import AgentBudget, BudgetStatus, Reminder, RunawayGuard, StepResult
-from memory.rounds import BUDGET_FINALIZATION, RUNAWAY_REMINDER, internal, internal_kind
+from nodes.guards.budget import AgentBudget, BudgetStatus, Reminder, RunawayGuard, StepResult
+from memory.context.rounds import BUDGET_FINALIZATION, RUNAWAY_REMINDER, internal, internal_kind
 from prompts import PromptSources, load_resource, render
 from tools.boundary import unwrap
 

@@ -6,8 +6,8 @@ loads the templates and hands memory/ ready-made prompt builders.
 
 from __future__ import annotations
 
-from memory.session_memory import SessionMemoryPrompts
-from memory.summary import SummaryPrompts
+from memory.context.session_memory import SessionMemoryPrompts
+from memory.context.summary import SummaryPrompts
 from prompts import PromptSources, load_resource, render
 
 

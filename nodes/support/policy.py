@@ -15,13 +15,13 @@ from typing import Any
 
 from langchain_core.messages import HumanMessage, ToolMessage
 
-from memory.rounds import internal_kind
-from nodes.state import AgentState, Deps, RunContext
-from nodes.turn_guard import current_turn
-from tools import approval
+from memory.context.rounds import internal_kind
+from nodes.support.state import AgentState, Deps, RunContext
+from nodes.guards.turn import current_turn
+from tools.policy import approval
 from tools.boundary import unwrap
-from tools.protected_paths import protected_write
-from tools.turn_policy import Deny, TurnClass, add_discovered, authorize, classify, expose
+from tools.policy.protected_paths import protected_write
+from tools.policy.turn import Deny, TurnClass, add_discovered, authorize, classify, expose
 
 
 @dataclass(frozen=True)

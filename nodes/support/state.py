@@ -52,7 +52,7 @@ class RunContext:
     # Names the offload folder, budgets and audit entries; "" means the run's thread id, so
     # every Studio thread is a session of its own.
     session_id: str = ""
-    approval: str = "auto"  # auto | ask | yes (tools.approval)
+    approval: str = "auto"  # auto | ask | yes (tools.policy.approval)
     context_window: int = 128_000
     mode: str = "react"
     command_timeout: float = 60.0
@@ -116,14 +116,14 @@ class Deps:
     prompt_home: Path | None = None  # $PAICLI_HOME, for prompt overrides
     compaction: CompactionOptions = field(default_factory=CompactionOptions)
     budget: BudgetOptions = field(default_factory=BudgetOptions)
-    # memory.long_term.LongTermMemory, used when the graph's store is not paicli's MemoryStore
+    # memory.longterm.manager.LongTermMemory, used when the graph's store is not paicli's MemoryStore
     # (which carries its own as ``store.memory``); None: no long-term memory.
     memory: Any = None
     external_guard: bool = True  # PAICLI_MEMORY_DISABLE_ON_EXTERNAL_CONTEXT (reference o.1)
     auto_extract: bool = False  # PAICLI_MEMORY_AUTO_EXTRACT_ENABLED; the CLI turns it on (n.1)
     light_model: BaseChatModel | None = None  # PAICLI_LIGHT_MODEL for fact extraction; None: `model`
-    background: Any = None  # nodes.background.Background: extraction runs there (Q7)
-    audit: Any = None  # tools.audit.AuditLog for risky calls (reference v.7); None: no audit
+    background: Any = None  # nodes.support.background.Background: extraction runs there (Q7)
+    audit: Any = None  # tools.policy.audit.AuditLog for risky calls (reference v.7); None: no audit
     web: WebConfig = field(default_factory=WebConfig)  # web_search / web_fetch settings
     hidden_env: frozenset[str] = frozenset()  # Settings.secret_env: kept from commands' environment
 
@@ -131,7 +131,7 @@ class Deps:
 def long_term_memory(runtime: Runtime | None, deps: Deps) -> Any:
     """The graph store's memory (paicli's store, also under ``langgraph dev``), else ``deps.memory``.
 
-    Duck-typed: the server imports ``memory/store.py`` under a module name of its own, so its
+    Duck-typed: the server imports ``memory/longterm/store.py`` under a module name of its own, so its
     ``MemoryStore`` is not the class this process imported.
     """
     return getattr(getattr(runtime, "store", None), "memory", None) or deps.memory

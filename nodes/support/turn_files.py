@@ -12,7 +12,7 @@ from typing import Any
 
 from langchain_core.messages import AIMessage, ToolMessage
 
-from nodes.turn_guard import current_turn
+from nodes.guards.turn import current_turn
 
 FILE_TOOLS = frozenset({"read_file", "write_file", "edit_file"})
 MAX_SOURCE_FILES = 8  # keeps the metadata line short; the first files of the turn win

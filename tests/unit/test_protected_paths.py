@@ -5,10 +5,10 @@ from __future__ import annotations
 import pytest
 
 from paicli.approve import describe
-from tools.approval import Allow, Ask, Deny, approval_request, decide, read_answer
+from tools.policy.approval import Allow, Ask, Deny, approval_request, decide, read_answer
 from tools.base import PolicyError
-from tools.guards import PathGuard
-from tools.protected_paths import protected_write
+from tools.policy.guards import PathGuard
+from tools.policy.protected_paths import protected_write
 
 ROOT = "/srv/project"
 

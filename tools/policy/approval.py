@@ -10,7 +10,7 @@
 - ``yes`` (``--yes``): everything runs; guards still apply, since policy denials are not
   approvals to grant.
 
-Writes to protected paths (``tools.protected_paths``) ask at every level but ``yes``, and an
+Writes to protected paths (``tools.policy.protected_paths``) ask at every level but ``yes``, and an
 earlier "approve all" of the tool does not cover them, as the reference's sensitive-page
 writes are exempt from approve-all (v.1). The question carries a ``notice`` naming the path and
 why it is protected; a rejection repeats it, so a ``-p`` run without a terminal tells the model
@@ -59,7 +59,7 @@ Decision = Union[Allow, Ask, Deny]
 
 def decide(tool: str, args: dict[str, Any], level: str, approved_all: frozenset[str] | set[str] = frozenset(),
            protected: str | None = None) -> Decision:
-    """``protected`` is the notice of a write to a protected path (``tools.protected_paths``)."""
+    """``protected`` is the notice of a write to a protected path (``tools.policy.protected_paths``)."""
     if level == "yes":
         return Allow(args)
     if protected:

@@ -2,12 +2,12 @@
 
 ``classify`` runs once per top-level turn on the text the user typed, never on expanded
 ``@path`` / MCP bodies or planner-written tasks (o.2). The result is a frozen ``TurnClass``
-that the exposure filter and ``authorize`` (tools/turn_policy.py) read.
+that the exposure filter and ``authorize`` (tools/policy/turn.py) read.
 
 Browser intent is kept to the coarse NONE / READ / INTERACT of o.3. paicli has no browser
 or MCP tools yet, so the browser flags o.3 lists after it (existing context, tab management,
 connect / disconnect / status requests) and the browser state machine of o.4 rule 4 are left
-out; browser tools are simply hidden (see turn_policy).
+out; browser tools are simply hidden (see tools.policy.turn).
 """
 
 from __future__ import annotations

@@ -13,7 +13,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from tools.turn_classify import WEB_COMMAND, command_of, has_explicit_remember_intent
+from tools.policy.classify import WEB_COMMAND, command_of, has_explicit_remember_intent
 
 MAX_RECORDED_SOURCES = 8  # reference o.1
 WEB_COMMAND_SOURCE = "execute_command(curl/wget)"  # reference o.1

@@ -1,7 +1,7 @@
 """PathGuard and CommandGuard: the built-in refusals no approval can override (v.4).
 
-CommandGuard parses the command (``tools.shell_parse``) and judges each simple command
-(``tools.command_rules``). What bashlex cannot parse falls back to the reference's text rules,
+CommandGuard parses the command (``tools.policy.shell_parse``) and judges each simple command
+(``tools.policy.command_rules``). What bashlex cannot parse falls back to the reference's text rules,
 and is refused outright when it names a command the rules watch: a check that cannot read
 the command must not let it through under ``--yes`` (there is nobody to ask then).
 
@@ -16,10 +16,10 @@ import shlex
 from pathlib import Path
 
 from tools.base import PolicyError
-from tools.command_rules import refusal
-from tools.shell_parse import parse
-from tools.shell_words import SHELLS
-from tools.protected_paths import notice, protected_write
+from tools.policy.command_rules import refusal
+from tools.policy.shell_parse import parse
+from tools.policy.shell_words import SHELLS
+from tools.policy.protected_paths import notice, protected_write
 
 
 class PathGuard:

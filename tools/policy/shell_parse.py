@@ -20,7 +20,7 @@ from dataclasses import dataclass, field, replace
 from typing import Any
 
 from tools.base import PolicyError
-from tools.shell_words import SHELLS, STDIN_SCRIPTS, Simple, Word, has_braces, literal_output, script_source, unwrap
+from tools.policy.shell_words import SHELLS, STDIN_SCRIPTS, Simple, Word, has_braces, literal_output, script_source, unwrap
 
 COMPUTED = "禁止执行动态生成的命令（命令名来自 $(…)、反引号、变量或 eval）"
 DECODED = "禁止把解码得到的文本交给 Shell 执行"

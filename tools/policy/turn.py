@@ -2,7 +2,7 @@
 
 Pure functions on plain data, for the ``gate_tools`` / ``execute_tools`` nodes:
 
-- ``classify`` (tools/turn_classify.py) reads the submitted text once per turn;
+- ``classify`` (tools/policy/classify.py) reads the submitted text once per turn;
 - ``expose`` picks the tool names advertised to the model (o.4);
 - ``authorize`` decides one call (o.5); a ``Deny`` becomes the tool result
   ``🛡️ 工具调用已拒绝 [<CODE>]: <message>`` and HITL is never asked (v.4);
@@ -26,8 +26,8 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 from typing import Any, Union
 
-from tools.external_context import blocks_automatic_memory
-from tools.turn_classify import NETWORK_COMMAND, WEB_COMMAND, TurnClass, classify, command_of
+from tools.policy.external_context import blocks_automatic_memory
+from tools.policy.classify import NETWORK_COMMAND, WEB_COMMAND, TurnClass, classify, command_of
 from tools.urls import extract_urls, normalize_url
 
 __all__ = [
