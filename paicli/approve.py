@@ -63,7 +63,8 @@ async def ask_approval(request: dict[str, Any], read_line: ReadLine, say: Callab
             if edited is not None:
                 return edited
             continue
-        say(f"  ❓ 无法识别的选项：'{raw.strip()}'，请输入 y/a/n/s/m 之一（Enter 等价于 y）")
+        enter = "" if high_risk(request) else "（Enter 等价于 y）"
+        say(f"  ❓ 无法识别的选项：'{raw.strip()}'，请输入 y/a/n/s/m 之一{enter}")
     say("  [HITL] 连续多次无效输入，保守处理为拒绝")
     return {"decision": "reject", "reason": "连续多次无效输入"}
 

@@ -55,6 +55,22 @@ def test_protected_writes_ask_in_auto_mode_and_despite_approve_all():
     assert decide("write_file", {"path": "a.txt"}, "auto") == Allow({"path": "a.txt"})
 
 
+async def test_a_protected_write_is_high_risk_so_enter_alone_does_not_approve_it():
+    from paicli.approve import ask_approval
+    from tools.approval import approval_request
+
+    notice = protected_write("write_file", {"path": ".git/hooks/pre-commit"}, ROOT)
+    asked = decide("write_file", {"path": ".git/hooks/pre-commit"}, "auto", protected=notice)
+    assert asked.danger.startswith("🔴")
+    answers = iter(["", "", "", "", ""])
+
+    async def read_line(_prompt):
+        return next(answers, None)
+
+    verdict = await ask_approval(approval_request(asked, "c1"), read_line, lambda _line: None)
+    assert verdict["decision"] == "reject"
+
+
 def test_the_dialog_and_the_rejection_carry_the_notice():
     notice = protected_write("write_file", {"path": "PAI.md"}, ROOT)
     ask = Ask("write_file", {"path": "PAI.md"}, "🟡 中危", "", notice)

@@ -28,6 +28,7 @@ AUTO_ASK_TOOLS = frozenset({"execute_command"})
 
 # reference v.3: danger labels and risk descriptions shown in the approval dialog.
 DANGER = {"execute_command": "🔴 高危", "write_file": "🟡 中危", "edit_file": "🟡 中危"}
+PROTECTED_DANGER = "🔴 高危"  # so the dialog wants an explicit y, as for a command
 RISK = {
     "execute_command": "将在系统上执行 Shell 命令，可能修改文件、安装软件或影响系统状态",
     "write_file": "将写入或覆盖文件内容，原有内容将丢失",
@@ -62,8 +63,8 @@ def decide(tool: str, args: dict[str, Any], level: str, approved_all: frozenset[
     """``protected`` is the notice of a write to a protected path (``tools.policy.protected_paths``)."""
     if level == "yes":
         return Allow(args)
-    if protected:
-        return Ask(tool, args, DANGER.get(tool, "🟢 安全"), RISK.get(tool, ""), protected)
+    if protected:  # a hook, .env or PAI.md runs or instructs later: as risky as a command
+        return Ask(tool, args, PROTECTED_DANGER, RISK.get(tool, ""), protected)
     if tool in approved_all:
         return Allow(args)
     risky = DANGEROUS_TOOLS if level == "ask" else AUTO_ASK_TOOLS
