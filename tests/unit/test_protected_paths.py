@@ -57,7 +57,7 @@ def test_protected_writes_ask_in_auto_mode_and_despite_approve_all():
 
 async def test_a_protected_write_is_high_risk_so_enter_alone_does_not_approve_it():
     from paicli.approve import ask_approval
-    from tools.approval import approval_request
+    from tools.policy.approval import approval_request
 
     notice = protected_write("write_file", {"path": ".git/hooks/pre-commit"}, ROOT)
     asked = decide("write_file", {"path": ".git/hooks/pre-commit"}, "auto", protected=notice)
