@@ -46,13 +46,13 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))  # run from anywher
 
 from langchain_core.messages import AIMessage, BaseMessage, HumanMessage, ToolMessage  # noqa: E402
 
-from memory.clearing import ToolResultClearer  # noqa: E402
-from memory.compaction import CompactionResult, Strategy  # noqa: E402
-from memory.profile import ContextProfile  # noqa: E402
+from memory.context.clearing import ToolResultClearer  # noqa: E402
+from memory.context.compaction import CompactionResult, Strategy  # noqa: E402
+from memory.context.profile import ContextProfile  # noqa: E402
 from memory.tokens import message_tokens  # noqa: E402
 from nodes.call_model import ModelCaller  # noqa: E402
 from nodes.compact import Compaction  # noqa: E402
-from nodes.state import CompactionOptions, Deps, RunContext  # noqa: E402
+from nodes.support.state import CompactionOptions, Deps, RunContext  # noqa: E402
 from tests.support.scripted_model import ScriptedChatModel  # noqa: E402
 from tests.unit.compaction_helpers import VALID_SUMMARY  # noqa: E402
 from tools.boundary import wrap  # noqa: E402
@@ -61,7 +61,7 @@ SIZES = (10_000, 100_000, 1_000_000)  # estimated tokens of the whole request
 CALLS = 150  # model calls per size in the no-fire loop
 SAMPLES = {10_000: 30, 100_000: 10, 1_000_000: 5}  # fresh compactions per tier and size
 TARGET_MS = 5.0  # the target: per call at 1M tokens when nothing fires
-# Windows, per size, that make the intended tier the one that fires (memory/profile.py):
+# Windows, per size, that make the intended tier the one that fires (memory/context/profile.py):
 # no-fire and tier 2: clearing trigger <= history < summary trigger.
 NO_FIRE_WINDOW = {10_000: 24_000, 100_000: 160_000, 1_000_000: 1_100_000}
 # tiers 3a and 3b: summary trigger < history.

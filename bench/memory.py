@@ -18,7 +18,7 @@ Prints, per size, side by side with baselines run in the same process:
    the retriever and for a keyword-only ranking (the retriever's formula with the cosine term
    dropped: share of query jieba tokens found × decay), so the vector part's value shows.
 
-The file is built in one go with ``memory.memory_document.dump``: ``save_fact`` one by one would be
+The file is built in one go with ``memory.longterm.document.dump``: ``save_fact`` one by one would be
 O(n²) through its conflict checks. Every memory is visible to the query's project (global or
 this project's), the worst case for ranking. Benchmarks print; they never fail over a target.
 
@@ -51,14 +51,14 @@ import numpy as np  # noqa: E402
 from langgraph.store.base import PutOp  # noqa: E402
 from langgraph.store.memory import InMemoryStore  # noqa: E402
 
-from memory.conflict import find_conflicts  # noqa: E402
-from memory.dedup import find_duplicate  # noqa: E402
-from memory.long_term import LongTermMemory, MemoryOptions  # noqa: E402
-from memory.memory_entry import Entry, new_fact, to_json  # noqa: E402
-from memory.memory_document import dump, parse  # noqa: E402
-from memory.memory_file import FILE_NAME  # noqa: E402
-from memory.retriever import decay_for_age, keyword_score, tokenize, warm  # noqa: E402
-from memory.store import namespace_of  # noqa: E402
+from memory.longterm.conflict import find_conflicts  # noqa: E402
+from memory.longterm.dedup import find_duplicate  # noqa: E402
+from memory.longterm.manager import LongTermMemory, MemoryOptions  # noqa: E402
+from memory.longterm.entry import Entry, new_fact, to_json  # noqa: E402
+from memory.longterm.document import dump, parse  # noqa: E402
+from memory.longterm.file import FILE_NAME  # noqa: E402
+from memory.longterm.retriever import decay_for_age, keyword_score, tokenize, warm  # noqa: E402
+from memory.longterm.store import namespace_of  # noqa: E402
 
 from memory_corpus import (EXTRA_QUERIES, GOLD, NOW, PROJECT, QUERIES, SEED, SERVICES, Corpus,  # noqa: E402
                            build_corpus)

@@ -17,8 +17,8 @@ from nodes.compact import Compaction
 from nodes.extract_facts import make_extract_facts
 from nodes.load_context import make_load_context
 from nodes.prepare_turn import prepare_turn
-from nodes.run_errors import report_failure, route_end
-from nodes.state import AgentState, Deps, MessagesInput, RunContext
+from nodes.support.run_errors import report_failure, route_end
+from nodes.support.state import AgentState, Deps, MessagesInput, RunContext
 
 
 def build_react(deps: Deps, *, context_schema: type[RunContext] = RunContext,

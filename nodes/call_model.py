@@ -5,7 +5,7 @@ LangGraph's ``messages`` stream mode passes the model's stream on to the CLI and
 Provider failures that survive the retries end the turn with ``error`` set; the conversation
 so far stays as it is (reference s.2.11). Besides the client's own retries, one retry here
 covers what the client cannot see: a stream that ended before its finish reason, or a
-connection dropped mid-stream (``nodes.response_check``).
+connection dropped mid-stream (``nodes.guards.response``).
 """
 
 from __future__ import annotations
@@ -20,14 +20,14 @@ from langchain_core.messages import AIMessage, BaseMessage, SystemMessage
 from langgraph.config import get_stream_writer
 from langgraph.runtime import Runtime
 
-from memory.budget import partial_result
-from memory.cutoff import RETRY_NOTICE, incomplete_text
-from memory.provider_errors import describe_provider_error, is_context_overflow
-from nodes.policy import turn_view
-from nodes.response_check import (PROVIDER_ERRORS, Checked, DroppedMidStream, IncompleteResponse,
+from nodes.guards.budget import partial_result
+from nodes.guards.cutoff import RETRY_NOTICE, incomplete_text
+from nodes.guards.provider_errors import describe_provider_error, is_context_overflow
+from nodes.support.policy import turn_view
+from nodes.guards.response import (PROVIDER_ERRORS, Checked, DroppedMidStream, IncompleteResponse,
                                   check_response, stream_response)
-from nodes.state import AgentState, Deps, RunContext, run_context
-from nodes.turn_guard import FINALIZATION_NOTICE, current_turn, exceeded, finalization_request
+from nodes.support.state import AgentState, Deps, RunContext, run_context
+from nodes.guards.turn import FINALIZATION_NOTICE, current_turn, exceeded, finalization_request
 from prompts import PromptSources, assemble_system_prompt
 from tools.registry import schemas
 

@@ -16,14 +16,14 @@ from langgraph.config import get_stream_writer
 from langgraph.graph.message import REMOVE_ALL_MESSAGES
 from langgraph.runtime import Runtime
 
-from memory.clearing import ToolResultClearer
-from memory.compaction import CompactionResult, Compactor
-from memory.profile import ContextProfile
-from memory.session_memory import SessionMemoryCompactor
+from memory.context.clearing import ToolResultClearer
+from memory.context.compaction import CompactionResult, Compactor
+from memory.context.profile import ContextProfile
+from memory.context.session_memory import SessionMemoryCompactor
 from memory.tokens import Estimator
 from nodes.call_model import ModelCaller
-from nodes.compaction_prompts import session_prompts, summary_prompts
-from nodes.state import AgentState, RunContext, run_context
+from nodes.support.compaction_prompts import session_prompts, summary_prompts
+from nodes.support.state import AgentState, RunContext, run_context
 from prompts import PromptSources
 
 SUMMARY_TAGS = ["nostream", "paicli:summary"]  # keep summary tokens out of the answer stream

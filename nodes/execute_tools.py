@@ -18,23 +18,23 @@ from langchain_core.messages import ToolMessage
 from langgraph.config import get_stream_writer
 from langgraph.runtime import Runtime
 
-from memory.cutoff import NAMELESS, invalid_json_error, refusal
-from memory.offload import ToolResultOffloader
-from memory.memory_entry import normalize_project_key
+from nodes.guards.cutoff import NAMELESS, invalid_json_error, refusal
+from memory.context.offload import ToolResultOffloader
+from memory.longterm.entry import normalize_project_key
 from nodes.gate_tools import last_ai, verdict
-from nodes.policy import decide_call, turn_view
-from nodes.state import AgentState, Deps, RunContext, long_term_memory, run_context
-from nodes.turn_files import turn_files
-from nodes.turn_guard import RUNAWAY_NOTICE, current_turn, runaway_reminder
-from tools.audit import is_audited
+from nodes.support.policy import decide_call, turn_view
+from nodes.support.state import AgentState, Deps, RunContext, long_term_memory, run_context
+from nodes.support.turn_files import turn_files
+from nodes.guards.turn import RUNAWAY_NOTICE, current_turn, runaway_reminder
+from tools.policy.audit import is_audited
 from tools.base import ToolContext
 from tools.boundary import wrap
-from tools.external_context import external_source, record
+from tools.policy.external_context import external_source, record
 from tools.registry import is_failure, run_batch
 
 
 def bad_arguments(call: dict[str, Any]) -> str:
-    """``error`` is call_model's verdict (``memory.cutoff``): cut off, or not a JSON object,
+    """``error`` is call_model's verdict (``nodes.guards.cutoff``): cut off, or not a JSON object,
     with a preview of the raw arguments (the stored call carries ``{}`` instead)."""
     raw = call.get("args") if isinstance(call.get("args"), str) else None
     error = call.get("error") or refusal(invalid_json_error(_json_error(raw)), raw)

@@ -3,7 +3,7 @@
 Runs when the turn's final answer arrived: not after an error, a cancel (the node is never
 reached), or a budget finalization; never after the session read external content (o.1).
 Only the user's own submitted text is read. The model call and the write run in the
-background (``nodes.background``) on the light model, so the answer is never delayed; the
+background (``nodes.support.background``) on the light model, so the answer is never delayed; the
 ``💾`` notice waits there for the front end.
 """
 
@@ -17,16 +17,16 @@ from typing import Any
 from langchain_core.messages import AIMessage
 from langgraph.runtime import Runtime
 
-from memory.fact_extraction import ExtractionPrompts, extract, facts_to_entries, saved_notice
-from memory.memory_entry import SOURCE_FILES_KEY, normalize_project_key
-from memory.memory_file import MemoryAccessError
-from memory.rounds import BUDGET_FINALIZATION, internal_kind
-from nodes.policy import user_text
-from nodes.state import AgentState, Deps, RunContext, long_term_memory, run_context
-from nodes.turn_files import turn_files
-from nodes.turn_guard import current_turn
+from memory.longterm.fact_extraction import ExtractionPrompts, extract, facts_to_entries, saved_notice
+from memory.longterm.entry import SOURCE_FILES_KEY, normalize_project_key
+from memory.longterm.file import MemoryAccessError
+from memory.context.rounds import BUDGET_FINALIZATION, internal_kind
+from nodes.support.policy import user_text
+from nodes.support.state import AgentState, Deps, RunContext, long_term_memory, run_context
+from nodes.support.turn_files import turn_files
+from nodes.guards.turn import current_turn
 from prompts import PromptSources, load_resource, render
-from tools.external_context import blocks_automatic_memory
+from tools.policy.external_context import blocks_automatic_memory
 
 def extraction_prompts(sources: PromptSources = PromptSources()) -> ExtractionPrompts:
     system = load_resource("extraction/system.md", sources).strip()

@@ -1,7 +1,7 @@
 """gate_tools: ask the user about risky calls before anything runs.
 
 Each call is decided by the turn policy first and the approval level second
-(``nodes.policy.decide_call``); each ``Ask`` becomes one ``interrupt()`` that the CLI or Studio
+(``nodes.support.policy.decide_call``); each ``Ask`` becomes one ``interrupt()`` that the CLI or Studio
 answers with ``Command(resume=...)``. A call the policy denies is never put to the user (v.4).
 Nothing has run before the interrupts, so LangGraph re-running this node on resume is
 harmless: earlier answers are replayed in order and only the next question is asked.
@@ -15,9 +15,9 @@ from langchain_core.messages import AIMessage
 from langgraph.runtime import Runtime
 from langgraph.types import interrupt
 
-from nodes.policy import PolicyDenied, decide_call, turn_view
-from nodes.state import AgentState, Deps, RunContext, run_context
-from tools.approval import Allow, Ask, Unclear, approval_request, read_answer
+from nodes.support.policy import PolicyDenied, decide_call, turn_view
+from nodes.support.state import AgentState, Deps, RunContext, run_context
+from tools.policy.approval import Allow, Ask, Unclear, approval_request, read_answer
 
 
 def last_ai(state: AgentState) -> AIMessage | None:

@@ -16,12 +16,12 @@ from typing import Any
 from langgraph.config import get_stream_writer
 from langgraph.runtime import Runtime
 
-from memory.memory_entry import normalize_project_key
-from memory.profile import ContextProfile
-from nodes.policy import classify_turn, user_text
-from nodes.state import AgentState, Deps, RunContext, long_term_memory, run_context
+from memory.longterm.entry import normalize_project_key
+from memory.context.profile import ContextProfile
+from nodes.support.policy import classify_turn, user_text
+from nodes.support.state import AgentState, Deps, RunContext, long_term_memory, run_context
 from prompts.pai_md import load_project_memory
-from tools.turn_classify import HEADLINE_NOTICE
+from tools.policy.classify import HEADLINE_NOTICE
 
 
 def project_context(deps: Deps, memory: Any, ctx: RunContext, query: str) -> str:

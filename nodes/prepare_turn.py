@@ -2,7 +2,7 @@
 
 A turn cut short (Ctrl-C, a killed process, a new message sent while an approval was pending)
 can leave tool calls without results. The next request would be refused with a 400, so each
-unanswered call gets a "cancelled" result in place (``memory.pairing``). A turn needs a user
+unanswered call gets a "cancelled" result in place (``memory.context.pairing``). A turn needs a user
 message to answer: input without one (an empty message list from Studio) is refused here,
 before anything reaches the model or the ledger's view.
 """
@@ -14,9 +14,9 @@ from typing import Any
 from langgraph.graph.message import REMOVE_ALL_MESSAGES
 from langchain_core.messages import RemoveMessage
 
-from memory.pairing import repair_pairing
-from nodes.run_errors import require_user_message
-from nodes.state import AgentState
+from memory.context.pairing import repair_pairing
+from nodes.support.run_errors import require_user_message
+from nodes.support.state import AgentState
 
 
 async def prepare_turn(state: AgentState) -> dict[str, Any]:

@@ -38,7 +38,7 @@ def check_session_id(session_id: str) -> None:
 
 def _warm_jieba(cache_dir) -> None:
     """jieba's dictionary takes about half a second to load; the first memory search needs it."""
-    importlib.import_module("memory.retriever").warm(cache_dir)
+    importlib.import_module("memory.longterm.retriever").warm(cache_dir)
 
 
 class App:
@@ -93,9 +93,9 @@ class App:
 
     @property
     def memory(self) -> Any:
-        """The shared long-term memory (``memory.long_term.LongTermMemory``), opened on first use."""
+        """The shared long-term memory (``memory.longterm.manager.LongTermMemory``), opened on first use."""
         if self._memory is None:
-            from memory.long_term import LongTermMemory, MemoryOptions
+            from memory.longterm.manager import LongTermMemory, MemoryOptions
 
             knobs = self.settings.memory
             options = MemoryOptions(conflict_threshold=knobs.conflict_threshold, stale_days=knobs.stale_days,
@@ -105,7 +105,7 @@ class App:
 
     @property
     def project_key(self) -> str:
-        from memory.memory_entry import normalize_project_key
+        from memory.longterm.entry import normalize_project_key
 
         return normalize_project_key(self.settings.project_root)
 

@@ -12,7 +12,7 @@ from typing import Any, Awaitable, Callable
 
 from paicli.context_view import render_context
 
-# Why /compact failed, by memory.summary.Abort name (names, so the REPL starts without
+# Why /compact failed, by memory.context.summary.Abort name (names, so the REPL starts without
 # importing the compaction modules).
 COMPACT_FAILURES = {
     "LLM_ERROR": "生成摘要时调用模型失败",
@@ -103,7 +103,7 @@ async def _dispatch(text: str, app: Any, say: Output, read_line: ReadLine | None
     elif word == "/compact":
         await _compact(app, say)
     elif word in ("/save", "/memory"):
-        from memory.memory_file import MemoryAccessError
+        from memory.longterm.file import MemoryAccessError
         from paicli import memory_commands  # jieba and numpy load on first use, not at start
 
         if app.started:  # explicit saves are tagged with the external content read so far (o.1)
@@ -127,7 +127,7 @@ async def _dispatch(text: str, app: Any, say: Output, read_line: ReadLine | None
 
 def _audit(payload: str, app: Any, say: Say) -> None:
     """reference (v.7): today's last N risky tool calls (N defaults to 10, clamped to 1..100)."""
-    from tools.audit import AuditLog, format_recent, recent_count
+    from tools.policy.audit import AuditLog, format_recent, recent_count
 
     count = recent_count(payload or None)
     say(format_recent(AuditLog(app.audit_dir).recent(count), count))
@@ -146,7 +146,7 @@ def _model(payload: str, app: Any, say: Say) -> None:
 
 async def _compact(app: Any, say: Output) -> None:
     """reference u.2 /compact."""
-    from memory.summary import SummaryError
+    from memory.context.summary import SummaryError
 
     say("⏳ 压缩中，等一下下哦...")
     try:

@@ -19,7 +19,7 @@ from typing import Any
 from langchain_core.language_models import BaseChatModel
 
 from memory.errors import PaicliError
-from memory.fact_extraction import Extraction, ExtractionPrompts, extract, facts_to_entries, write_facts
+from memory.longterm.fact_extraction import Extraction, ExtractionPrompts, extract, facts_to_entries, write_facts
 from nodes.extract_facts import extraction_prompts
 from prompts import PromptSources
 

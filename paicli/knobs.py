@@ -11,7 +11,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 
-from memory.memory_config import DEFAULT_STALE_DAYS, DEFAULT_THRESHOLD, parse_stale_days, parse_threshold
+from memory.longterm.config import DEFAULT_STALE_DAYS, DEFAULT_THRESHOLD, parse_stale_days, parse_threshold
 
 Get = Callable[[str], "str | None"]
 OFF_WORDS = frozenset({"false", "0", "no", "off"})  # reference (n.1, o.1)

@@ -10,9 +10,9 @@ from __future__ import annotations
 from pathlib import PurePath
 from typing import Any
 
-from memory.memory_entry import SCOPE_GLOBAL, Entry, format_instant
-from memory.profile import ContextProfile, prompt_cache_mode
-from memory.staleness import staleness
+from memory.longterm.entry import SCOPE_GLOBAL, Entry, format_instant
+from memory.context.profile import ContextProfile, prompt_cache_mode
+from memory.longterm.staleness import staleness
 from paicli.commands import Output
 
 # Usage errors, ids not found and facts not written go to ``say.fail``: the command failed.

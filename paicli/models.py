@@ -8,7 +8,7 @@ Final answers are sent without their reasoning, as the reference's delivery view
 
 Every past tool call goes out with a JSON-object arguments string and a name: servers such as
 Kimi, vLLM and llama.cpp reject the whole request otherwise, and a session stored before refused
-calls were kept as ``{}`` (``memory.cutoff``) may still hold a cut-off call's raw text.
+calls were kept as ``{}`` (``nodes.guards.cutoff``) may still hold a cut-off call's raw text.
 
 Retries: the openai client retries 408/409/429/5xx and connection errors with exponential
 backoff, honouring ``Retry-After``; 400 and 401 are never retried. We only set the count.
@@ -22,7 +22,7 @@ from typing import Any
 from langchain_core.messages import AIMessage
 from langchain_deepseek import ChatDeepSeek
 
-from memory.cutoff import NAMELESS, REFUSED_ARGUMENTS
+from nodes.guards.cutoff import NAMELESS, REFUSED_ARGUMENTS
 from paicli.settings import Settings
 
 MAX_RETRIES = 3  # reference (x): LLM retry, 3 attempts for 408/429/5xx

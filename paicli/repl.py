@@ -18,7 +18,7 @@ from prompt_toolkit.history import FileHistory
 from rich.console import Console
 from rich.text import Text
 
-from memory.ledger_owner import LedgerConflict, SessionBusy
+from memory.ledger.owner import LedgerConflict, SessionBusy
 from paicli import commands
 from paicli.app import App
 from paicli.render import Renderer

@@ -5,7 +5,7 @@ The checkpointer is the session ledger (``$PAICLI_HOME/history/raw/<id>.jsonl``)
 session is a LangGraph thread: ``--session ID`` and ``/resume`` just continue it. Steps are
 saved before the next one starts (``durability="sync"``), so a killed process loses at most
 the step that was running. One process at a time runs a turn on a session: a second one waits for
-the turn lock (``memory.ledger_owner``) up to ``PAICLI_SESSION_WAIT`` seconds, saying whose turn
+the turn lock (``memory.ledger.owner``) up to ``PAICLI_SESSION_WAIT`` seconds, saying whose turn
 it waits for, then gives up naming that process; ``/clear`` and ``/compact`` take it too. Heavy imports (LangGraph, the model client) happen here, so the
 CLI can show its prompt before they finish.
 """
@@ -24,17 +24,17 @@ from langgraph.graph.message import REMOVE_ALL_MESSAGES
 from langgraph.types import Command
 
 from graphs.react import build_react
-from memory.ledger import JsonlLedgerSaver
-from memory.profile import prompt_cache_mode
-from memory.memory_config import MEMORY_HEADING
-from memory.store import MemoryStore
-from nodes.background import Background
+from memory.ledger.saver import JsonlLedgerSaver
+from memory.context.profile import prompt_cache_mode
+from memory.longterm.config import MEMORY_HEADING
+from memory.longterm.store import MemoryStore
+from nodes.support.background import Background
 from nodes.compact import state_update
-from nodes.state import BudgetOptions, CompactionOptions, Deps, RunContext
+from nodes.support.state import BudgetOptions, CompactionOptions, Deps, RunContext
 from paicli.context_view import ContextUsage
 from paicli.models import make_chat_model
 from paicli.settings import Settings
-from tools.audit import AuditLog
+from tools.policy.audit import AuditLog
 from tools.base import WebConfig
 
 RECURSION_LIMIT = 10_000  # reference s.2.9: no iteration cap; this only stops a runaway graph
@@ -117,7 +117,7 @@ class Session:
     session_id: str = "default"
     deps: Deps | None = None
     checkpointer: Any = None
-    memory: Any = None  # memory.long_term.LongTermMemory; the App's, shared with /save and /memory
+    memory: Any = None  # memory.longterm.manager.LongTermMemory; the App's, shared with /save and /memory
     stats: TokenStats = field(default_factory=TokenStats)
     external_sources: tuple[str, ...] = ()  # reference (o.1), as of the last finished step
 

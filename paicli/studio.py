@@ -14,7 +14,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from graphs.react import build_react
-from nodes.state import RunContext
+from nodes.support.state import RunContext
 from paicli.session import make_deps
 from paicli.settings import load_settings
 

@@ -26,7 +26,7 @@ class SessionRegistrar:
     """Keeps the server's thread list in step with the ledger directory, incrementally."""
 
     def __init__(self, ledger_dir: Path, client: Any) -> None:
-        from memory.ledger_sessions import SessionList
+        from memory.ledger.sessions import SessionList
 
         self.sessions = SessionList(ledger_dir)
         self.client = client  # a langgraph_sdk sync client

@@ -69,9 +69,9 @@ class ToolContext:
     command_timeout: float = 60.0  # reference (t): execute_command 60 s
     env: dict[str, str] | None = None  # environment for subprocesses (None = this process's)
     hidden_env: frozenset[str] = frozenset()  # variables commands must not see (the API key's)
-    offloader: Any = None  # memory.offload.ToolResultOffloader: where oversized output goes (tier 1)
+    offloader: Any = None  # memory.context.offload.ToolResultOffloader: where oversized output goes (tier 1)
     web: WebConfig = field(default_factory=WebConfig)  # web_search / web_fetch settings (and fetch budget)
-    memory: Any = None  # memory.long_term.LongTermMemory for save_memory; None: not available
+    memory: Any = None  # memory.longterm.manager.LongTermMemory for save_memory; None: not available
     project_key: str | None = None  # reference (j.1): the normalised project path memories belong to
     external_sources: tuple[str, ...] = ()  # reference (o.1): tags explicit saves after external content
     source_files: tuple[str, ...] = ()  # Q13: project files this turn read or wrote, linked to saved memories

@@ -13,7 +13,7 @@ from typing import Any
 
 from tools.base import PolicyError, ToolContext
 from tools.common import bool_arg, clamp, int_arg, read_text, str_arg
-from tools.guards import PathGuard
+from tools.policy.guards import PathGuard
 from tools.reading import SNIFF_BYTES, binary_type, window
 
 MAX_WRITE_BYTES = 5 * 1024 * 1024  # reference (t): write_file / edit_file 5 MB cap

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from memory.memory_file import MemoryAccessError
+from memory.longterm.file import MemoryAccessError
 from tools.base import ToolContext
 
 TRUE_WORDS = frozenset({"true", "1", "yes"})  # reference (t): keep_both

@@ -10,7 +10,7 @@ from typing import Any
 from tools.base import ToolContext
 from tools.common import bool_arg, clamp, display_path, int_arg, required_str, str_arg
 from tools.grep_engines import PYTHON_TIMEOUT_SECONDS, Engine, Hits, Query, glob_accepts, search, walk_files
-from tools.guards import PathGuard
+from tools.policy.guards import PathGuard
 from tools.reading import pick_lines
 
 SUGGESTED_READS = 3  # reference (t): up to 3 distinct files

@@ -14,7 +14,7 @@ from typing import Any
 
 from tools.base import ToolContext
 from tools.common import str_arg
-from tools.guards import CommandGuard
+from tools.policy.guards import CommandGuard
 
 MAX_COMMAND_OUTPUT_CHARS = 8_000  # reference (d.5): what the model sees without offloading
 MAX_COMMAND_CAPTURE_CHARS = 2_000_000  # reference (d.5): what is kept for the offloader

@@ -1,7 +1,7 @@
 """web_fetch: GET one page and hand the model its main text as Markdown (reference t).
 
 Every hop, the first URL and each redirect target, passes the network policy
-(tools/netguard.py) before it is requested, so a public page cannot redirect us into
+(tools/policy/netguard.py) before it is requested, so a public page cannot redirect us into
 the local network. The body is streamed and cut at ``WebConfig.max_bytes``.
 """
 
@@ -15,7 +15,7 @@ import httpx
 
 from tools.base import ToolContext, WebConfig
 from tools.common import int_arg, str_arg
-from tools.netguard import NetworkDenied, check_url
+from tools.policy.netguard import NetworkDenied, check_url
 from tools.web_search import one_line
 
 DEFAULT_MAX_CHARS = 8_000  # reference (t): web_fetch max_chars default; ≤ 0 = no cut

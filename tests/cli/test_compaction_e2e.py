@@ -2,8 +2,8 @@
 
 from __future__ import annotations
 
-from memory.profile import ContextProfile
-from memory.summary import HEADINGS
+from memory.context.profile import ContextProfile
+from memory.context.summary import HEADINGS
 from memory.tokens import estimate_messages
 from tests.cli.conftest import as_langchain
 from tests.support.openai_server import ErrorReply, Reply

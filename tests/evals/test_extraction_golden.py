@@ -16,7 +16,7 @@ from datetime import UTC, datetime
 import pytest
 from langchain_core.messages import AIMessage
 
-from memory.fact_filters import SENSITIVE, safe_input
+from memory.longterm.fact_filters import SENSITIVE, safe_input
 from nodes.extract_facts import extraction_prompts
 from paicli.eval_extraction import CaseResult, Report, load_golden, run_case
 from tests.evals.adversarial_replies import VOID, WELL_FORMED

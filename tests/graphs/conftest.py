@@ -10,7 +10,7 @@ from langgraph.checkpoint.memory import InMemorySaver
 from langgraph.types import Command
 
 from graphs.react import build_graph
-from nodes.state import Deps, RunContext
+from nodes.support.state import Deps, RunContext
 from tests.support.scripted_model import ScriptedChatModel
 
 

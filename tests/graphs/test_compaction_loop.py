@@ -7,7 +7,7 @@ import httpx
 import openai
 from langchain_core.messages import AIMessage, HumanMessage, ToolMessage
 
-from memory.summary import HEADINGS
+from memory.context.summary import HEADINGS
 from tests.graphs.conftest import Harness, assert_paired
 from tests.support.scripted_model import ScriptedChatModel, ai, tool_call
 

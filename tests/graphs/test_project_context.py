@@ -8,10 +8,10 @@ from datetime import UTC, datetime
 from langgraph.checkpoint.memory import InMemorySaver
 
 from graphs.react import build_graph
-from memory.long_term import LongTermMemory, MemoryOptions
-from memory.memory_entry import normalize_project_key
-from memory.store import MemoryStore
-from nodes.state import Deps
+from memory.longterm.manager import LongTermMemory, MemoryOptions
+from memory.longterm.entry import normalize_project_key
+from memory.longterm.store import MemoryStore
+from nodes.support.state import Deps
 from tests.graphs.conftest import Harness
 from tests.support.scripted_model import ScriptedChatModel, ai, tool_call
 

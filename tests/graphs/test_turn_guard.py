@@ -2,8 +2,8 @@
 
 from __future__ import annotations
 
-from memory.rounds import BUDGET_FINALIZATION, RUNAWAY_REMINDER, internal_kind
-from nodes.state import BudgetOptions
+from memory.context.rounds import BUDGET_FINALIZATION, RUNAWAY_REMINDER, internal_kind
+from nodes.support.state import BudgetOptions
 from tests.graphs.conftest import Harness
 from tests.support.scripted_model import ScriptedChatModel, ai, tool_call
 

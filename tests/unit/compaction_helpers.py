@@ -7,9 +7,9 @@ from typing import Any
 
 from langchain_core.messages import AIMessage, BaseMessage, HumanMessage, ToolMessage
 
-from memory.rounds import internal
-from memory.summary import HEADINGS
-from nodes.compaction_prompts import session_prompts, summary_prompts  # noqa: F401 (re-exported for tests)
+from memory.context.rounds import internal
+from memory.context.summary import HEADINGS
+from nodes.support.compaction_prompts import session_prompts, summary_prompts  # noqa: F401 (re-exported for tests)
 from tools.boundary import wrap
 
 

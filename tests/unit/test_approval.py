@@ -1,4 +1,4 @@
-from tools.approval import Allow, Ask, Deny, Unclear, approval_request, decide, read_answer
+from tools.policy.approval import Allow, Ask, Deny, Unclear, approval_request, decide, read_answer
 
 
 def test_auto_level_asks_only_for_commands():

@@ -10,7 +10,7 @@ from pathlib import Path
 
 import pytest
 
-from memory.offload import ToolResultOffloader
+from memory.context.offload import ToolResultOffloader
 from tools.base import ToolContext
 from tools.common import split_lines
 from tools.files import read_file

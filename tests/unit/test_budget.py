@@ -2,7 +2,7 @@
 
 import pytest
 
-from memory.budget import (AgentBudget, BudgetStatus, Reminder, RunawayGuard, StepResult, error_family,
+from nodes.guards.budget import (AgentBudget, BudgetStatus, Reminder, RunawayGuard, StepResult, error_family,
                            partial_result)
 from prompts import PromptSources, load_resource, render
 

@@ -11,11 +11,11 @@ from hypothesis import HealthCheck, event, given, settings
 from hypothesis import strategies as st
 from langchain_core.messages import AIMessage, HumanMessage, ToolMessage
 
-from memory.clearing import ToolResultClearer
-from memory.compaction import compact_if_needed
-from memory.profile import ContextProfile
-from memory.rounds import IMAGE_TOOL_RESULT, RUNAWAY_REMINDER, internal, user_indices
-from memory.summary import compact_full
+from memory.context.clearing import ToolResultClearer
+from memory.context.compaction import compact_if_needed
+from memory.context.profile import ContextProfile
+from memory.context.rounds import IMAGE_TOOL_RESULT, RUNAWAY_REMINDER, internal, user_indices
+from memory.context.summary import compact_full
 from memory.tokens import Estimator
 from tests.graphs.conftest import assert_paired
 from tests.unit.compaction_helpers import FakeSummarizer, skill_injection, summary_prompts

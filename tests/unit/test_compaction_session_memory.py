@@ -2,10 +2,10 @@
 
 from langchain_core.messages import AIMessage
 
-from memory.compaction import SESSION_MEMORY_NOTICE, Strategy, compact_if_needed
-from memory.profile import ContextProfile
-from memory.rounds import user_indices
-from memory.session_memory import SessionMemoryCompactor, enabled_from_text, preserve_from, render_delta
+from memory.context.compaction import SESSION_MEMORY_NOTICE, Strategy, compact_if_needed
+from memory.context.profile import ContextProfile
+from memory.context.rounds import user_indices
+from memory.context.session_memory import SessionMemoryCompactor, enabled_from_text, preserve_from, render_delta
 from memory.tokens import Estimator
 from tests.graphs.conftest import assert_paired
 from tests.unit.compaction_helpers import (FakeSummarizer, ai, call, result, session_prompts, skill_injection,

@@ -8,10 +8,10 @@ from datetime import UTC, datetime, timedelta
 import pytest
 from langchain_core.messages import AIMessage, HumanMessage, SystemMessage
 
-from memory.fact_extraction import (extract, extract_quotes, facts_to_entries, saved_notice, validate,
+from memory.longterm.fact_extraction import (extract, extract_quotes, facts_to_entries, saved_notice, validate,
                                     validate_quotes, write_facts)
-from memory.fact_filters import safe_input
-from memory.memory_entry import PENDING_KEY, SOURCE_AUTO, new_fact, to_json
+from memory.longterm.fact_filters import safe_input
+from memory.longterm.entry import PENDING_KEY, SOURCE_AUTO, new_fact, to_json
 from nodes.extract_facts import extraction_prompts
 from tests.support.scripted_model import ScriptedChatModel
 

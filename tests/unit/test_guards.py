@@ -1,7 +1,7 @@
 import pytest
 
 from tools.base import PolicyError
-from tools.guards import CommandGuard, PathGuard
+from tools.policy.guards import CommandGuard, PathGuard
 
 
 @pytest.fixture

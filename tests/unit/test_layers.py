@@ -1,4 +1,5 @@
-"""Imports point one way: memory, prompts -> tools -> nodes -> graphs -> paicli (import-linter)."""
+"""Imports point one way: memory, prompts -> tools -> nodes -> graphs -> paicli, and each folder keeps to
+its subsystem (the import-linter contracts in pyproject.toml)."""
 
 import shutil
 import subprocess

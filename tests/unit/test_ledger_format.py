@@ -13,15 +13,15 @@ from langchain_core.messages import (
 )
 from langgraph.checkpoint.serde.jsonplus import JsonPlusSerializer
 
-from memory.ledger_deltas import (
+from memory.ledger.deltas import (
     Fields, apply_record, apply_seen, apply_versions, diff_record, diff_seen, diff_versions, pack_version,
     unpack_version,
 )
-from memory.ledger_format import (
+from memory.ledger.format import (
     decode_line, decode_value, encode_line, encode_value, is_plain, make_event, message_event,
     message_to_record, record_to_message,
 )
-from memory.ledger_sessions import SessionFold
+from memory.ledger.sessions import SessionFold
 
 SERDE = JsonPlusSerializer()
 H2_FIELDS = ["schemaVersion", "sessionId", "sequence", "timestamp", "event", "mode", "actor", "source",

@@ -23,8 +23,8 @@ from pathlib import Path
 import pytest
 
 from memory.errors import PaicliError
-from memory.memory_entry import new_fact
-from memory.memory_file import MemoryFile
+from memory.longterm.entry import new_fact
+from memory.longterm.file import MemoryFile
 
 NOBODY = 65534
 SEED = [{"id": "fact-5eed0001", "content": "seed fact", "metadata": {"scope": "global"}}]

@@ -4,10 +4,10 @@ from datetime import UTC, datetime
 
 import pytest
 
-from memory.conflict import bigram_dice, find_conflicts, is_conflict, is_numeric_variant
-from memory.memory_config import parse_threshold
-from memory.dedup import canonicalize
-from memory.memory_entry import new_fact
+from memory.longterm.conflict import bigram_dice, find_conflicts, is_conflict, is_numeric_variant
+from memory.longterm.config import parse_threshold
+from memory.longterm.dedup import canonicalize
+from memory.longterm.entry import new_fact
 
 
 def _g(content, day=1):

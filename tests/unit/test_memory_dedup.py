@@ -4,10 +4,10 @@ import threading
 
 import pytest
 
-from memory.dedup import canonicalize, find_duplicate, is_duplicate, same_domain
-from memory.memory_entry import Entry, new_fact
-from memory.memory_file import MemoryFile
-from memory.memory_writes import store
+from memory.longterm.dedup import canonicalize, find_duplicate, is_duplicate, same_domain
+from memory.longterm.entry import Entry, new_fact
+from memory.longterm.file import MemoryFile
+from memory.longterm.writes import store
 
 
 def _g(content: str) -> Entry:

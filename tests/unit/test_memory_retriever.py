@@ -6,8 +6,8 @@ from datetime import UTC, datetime, timedelta
 import numpy as np
 import pytest
 
-from memory.memory_entry import Entry, new_fact
-from memory.retriever import (
+from memory.longterm.entry import Entry, new_fact
+from memory.longterm.retriever import (
     HEADER, Retriever, decay, format_block, keyword_score, tokenize, vectorize,
 )
 

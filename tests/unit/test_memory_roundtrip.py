@@ -12,7 +12,7 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from memory.long_term import LongTermMemory
+from memory.longterm.manager import LongTermMemory
 from tests.support import foreign_memory as foreign
 
 NEW_FACT = "部署使用 Kubernetes 集群 alpha-7"

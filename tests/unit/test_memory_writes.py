@@ -2,9 +2,9 @@
 
 from datetime import UTC, datetime, timedelta
 
-from memory.memory_entry import Entry, new_fact
-from memory.memory_writes import delete, mark_verified, store, write_automatic, write_explicit
-from memory.write_result import WriteStatus
+from memory.longterm.entry import Entry, new_fact
+from memory.longterm.writes import delete, mark_verified, store, write_automatic, write_explicit
+from memory.longterm.write_result import WriteStatus
 
 T0 = datetime(2026, 9, 23, 8, tzinfo=UTC)
 P = "/work/proj"

@@ -1,6 +1,6 @@
 from langchain_core.messages import AIMessage, HumanMessage, ToolMessage
 
-from memory.pairing import CANCELLED_RESULT, repair_pairing, unanswered_calls
+from memory.context.pairing import CANCELLED_RESULT, repair_pairing, unanswered_calls
 
 
 def call(cid, name="read_file"):

@@ -2,7 +2,7 @@
 
 import pytest
 
-from memory.profile import ContextProfile, clearing_trigger, prompt_cache_mode
+from memory.context.profile import ContextProfile, clearing_trigger, prompt_cache_mode
 
 # reference (b): window, summary trigger, /context %, clear trigger, session-memory start, memory budget
 TABLE = [

@@ -10,8 +10,8 @@ import os
 from datetime import UTC, datetime
 from pathlib import Path
 
-from memory.memory_entry import Entry
-from memory.retriever import format_block
+from memory.longterm.entry import Entry
+from memory.longterm.retriever import format_block
 from prompts import assemble_system_prompt
 from prompts.pai_md import load_project_memory
 

@@ -5,10 +5,10 @@ from __future__ import annotations
 import pytest
 
 from paicli.approve import describe
-from tools.approval import Allow, Ask, Deny, approval_request, decide, read_answer
+from tools.policy.approval import Allow, Ask, Deny, approval_request, decide, read_answer
 from tools.base import PolicyError
-from tools.guards import PathGuard
-from tools.protected_paths import protected_write
+from tools.policy.guards import PathGuard
+from tools.policy.protected_paths import protected_write
 
 ROOT = "/srv/project"
 
@@ -57,7 +57,7 @@ def test_protected_writes_ask_in_auto_mode_and_despite_approve_all():
 
 async def test_a_protected_write_is_high_risk_so_enter_alone_does_not_approve_it():
     from paicli.approve import ask_approval
-    from tools.approval import approval_request
+    from tools.policy.approval import approval_request
 
     notice = protected_write("write_file", {"path": ".git/hooks/pre-commit"}, ROOT)
     asked = decide("write_file", {"path": ".git/hooks/pre-commit"}, "auto", protected=notice)

@@ -1,8 +1,8 @@
 import pytest
 
-from tools import external_context as ext
-from tools.turn_classify import HEADLINE_NOTICE, INTERACT, NONE, READ, classify
-from tools.turn_policy import (
+from tools.policy import external_context as ext
+from tools.policy.classify import HEADLINE_NOTICE, INTERACT, NONE, READ, classify
+from tools.policy.turn import (
     ALLOW, NETWORK_COMMAND, WEB_COMMAND, Deny, add_discovered, authorize, denial_text, expose,
     is_successful_result, urls_in_args,
 )

@@ -6,7 +6,7 @@ import pytest
 
 from tests.support.web_server import FakeWebServer, Page
 from tools.base import MAX_FETCH_BYTES, ToolContext, ToolText, WebConfig
-from tools.netguard import NetworkDenied, address_denial, check_url
+from tools.policy.netguard import NetworkDenied, address_denial, check_url
 from tools.registry import BUILTIN_TOOLS, is_failure, run_batch, run_tool
 from tools.urls import extract_urls, normalize_url, web_url
 from tools.web_fetch import EMPTY_HINT, web_fetch

@@ -1,0 +1,155 @@
+"""One writer per session (issue 10, item 3): the turn lock, and the errors a second writer gets.
+
+Two processes appending turns to one thread would both build on the same parent checkpoint, and
+whichever wrote last would become "the latest", hiding the other's messages. Two guards:
+
+- The CLI holds ``TurnLock`` for a turn (and for ``/clear`` and ``/compact``):
+  ``<thread>.jsonl.turn.lock`` through ``filelock`` (an OS lock, released when its process dies,
+  so a ``kill -9`` leaves nothing that blocks), and beside it ``<thread>.jsonl.owner`` saying
+  who holds it (pid, host, since when) so a waiting process can name it. A holder that is gone
+  is never named: its pid is checked.
+- The saver (``memory.ledger.saver``), which the CLI and ``langgraph dev`` both go through, refuses a
+  ``put`` while another process holds the turn lock (``SessionBusy``), and a ``put`` on a parent
+  that, since the run read it as the thread's latest, got a child from another writer
+  (``LedgerConflict``): a lost update becomes a clear error instead.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import os
+import socket
+import time
+from collections.abc import Callable
+from dataclasses import dataclass
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+from filelock import FileLock, Timeout
+
+from memory.errors import PaicliError
+from memory.ledger.io import replace_file, unlink
+
+if TYPE_CHECKING:
+    from memory.ledger.index import ThreadIndex
+
+POLL = 0.1  # seconds between two tries of a busy turn lock
+
+
+class SessionBusy(PaicliError):
+    """Another process is running a turn on this session."""
+
+    exit_code = 1  # ARCHITECTURE.md: -p exits 1 when the answer is incomplete
+
+
+class LedgerConflict(PaicliError):
+    """Another writer added to the thread since this run read it (a lost update, refused)."""
+
+    exit_code = 1
+
+
+@dataclass(frozen=True)
+class Owner:
+    pid: int | None
+    host: str = ""
+    started: float = 0.0
+
+    def describe(self) -> str:
+        if self.pid is None:
+            return "另一个进程"
+        since = time.strftime("%H:%M:%S", time.localtime(self.started)) if self.started else "?"
+        return f"进程 pid {self.pid}（{self.host}，{since} 起）"
+
+
+class TurnLock:
+    """The turn lock of one session's ledger file (see the module docstring)."""
+
+    def __init__(self, ledger_path: Path) -> None:
+        self.session = ledger_path.name.removesuffix(".jsonl")
+        self.path = Path(f"{ledger_path}.turn.lock")
+        self.owner_path = Path(f"{ledger_path}.owner")
+        self._lock = FileLock(str(self.path), mode=0o600, thread_local=False)
+
+    def try_acquire(self) -> bool:
+        try:
+            self._lock.acquire(timeout=0)
+        except Timeout:
+            return False
+        owner = {"pid": os.getpid(), "host": socket.gethostname(), "started": time.time()}
+        replace_file(self.owner_path, json.dumps(owner).encode(), sync=False)
+        return True
+
+    def release(self) -> None:
+        unlink(self.owner_path)
+        self._lock.release()
+
+    async def acquire(self, wait: float, notice: Callable[[str], None]) -> None:
+        """Take the lock, waiting up to ``wait`` seconds (one notice naming the holder), or raise
+        ``SessionBusy`` naming it. Cancellable: it polls instead of blocking a thread."""
+        deadline, told = time.monotonic() + wait, False
+        while not self.try_acquire():
+            holder = self.holder()
+            if time.monotonic() >= deadline:
+                raise SessionBusy(f"会话 {self.session} 正被{holder.describe()}使用，等待 {wait:g} 秒后放弃："
+                                  f"等它完成后重试，或用 --session 换一个会话（PAICLI_SESSION_WAIT 调整等待秒数）")
+            if not told:
+                notice(f"⏳ 会话 {self.session} 正被{holder.describe()}使用，等待它完成当前一轮…")
+                told = True
+            await asyncio.sleep(POLL)
+
+    def holder(self) -> Owner:
+        """Who holds the lock, as its owner file says; ``Owner(None)`` when that is not known."""
+        try:
+            data = json.loads(self.owner_path.read_text(encoding="utf-8"))
+            owner = Owner(int(data["pid"]), str(data.get("host", "")), float(data.get("started", 0)))
+        except (OSError, ValueError, KeyError, TypeError):
+            return Owner(None)
+        return owner if _alive(owner) else Owner(None)
+
+    def other_holder(self) -> Owner | None:
+        """The holder when it is another process; None when free or held by this one."""
+        if not self.path.exists():
+            return None  # no CLI ever ran a turn here (a Studio-only thread): nothing to check
+        if self.try_free():
+            return None
+        holder = self.holder()
+        return None if holder.pid == os.getpid() else holder
+
+    def try_free(self) -> bool:
+        """True when nobody holds the lock (taken and given back at once)."""
+        probe = FileLock(str(self.path), mode=0o600, thread_local=False)
+        try:
+            probe.acquire(timeout=0)
+        except Timeout:
+            return False
+        probe.release()
+        return True
+
+
+def check_writer(t: ThreadIndex, ns: str, parent_id: str | None, checkpoint_id: str) -> None:
+    """Refuse a put (the caller holds the append lock and has caught up with the file) while
+    another process holds the turn lock, or when it would hide another writer's checkpoint."""
+    if (holder := t.turn.other_holder()) is not None:
+        raise SessionBusy(f"会话 {t.thread_id} 正被{holder.describe()}使用：这次写入被拒绝，等它完成当前一轮后重试")
+    read = t.read_at.get((ns, parent_id))
+    if read is None:  # a parent no run read here (a fork reads its checkpoint first): not checked
+        return
+    for child in t.children.get((ns, parent_id), ()):
+        ck = t.checkpoint(ns, child)
+        if child != checkpoint_id and child not in t.own and ck is not None and ck.at > read:
+            raise LedgerConflict(
+                f"会话 {t.thread_id} 在这次运行读取之后被另一个写入者追加了检查点 {child}"
+                f"（同一父检查点 {parent_id}）：为免覆盖它的消息，这次写入被拒绝；重新加载会话后重试")
+
+
+def _alive(owner: Owner) -> bool:
+    if owner.host and owner.host != socket.gethostname():
+        return True  # another machine's process (a shared home): cannot be checked from here
+    try:
+        os.kill(owner.pid, 0)
+    except ProcessLookupError:
+        return False
+    except PermissionError:
+        return True
+    return True

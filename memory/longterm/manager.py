@@ -1,0 +1,120 @@
+"""Long-term memory as the application uses it: PaiCLI's MemoryManager over the shared file.
+
+One object per memory file and process. Every write runs on the freshest file contents under
+the file's two-level lock (``MemoryFile.mutate``); reads reuse the parsed entries until the file
+changes on disk. The store (``memory/longterm/store.py``), the ``save_memory`` tool, ``/save``, ``/memory``
+and fact extraction all go through here, so the reference's write rules (j.4) hold everywhere.
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Sequence
+from dataclasses import dataclass
+from datetime import UTC, datetime
+from pathlib import Path
+from typing import Any
+
+from memory.longterm.conflict import DEFAULT_THRESHOLD
+from memory.longterm.entry import SOURCE_FILES_KEY, Entry, is_visible_in_project, new_fact
+from memory.longterm.file import FILE_NAME, MemoryFile
+from memory.longterm.writes import delete, mark_verified, write_automatic_all, write_explicit
+from memory.longterm.staleness import DEFAULT_STALE_DAYS
+from memory.longterm.write_result import MemoryWriteResult
+
+MAX_EXTERNAL_SOURCES = 8  # reference (o.1)
+SEARCH_LIMIT = 20  # reference (u.2): /memory search shows at most 20
+
+
+@dataclass(frozen=True)
+class MemoryOptions:
+    conflict_threshold: float = DEFAULT_THRESHOLD  # reference (l)
+    stale_days: int = DEFAULT_STALE_DAYS  # reference (m)
+    sync: bool = True  # fsync before each replace
+    cache_dir: Path | None = None  # jieba's dictionary cache ($PAICLI_HOME/cache); None: jieba's default
+
+
+class LongTermMemory:
+    def __init__(self, directory: str | os.PathLike[str], options: MemoryOptions = MemoryOptions()) -> None:
+        self.directory = Path(directory)
+        self.options = options
+        self.file = MemoryFile(self.directory / FILE_NAME, sync=options.sync)
+        self._retriever: Any = None
+
+    @property
+    def retriever(self) -> Any:
+        """``memory.longterm.retriever.Retriever``, imported on first use: jieba and numpy take a
+        noticeable part of a second, and a session without memories never needs them."""
+        if self._retriever is None:
+            from memory.longterm.retriever import Retriever
+
+            self._retriever = Retriever(self.options.cache_dir)
+        return self._retriever
+
+    # -- reads -------------------------------------------------------------------------------------
+    def entries(self) -> list[Entry]:
+        return self.file.read()
+
+    def visible(self, project_key: str | None) -> list[Entry]:
+        """reference (j.1): global entries plus this project's, in file order."""
+        return [e for e in self.file.read() if is_visible_in_project(e, project_key)]
+
+    def search(self, query: str, project_key: str | None, limit: int = SEARCH_LIMIT,
+               now: datetime | None = None) -> list[Any]:
+        """``memory.longterm.retriever.Scored`` items, best first."""
+        return self.retriever.rank(self.file.read(), query, project_key, now, limit)
+
+    def context_block(self, query: str, max_tokens: int, project_key: str | None,
+                      now: datetime | None = None) -> str:
+        """reference (p.4): the ``## 相关长期记忆`` block for the system prompt, or ""."""
+        if max_tokens <= 0 or not query.strip() or not self.file.read():
+            return ""
+        return self.retriever.build_context(self.file.read(), query, max_tokens, project_key, now,
+                                            self.options.stale_days)
+
+    # -- writes ------------------------------------------------------------------------------------
+    def save_fact(self, content: str, *, scope: str, project_key: str | None,
+                  replace_id: str | None = None, allow_conflict: bool = False,
+                  external_sources: Sequence[str] = (), source_files: Sequence[str] = (),
+                  now: datetime | None = None) -> MemoryWriteResult:
+        """reference (j.4 storeFact): ``/save``, ``/memory replace`` and ``save_memory``.
+        ``source_files``: project files the fact came with (Q13 staleness)."""
+        extra = {SOURCE_FILES_KEY: ",".join(source_files)} if source_files else {}
+        if external_sources:  # reference (o.1): tagged even when the guard is off
+            extra |= {"external_context": "true",
+                      "external_context_sources": ",".join(list(external_sources)[:MAX_EXTERNAL_SOURCES])}
+        entry = new_fact(content.strip(), scope=scope, project=project_key, now=now, extra=extra)
+        return self.file.mutate(lambda entries: write_explicit(
+            entries, entry, replace_id=replace_id, allow_conflict=allow_conflict,
+            project_key=project_key, threshold=self.options.conflict_threshold))
+
+    def replace_fact(self, old_id: str, content: str, project_key: str | None) -> MemoryWriteResult:
+        """reference (j.4 replaceFact): the old entry's scope; other conflicts still block it."""
+        old = next((e for e in self.visible(project_key) if e.id == old_id), None)
+        scope = old.scope if old is not None else "project"
+        return self.save_fact(content, scope=scope, project_key=project_key, replace_id=old_id)
+
+    def save_automatic(self, entries: Sequence[Entry]) -> list[Entry]:
+        """reference (j.4.3, n.5): the entries actually written; duplicates and conflicts skipped."""
+        threshold = self.options.conflict_threshold
+        return self.file.mutate(lambda current: write_automatic_all(current, entries, threshold)) if entries else []
+
+    def verify(self, entry_id: str, project_key: str | None, now: datetime | None = None) -> Entry | None:
+        """``/memory verify``: the user's confirmation (the model has no tool for it, reference m)."""
+        if not any(e.id == entry_id for e in self.visible(project_key)):
+            return None
+        when = now or datetime.now(UTC)
+        return self.file.mutate(lambda entries: mark_verified(entries, entry_id, when))
+
+    def delete(self, entry_id: str, project_key: str | None) -> Entry | None:
+        return self.file.mutate(lambda entries: delete(entries, entry_id, project_key))
+
+    def clear(self) -> int:
+        """reference (u.2): every entry, global and all projects."""
+        def wipe(entries: list[Entry]) -> int:
+            count = len(entries)
+            entries.clear()
+            return count
+
+        return self.file.mutate(wipe)
+

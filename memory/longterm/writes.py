@@ -1,0 +1,100 @@
+"""The write paths of reference (j.4) as plain functions on a list of entries.
+
+They edit the list in place so they can run inside ``MemoryFile.mutate`` on the freshest state
+read under the lock: ``memory.mutate(lambda entries: write_explicit(entries, fact, ...))``.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from datetime import datetime
+
+from memory.longterm.conflict import DEFAULT_THRESHOLD, find_conflicts
+from memory.longterm.dedup import find_duplicate
+from memory.longterm.entry import Entry, is_visible_in_project
+from memory.longterm.write_result import MemoryWriteResult, WriteStatus
+
+
+def store(entries: list[Entry], entry: Entry) -> bool:
+    """reference (j.4.1): the low-level path; skips duplicates, never checks conflicts."""
+    others = [e for e in entries if e.id != entry.id]
+    if find_duplicate(others, entry) is not None:
+        return False
+    _put(entries, entry)
+    return True
+
+
+def write_explicit(entries: list[Entry], entry: Entry, *, replace_id: str | None = None,
+                   allow_conflict: bool = False, project_key: str | None = None,
+                   threshold: float = DEFAULT_THRESHOLD) -> MemoryWriteResult:
+    """reference (j.4.2): ``/save``, ``/memory replace`` and ``save_memory``."""
+    target = _visible(entries, replace_id, project_key) if replace_id else None
+    if replace_id and target is None:
+        return MemoryWriteResult(WriteStatus.REPLACE_TARGET_NOT_FOUND, entry, entry.scope,
+                                 target_id=replace_id)
+    others = [e for e in entries if target is None or e.id != target.id]
+    duplicate = find_duplicate(others, entry)
+    if duplicate is not None:
+        return _refresh_duplicate(entries, duplicate, entry, target)
+    conflicts = [] if allow_conflict else find_conflicts(others, entry, threshold)
+    if conflicts:  # write nothing: the user chooses (reference l)
+        return MemoryWriteResult(WriteStatus.CONFLICT, entry, entry.scope, conflicts=tuple(conflicts))
+    if target is not None:
+        entries.remove(target)
+    _put(entries, entry)
+    status = WriteStatus.REPLACED if target is not None else WriteStatus.STORED
+    return MemoryWriteResult(status, entry, entry.scope, replaced=target)
+
+
+def write_automatic(entries: list[Entry], entry: Entry, threshold: float = DEFAULT_THRESHOLD) -> bool:
+    """reference (j.4.3): auto extraction never refreshes, replaces or overrides a conflict."""
+    if any(e.id == entry.id for e in entries):
+        return False
+    if find_duplicate(entries, entry) is not None or find_conflicts(entries, entry, threshold):
+        return False
+    entries.append(entry)
+    return True
+
+
+def write_automatic_all(entries: list[Entry], facts: Sequence[Entry],
+                        threshold: float = DEFAULT_THRESHOLD) -> list[Entry]:
+    """``write_automatic`` each fact in turn; returns the facts actually written."""
+    return [fact for fact in facts if write_automatic(entries, fact, threshold)]
+
+
+def mark_verified(entries: list[Entry], entry_id: str, now: datetime) -> Entry | None:
+    """reference (j.4.4): ``/memory verify`` (the user only; the model has no tool for it)."""
+    for i, entry in enumerate(entries):
+        if entry.id == entry_id:
+            entries[i] = entry.with_last_verified_at(now)
+            return entries[i]
+    return None
+
+
+def delete(entries: list[Entry], entry_id: str, project_key: str | None = None) -> Entry | None:
+    target = _visible(entries, entry_id, project_key)
+    if target is not None:
+        entries.remove(target)
+    return target
+
+
+def _refresh_duplicate(entries: list[Entry], duplicate: Entry, entry: Entry,
+                       target: Entry | None) -> MemoryWriteResult:
+    refreshed = duplicate.with_last_verified_at(entry.last_verified_at or entry.timestamp)
+    entries[entries.index(duplicate)] = refreshed
+    if target is not None:
+        entries.remove(target)
+    return MemoryWriteResult(WriteStatus.DUPLICATE, entry, entry.scope, duplicate=refreshed)
+
+
+def _visible(entries: list[Entry], entry_id: str | None, project_key: str | None) -> Entry | None:
+    return next((e for e in entries if e.id == entry_id and is_visible_in_project(e, project_key)), None)
+
+
+def _put(entries: list[Entry], entry: Entry) -> None:
+    """Same id: replaced where it stood (reference j.4.1); a new id goes last."""
+    for i, existing in enumerate(entries):
+        if existing.id == entry.id:
+            entries[i] = entry
+            return
+    entries.append(entry)

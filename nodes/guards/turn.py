@@ -1,0 +1,100 @@
+"""Budgets and the runaway guard of one turn (reference s.3), derived from the turn's messages.
+
+Both are replayed from the messages since the turn's user message rather than kept as state:
+nothing extra to checkpoint, and a resumed or compacted session can never disagree with them.
+Only the last few responses can change a verdict (a stagnation window, a streak crossing 3),
+so the hashing and JSON work is bounded; the rest is a count over the turn's messages.
+"""
+
+from __future__ import annotations
+
+from functools import lru_cache
+from typing import Any, Sequence
+
+from langchain_core.messages import AIMessage, BaseMessage, HumanMessage, ToolMessage
+
+from nodes.guards.budget import AgentBudget, BudgetStatus, Reminder, RunawayGuard, StepResult
+from memory.context.rounds import BUDGET_FINALIZATION, RUNAWAY_REMINDER, internal, internal_kind
+from prompts import PromptSources, load_resource, render
+from tools.boundary import unwrap
+
+RUNAWAY_NOTICE = "  ↻ 检测到重复的工具调用，已提醒模型换个思路"  # reference s.2
+FINALIZATION_NOTICE = "⚠️ 执行预算已触发，正在整理部分结果"  # reference s.3
+REMINDER_FILES = {Reminder.EXACT_ACTION_REPEAT: "runtime/runaway-exact-repeat.md",
+                  Reminder.SAME_ERROR_FAMILY: "runtime/runaway-same-error.md"}
+
+
+@lru_cache(maxsize=8)
+def _template(relpath: str) -> str:
+    return load_resource(relpath, PromptSources())
+
+
+def current_turn(messages: Sequence[BaseMessage]) -> Sequence[BaseMessage]:
+    """The messages after the last real user message (internal ones do not start a turn)."""
+    for index in range(len(messages) - 1, -1, -1):
+        if isinstance(messages[index], HumanMessage) and internal_kind(messages[index]) is None:
+            return messages[index + 1:]
+    return messages
+
+
+def budget_of(turn: Sequence[BaseMessage], options: Any) -> AgentBudget:
+    budget = AgentBudget(options.token_budget, options.stagnation_window, options.hard_max_iterations)
+    responses = [m for m in turn if isinstance(m, AIMessage)]
+    for message in responses:
+        usage = message.usage_metadata or {}
+        budget.record_usage(usage.get("input_tokens", 0), usage.get("output_tokens", 0))
+    budget.iteration = len(responses)
+    # Stagnation looks at the last W responses only; a response without calls resets it anyway.
+    for message in responses[-options.stagnation_window:]:
+        budget.record_response(message.tool_calls)
+    return budget
+
+
+def exceeded(turn: Sequence[BaseMessage], options: Any) -> str | None:
+    """The reason to finalize now, or None. A finalized turn is never finalized twice."""
+    if any(internal_kind(m) == BUDGET_FINALIZATION for m in turn):
+        return None
+    budget = budget_of(turn, options)
+    status = budget.check()
+    return None if status is BudgetStatus.WITHIN_BUDGET else budget.describe_exit(status)
+
+
+def finalization_request(reason: str) -> HumanMessage:
+    return internal(render(_template("runtime/budget-finalization.md"), {"reason": reason}).strip(),
+                    BUDGET_FINALIZATION)
+
+
+def _last_steps(turn: Sequence[BaseMessage], count: int) -> list[list[StepResult]]:
+    """The results of the last ``count`` responses that called tools, oldest first."""
+    start = len(turn)
+    for _ in range(count):
+        start = next((i for i in range(start - 1, -1, -1) if isinstance(turn[i], AIMessage) and turn[i].tool_calls), 0)
+    window = turn[start:]
+    results = {m.tool_call_id: m for m in window if isinstance(m, ToolMessage)}
+    steps = []
+    for message in window:
+        if isinstance(message, AIMessage) and message.tool_calls:
+            step = []
+            for call in message.tool_calls:
+                result = results.get(call["id"])
+                if result is not None:
+                    step.append(StepResult(call["name"], call["args"], unwrap(str(result.content)),
+                                           result.status != "error"))
+            steps.append(step)
+    return steps
+
+
+def runaway_reminder(turn: Sequence[BaseMessage], remind_after: int) -> HumanMessage | None:
+    """The reminder to append after the turn's last step, if that step crossed a streak.
+
+    Replaying the last ``remind_after`` steps is enough: a streak that crossed earlier already
+    produced this turn's one reminder, and a turn with a reminder gets no other."""
+    if any(internal_kind(m) == RUNAWAY_REMINDER for m in turn):
+        return None
+    guard, reminder = RunawayGuard(remind_after), None
+    for step in _last_steps(turn, remind_after):
+        reminder = guard.observe(step)
+    if reminder is None:
+        return None
+    text = render(_template(REMINDER_FILES[reminder]), {"count": str(remind_after)}).strip()
+    return internal(text, RUNAWAY_REMINDER)

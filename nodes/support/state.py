@@ -1,0 +1,137 @@
+"""State, runtime context and live dependencies shared by every graph.
+
+- ``AgentState``: what one execution unit (the ReAct conversation, a Plan task, a Team member)
+  checkpoints. ``messages`` is exactly what the model sees, minus the system prompt, which
+  ``call_model`` assembles per call so it never goes stale.
+- ``RunContext``: plain per-run settings, passed as LangGraph runtime context.
+- ``Deps``: live objects handed to graph builders; tests substitute them.
+"""
+
+from __future__ import annotations
+
+import os
+from dataclasses import dataclass, field, replace
+from datetime import datetime
+from pathlib import Path
+from typing import Annotated, Any, Callable, Optional
+
+from langchain_core.language_models import BaseChatModel
+from langgraph.config import get_config
+from langgraph.graph.message import add_messages
+from langgraph.runtime import Runtime
+from typing_extensions import TypedDict
+
+from tools.base import ToolSpec, WebConfig
+from tools.registry import BUILTIN_TOOLS
+
+
+class AgentState(TypedDict, total=False):
+    messages: Annotated[list, add_messages]
+    # Verdicts of gate_tools for the last assistant message, by tool call id:
+    # {"allow": bool, "args": {...}} or {"allow": False, "text": "<denial result>"}.
+    verdicts: dict[str, dict[str, Any]]
+    # Tools the user chose "approve all" for in this session (reference v.1).
+    approved_all: list[str]
+    # Set by call_model when the provider failed for good: the CLI shows it, the turn ends.
+    error: Optional[str]
+    # The last compaction: {"source", "metadata", "mode"}; the ledger writes it as an event.
+    compaction: Optional[dict[str, Any]]
+    # The `## Project Context` body for this turn: PAI.md files, then relevant long-term memory
+    # (reference q.2 item 9). Set once per turn, so every request of a turn shares its prompt.
+    project_context: str
+    # Sources of external content this session has read (reference o.1), oldest first, at most 8.
+    # Only /clear resets them.
+    external_sources: list[str]
+
+
+@dataclass(frozen=True)
+class RunContext:
+    """Per-run settings (LangGraph runtime context). Defaults suit Studio runs."""
+
+    project_root: str = field(default_factory=os.getcwd)
+    # Names the offload folder, budgets and audit entries; "" means the run's thread id, so
+    # every Studio thread is a session of its own.
+    session_id: str = ""
+    approval: str = "auto"  # auto | ask | yes (tools.policy.approval)
+    context_window: int = 128_000
+    mode: str = "react"
+    command_timeout: float = 60.0
+
+
+class MessagesInput(TypedDict):
+    """What a run takes as input (Studio's input form): the user's message."""
+
+    messages: Annotated[list, add_messages]
+
+
+def run_context(runtime: Runtime | None) -> RunContext:
+    context = getattr(runtime, "context", None)
+    if isinstance(context, dict):  # Studio and the SDK send context as JSON
+        known = {k: v for k, v in context.items() if k in RunContext.__dataclass_fields__}
+        context = RunContext(**known)
+    elif not isinstance(context, RunContext):
+        context = RunContext()
+    return context if context.session_id else replace(context, session_id=thread_id() or "default")
+
+
+def thread_id() -> str | None:
+    """The running graph's thread id (``configurable.thread_id``), None outside a run."""
+    try:
+        thread = (get_config().get("configurable") or {}).get("thread_id")
+    except RuntimeError:
+        return None
+    return str(thread) if thread else None  # the server may hand over a UUID object
+
+
+@dataclass(frozen=True)
+class CompactionOptions:
+    """Knobs of the compaction tiers (reference x); defaults are the reference's."""
+
+    session_memory: bool = False  # PAICLI_SESSION_MEMORY_COMPACTION_ENABLED
+    clearing: bool = True  # PAICLI_TOOL_RESULT_CLEARING_ENABLED
+    clearing_keep: int = 3  # PAICLI_TOOL_RESULT_CLEARING_KEEP
+    clearing_exclude: frozenset[str] = frozenset()  # PAICLI_TOOL_RESULT_CLEARING_EXCLUDE_TOOLS
+    clearing_trigger: int = 0  # PAICLI_TOOL_RESULT_CLEARING_TRIGGER_TOKENS (0 = derived)
+    offload: bool = True  # PAICLI_TOOL_OFFLOAD_ENABLED
+    offload_threshold: int = 32_000  # PAICLI_TOOL_OFFLOAD_THRESHOLD_CHARS
+
+
+@dataclass(frozen=True)
+class BudgetOptions:
+    """reference (s.3): per-turn budgets; None is unlimited (the newest defaults)."""
+
+    token_budget: int | None = None  # PAICLI_REACT_TOKEN_BUDGET
+    stagnation_window: int = 5  # PAICLI_REACT_STAGNATION_WINDOW (at least 2)
+    hard_max_iterations: int | None = None  # PAICLI_REACT_HARD_MAX_ITERATIONS
+    remind_after: int = 3  # the runaway guard's streak (at least 3)
+
+
+@dataclass
+class Deps:
+    """Live objects for the graph builders. Mutable on purpose: ``/model`` swaps ``model``."""
+
+    model: BaseChatModel
+    tools: dict[str, ToolSpec] = field(default_factory=lambda: dict(BUILTIN_TOOLS))
+    clock: Callable[[], datetime] = field(default_factory=lambda: (lambda: datetime.now().astimezone()))
+    prompt_home: Path | None = None  # $PAICLI_HOME, for prompt overrides
+    compaction: CompactionOptions = field(default_factory=CompactionOptions)
+    budget: BudgetOptions = field(default_factory=BudgetOptions)
+    # memory.longterm.manager.LongTermMemory, used when the graph's store is not paicli's MemoryStore
+    # (which carries its own as ``store.memory``); None: no long-term memory.
+    memory: Any = None
+    external_guard: bool = True  # PAICLI_MEMORY_DISABLE_ON_EXTERNAL_CONTEXT (reference o.1)
+    auto_extract: bool = False  # PAICLI_MEMORY_AUTO_EXTRACT_ENABLED; the CLI turns it on (n.1)
+    light_model: BaseChatModel | None = None  # PAICLI_LIGHT_MODEL for fact extraction; None: `model`
+    background: Any = None  # nodes.support.background.Background: extraction runs there (Q7)
+    audit: Any = None  # tools.policy.audit.AuditLog for risky calls (reference v.7); None: no audit
+    web: WebConfig = field(default_factory=WebConfig)  # web_search / web_fetch settings
+    hidden_env: frozenset[str] = frozenset()  # Settings.secret_env: kept from commands' environment
+
+
+def long_term_memory(runtime: Runtime | None, deps: Deps) -> Any:
+    """The graph store's memory (paicli's store, also under ``langgraph dev``), else ``deps.memory``.
+
+    Duck-typed: the server imports ``memory/longterm/store.py`` under a module name of its own, so its
+    ``MemoryStore`` is not the class this process imported.
+    """
+    return getattr(getattr(runtime, "store", None), "memory", None) or deps.memory

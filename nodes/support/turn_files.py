@@ -1,0 +1,40 @@
+"""Which project files the current turn read or wrote (ARCHITECTURE.md Q13).
+
+A memory saved in a turn is linked to these files (``source_files`` metadata); when one of
+them changes after the memory was last verified, the memory is marked possibly stale.
+Only calls that succeeded count, and only paths that stay inside the project.
+"""
+
+from __future__ import annotations
+
+import posixpath
+from typing import Any
+
+from langchain_core.messages import AIMessage, ToolMessage
+
+from nodes.guards.turn import current_turn
+
+FILE_TOOLS = frozenset({"read_file", "write_file", "edit_file"})
+MAX_SOURCE_FILES = 8  # keeps the metadata line short; the first files of the turn win
+
+
+def turn_files(messages: list[Any]) -> tuple[str, ...]:
+    turn = current_turn(messages)
+    failed = {m.tool_call_id for m in turn if isinstance(m, ToolMessage) and m.status == "error"}
+    answered = {m.tool_call_id for m in turn if isinstance(m, ToolMessage)}
+    found: dict[str, None] = {}
+    for message in turn:
+        for call in message.tool_calls if isinstance(message, AIMessage) else ():
+            path = project_relative(call.get("args", {}).get("path")) if call["name"] in FILE_TOOLS else None
+            if path and call["id"] in answered and call["id"] not in failed:
+                found.setdefault(path)
+    return tuple(found)[:MAX_SOURCE_FILES]
+
+
+def project_relative(path: Any) -> str | None:
+    if not isinstance(path, str) or not path.strip():
+        return None
+    normal = posixpath.normpath(path.strip().replace("\\", "/"))
+    if normal.startswith(("/", "../")) or normal in ("..", ".") or "," in normal:
+        return None  # outside the project (the guard refused it anyway), or unstorable
+    return normal

@@ -1,0 +1,48 @@
+"""Which external content a session has read, for the long-term memory guard (reference o.1).
+
+PaiCLI keeps one ExternalContextTracker per session. Here the recorded sources are a plain
+tuple (an ordered set, at most ``MAX_RECORDED_SOURCES``) so the state can live in a LangGraph
+channel and survive checkpoints; the functions below only compute new tuples. Reset the
+tuple to ``()`` on ``/clear`` and nowhere else.
+
+Any result of an external tool counts, success or failure: error text can carry remote
+content too. Local tools (``read_file``, ``execute_command`` without curl/wget, ...) never do.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from tools.policy.classify import WEB_COMMAND, command_of, has_explicit_remember_intent
+
+MAX_RECORDED_SOURCES = 8  # reference o.1
+WEB_COMMAND_SOURCE = "execute_command(curl/wget)"  # reference o.1
+
+__all__ = ["MAX_RECORDED_SOURCES", "blocks_automatic_memory", "external_source",
+           "has_explicit_remember_intent", "record"]
+
+
+def external_source(name: str | None, args: Any = None) -> str | None:
+    """The source a finished call of this tool records, or ``None`` for local tools."""
+    tool = (name or "").strip()
+    lowered = tool.lower()
+    if lowered.startswith(("mcp__", "browser_")) or lowered in ("web_search", "web_fetch"):
+        return tool
+    if WEB_COMMAND.search(command_of(tool, args)):
+        return WEB_COMMAND_SOURCE
+    return None
+
+
+
+def record(sources: tuple[str, ...], new: str | None) -> tuple[str, ...]:
+    """Add a source to the ordered set; once it holds 8, later sources are dropped (as PaiCLI)."""
+    source = (new or "").strip()
+    if not source or source in sources or len(sources) >= MAX_RECORDED_SOURCES:
+        return tuple(sources)
+    return (*sources, source)
+
+
+def blocks_automatic_memory(sources: tuple[str, ...], guard_on: bool = True) -> bool:
+    """Auto extraction, the login-hint save and intent-less ``save_memory`` are off (o.1)."""
+    return guard_on and bool(sources)
+

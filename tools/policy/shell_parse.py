@@ -1,0 +1,216 @@
+"""A shell command as bash would run it, for CommandGuard (paicli issue 10, item 7).
+
+``parse`` walks bashlex's syntax tree and returns every simple command that would run: in
+lists, pipelines, subshells, ``{ }`` groups, loops, function bodies, ``$(…)`` and ``<(…)``,
+``bash -c`` strings and literal text fed to a shell's stdin (parsed again, recursively), behind
+wrappers (``env``, ``nice``, ``xargs``, ``find -exec`` …). Words arrive quote-removed
+(bashlex does that), with ``~``, ``$HOME`` and ``$PWD`` expanded when known; ``cd`` is
+followed through a list, so ``cd ~ && rm -rf ./*`` runs ``rm`` in the home directory.
+
+It never touches the file system (it runs on the event loop, where ``langgraph dev`` refuses
+blocking calls) and never runs anything. A command whose name is computed (``$(…)``, backticks,
+``$X``, ``eval``) raises ``PolicyError`` here: no rule can judge a command it cannot name.
+"""
+
+from __future__ import annotations
+
+import os
+import shlex
+from dataclasses import dataclass, field, replace
+from typing import Any
+
+from tools.base import PolicyError
+from tools.policy.shell_words import SHELLS, STDIN_SCRIPTS, Simple, Word, has_braces, literal_output, script_source, unwrap
+
+COMPUTED = "禁止执行动态生成的命令（命令名来自 $(…)、反引号、变量或 eval）"
+DECODED = "禁止把解码得到的文本交给 Shell 执行"
+TOO_DEEP = "命令嵌套过深（bash -c 套 bash -c …），无法检查"
+MAX_DEPTH = 6
+
+
+@dataclass
+class Scope:
+    cwd: str | None
+    home: str | None
+    functions: tuple[str, ...] = ()  # functions being defined around this point
+
+    def copy(self) -> Scope:
+        return replace(self)
+
+
+@dataclass
+class Parsed:
+    simples: list[Simple] = field(default_factory=list)
+    pipelines: list[list[list[Simple]]] = field(default_factory=list)  # stages, each its commands
+    recursive_calls: list[str] = field(default_factory=list)  # a function calling itself
+
+
+def parse(command: str, cwd: str, home: str | None) -> Parsed:
+    """Raises PolicyError for a computed command name, bashlex's errors for syntax it lacks."""
+    walker = _Walker()
+    walker.text(command, Scope(cwd, home), 0)
+    return walker.out
+
+
+class _Walker:
+    def __init__(self) -> None:
+        self.out = Parsed()
+
+    def text(self, command: str, scope: Scope, depth: int) -> None:
+        import bashlex  # 0.15 s to import: only when a command is actually checked
+
+        if depth > MAX_DEPTH:
+            raise PolicyError(TOO_DEEP)
+        self.depth, self.source = depth, command
+        for node in bashlex.parse(command):
+            self.node(node, scope)
+
+    def node(self, node: Any, scope: Scope) -> None:
+        kind = node.kind
+        if kind == "command":
+            self.command(node, scope)
+        elif kind == "pipeline":
+            self.pipeline([p for p in node.parts if p.kind not in ("pipe", "reservedword")], scope)
+        elif kind == "compound":
+            inner = scope.copy() if node.list and getattr(node.list[0], "word", "") == "(" else scope
+            for part in node.list:
+                self.node(part, inner)
+            for redirect in getattr(node, "redirects", None) or ():
+                self.redirect(redirect, scope)
+        elif kind == "function":
+            name = node.name.word
+            self.node(node.body, replace(scope.copy(), functions=(*scope.functions, name)))
+        elif kind == "word":
+            self.word(node, scope)
+        elif hasattr(node, "parts") and kind not in ("tilde", "parameter", "heredoc"):
+            for part in node.parts:  # list, if, for, while, until: parts in order, same scope
+                self.node(part, scope)
+
+    def pipeline(self, stages: list[Any], scope: Scope) -> None:
+        grouped: list[list[Simple]] = []
+        for i, stage in enumerate(stages):
+            start = len(self.out.simples)
+            self.node(stage, scope.copy())  # each stage runs in a subshell: its `cd` stays there
+            grouped.append(self.out.simples[start:])
+            if i and grouped[i] and grouped[i - 1]:
+                self.fed_script(grouped[i][-1], literal_output(grouped[i - 1][-1]), scope)
+        self.out.pipelines.append(grouped)
+
+    def command(self, node: Any, scope: Scope) -> None:
+        words: list[Word] = []
+        stdin: Word | None = None
+        for part in node.parts:
+            if part.kind == "word":
+                words.append(self.word(part, scope))
+            elif part.kind == "assignment":
+                self.assignment(part, scope)
+            elif part.kind == "redirect":
+                stdin = self.redirect(part, scope) or stdin
+        if any(w.text.startswith("HOME=") for w in words):  # export HOME=/ changes what ~ means
+            scope.home = None
+        if words:
+            self.simple(words, scope, stdin=stdin)
+
+    def simple(self, words: list[Word], scope: Scope, stdin_args: bool = False, stdin: Word | None = None) -> None:
+        name = words[0]
+        if not name.known or name.inner is not None or os.path.basename(name.text) == "eval":
+            raise PolicyError(COMPUTED)
+        simple = Simple(tuple(words), scope.cwd, scope.home, stdin_args, stdin)
+        self.out.simples.append(simple)  # before what it wraps: a stage's last command is the one that reads
+        if simple.name in scope.functions:
+            self.out.recursive_calls.append(simple.name)
+        for inner in unwrap(simple):
+            nested = scope.copy()
+            nested.cwd = inner.cwd
+            if inner.script is not None:
+                self.script(inner.script, nested)
+            else:
+                self.simple(list(inner.words), nested, stdin_args or inner.stdin_args, stdin)
+        if simple.name in ("cd", "pushd", "popd"):
+            scope.cwd = change_dir(simple)
+        elif simple.name in SHELLS and isinstance(script_source(simple), Word):
+            self.script(script_source(simple), scope.copy())
+        self.fed_script(simple, stdin, scope)
+
+    def script(self, word: Word, scope: Scope, unknown: str = COMPUTED) -> None:
+        """A shell script given as text: parse it, or refuse when it is computed."""
+        if not word.known or word.inner is not None:
+            raise PolicyError(unknown)
+        depth, source = self.depth, self.source
+        self.text(word.text, scope, depth + 1)
+        self.depth, self.source = depth, source
+
+    def fed_script(self, simple: Simple, text: Word | None, scope: Scope) -> None:
+        """Literal text on a shell's stdin is a script: ``echo 'rm -rf ~' | sh``."""
+        if text is not None and simple.name in SHELLS and script_source(simple) is STDIN_SCRIPTS:
+            self.script(text, scope.copy(), DECODED)
+
+    def word(self, node: Any, scope: Scope) -> Word:
+        raw = self.source[node.pos[0]:node.pos[1]]
+        known, inner, text = True, None, unquote(raw, node.word)
+        for part in _descendants(node):
+            if part.kind in ("commandsubstitution", "processsubstitution"):
+                start = len(self.out.simples)
+                self.node(part.command, scope.copy())
+                inner = (*(inner or ()), *self.out.simples[start:])
+            elif part.kind == "parameter":
+                name = getattr(part, "value", None)  # bashlex leaves $'…' and $"…" without one
+                value = {"HOME": scope.home, "PWD": scope.cwd}.get(name or "")
+                known = known and value is not None
+                if value is not None:
+                    text = text.replace("${%s}" % name, value).replace("$" + name, value)
+            elif part.kind == "tilde":
+                known = known and part.value == "~" and scope.home is not None
+                if known and text.startswith("~"):  # not X=~/bin: only a leading ~ names a target
+                    text = scope.home + text[1:]
+        # bashlex drops the backslash of "\x" although bash keeps it: remember there was one
+        escaped = "\\" in raw
+        return Word(text, known and inner is None and not has_braces(text), inner, escaped)
+
+    def assignment(self, node: Any, scope: Scope) -> None:
+        if node.word.startswith("HOME="):
+            scope.home = None
+        self.word(node, scope)  # runs nothing itself, but its $(…) does
+
+    def redirect(self, node: Any, scope: Scope) -> Word | None:
+        """Walks a redirect's target; returns the literal text it feeds to stdin, if any."""
+        heredoc = getattr(node, "heredoc", None)
+        if heredoc is not None:
+            return Word(heredoc.value.rsplit("\n", 1)[0] if "\n" in heredoc.value else "")
+        target = node.output
+        if getattr(target, "kind", None) != "word":
+            return None
+        word = self.word(target, scope)
+        if node.type not in ("<", "<<<"):
+            self.out.simples.append(Simple((Word(">"), word), scope.cwd, scope.home))
+        return word if node.type == "<<<" else None
+
+
+def unquote(raw: str, fallback: str) -> str:
+    """Quote removal by shlex: bashlex gets mixed quoting wrong ('a'"'"'b' is a'b)."""
+    try:
+        words = shlex.split(raw)
+    except ValueError:
+        return fallback
+    return words[0] if len(words) == 1 else fallback
+
+
+def _descendants(node: Any) -> list[Any]:
+    found = []
+    for part in getattr(node, "parts", None) or ():
+        found.append(part)
+        if part.kind not in ("commandsubstitution", "processsubstitution"):
+            found.extend(_descendants(part))
+    return found
+
+
+def change_dir(simple: Simple) -> str | None:
+    """The directory ``cd`` / ``pushd`` lands in; None when the guard cannot know it."""
+    targets = [w for w in simple.args if not (w.text.startswith("-") and len(w.text) > 1)]
+    if simple.name == "popd" or (targets and (targets[0].text == "-" or not targets[0].known)):
+        return None
+    if not targets:
+        return simple.home
+    if os.path.isabs(targets[0].text):
+        return os.path.normpath(targets[0].text)
+    return os.path.normpath(os.path.join(simple.cwd, targets[0].text)) if simple.cwd else None
