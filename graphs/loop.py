@@ -1,4 +1,4 @@
-"""The agent loop every execution unit runs (ARCHITECTURE.md "One execution unit"):
+"""The agent loop every execution unit runs (docs/architecture.md, "One execution unit"):
 
     ─► [compact] ──► call_model ──► (tool calls?) ──► [gate_tools] ──► execute_tools ──┐
         ▲                               └─ no ──► exit                                   │

@@ -1,5 +1,6 @@
 """The one error type a user can fix. Every layer raises subclasses; the CLI prints the
-message as one red line and exits 2 (STYLE.md, "Errors, by who can fix them")."""
+message as one red line and exits 2: the message names the fix, and a traceback would
+only bury it."""
 
 
 class PaicliError(Exception):

@@ -3,8 +3,8 @@
 The estimate is PaiCLI's character heuristic, not a tokenizer: CJK characters cost 1/1.5 of a
 token, everything else 1/4, counted in UTF-16 code units like Java. A message adds its content
 (text parts and images), its tool-call arguments, its reasoning (S1) and 4 tokens of overhead.
-Per ARCHITECTURE.md Q1 the compaction check also counts the system prompt and the schema of the
-tools exposed for that call.
+Per the decision on Q1 (docs/behavior.md#decisions) the compaction check also counts the system
+prompt and the schema of the tools exposed for that call.
 
 ``Estimator`` caches each message's count under its id plus a fingerprint of what the count
 depends on. Python caches a ``str``'s hash on the object, so re-checking an unchanged message is

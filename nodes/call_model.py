@@ -135,7 +135,7 @@ def failure(exc: BaseException) -> dict[str, Any]:
 def make_call_model(caller: ModelCaller, compaction: Any):
     """``compaction`` is the graph's ``nodes.compact.Compaction`` (not imported here: it is
     built around a ``ModelCaller``). On a context overflow it forces one compaction and
-    retries once (ARCHITECTURE.md Q3/Q4); a second failure keeps the history as it was."""
+    retries once (Q3/Q4, docs/behavior.md#decisions); a second failure keeps the history as it was."""
 
     async def call_model(state: AgentState, runtime: Runtime[RunContext]) -> dict[str, Any]:
         ctx, messages = run_context(runtime), list(state["messages"])

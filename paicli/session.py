@@ -139,7 +139,7 @@ class Session:
         return self.checkpointer.sessions()
 
     def resume(self, session_id: str) -> None:
-        """Continue another thread of the same ledger (reference h.5, ARCHITECTURE.md Q2/Q10)."""
+        """Continue another thread of the same ledger (reference h.5; Q2/Q10, docs/behavior.md#decisions)."""
         self.session_id = session_id
         self.external_sources = ()  # refreshed from the thread's state by `load_external`
 

@@ -7,7 +7,7 @@
 If nothing works the call proceeds over the trigger; the history is never left half-rewritten.
 Tier 1 (offloading) is not here: it runs when a tool result enters the history.
 
-``force=True`` is the overflow recovery (ARCHITECTURE.md Q3/Q4): clear every old result and
+``force=True`` is the overflow recovery (Q3/Q4 in docs/behavior.md#decisions): clear every old result and
 summarise regardless of the trigger, keeping 3 rounds, or 1 when 3 cannot shrink the history.
 """
 

@@ -1,6 +1,6 @@
 """Splitting a history into real user rounds, rendering the old part, rebuilding (reference f.2, f.4, f.6).
 
-Internal user messages (ARCHITECTURE.md Q5) are HumanMessages the program wrote: skill
+Internal user messages (Q5, docs/behavior.md#decisions) are HumanMessages the program wrote: skill
 injections, runaway reminders, budget finalization, image tool results, and our own summaries.
 They carry ``additional_kwargs["paicli_internal"] = "<kind>"`` (use ``internal()`` to build
 one). They never count as a round, so "keep the last 3 rounds" means 3 things the user typed.

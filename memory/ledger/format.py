@@ -1,4 +1,4 @@
-"""PaiCLI ledger lines (reference h.2) and LangChain messages as PaiCLI message records (0.1).
+"""PaiCLI ledger lines (reference h.2) and LangChain messages as PaiCLI message records (reference 0.1).
 
 Pure functions, no file access; ``memory.ledger.saver`` (the checkpointer) writes and reads what these
 build.

@@ -40,7 +40,7 @@ POLL = 0.1  # seconds between two tries of a busy turn lock
 class SessionBusy(PaicliError):
     """Another process is running a turn on this session."""
 
-    exit_code = 1  # ARCHITECTURE.md: -p exits 1 when the answer is incomplete
+    exit_code = 1  # -p exits 1 when the answer is incomplete (README.md, exit codes)
 
 
 class LedgerConflict(PaicliError):

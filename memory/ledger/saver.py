@@ -1,4 +1,4 @@
-"""The session ledger as LangGraph's checkpointer (ARCHITECTURE.md "Persistence", reference h).
+"""The session ledger as LangGraph's checkpointer (reference h; docs/architecture.md, "Persistence").
 
 One append-only JSONL file per thread, ``<history_dir>/<thread_id>.jsonl`` (the CLI passes
 ``$PAICLI_HOME/history/raw``). Every line is a PaiCLI ledger event (``memory.ledger.format``): each
@@ -322,7 +322,7 @@ async def make_checkpointer() -> AsyncIterator[JsonlLedgerSaver]:
     """The checkpointer ``langgraph.json`` names (``./memory/ledger/saver.py:make_checkpointer``).
 
     The server's entry point, hence the one place besides ``paicli/settings.py`` that reads the
-    environment (ARCHITECTURE.md: ``PAICLI_HOME``, default ``~/.paicli``). The saver is built on a
+    environment (``PAICLI_HOME``, default ``~/.paicli``). The saver is built on a
     worker thread: creating its directory is a blocking call ``langgraph dev`` refuses on its loop.
     """
     home = Path(os.environ.get("PAICLI_HOME") or "~/.paicli").expanduser()

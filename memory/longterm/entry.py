@@ -10,7 +10,7 @@ paicli does not know.
 What still cannot be read as an entry (no text content, an unknown type) is not an ``Entry``;
 ``memory.longterm.document`` keeps it in the file untouched.
 
-Metadata spellings (Q12, ARCHITECTURE.md): auto-extracted entries are written with S1's names
+Metadata spellings (Q12, docs/behavior.md#decisions): auto-extracted entries are written with S1's names
 ``source=auto_extracted`` / ``verification=unverified``; PaiCLI's code names
 ``source=auto_user_fact`` / ``verification_pending=true`` are read as the same thing.
 """

@@ -5,7 +5,7 @@ every sentence that mentions a credential or personal identifier, so such a sent
 reaches the extraction model. After the call, ``quote_rejection`` judges each quote the model
 returned against that same safe text. None of these rules trusts the model's judgement.
 
-Word lists are the code's, not S1's (ARCHITECTURE.md Q14): S1's temporary list contains 先,
+Word lists are the code's, not S1's (Q14, docs/behavior.md#decisions): S1's temporary list contains 先,
 which would reject the golden fact "以后解释代码时，请先给一个可运行的小例子".
 
 Fidelity notes (PaiCLI is Java): lengths are counted in UTF-16 units and trimming is

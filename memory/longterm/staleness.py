@@ -1,4 +1,4 @@
-"""Might a memory be out of date? (reference m, with ARCHITECTURE.md's decision on Q13)
+"""Might a memory be out of date? (reference m, with the decision on Q13 in docs/behavior.md#decisions)
 
 Rule 1: not verified for more than N days (default 30; N ≤ 0 switches this rule off).
 Rule 2 (Q13): a file linked in ``source_files`` was modified after the memory was last verified.

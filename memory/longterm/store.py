@@ -1,4 +1,4 @@
-"""A LangGraph store over ``long_term_memory.json`` (ARCHITECTURE.md "Persistence").
+"""A LangGraph store over ``long_term_memory.json`` (reference j; docs/architecture.md, "Persistence").
 
 Items are PaiCLI memory entries; nothing else lives in the file, so only two namespaces exist:
 - ``("memories", "global")`` for global entries;

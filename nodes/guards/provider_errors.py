@@ -1,6 +1,6 @@
 """Reading errors from OpenAI-compatible providers: overflow detection and one-line messages.
 
-ARCHITECTURE.md Q3: overflow = a BadRequestError with code ``context_length_exceeded``, or a
+Q3 (docs/behavior.md#decisions): overflow = a BadRequestError with code ``context_length_exceeded``, or a
 400 whose message talks about context/length/tokens being too long or over a maximum.
 langchain-openai does not map these to ``ContextOverflowError`` (langgraph-notes §6.2), so we
 look at the status, the code and the message ourselves, without importing openai here.

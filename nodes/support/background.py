@@ -1,4 +1,4 @@
-"""Work a graph starts and does not wait for: fact extraction after a turn (ARCHITECTURE.md Q7).
+"""Work a graph starts and does not wait for: fact extraction after a turn (Q7, docs/behavior.md#decisions).
 
 The answer is shown first; the extraction runs on the same event loop while the user reads
 and types. Its notices wait here until the front end prints them (before the next prompt),

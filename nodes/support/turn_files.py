@@ -1,4 +1,4 @@
-"""Which project files the current turn read or wrote (ARCHITECTURE.md Q13).
+"""Which project files the current turn read or wrote (Q13, docs/behavior.md#decisions).
 
 A memory saved in a turn is linked to these files (``source_files`` metadata); when one of
 them changes after the memory was last verified, the memory is marked possibly stale.

@@ -1,4 +1,4 @@
-"""A scripted OpenAI-compatible server on 127.0.0.1, stdlib only (STYLE.md, "Faking the model").
+"""A scripted OpenAI-compatible server on 127.0.0.1, stdlib only.
 
 End-to-end tests point the real `langchain-openai` / `langchain-deepseek` clients at it, so
 streaming, usage, tool-call deltas and HTTP errors go through the real client code.

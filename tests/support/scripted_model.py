@@ -1,4 +1,4 @@
-"""A scripted chat model for graph tests (STYLE.md, "Faking the model").
+"""A scripted chat model for graph tests: no ``patch()`` of our modules needed.
 
 The script is a list of `AIMessage`s (returned in order) or exceptions (raised when reached).
 The model records every prompt it was shown, fails loudly when the script runs out, and streams
