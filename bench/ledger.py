@@ -30,8 +30,8 @@ Targets printed next to the figures: bytes ≤ 1.5× raw JSON, median put ≤ Sq
 fresh-process resume of the 1,000-message session ≤ 0.5 s, the 100 KB input ≤ 1.2× its size in
 the ledger. Benchmarks print; they do not assert.
 
-    /work/venv/bin/python bench/ledger.py             # about half a minute
-    /work/venv/bin/python bench/ledger.py --sizes 200
+    .venv/bin/python bench/ledger.py             # about 15 s on 2 cores
+    .venv/bin/python bench/ledger.py --sizes 200
 """
 
 from __future__ import annotations

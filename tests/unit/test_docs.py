@@ -3,6 +3,8 @@
 The code cites sections of PaiCLI's behaviour (``# reference (e.1): ...``, ``(o.5 rule 11)``,
 ``reference t``, ``Q13``); the document they cite must be in the repository, so a reader who
 follows a citation finds it. Design documents outside the repository must not be cited at all.
+Code that points at a section of docs/architecture.md (``docs/architecture.md, "Persistence"``)
+names one of its headings, and the links of the repository's documents lead somewhere.
 """
 
 from __future__ import annotations
@@ -14,6 +16,8 @@ import pytest
 
 ROOT = Path(__file__).resolve().parents[2]
 DOC = ROOT / "docs" / "behavior.md"
+ARCHITECTURE = ROOT / "docs" / "architecture.md"
+LINKED_DOCS = (DOC, ARCHITECTURE, ROOT / "CONTRIBUTING.md", ROOT / "README.md", ROOT / "bench" / "README.md")
 CITING_DIRS = ("memory", "prompts", "tools", "nodes", "graphs", "paicli", "tests", "bench")
 SKIP_PARTS = {"__pycache__", ".venv", "node_modules"}
 
@@ -32,6 +36,9 @@ HEADING = re.compile(r"^#{2,4}\s+(.+?)\s*$")
 HEADING_ID = re.compile(r"^(?:\(([a-y])\)|((?:[a-y]|0)(?:\.\d+)+))\s")
 HEADING_QUESTIONS = re.compile(r"^(Q\d+(?:\s+and\s+Q\d+)*)\b")
 LINK_ANCHOR = re.compile(r"\]\(#([^)\s]+)\)")
+LINK = re.compile(r"\]\(([^)\s]+)\)")
+EXTERNAL = re.compile(r"^[a-z][a-z0-9+.-]*:", re.IGNORECASE)  # https:, mailto:
+ARCHITECTURE_SECTION = re.compile(r'docs/architecture\.md, "([^"]+)"')
 
 
 def _expand(first: str, last: str | None) -> list[str]:
@@ -76,8 +83,8 @@ def cited() -> dict[str, list[str]]:
     return places
 
 
-def headings() -> list[str]:
-    text = DOC.read_text(encoding="utf-8")
+def headings(doc: Path = DOC) -> list[str]:
+    text = doc.read_text(encoding="utf-8")
     text = re.sub(r"^```.*?^```", "", text, flags=re.MULTILINE | re.DOTALL)  # headings inside examples
     return [m.group(1) for line in text.splitlines() if (m := HEADING.match(line))]
 
@@ -138,3 +145,34 @@ def test_links_inside_docs_behavior_point_at_its_headings():
     anchors = {github_anchor(h) for h in headings()}
     links = set(LINK_ANCHOR.findall(DOC.read_text(encoding="utf-8")))
     assert links and not links - anchors, f"dangling links: {sorted(links - anchors)}"
+
+
+def dangling_links(doc: Path) -> list[str]:
+    """Relative links of ``doc`` whose file does not exist, or whose ``#anchor`` is no heading there."""
+    dangling = []
+    for target in LINK.findall(doc.read_text(encoding="utf-8")):
+        if EXTERNAL.match(target):
+            continue
+        file, _, anchor = target.partition("#")
+        destination = (doc.parent / file).resolve() if file else doc
+        if not destination.exists() or anchor and (
+                destination.suffix != ".md" or anchor not in {github_anchor(h) for h in headings(destination)}):
+            dangling.append(target)
+    return dangling
+
+
+@pytest.mark.parametrize("doc", LINKED_DOCS, ids=lambda p: str(p.relative_to(ROOT)))
+def test_links_in_the_documents_lead_to_a_file_and_heading(doc):
+    assert not dangling_links(doc), f"{doc.relative_to(ROOT)}: dangling links {dangling_links(doc)}"
+
+
+def test_code_pointing_at_docs_architecture_names_one_of_its_sections():
+    places: dict[str, list[str]] = {}
+    for path in python_files(("",)):
+        for number, line in enumerate(path.read_text(encoding="utf-8").splitlines(), 1):
+            for section in ARCHITECTURE_SECTION.findall(line):
+                places.setdefault(section, []).append(f"{path.relative_to(ROOT)}:{number}")
+    known = set(headings(ARCHITECTURE))
+    assert {"One execution unit", "Persistence"} <= set(places), "the scanner found none of the known pointers"
+    missing = {section: where for section, where in places.items() if section not in known}
+    assert not missing, f"docs/architecture.md has no such heading: {missing}"
