@@ -45,10 +45,12 @@ class Studio:
         return self.log.read_text(encoding="utf-8", errors="replace")
 
 
-def start_studio(project: Path, env: dict[str, str], log: Path) -> tuple[subprocess.Popen, str]:
+def start_studio(project: Path, env: dict[str, str], log: Path, *extra: str,
+                 cwd: Path | None = None) -> tuple[subprocess.Popen, str]:
     port = closed_port()
     with log.open("wb") as out:
-        proc = subprocess.Popen([sys.executable, "-m", "paicli", "studio", "--port", str(port)], cwd=project,
+        proc = subprocess.Popen([sys.executable, "-m", "paicli", "studio", "--port", str(port), *extra],
+                                cwd=cwd or project,
                                 env=env, stdin=subprocess.DEVNULL, stdout=out, stderr=subprocess.STDOUT)
     deadline = time.monotonic() + STARTUP_SECONDS
     while "Press Ctrl-C to stop." not in log.read_text(encoding="utf-8", errors="replace"):
@@ -239,3 +241,27 @@ def test_sigint_stops_the_server_cleanly(tmp_path):
         import urllib.request
 
         urllib.request.urlopen(f"{url}/ok", timeout=2)
+
+
+def test_host_and_project_flags_serve_the_named_project_from_elsewhere(tmp_path):
+    """--host, --project and --debug, started from another directory: runs work in the project."""
+    from langgraph_sdk import get_sync_client
+
+    project, home, elsewhere = tmp_path / "named", tmp_path / "home", tmp_path / "elsewhere"
+    for folder in (project, home, elsewhere):
+        folder.mkdir()
+    (project / "marker.txt").write_text(MARKER, encoding="utf-8")
+    with FakeOpenAIServer([Reply(tool_calls=[{"name": "read_file", "arguments": {"path": "marker.txt"}}]),
+                           Reply("read it")]) as fake:
+        env = environment(home, fake.base_url)
+        proc, url = start_studio(project, env, tmp_path / "studio.log", "--host", "127.0.0.1",
+                                 "--project", str(project), "--debug", cwd=elsewhere)
+        try:
+            client = get_sync_client(url=url, api_key=None)
+            thread = client.threads.create()["thread_id"]
+            client.runs.wait(thread, "react", input=user("read marker.txt"))
+            assert MARKER in str(fake.requests[-1]["messages"])
+            assert (project / ".paicli" / "studio" / "langgraph.json").is_file()
+            assert not (elsewhere / ".paicli").exists()
+        finally:
+            assert interrupt_and_wait(proc) == 0
