@@ -26,7 +26,7 @@ from tools.policy.classify import HEADLINE_NOTICE
 
 def project_context(deps: Deps, memory: Any, ctx: RunContext, query: str) -> str:
     root = Path(ctx.project_root)
-    parts = [load_project_memory(root, deps.prompt_home or Path.home() / ".paicli")]
+    parts = [load_project_memory(root, deps.prompt_home)]
     if memory is not None:
         budget = ContextProfile.from_window(ctx.context_window).memory_context_tokens
         parts.append(memory.context_block(query, budget, normalize_project_key(root), deps.clock()))

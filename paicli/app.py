@@ -95,12 +95,9 @@ class App:
     def memory(self) -> Any:
         """The shared long-term memory (``memory.longterm.manager.LongTermMemory``), opened on first use."""
         if self._memory is None:
-            from memory.longterm.manager import LongTermMemory, MemoryOptions
+            from memory.longterm.manager import LongTermMemory
 
-            knobs = self.settings.memory
-            options = MemoryOptions(conflict_threshold=knobs.conflict_threshold, stale_days=knobs.stale_days,
-                                    cache_dir=self.settings.cache_dir)
-            self._memory = LongTermMemory(self.settings.memory_dir, options)
+            self._memory = LongTermMemory(self.settings.memory_dir, self.settings.memory.options)
         return self._memory
 
     @property

@@ -1,8 +1,15 @@
-"""Memory and web settings (reference j–o, t, v.7, x), parsed for ``paicli.settings``.
+"""The feature settings (reference j–o, s.3, t, v.7, x), parsed for ``paicli.settings``.
 
-``get`` is the settings loader's lookup (environment > ``.env`` > ``config.json``). Values
-the reference says to tolerate keep its defaults instead of failing: a stale-day count that
-does not parse gives 30, a conflict threshold outside (0, 1] gives 0.8.
+``get`` is the settings loader's lookup (environment > ``.env`` > ``config.json``). Each
+setting is declared once, in the options class its layer uses (``CompactionOptions``,
+``BudgetOptions``, ``MemoryOptions``); this module only builds those objects.
+
+Every on/off setting goes through ``flag``: the reference's words turn it off
+(``false|0|no|off``) or on (``true|1|yes|on``); anything else is a one-line ``ConfigError``
+naming the setting, because silently keeping the default hides a typo like ``of``. Numbers the
+reference says to tolerate keep its defaults instead of failing: a stale-day count that does
+not parse gives 30, a conflict threshold outside (0, 1] gives 0.8, a budget that is not a
+positive whole number is unlimited.
 """
 
 from __future__ import annotations
@@ -11,16 +18,22 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 
-from memory.longterm.config import DEFAULT_STALE_DAYS, DEFAULT_THRESHOLD, parse_stale_days, parse_threshold
+from memory.errors import PaicliError
+from memory.longterm.config import MemoryOptions, parse_stale_days, parse_threshold
+from nodes.support.options import BudgetOptions, CompactionOptions
 
 Get = Callable[[str], "str | None"]
-OFF_WORDS = frozenset({"false", "0", "no", "off"})  # reference (n.1, o.1)
+OFF_WORDS = frozenset({"false", "0", "no", "off"})  # reference (e, n.1, o.1, x)
+ON_WORDS = frozenset({"true", "1", "yes", "on"})
+
+
+class ConfigError(PaicliError):
+    """Settings the user has to fix (missing key, bad number, unknown provider)."""
 
 
 @dataclass(frozen=True)
 class MemoryKnobs:
-    stale_days: int = DEFAULT_STALE_DAYS  # PAICLI_MEMORY_STALE_DAYS (m)
-    conflict_threshold: float = DEFAULT_THRESHOLD  # PAICLI_MEMORY_CONFLICT_THRESHOLD (l)
+    options: MemoryOptions = MemoryOptions()  # threshold (l), staleness (m), jieba's cache
     auto_extract: bool = True  # PAICLI_MEMORY_AUTO_EXTRACT_ENABLED (n.1): unset means on
     external_guard: bool = True  # PAICLI_MEMORY_DISABLE_ON_EXTERNAL_CONTEXT (o.1): default on
 
@@ -32,17 +45,72 @@ class WebKnobs:
     audit_dir: Path | None = None  # PAICLI_AUDIT_DIR (v.7); None: $PAICLI_HOME/audit
 
 
-def _on(raw: str | None) -> bool:
-    return raw is None or raw.strip().lower() not in OFF_WORDS
+FLAG_SETTINGS = {  # every on/off setting and its default
+    "PAICLI_SESSION_MEMORY_COMPACTION_ENABLED": False,
+    "PAICLI_TOOL_OFFLOAD_ENABLED": True,
+    "PAICLI_TOOL_RESULT_CLEARING_ENABLED": True,
+    "PAICLI_MEMORY_AUTO_EXTRACT_ENABLED": True,
+    "PAICLI_MEMORY_DISABLE_ON_EXTERNAL_CONTEXT": True,
+}
 
 
-def memory_knobs(get: Get) -> MemoryKnobs:
-    return MemoryKnobs(
-        stale_days=parse_stale_days(get("PAICLI_MEMORY_STALE_DAYS")),
-        conflict_threshold=parse_threshold(get("PAICLI_MEMORY_CONFLICT_THRESHOLD")),
-        auto_extract=_on(get("PAICLI_MEMORY_AUTO_EXTRACT_ENABLED")),
-        external_guard=_on(get("PAICLI_MEMORY_DISABLE_ON_EXTERNAL_CONTEXT")),
+def parse_flag(raw: str | None, default: bool, name: str) -> bool:
+    """The one reading of an on/off setting; unset or blank keeps ``default``."""
+    word = (raw or "").strip().lower()
+    if not word:
+        return default
+    if word in ON_WORDS:
+        return True
+    if word in OFF_WORDS:
+        return False
+    raise ConfigError(f"{name} must be one of true/false, 1/0, yes/no, on/off, got '{raw}'")
+
+
+def flag(get: Get, name: str) -> bool:
+    return parse_flag(get(name), FLAG_SETTINGS[name], name)
+
+
+def number(get: Get, name: str, default: int) -> int:
+    raw = get(name)
+    if raw is None:
+        return default
+    try:
+        return int(raw.replace("_", ""))
+    except ValueError:
+        raise ConfigError(f"{name} must be a whole number, got '{raw}'") from None
+
+
+def memory_knobs(get: Get, cache_dir: Path) -> MemoryKnobs:
+    options = MemoryOptions(conflict_threshold=parse_threshold(get("PAICLI_MEMORY_CONFLICT_THRESHOLD")),
+                            stale_days=parse_stale_days(get("PAICLI_MEMORY_STALE_DAYS")), cache_dir=cache_dir)
+    return MemoryKnobs(options=options, auto_extract=flag(get, "PAICLI_MEMORY_AUTO_EXTRACT_ENABLED"),
+                       external_guard=flag(get, "PAICLI_MEMORY_DISABLE_ON_EXTERNAL_CONTEXT"))
+
+
+def compaction_options(get: Get) -> CompactionOptions:
+    exclude = get("PAICLI_TOOL_RESULT_CLEARING_EXCLUDE_TOOLS") or ""
+    return CompactionOptions(
+        session_memory=flag(get, "PAICLI_SESSION_MEMORY_COMPACTION_ENABLED"),
+        offload=flag(get, "PAICLI_TOOL_OFFLOAD_ENABLED"),
+        offload_threshold=number(get, "PAICLI_TOOL_OFFLOAD_THRESHOLD_CHARS", 32_000),
+        clearing=flag(get, "PAICLI_TOOL_RESULT_CLEARING_ENABLED"),
+        clearing_trigger=number(get, "PAICLI_TOOL_RESULT_CLEARING_TRIGGER_TOKENS", 0),
+        clearing_keep=number(get, "PAICLI_TOOL_RESULT_CLEARING_KEEP", 3),
+        clearing_exclude=frozenset(t.strip() for t in exclude.split(",") if t.strip()),
     )
+
+
+def budget_options(get: Get) -> BudgetOptions:
+    """reference (s.3): only positive whole numbers count; anything else keeps the default."""
+
+    def positive(name: str) -> int | None:
+        raw = get(name)
+        return int(raw) if raw and raw.isdigit() and int(raw) > 0 else None
+
+    window = positive("PAICLI_REACT_STAGNATION_WINDOW")
+    return BudgetOptions(token_budget=positive("PAICLI_REACT_TOKEN_BUDGET"),
+                         stagnation_window=window if window and window >= 2 else 5,
+                         hard_max_iterations=positive("PAICLI_REACT_HARD_MAX_ITERATIONS"))
 
 
 def web_knobs(get: Get) -> WebKnobs:
@@ -53,4 +121,3 @@ def web_knobs(get: Get) -> WebKnobs:
         allow_hosts=tuple(h.strip().lower() for h in hosts.split(",") if h.strip()),
         audit_dir=Path(audit).expanduser() if audit else None,
     )
-

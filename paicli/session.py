@@ -30,7 +30,7 @@ from memory.longterm.config import MEMORY_HEADING
 from memory.longterm.store import MemoryStore
 from nodes.support.background import Background
 from nodes.compact import state_update
-from nodes.support.state import BudgetOptions, CompactionOptions, Deps, RunContext
+from nodes.support.state import Deps, RunContext
 from paicli.context_view import ContextUsage
 from paicli.models import make_chat_model
 from paicli.settings import Settings
@@ -57,27 +57,14 @@ def make_deps(settings: Settings, *, auto_extract: bool) -> Deps:
         model=make_chat_model(settings),
         light_model=make_chat_model(settings, settings.light_model) if settings.light_model != settings.model else None,
         prompt_home=settings.home,
-        compaction=compaction_options(settings),
-        budget=BudgetOptions(**vars(settings.budget)),
+        compaction=settings.compaction,
+        budget=settings.budget,
         external_guard=settings.memory.external_guard,
         auto_extract=auto_extract,
         background=Background(),
         audit=AuditLog(web.audit_dir or settings.home / "audit"),  # as App.audit_dir
         web=WebConfig(searxng_url=web.searxng_url, allow_hosts=web.allow_hosts),
         hidden_env=settings.secret_env,
-    )
-
-
-def compaction_options(settings: Settings) -> CompactionOptions:
-    knobs = settings.compaction
-    return CompactionOptions(
-        session_memory=knobs.session_memory,
-        clearing=knobs.clearing,
-        clearing_keep=knobs.clearing_keep,
-        clearing_exclude=frozenset(knobs.clearing_exclude),
-        clearing_trigger=knobs.clearing_trigger,
-        offload=knobs.offload,
-        offload_threshold=knobs.offload_threshold,
     )
 
 

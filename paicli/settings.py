@@ -14,9 +14,10 @@ from dataclasses import dataclass, replace
 from pathlib import Path
 from urllib.parse import urlsplit
 
-from memory.errors import PaicliError
 from paicli.credentials import Sources, endpoint_refusal, guard_refusal, key_variable, secret_variables
-from paicli.knobs import MemoryKnobs, WebKnobs, memory_knobs, web_knobs
+from nodes.support.options import BudgetOptions, CompactionOptions
+from paicli.knobs import (ConfigError, MemoryKnobs, WebKnobs, budget_options, compaction_options, memory_knobs,
+                          number, web_knobs)
 
 
 @dataclass(frozen=True)
@@ -43,32 +44,6 @@ _CONFIG_KEYS = ("provider", "api_key", "base_url", "model", "context_window", "l
 
 
 @dataclass(frozen=True)
-class CompactionKnobs:
-    """reference (x): the compaction switches, read from the environment."""
-
-    session_memory: bool = False  # PAICLI_SESSION_MEMORY_COMPACTION_ENABLED
-    offload: bool = True  # PAICLI_TOOL_OFFLOAD_ENABLED
-    offload_threshold: int = 32_000  # PAICLI_TOOL_OFFLOAD_THRESHOLD_CHARS (minimum 2,000)
-    clearing: bool = True  # PAICLI_TOOL_RESULT_CLEARING_ENABLED
-    clearing_trigger: int = 0  # PAICLI_TOOL_RESULT_CLEARING_TRIGGER_TOKENS (0 = derived from the window)
-    clearing_keep: int = 3  # PAICLI_TOOL_RESULT_CLEARING_KEEP
-    clearing_exclude: tuple[str, ...] = ()  # PAICLI_TOOL_RESULT_CLEARING_EXCLUDE_TOOLS (comma-separated)
-
-
-@dataclass(frozen=True)
-class BudgetKnobs:
-    """reference (s.3, x): per-turn budgets; None is unlimited."""
-
-    token_budget: int | None = None  # PAICLI_REACT_TOKEN_BUDGET
-    stagnation_window: int = 5  # PAICLI_REACT_STAGNATION_WINDOW
-    hard_max_iterations: int | None = None  # PAICLI_REACT_HARD_MAX_ITERATIONS
-
-
-class ConfigError(PaicliError):
-    """Settings the user has to fix (missing key, bad number, unknown provider)."""
-
-
-@dataclass(frozen=True)
 class Settings:
     provider: str  # preset name, or "custom" when only PAICLI_BASE_URL is given
     api_key: str | None  # None until the user sets one; `require_key()` names the fix
@@ -79,8 +54,8 @@ class Settings:
     home: Path  # PAICLI_HOME: ledger, memory, input history, config.json
     memory_dir: Path  # PAICLI_MEMORY_DIR: long_term_memory.json lives here
     project_root: Path  # --project DIR or the current directory (resolved)
-    compaction: CompactionKnobs = CompactionKnobs()
-    budget: BudgetKnobs = BudgetKnobs()
+    compaction: CompactionOptions = CompactionOptions()
+    budget: BudgetOptions = BudgetOptions()
     memory: MemoryKnobs = MemoryKnobs()
     web: WebKnobs = WebKnobs()
     session_wait: int = 120  # PAICLI_SESSION_WAIT: seconds a turn waits for another process's turn on its session
@@ -182,19 +157,20 @@ def load_settings(project: str | os.PathLike | None = None, environ: dict[str, s
         home=home,
         memory_dir=Path(get("PAICLI_MEMORY_DIR") or home / "memory").expanduser(),
         project_root=root,
-        compaction=_compaction(get),
-        budget=_budget(get),
-        memory=memory_knobs(get),
+        compaction=compaction_options(get),
+        budget=budget_options(get),
+        memory=memory_knobs(get, home / "cache"),
         web=_checked_web(web_knobs(get)),
         secret_env=secret_variables(env, (p.key_env for p in PRESETS.values()), key),
-        session_wait=max(0, _number(get("PAICLI_SESSION_WAIT"), 120, "PAICLI_SESSION_WAIT")),
+        session_wait=max(0, number(get, "PAICLI_SESSION_WAIT", 120)),
     )
 
 
 def studio_environ(settings: Settings) -> dict[str, str]:
     """The environment of the ``langgraph dev`` server ``paicli studio`` starts: this process's,
-    with the project root and the resolved homes passed on (the server's checkpointer and store
-    read only the environment, not ``.env`` or config.json), and everything that would call out
+    with the project root and the resolved homes passed on (the server loads these settings again,
+    for its graph, checkpointer and store; passing the resolved paths keeps them equal even if a
+    file changes meanwhile), and everything that would call out
     switched off (notes §0: analytics, version check, LangSmith tracing)."""
     env = {k: v for k, v in os.environ.items() if k not in ("LANGSMITH_API_KEY", "LANGCHAIN_API_KEY")}
     env.update(PAICLI_PROJECT_ROOT=str(settings.project_root), PAICLI_HOME=str(settings.home),
@@ -203,59 +179,6 @@ def studio_environ(settings: Settings) -> dict[str, str]:
                LANGSMITH_TRACING_V2="false", LANGCHAIN_TRACING="false")
     env.setdefault("LOG_LEVEL", "WARNING")  # the server's info logs drown the URLs; run errors still show
     return env
-
-
-def _budget(get) -> BudgetKnobs:
-    """reference (s.3): only positive whole numbers count; anything else keeps the default."""
-
-    def positive(name: str) -> int | None:
-        raw = get(name)
-        return int(raw) if raw and raw.isdigit() and int(raw) > 0 else None
-
-    window = positive("PAICLI_REACT_STAGNATION_WINDOW")
-    return BudgetKnobs(
-        token_budget=positive("PAICLI_REACT_TOKEN_BUDGET"),
-        stagnation_window=window if window and window >= 2 else 5,
-        hard_max_iterations=positive("PAICLI_REACT_HARD_MAX_ITERATIONS"),
-    )
-
-
-def _flag(raw: str | None, default: bool, name: str) -> bool:
-    if raw is None:
-        return default
-    if raw.lower() in ("1", "true", "yes", "on"):
-        return True
-    if raw.lower() in ("0", "false", "no", "off"):
-        return False
-    raise ConfigError(f"{name} must be true or false, got '{raw}'")
-
-
-def _number(raw: str | None, default: int, name: str) -> int:
-    if raw is None:
-        return default
-    try:
-        return int(raw.replace("_", ""))
-    except ValueError:
-        raise ConfigError(f"{name} must be a whole number, got '{raw}'") from None
-
-
-def _compaction(get) -> CompactionKnobs:
-    def flag(name: str, default: bool) -> bool:
-        return _flag(get(name), default, name)
-
-    def number(name: str, default: int) -> int:
-        return _number(get(name), default, name)
-
-    exclude = get("PAICLI_TOOL_RESULT_CLEARING_EXCLUDE_TOOLS") or ""
-    return CompactionKnobs(
-        session_memory=flag("PAICLI_SESSION_MEMORY_COMPACTION_ENABLED", False),
-        offload=flag("PAICLI_TOOL_OFFLOAD_ENABLED", True),
-        offload_threshold=number("PAICLI_TOOL_OFFLOAD_THRESHOLD_CHARS", 32_000),
-        clearing=flag("PAICLI_TOOL_RESULT_CLEARING_ENABLED", True),
-        clearing_trigger=number("PAICLI_TOOL_RESULT_CLEARING_TRIGGER_TOKENS", 0),
-        clearing_keep=number("PAICLI_TOOL_RESULT_CLEARING_KEEP", 3),
-        clearing_exclude=tuple(t.strip() for t in exclude.split(",") if t.strip()),
-    )
 
 
 def _window(raw: str | None, preset: Preset | None) -> int:

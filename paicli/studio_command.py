@@ -45,8 +45,8 @@ def write_config(state_dir: Path) -> Path:
     config = {
         "dependencies": [str(package_root)],
         "graphs": {"react": "paicli.studio:react"},
-        "checkpointer": {"path": "memory.ledger.saver.make_checkpointer"},
-        "store": {"path": "memory.longterm.store.make_store"},
+        "checkpointer": {"path": "paicli.studio_stores.make_checkpointer"},
+        "store": {"path": "paicli.studio_stores.make_store"},
     }
     state_dir.mkdir(parents=True, exist_ok=True)
     (state_dir / ".gitignore").write_text("*\n", encoding="utf-8")  # server bookkeeping, not project files

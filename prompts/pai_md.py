@@ -34,12 +34,14 @@ LOCAL_FILE_NAME = "PAI.local.md"
 _LINE_BREAK = re.compile(r"\r\n|\r|\n")
 
 
-def memory_sources(project_root: Path, home: Path) -> list[tuple[Path, Path]]:
-    """reference (i): the five ``(file, import root)`` pairs, in prompt order."""
-    project, home = _absolute(project_root), _absolute(home)
+def memory_sources(project_root: Path, home: Path | None) -> list[tuple[Path, Path]]:
+    """reference (i): the five ``(file, import root)`` pairs, in prompt order; without a
+    ``home`` ($PAICLI_HOME, which only paicli.settings resolves) the user-level file is left out."""
+    project = _absolute(project_root)
     config = project / ".paicli"
+    user = [(_absolute(home) / FILE_NAME, _absolute(home))] if home is not None else []
     return [
-        (home / FILE_NAME, home),
+        *user,
         (project / FILE_NAME, project),
         (config / FILE_NAME, project),
         (project / LOCAL_FILE_NAME, project),
@@ -47,7 +49,7 @@ def memory_sources(project_root: Path, home: Path) -> list[tuple[Path, Path]]:
     ]
 
 
-def load_project_memory(project_root: Path, home: Path) -> str:
+def load_project_memory(project_root: Path, home: Path | None) -> str:
     """The ``## PAI.md 项目记忆`` block, or "" when no source has content."""
     body = ""
     for path, root in memory_sources(project_root, home):

@@ -35,7 +35,6 @@ import re
 import threading
 from collections.abc import AsyncIterator, Callable, Iterator, Sequence
 from concurrent.futures import ThreadPoolExecutor
-from contextlib import asynccontextmanager
 from pathlib import Path
 from typing import Any
 from uuid import uuid4
@@ -54,7 +53,7 @@ from memory.ledger.io import FSYNC_POLICIES, replace_file, sync_after_put, sync_
 from memory.ledger.owner import LedgerConflict, SessionBusy, TurnLock, check_writer
 from memory.ledger.sessions import SessionList
 
-__all__ = ["JsonlLedgerSaver", "LedgerConflict", "LedgerWarning", "SessionBusy", "make_checkpointer"]
+__all__ = ["JsonlLedgerSaver", "LedgerConflict", "LedgerWarning", "SessionBusy"]
 
 COMPACTION = "compaction"  # the last compaction record, written as a compaction event
 FULL_EVERY = 64  # default links of a delta chain before a full record
@@ -315,15 +314,3 @@ def _give_ids(values: Any) -> None:
             stack.extend(value)
         elif isinstance(value, dict):
             stack.extend(value.values())
-
-
-@asynccontextmanager
-async def make_checkpointer() -> AsyncIterator[JsonlLedgerSaver]:
-    """The checkpointer ``langgraph.json`` names (``./memory/ledger/saver.py:make_checkpointer``).
-
-    The server's entry point, hence the one place besides ``paicli/settings.py`` that reads the
-    environment (``PAICLI_HOME``, default ``~/.paicli``). The saver is built on a
-    worker thread: creating its directory is a blocking call ``langgraph dev`` refuses on its loop.
-    """
-    home = Path(os.environ.get("PAICLI_HOME") or "~/.paicli").expanduser()
-    yield await asyncio.to_thread(JsonlLedgerSaver, home / "history" / "raw")

@@ -6,9 +6,22 @@ importing the memory code (and its LangChain dependency) when the CLI starts.
 
 from __future__ import annotations
 
+from dataclasses import dataclass
+from pathlib import Path
+
 DEFAULT_THRESHOLD = 0.8  # reference (l): PAICLI_MEMORY_CONFLICT_THRESHOLD default
 DEFAULT_STALE_DAYS = 30  # reference (m): PAICLI_MEMORY_STALE_DAYS default
 MEMORY_HEADING = "## 相关长期记忆"  # reference (p.4): the injected block's heading
+
+
+@dataclass(frozen=True)
+class MemoryOptions:
+    """How ``LongTermMemory`` behaves; ``paicli.settings`` builds it from the user's settings."""
+
+    conflict_threshold: float = DEFAULT_THRESHOLD  # PAICLI_MEMORY_CONFLICT_THRESHOLD (l)
+    stale_days: int = DEFAULT_STALE_DAYS  # PAICLI_MEMORY_STALE_DAYS (m)
+    sync: bool = True  # fsync before each replace
+    cache_dir: Path | None = None  # jieba's dictionary cache ($PAICLI_HOME/cache); None: jieba's default
 
 
 def parse_threshold(text: str | None) -> float:

@@ -10,28 +10,18 @@ from __future__ import annotations
 
 import os
 from collections.abc import Sequence
-from dataclasses import dataclass
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
-from memory.longterm.conflict import DEFAULT_THRESHOLD
+from memory.longterm.config import MemoryOptions
 from memory.longterm.entry import SOURCE_FILES_KEY, Entry, is_visible_in_project, new_fact
 from memory.longterm.file import FILE_NAME, MemoryFile
 from memory.longterm.writes import delete, mark_verified, write_automatic_all, write_explicit
-from memory.longterm.staleness import DEFAULT_STALE_DAYS
 from memory.longterm.write_result import MemoryWriteResult
 
 MAX_EXTERNAL_SOURCES = 8  # reference (o.1)
 SEARCH_LIMIT = 20  # reference (u.2): /memory search shows at most 20
-
-
-@dataclass(frozen=True)
-class MemoryOptions:
-    conflict_threshold: float = DEFAULT_THRESHOLD  # reference (l)
-    stale_days: int = DEFAULT_STALE_DAYS  # reference (m)
-    sync: bool = True  # fsync before each replace
-    cache_dir: Path | None = None  # jieba's dictionary cache ($PAICLI_HOME/cache); None: jieba's default
 
 
 class LongTermMemory:

@@ -19,16 +19,13 @@ from __future__ import annotations
 import asyncio
 import copy
 import os
-from collections.abc import AsyncIterator, Iterable
-from contextlib import asynccontextmanager
+from collections.abc import Iterable
 from datetime import UTC, datetime
-from pathlib import Path
 from typing import Any
 
 from langgraph.store.base import (BaseStore, GetOp, InvalidNamespaceError, Item, ListNamespacesOp, Op,
                                   PutOp, Result, SearchItem, SearchOp, validate_op_namespace)
 
-from memory.longterm.config import parse_stale_days, parse_threshold
 from memory.longterm.manager import LongTermMemory, MemoryOptions
 from memory.longterm.entry import (SCOPE_GLOBAL, SCOPE_PROJECT, Entry, format_instant, from_json, new_id,
                                  normalized, to_json)
@@ -155,19 +152,3 @@ def _list_namespaces(op: ListNamespacesOp, entries: list[Entry]) -> list[tuple[s
 
 def open_store(directory: str | os.PathLike[str], options: MemoryOptions = MemoryOptions()) -> MemoryStore:
     return MemoryStore(LongTermMemory(directory, options))
-
-
-@asynccontextmanager
-async def make_store() -> AsyncIterator[MemoryStore]:
-    """The store ``langgraph.json`` names (``./memory/longterm/store.py:make_store``).
-
-    Like ``make_checkpointer``, a server entry point and so allowed to read the environment:
-    ``PAICLI_MEMORY_DIR``, else ``$PAICLI_HOME/memory`` (default ``~/.paicli/memory``), plus the
-    conflict threshold and staleness days.
-    """
-    home = Path(os.environ.get("PAICLI_HOME") or "~/.paicli").expanduser()
-    directory = Path(os.environ.get("PAICLI_MEMORY_DIR") or home / "memory").expanduser()
-    options = MemoryOptions(conflict_threshold=parse_threshold(os.environ.get("PAICLI_MEMORY_CONFLICT_THRESHOLD")),
-                            stale_days=parse_stale_days(os.environ.get("PAICLI_MEMORY_STALE_DAYS")),
-                            cache_dir=home / "cache")
-    yield await asyncio.to_thread(open_store, directory, options)

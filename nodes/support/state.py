@@ -21,6 +21,7 @@ from langgraph.graph.message import add_messages
 from langgraph.runtime import Runtime
 from typing_extensions import TypedDict
 
+from nodes.support.options import BudgetOptions, CompactionOptions  # noqa: F401 (re-exported)
 from tools.base import ToolSpec, WebConfig
 from tools.registry import BUILTIN_TOOLS
 
@@ -83,29 +84,6 @@ def thread_id() -> str | None:
     return str(thread) if thread else None  # the server may hand over a UUID object
 
 
-@dataclass(frozen=True)
-class CompactionOptions:
-    """Knobs of the compaction tiers (reference x); defaults are the reference's."""
-
-    session_memory: bool = False  # PAICLI_SESSION_MEMORY_COMPACTION_ENABLED
-    clearing: bool = True  # PAICLI_TOOL_RESULT_CLEARING_ENABLED
-    clearing_keep: int = 3  # PAICLI_TOOL_RESULT_CLEARING_KEEP
-    clearing_exclude: frozenset[str] = frozenset()  # PAICLI_TOOL_RESULT_CLEARING_EXCLUDE_TOOLS
-    clearing_trigger: int = 0  # PAICLI_TOOL_RESULT_CLEARING_TRIGGER_TOKENS (0 = derived)
-    offload: bool = True  # PAICLI_TOOL_OFFLOAD_ENABLED
-    offload_threshold: int = 32_000  # PAICLI_TOOL_OFFLOAD_THRESHOLD_CHARS
-
-
-@dataclass(frozen=True)
-class BudgetOptions:
-    """reference (s.3): per-turn budgets; None is unlimited (the newest defaults)."""
-
-    token_budget: int | None = None  # PAICLI_REACT_TOKEN_BUDGET
-    stagnation_window: int = 5  # PAICLI_REACT_STAGNATION_WINDOW (at least 2)
-    hard_max_iterations: int | None = None  # PAICLI_REACT_HARD_MAX_ITERATIONS
-    remind_after: int = 3  # the runaway guard's streak (at least 3)
-
-
 @dataclass
 class Deps:
     """Live objects for the graph builders. Mutable on purpose: ``/model`` swaps ``model``."""
@@ -113,7 +91,7 @@ class Deps:
     model: BaseChatModel
     tools: dict[str, ToolSpec] = field(default_factory=lambda: dict(BUILTIN_TOOLS))
     clock: Callable[[], datetime] = field(default_factory=lambda: (lambda: datetime.now().astimezone()))
-    prompt_home: Path | None = None  # $PAICLI_HOME, for prompt overrides
+    prompt_home: Path | None = None  # $PAICLI_HOME, for prompt overrides and the user PAI.md; None: neither
     compaction: CompactionOptions = field(default_factory=CompactionOptions)
     budget: BudgetOptions = field(default_factory=BudgetOptions)
     # memory.longterm.manager.LongTermMemory, used when the graph's store is not paicli's MemoryStore

@@ -58,6 +58,16 @@ def test_a_malformed_url_setting_exits_2_naming_it(name, value, server, run_paic
     assert server.requests == []
 
 
+@pytest.mark.parametrize("name", ["PAICLI_MEMORY_AUTO_EXTRACT_ENABLED", "PAICLI_TOOL_OFFLOAD_ENABLED"])
+def test_an_unknown_flag_word_exits_2_naming_the_setting(name, server, run_paicli):
+    """One flag parser: 'nope' is neither on nor off, for a memory flag as for a compaction flag."""
+    done = run_paicli("-p", "hello", env={name: "nope"})
+    assert done.returncode == 2
+    line = one_problem_line(done)
+    assert name in line and "'nope'" in line
+    assert done.stdout == "" and server.requests == []
+
+
 @pytest.mark.parametrize("session", ["s" * 300, "a/b", "..", "x/../../y", "-rf", ".hidden", "bad\x1b[2Jid"])
 def test_an_unusable_session_id_exits_2_naming_the_flag(session, server, run_paicli):
     done = run_paicli("-p", "hello", f"--session={session}")

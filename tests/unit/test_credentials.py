@@ -123,7 +123,8 @@ def test_secret_env_catches_a_copy_of_a_key_that_came_from_config_json(tmp_path)
                                      "PAICLI_MEMORY_DIR", "PAICLI_AUDIT_DIR", "PAICLI_SEARXNG_URL"])
 @pytest.mark.parametrize("where", ["env", "dotenv", "config"])
 def test_guard_settings_come_only_from_the_user(tmp_path, setting, where):
-    value = "http://127.0.0.1:9/" if setting == "PAICLI_SEARXNG_URL" else "x"
+    # A valid value of each kind: a flag's unknown word is an error of its own (test_config_flags).
+    value = {"PAICLI_SEARXNG_URL": "http://127.0.0.1:9/", "PAICLI_MEMORY_DISABLE_ON_EXTERNAL_CONTEXT": "off"}.get(setting, "x")
     sources = {"env": {"PAICLI_API_KEY": "k"}, "dotenv": {}, "config": {}}
     sources[where][setting] = value
     if where == "config" and setting in ("PAICLI_MEMORY_DISABLE_ON_EXTERNAL_CONTEXT", "PAICLI_AUDIT_DIR"):

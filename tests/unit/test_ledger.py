@@ -25,7 +25,7 @@ from langgraph.types import Command, interrupt
 from typing_extensions import TypedDict
 
 from graphs.react import build_graph
-from memory.ledger.saver import JsonlLedgerSaver, LedgerWarning, make_checkpointer
+from memory.ledger.saver import JsonlLedgerSaver, LedgerWarning
 from nodes.support.state import Deps, RunContext
 from tests.graphs.conftest import assert_paired
 from tests.support.scripted_model import ScriptedChatModel, ai, tool_call
@@ -413,13 +413,6 @@ def test_prune_and_copy_append_rather_than_rewrite(tmp_path):
     copied = [json.loads(line) for line in lines(tmp_path / "copy-1.jsonl")]
     assert {e["sessionId"] for e in copied} == {"copy-1"}
     assert len(list(reopened.list({"configurable": {"thread_id": "copy-1"}}))) > 1
-
-
-async def test_make_checkpointer_writes_under_paicli_home(tmp_path, monkeypatch):
-    monkeypatch.setenv("PAICLI_HOME", str(tmp_path))
-    async with make_checkpointer() as saver:
-        await tool_loop(saver).ainvoke({"messages": [HumanMessage("hi")]}, CONFIG)
-    assert (tmp_path / "history" / "raw" / f"{THREAD}.jsonl").exists()
 
 
 # -- crashes ------------------------------------------------------------------------------------------

@@ -8,6 +8,7 @@ from prompts.pai_md import (
     MAX_TOTAL_CHARS,
     TRUNCATED_MARKER,
     load_project_memory,
+    memory_sources,
     parse_import,
 )
 
@@ -222,3 +223,12 @@ def test_non_utf8_bytes_are_replaced_not_fatal(dirs):
     home, project = dirs
     (project / "PAI.md").write_bytes(b"caf\xe9 \xff\xfe ok")
     assert load(dirs).endswith("\n\ncaf\ufffd \ufffd\ufffd ok")
+
+
+def test_without_a_home_only_the_project_files_are_read(tmp_path):
+    """PAICLI_HOME is resolved only by paicli.settings: no fallback to ~/.paicli here."""
+    project = tmp_path / "project"
+    project.mkdir()
+    (project / "PAI.md").write_text("project rules", encoding="utf-8")
+    assert [path for path, _ in memory_sources(project, None)][0] == project / "PAI.md"
+    assert "project rules" in load_project_memory(project, None)
