@@ -19,6 +19,7 @@ from langgraph.runtime import Runtime
 
 from nodes.guards.cutoff import NAMELESS, invalid_json_error, refusal
 from memory.context.offload import ToolResultOffloader
+from memory.context.outcome import decided_artifact
 from memory.longterm.entry import normalize_project_key
 from nodes.gate_tools import last_ai, verdict
 from nodes.support.policy import decide_call, turn_view
@@ -49,9 +50,12 @@ def _json_error(raw: Any) -> str:
     return "需要一个 JSON 对象" if not isinstance(value, dict) else "无法解析"
 
 
-def tool_message(call_id: str, name: str, text: str, ok: bool, artifact: dict[str, Any] | None = None) -> ToolMessage:
-    """``ok`` is the status the tool (or the gate) set where the result was made; ``artifact``
-    (e.g. web_search's discovered URLs) is kept for the turn policy, never shown."""
+def tool_message(call_id: str, name: str, text: str, ok: bool, artifact: dict[str, Any] | None = None,
+                 decided: bool = False) -> ToolMessage:
+    """``ok`` is the status the tool (or the gate) set where the result was made; ``decided``
+    marks a denial or refusal (not the model's doing); ``artifact`` (e.g. web_search's
+    discovered URLs) is kept for the turn policy, never shown."""
+    artifact = decided_artifact(artifact) if decided else artifact
     extra = {"artifact": artifact} if artifact else {}
     status = "success" if ok else "error"
     return ToolMessage(wrap(name, text), tool_call_id=call_id, name=name, status=status, **extra)
@@ -91,12 +95,13 @@ def make_execute_tools(deps: Deps):
         artifacts = {cid: r.artifact for (cid, _, _), r in zip(runnable, results)}
         # Denials never ran: they failed. Read before offloading, which returns plain text.
         ok = {cid: False for cid in texts} | {cid: r.ok for (cid, _, _), r in zip(runnable, results)}
+        refused = set(texts) | {cid for (cid, _, _), r in zip(runnable, results) if r.refused}
         results = await offload(tool_ctx.offloader, runnable, results)
         texts.update({cid: text for (cid, _, _), text in zip(runnable, results)})
         for _, name, args in runnable:  # reference (o.1): success or failure, it was read
             sources = record(sources, external_source(name, args))
-        messages = [tool_message(c["id"], c["name"], texts[c["id"]], ok[c["id"]], artifacts.get(c["id"]))
-                    for c in ai.tool_calls]
+        messages = [tool_message(c["id"], c["name"], texts[c["id"]], ok[c["id"]], artifacts.get(c["id"]),
+                                 c["id"] in refused) for c in ai.tool_calls]
         await audit(ai.tool_calls, verdicts, texts, {m.tool_call_id: m.status for m in messages}, seconds)
         messages += [tool_message(c["id"], c.get("name") or NAMELESS, bad_arguments(c), False)
                      for c in ai.invalid_tool_calls if c.get("id")]

@@ -36,17 +36,21 @@ class ToolText(str):
 
     ``artifact`` is for the turn policy, e.g. ``{"discovered_urls": [...]}`` from
     web_search (reference o.6: only typed result URLs grant fetch authority, never prose).
-    ``ok`` is the call's typed status: False for a failure (ToolMessage status ``error``).
+    ``ok`` is the call's typed status: False for a failure (ToolMessage status ``error``);
+    ``refused`` marks a failure that was a guard's decision, not the model's doing (s.3).
     Being a str, it flows through the executor unchanged.
     """
 
     artifact: dict[str, Any]
     ok: bool
+    refused: bool
 
-    def __new__(cls, text: str, artifact: dict[str, Any] | None = None, ok: bool = True) -> ToolText:
+    def __new__(cls, text: str, artifact: dict[str, Any] | None = None, ok: bool = True,
+                refused: bool = False) -> ToolText:
         self = super().__new__(cls, text)
         self.artifact = dict(artifact or {})
-        self.ok = ok
+        self.ok = ok and not refused
+        self.refused = refused
         return self
 
 

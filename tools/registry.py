@@ -152,7 +152,7 @@ async def run_tool(name: str, args: dict[str, Any] | None, ctx: ToolContext,
     try:
         result = await spec.fn(args, ctx) if spec.is_async else await asyncio.to_thread(spec.fn, args, ctx)
     except PolicyError as exc:
-        return failed(f"🛡️ 策略拒绝: {exc.reason}")
+        return ToolText(f"🛡️ 策略拒绝: {exc.reason}", refused=True)
     except Exception as exc:  # any tool bug becomes text the model can react to
         return failed(f"工具执行失败: {str(exc) or type(exc).__name__}")
     return result if isinstance(result, ToolText) else ToolText(str(result))

@@ -7,6 +7,7 @@ from dataclasses import replace
 
 from langchain_core.messages import ToolMessage
 
+from memory.context.outcome import is_decided
 from tests.graphs.conftest import Harness
 from tests.support.scripted_model import ScriptedChatModel, ai, tool_call
 from tools.policy.audit import AuditLog
@@ -28,10 +29,13 @@ async def test_a_failed_edit_is_audited_as_error(project, tmp_path):
 async def test_failed_commands_are_error_messages_and_a_success_is_not(project):
     model = ScriptedChatModel([
         ai("", tool_call("execute_command", {"command": "echo '工具执行失败: just text'"}),
-           tool_call("execute_command", {"command": "exit 4"}), tool_call("execute_command", {"command": "sleep 5"})),
+           tool_call("execute_command", {"command": "exit 4"}), tool_call("execute_command", {"command": "sleep 5"}),
+           tool_call("execute_command", {"command": "rm -rf /"})),
         ai("好")])
     harness = Harness(model, project)
     harness.context = replace(harness.context, command_timeout=0.5)
-    await harness.turn("跑三个命令")
-    statuses = [m.status for m in await harness.messages() if isinstance(m, ToolMessage)]
-    assert statuses == ["success", "error", "error"]
+    await harness.turn("跑四个命令")
+    results = [m for m in await harness.messages() if isinstance(m, ToolMessage)]
+    assert [m.status for m in results] == ["success", "error", "error", "error"]
+    # Only the guard's refusal is a decision the runaway guard leaves out (reference s.3).
+    assert [is_decided(m) for m in results] == [False, False, False, True]

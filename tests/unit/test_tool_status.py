@@ -123,3 +123,10 @@ async def test_success_does_not_depend_on_how_the_text_begins(ctx):
     result = await run_tool("execute_command", {"command": "echo '工具执行失败: printed'"}, ctx)
     assert result.ok
     assert (await run_tool("read_file", {"path": "warn.txt"}, ctx)).ok
+
+
+async def test_a_guard_refusal_is_a_failure_typed_as_a_decision(ctx):
+    refusal = await run_tool("execute_command", {"command": "rm -rf /"}, ctx)
+    assert refusal.startswith("🛡️") and not refusal.ok and refusal.refused
+    failure = await run_tool("execute_command", {"command": "exit 1"}, ctx)
+    assert not failure.ok and not failure.refused
