@@ -10,7 +10,6 @@ from __future__ import annotations
 
 import asyncio
 import json
-import re
 from pathlib import Path
 from typing import Any
 
@@ -20,6 +19,7 @@ from langgraph.runtime import Runtime
 
 from nodes.guards.cutoff import NAMELESS, invalid_json_error, refusal
 from memory.context.offload import ToolResultOffloader
+from memory.context.outcome import decided_artifact
 from memory.longterm.entry import normalize_project_key
 from nodes.gate_tools import last_ai, verdict
 from nodes.support.policy import decide_call, turn_view
@@ -27,10 +27,10 @@ from nodes.support.state import AgentState, Deps, RunContext, long_term_memory, 
 from nodes.support.turn_files import turn_files
 from nodes.guards.turn import RUNAWAY_NOTICE, current_turn, runaway_reminder
 from tools.policy.audit import is_audited
-from tools.base import ToolContext
+from tools.base import ToolContext, ToolText
 from tools.boundary import wrap
 from tools.policy.external_context import external_source, record
-from tools.registry import is_failure, run_batch
+from tools.registry import run_batch
 
 
 def bad_arguments(call: dict[str, Any]) -> str:
@@ -39,11 +39,6 @@ def bad_arguments(call: dict[str, Any]) -> str:
     raw = call.get("args") if isinstance(call.get("args"), str) else None
     error = call.get("error") or refusal(invalid_json_error(_json_error(raw)), raw)
     return f"工具执行失败: {error}"
-
-
-# Beyond the reference's failure prefixes (s.8): "读取文件失败: …" and the like, so the CLI
-# can show the user which calls went wrong.
-_FAILED_HEAD = re.compile(r"^\s*\S{0,12}失败[:：]")
 
 
 def _json_error(raw: Any) -> str:
@@ -55,10 +50,14 @@ def _json_error(raw: Any) -> str:
     return "需要一个 JSON 对象" if not isinstance(value, dict) else "无法解析"
 
 
-def tool_message(call_id: str, name: str, text: str, artifact: dict[str, Any] | None = None) -> ToolMessage:
-    """``artifact`` (e.g. web_search's discovered URLs) is kept for the turn policy, never shown."""
-    status = "error" if is_failure(text) or _FAILED_HEAD.match(text) else "success"
+def tool_message(call_id: str, name: str, text: str, ok: bool, artifact: dict[str, Any] | None = None,
+                 decided: bool = False) -> ToolMessage:
+    """``ok`` is the status the tool (or the gate) set where the result was made; ``decided``
+    marks a denial or refusal (not the model's doing); ``artifact`` (e.g. web_search's
+    discovered URLs) is kept for the turn policy, never shown."""
+    artifact = decided_artifact(artifact) if decided else artifact
     extra = {"artifact": artifact} if artifact else {}
+    status = "success" if ok else "error"
     return ToolMessage(wrap(name, text), tool_call_id=call_id, name=name, status=status, **extra)
 
 
@@ -93,14 +92,19 @@ def make_execute_tools(deps: Deps):
         key = await asyncio.to_thread(normalize_project_key, ctx.project_root)
         tool_ctx = tool_context(ctx, runtime, key, sources, turn_files(state["messages"]))
         results, seconds = await timed_batch([(name, args) for _, name, args in runnable], tool_ctx)
-        artifacts = {cid: getattr(r, "artifact", None) for (cid, _, _), r in zip(runnable, results)}
+        artifacts = {cid: r.artifact for (cid, _, _), r in zip(runnable, results)}
+        # Denials never ran: they failed. Read before offloading, which returns plain text.
+        ok = {cid: False for cid in texts} | {cid: r.ok for (cid, _, _), r in zip(runnable, results)}
+        refused = set(texts) | {cid for (cid, _, _), r in zip(runnable, results) if r.refused}
         results = await offload(tool_ctx.offloader, runnable, results)
         texts.update({cid: text for (cid, _, _), text in zip(runnable, results)})
         for _, name, args in runnable:  # reference (o.1): success or failure, it was read
             sources = record(sources, external_source(name, args))
-        messages = [tool_message(c["id"], c["name"], texts[c["id"]], artifacts.get(c["id"])) for c in ai.tool_calls]
+        messages = [tool_message(c["id"], c["name"], texts[c["id"]], ok[c["id"]], artifacts.get(c["id"]),
+                                 c["id"] in refused) for c in ai.tool_calls]
         await audit(ai.tool_calls, verdicts, texts, {m.tool_call_id: m.status for m in messages}, seconds)
-        messages += [tool_message(c["id"], c.get("name") or NAMELESS, bad_arguments(c)) for c in ai.invalid_tool_calls if c.get("id")]
+        messages += [tool_message(c["id"], c.get("name") or NAMELESS, bad_arguments(c), False)
+                     for c in ai.invalid_tool_calls if c.get("id")]
         reminder = runaway_reminder([*current_turn(state["messages"]), *messages], deps.budget.remind_after)
         if reminder is not None:
             get_stream_writer()({"notice": RUNAWAY_NOTICE})
@@ -126,7 +130,7 @@ def make_execute_tools(deps: Deps):
                            memory=long_term_memory(runtime, deps), project_key=project_key,
                            external_sources=sources, source_files=files, hidden_env=deps.hidden_env)
 
-    async def timed_batch(calls: list[tuple[str, dict[str, Any]]], tool_ctx: ToolContext) -> tuple[list[str], list[float]]:
+    async def timed_batch(calls: list[tuple[str, dict[str, Any]]], tool_ctx: ToolContext) -> tuple[list[ToolText], list[float]]:
         seconds = [0.0] * len(calls)
         results = await run_batch(calls, tool_ctx, deps.tools, timings=seconds)
         return results, seconds

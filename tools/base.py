@@ -3,8 +3,10 @@
 A tool is a plain function of (arguments, context) returning the result text the model
 reads. Sync tools run in a worker thread; async tools (shell, web) run on the event loop.
 A result may be a ``ToolText``: the same text plus structured data for the turn policy.
-Errors a model can react to are returned as text or raised as ``PolicyError``; the
-executor turns anything else into ``工具执行失败: <msg>`` so the loop never crashes.
+Whether a call failed is decided where its result is made, never guessed from the text: a
+failure the model can react to is returned as ``failed(text)`` (or raised as ``PolicyError``);
+the registry turns any other error into ``工具执行失败: <msg>`` so the loop never crashes, and
+hands every result on as a ``ToolText`` whose ``ok`` says which it was.
 """
 
 from __future__ import annotations
@@ -16,7 +18,7 @@ from typing import Any, Awaitable, Callable, Union
 
 from tools.rate_limit import FixedWindow
 
-ToolResult = str  # or ToolText, which is a str
+ToolResult = str  # or ToolText, which is a str (the registry always returns a ToolText)
 SyncToolFn = Callable[[dict[str, Any], "ToolContext"], ToolResult]
 AsyncToolFn = Callable[[dict[str, Any], "ToolContext"], Awaitable[ToolResult]]
 
@@ -34,15 +36,27 @@ class ToolText(str):
 
     ``artifact`` is for the turn policy, e.g. ``{"discovered_urls": [...]}`` from
     web_search (reference o.6: only typed result URLs grant fetch authority, never prose).
+    ``ok`` is the call's typed status: False for a failure (ToolMessage status ``error``);
+    ``refused`` marks a failure that was a guard's decision, not the model's doing (s.3).
     Being a str, it flows through the executor unchanged.
     """
 
     artifact: dict[str, Any]
+    ok: bool
+    refused: bool
 
-    def __new__(cls, text: str, artifact: dict[str, Any] | None = None) -> ToolText:
+    def __new__(cls, text: str, artifact: dict[str, Any] | None = None, ok: bool = True,
+                refused: bool = False) -> ToolText:
         self = super().__new__(cls, text)
         self.artifact = dict(artifact or {})
+        self.ok = ok and not refused
+        self.refused = refused
         return self
+
+
+def failed(text: str) -> ToolText:
+    """A failed call's result; ``text`` is exactly what the model reads (the reference's wording)."""
+    return ToolText(text, ok=False)
 
 
 MAX_FETCH_BYTES = 5 * 1024 * 1024  # reference (t): web_fetch 5 MiB maximum body

@@ -11,7 +11,7 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
-from tools.base import PolicyError, ToolContext
+from tools.base import PolicyError, ToolContext, failed
 from tools.common import bool_arg, clamp, int_arg, read_text, str_arg
 from tools.policy.guards import PathGuard
 from tools.reading import SNIFF_BYTES, binary_type, window
@@ -22,19 +22,20 @@ MAX_READ_LINES = 2000  # reference (t): ranged read_file maximum limit
 # Beyond the reference (no cap there): a larger file is never read whole; the first window instead.
 MAX_WHOLE_READ_BYTES = 5 * 1024 * 1024
 MAX_LISTED_MATCH_LINES = 10  # enough lines for the model to locate ambiguous matches
+EMPTY_OR_MISSING = "目录为空或不存在"  # reference (t): list_dir says the same for both
 
 
 def read_file(args: dict[str, Any], ctx: ToolContext) -> str:
     path = PathGuard(ctx.root).resolve(str_arg(args, "path"))
     if not path.exists():
-        return f"读取文件失败: 文件不存在: {str_arg(args, 'path')}"
+        return failed(f"读取文件失败: 文件不存在: {str_arg(args, 'path')}")
     if not path.is_file():
-        return "读取文件失败: 不是普通文件"
+        return failed("读取文件失败: 不是普通文件")
     offset, limit = int_arg(args, "offset"), int_arg(args, "limit")
     try:
         return _read(path, offset, limit)
     except OSError as exc:
-        return f"读取文件失败: {exc}"
+        return failed(f"读取文件失败: {exc}")
 
 
 def _read(path: Path, offset: int | None, limit: int | None) -> str:
@@ -42,7 +43,7 @@ def _read(path: Path, offset: int | None, limit: int | None) -> str:
     with path.open("rb") as fh:
         kind = binary_type(path, fh.read(SNIFF_BYTES))
     if kind:
-        return f"读取文件失败: {path.name} 是二进制文件（类型: {kind}，大小: {size} 字节），不返回原始内容"
+        return failed(f"读取文件失败: {path.name} 是二进制文件（类型: {kind}，大小: {size} 字节），不返回原始内容")
     if offset is not None or limit is not None:
         return _ranged(path, offset, limit)
     if size <= MAX_WHOLE_READ_BYTES:
@@ -68,7 +69,7 @@ def write_file(args: dict[str, Any], ctx: ToolContext) -> str:
     path = PathGuard(ctx.root).resolve_write(raw_path)
     content = str_arg(args, "content")
     if content is None:
-        return "写入文件失败: 缺少 content 参数"
+        return failed("写入文件失败: 缺少 content 参数")
     data = content.encode("utf-8")
     if len(data) > MAX_WRITE_BYTES:
         raise PolicyError(f"写入内容 {len(data)} 字节超过 5MB 上限")
@@ -76,7 +77,7 @@ def write_file(args: dict[str, Any], ctx: ToolContext) -> str:
         path.parent.mkdir(parents=True, exist_ok=True)
         path.write_bytes(data)
     except OSError as exc:
-        return f"写入文件失败: {exc}"
+        return failed(f"写入文件失败: {exc}")
     return f"文件已写入: {raw_path}"
 
 
@@ -85,16 +86,16 @@ def edit_file(args: dict[str, Any], ctx: ToolContext) -> str:
     path = PathGuard(ctx.root).resolve_write(raw_path)
     old, new = str_arg(args, "old_text"), str_arg(args, "new_text")
     if not old or new is None:
-        return "old_text 必须非空，new_text 必须提供"
+        return failed("old_text 必须非空，new_text 必须提供")
     if not path.is_file():
-        return f"目标不是已有的普通文件: {raw_path}"
+        return failed(f"目标不是已有的普通文件: {raw_path}")
     # Bytes in, bytes out: keeps CRLF endings and avoids platform newline translation.
     text = path.read_bytes().decode("utf-8")
     starts = _match_starts(text, old)
     replace_all = bool_arg(args, "replace_all", False)
     problem = _match_problem(text, starts, replace_all, raw_path)
     if problem:
-        return problem
+        return failed(problem)
     updated = text.replace(old, new) if replace_all else text.replace(old, new, 1)
     if updated == text:
         return f"替换前后内容相同，文件未修改: {raw_path}"
@@ -134,10 +135,10 @@ def list_dir(args: dict[str, Any], ctx: ToolContext) -> str:
     path = PathGuard(ctx.root).resolve(str_arg(args, "path"))
     try:
         entries = [_entry_line(p) for p in path.iterdir()]
-    except OSError:
-        entries = []
+    except OSError:  # missing, not a directory, unreadable: the reference's one text, but failed
+        return failed(EMPTY_OR_MISSING)
     if not entries:
-        return "目录为空或不存在"
+        return EMPTY_OR_MISSING
     return "目录内容:\n" + "\n".join(entries)
 
 

@@ -11,7 +11,7 @@ from __future__ import annotations
 from typing import Any
 
 from memory.longterm.file import MemoryAccessError
-from tools.base import ToolContext
+from tools.base import ToolContext, failed
 
 TRUE_WORDS = frozenset({"true", "1", "yes"})  # reference (t): keep_both
 
@@ -19,10 +19,10 @@ TRUE_WORDS = frozenset({"true", "1", "yes"})  # reference (t): keep_both
 def save_memory(args: dict[str, Any], ctx: ToolContext) -> str:
     fact = str(args.get("fact") or "").strip()
     if not fact:
-        return "保存长期记忆失败: fact 不能为空"
+        return failed("保存长期记忆失败: fact 不能为空")
     memory = getattr(ctx, "memory", None)
     if memory is None:
-        return "保存长期记忆失败: 记忆保存器未初始化"
+        return failed("保存长期记忆失败: 记忆保存器未初始化")
     replace_id = str(args.get("replace_id") or "").strip() or None
     try:
         result = memory.save_fact(
@@ -30,8 +30,9 @@ def save_memory(args: dict[str, Any], ctx: ToolContext) -> str:
             replace_id=replace_id, allow_conflict=_truthy(args.get("keep_both")),
             external_sources=ctx.external_sources, source_files=ctx.source_files)
     except MemoryAccessError as error:  # the model tells the user; retrying will not help
-        return f"保存长期记忆失败: {error}"
-    return result.describe()
+        return failed(f"保存长期记忆失败: {error}")
+    text = result.describe()
+    return text if result.written else failed(text)  # a conflict or a missing replace target: not saved
 
 
 def _truthy(value: Any) -> bool:

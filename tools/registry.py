@@ -1,19 +1,20 @@
 """The built-in tools, their schemas, and how one call or one batch is executed (s.8).
 
 ``run_tool`` is the one place tool errors become text the model can react to; only
-cancellation passes through, so Ctrl-C still stops the run. A ``ToolText`` result (text
-plus artifact) is returned as it is, so its artifact reaches the turn policy.
+cancellation passes through, so Ctrl-C still stops the run. Every result is a ``ToolText``
+whose ``ok`` was set where the result was made: a plain returned string is a success, a
+``failed(text)``, a raised ``PolicyError`` or any error is a failure. Nothing reads failure from
+the text's prefixes (which stay the reference's model-facing wording).
 """
 
 from __future__ import annotations
 
 import asyncio
-import re
 import time
 from collections.abc import Iterable, Mapping
 from typing import Any
 
-from tools.base import PolicyError, ToolContext, ToolSpec
+from tools.base import PolicyError, ToolContext, ToolSpec, ToolText, failed
 from tools.memory_tool import save_memory
 from tools.files import edit_file, list_dir, read_file, write_file
 from tools.search import glob_files, grep_code
@@ -22,14 +23,6 @@ from tools.web_fetch import web_fetch
 from tools.web_search import web_search
 
 MAX_PARALLEL_TOOLS = 4  # reference (s.8)
-# reference (s.8): a result whose text starts with one of these counts as a failure.
-FAILURE_PREFIXES = (
-    "🛡️", "❌", "[HITL]", "[AUTO]", "用户取消了", "工具执行失败", "工具执行超时", "未知工具",
-    "MCP 工具返回错误", "MCP 工具调用失败", "搜索关键词不能为空", "搜索失败", "抓取失败",
-    "URL 不能为空", "⚠️ 搜索", "浏览器连接器未初始化",
-)
-# reference (d.5): a non-zero exit is a failure too, though its text starts like a success.
-_FAILED_COMMAND = re.compile(r"命令执行完成 \(exit code: (?!0\))-?\d+\)")
 
 
 def _string(description: str) -> dict[str, str]:
@@ -151,26 +144,25 @@ def schemas(tools: Mapping[str, ToolSpec] | Iterable[ToolSpec]) -> list[dict[str
 
 
 async def run_tool(name: str, args: dict[str, Any] | None, ctx: ToolContext,
-                   tools: Mapping[str, ToolSpec] = BUILTIN_TOOLS) -> str:
+                   tools: Mapping[str, ToolSpec] = BUILTIN_TOOLS) -> ToolText:
     spec = tools.get(name)
     if spec is None:
-        return f"未知工具: {name}"
+        return failed(f"未知工具: {name}")
     args = args if isinstance(args, dict) else {}
     try:
-        if spec.is_async:
-            return await spec.fn(args, ctx)
-        return await asyncio.to_thread(spec.fn, args, ctx)
+        result = await spec.fn(args, ctx) if spec.is_async else await asyncio.to_thread(spec.fn, args, ctx)
     except PolicyError as exc:
-        return f"🛡️ 策略拒绝: {exc.reason}"
+        return ToolText(f"🛡️ 策略拒绝: {exc.reason}", refused=True)
     except Exception as exc:  # any tool bug becomes text the model can react to
-        return f"工具执行失败: {str(exc) or type(exc).__name__}"
+        return failed(f"工具执行失败: {str(exc) or type(exc).__name__}")
+    return result if isinstance(result, ToolText) else ToolText(str(result))
 
 
 async def run_batch(calls: list[tuple[str, dict[str, Any]]], ctx: ToolContext,
-                    tools: Mapping[str, ToolSpec] = BUILTIN_TOOLS, timings: list[float] | None = None) -> list[str]:
+                    tools: Mapping[str, ToolSpec] = BUILTIN_TOOLS, timings: list[float] | None = None) -> list[ToolText]:
     """Results in call order; runs of consecutive parallel-safe calls go concurrently.
     ``timings``, when given, receives each call's duration in seconds (for the audit log)."""
-    results: list[str] = [""] * len(calls)
+    results: list[ToolText] = [ToolText("")] * len(calls)
     limiter = asyncio.Semaphore(MAX_PARALLEL_TOOLS)
 
     async def run(index: int) -> None:
@@ -199,7 +191,3 @@ def _groups(calls: list[tuple[str, dict[str, Any]]], tools: Mapping[str, ToolSpe
         previous_safe = safe
     return groups
 
-
-def is_failure(text: str) -> bool:
-    stripped = text.lstrip()
-    return stripped.startswith(FAILURE_PREFIXES) or bool(_FAILED_COMMAND.match(stripped))

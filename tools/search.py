@@ -7,7 +7,7 @@ import re
 from pathlib import Path
 from typing import Any
 
-from tools.base import ToolContext
+from tools.base import ToolContext, failed
 from tools.common import bool_arg, clamp, display_path, int_arg, required_str, str_arg
 from tools.grep_engines import PYTHON_TIMEOUT_SECONDS, Engine, Hits, Query, glob_accepts, search, walk_files
 from tools.policy.guards import PathGuard
@@ -86,14 +86,16 @@ def grep_code(args: dict[str, Any], ctx: ToolContext, *, engine: Engine = "auto"
     )
     hits = search(base, query, engine, python_timeout)
     if not hits.found:
-        return _timed_out(hits, query) if hits.timed_out else f"未找到匹配内容: {pattern}"
+        if hits.timed_out:
+            return failed(_timed_out(hits, query))
+        return f"未找到匹配内容: {pattern}"
     context = clamp(int_arg(args, "context_lines", 0), 0, 5)  # reference (t)
     max_chars = clamp(int_arg(args, "max_chars", 24_000), 1_000, 60_000)  # reference (t)
     return render(hits, ctx.root, context, max_chars)
 
 
 def _timed_out(hits: Hits, query: Query) -> str:
-    # Starts with a failure prefix (reference s.8), and names the ways out for the model.
+    # Names the ways out for the model.
     hint = "正则可能存在灾难性回溯（如 (a+)+ 这类嵌套重复）：请简化 pattern，或改用 regex=false 按字面搜索，" if query.regex else ""
     return (
         f"工具执行超时: grep_code 搜索 {query.pattern!r} 超过 {hits.timed_out:g} 秒未完成（engine={hits.engine}），已停止。"

@@ -12,7 +12,7 @@ import os
 import signal
 from typing import Any
 
-from tools.base import ToolContext
+from tools.base import ToolContext, failed
 from tools.common import str_arg
 from tools.policy.guards import CommandGuard
 
@@ -26,7 +26,7 @@ EXIT_POLL_SECONDS = 0.05  # only while a background child holds the pipe after b
 async def execute_command(args: dict[str, Any], ctx: ToolContext) -> str:
     command = str_arg(args, "command") or ""
     if not command.strip():
-        return "执行命令失败: 命令不能为空"
+        return failed("执行命令失败: 命令不能为空")
     CommandGuard.check(command, ctx.root)
     proc = await asyncio.create_subprocess_exec(
         "bash", "-c", command, cwd=str(ctx.root), env=ctx.command_env(),
@@ -48,7 +48,7 @@ async def _finish(proc: asyncio.subprocess.Process, reader: asyncio.Task, captur
         await asyncio.wait_for(_exited(proc, reader), timeout)
     except TimeoutError:
         await _kill(proc, reader)
-        return f"命令执行超时（{timeout:g}秒），已强制终止"
+        return failed(f"命令执行超时（{timeout:g}秒），已强制终止")
     note = ""
     try:
         # A background child can keep the pipe open after bash exits; do not wait on it forever.
@@ -56,7 +56,11 @@ async def _finish(proc: asyncio.subprocess.Process, reader: asyncio.Task, captur
     except TimeoutError:
         await _kill(proc, reader)
         note = "(命令已结束，但输出读取超时)\n"
-    return f"命令执行完成 (exit code: {_exit_code(proc.returncode)})\n{await _shown(capture.text(), ctx)}{note}"
+    code = _exit_code(proc.returncode)
+    text = f"命令执行完成 (exit code: {code})\n{await _shown(capture.text(), ctx)}{note}"
+    if code != 0:  # reference (d.5): reads like a success, but a non-zero exit is a failure
+        return failed(text)
+    return text
 
 
 async def _shown(output: str, ctx: ToolContext) -> str:

@@ -13,7 +13,7 @@ from typing import Any, NamedTuple
 
 import httpx
 
-from tools.base import ToolContext, WebConfig
+from tools.base import ToolContext, failed, WebConfig
 from tools.common import int_arg, str_arg
 from tools.policy.netguard import NetworkDenied, check_url
 from tools.web_search import one_line
@@ -49,22 +49,22 @@ class FetchError(Exception):
 async def web_fetch(args: dict[str, Any], ctx: ToolContext) -> str:
     url = (str_arg(args, "url") or "").strip()
     if not url:
-        return "URL 不能为空"
+        return failed("URL 不能为空")
     max_chars = int_arg(args, "max_chars", DEFAULT_MAX_CHARS)
     refusal = ctx.web.fetch_limit.refusal()
     if refusal:
-        return f"❌ {refusal}"
+        return failed(f"❌ {refusal}")
     try:
         async with asyncio.timeout(ctx.web.timeout):  # the whole fetch, redirects included
             page = await fetch(url, ctx.web)
     except NetworkDenied as exc:
-        return f"❌ 网络访问被拒绝: {exc.reason}"
+        return failed(f"❌ 网络访问被拒绝: {exc.reason}")
     except FetchError as exc:
-        return f"抓取失败: {exc}"
+        return failed(f"抓取失败: {exc}")
     except TimeoutError:
-        return f"抓取失败: 请求超时（{ctx.web.timeout:g} 秒）"
+        return failed(f"抓取失败: 请求超时（{ctx.web.timeout:g} 秒）")
     except (httpx.HTTPError, httpx.InvalidURL) as exc:
-        return f"抓取失败: {str(exc) or type(exc).__name__}"
+        return failed(f"抓取失败: {str(exc) or type(exc).__name__}")
     title, markdown = await asyncio.to_thread(to_markdown, page)  # parsing 5 MiB takes a while
     return render(page, title, markdown, max_chars)
 

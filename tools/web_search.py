@@ -11,7 +11,7 @@ from typing import Any, NamedTuple
 
 import httpx
 
-from tools.base import ToolContext, ToolText
+from tools.base import ToolContext, failed, ToolText
 from tools.common import clamp, int_arg, str_arg
 from tools.urls import WebUrl, web_url
 
@@ -27,14 +27,14 @@ USER_AGENT = "paicli-web-search/0.1"
 async def web_search(args: dict[str, Any], ctx: ToolContext) -> str:
     query = one_line(str_arg(args, "query") or "")
     if not query:
-        return "搜索关键词不能为空"
+        return failed("搜索关键词不能为空")
     if not ctx.web.searxng_url:
-        return NOT_CONFIGURED
+        return failed(NOT_CONFIGURED)
     top_k = clamp(int_arg(args, "top_k", DEFAULT_TOP_K) or DEFAULT_TOP_K, 1, MAX_TOP_K)
     try:
         raw_hits = await _query(ctx.web.searxng_url, query, ctx.web.timeout)
     except _SearchError as exc:
-        return f"搜索失败 ({PROVIDER}): {exc}"
+        return failed(f"搜索失败 ({PROVIDER}): {exc}")
     hits = _hits(raw_hits, top_k)
     return ToolText(render(query, hits), {"discovered_urls": [hit.url.key for hit in hits]})
 

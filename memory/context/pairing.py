@@ -10,6 +10,8 @@ from __future__ import annotations
 
 from langchain_core.messages import AIMessage, AnyMessage, ToolMessage
 
+from memory.context.outcome import decided_artifact
+
 CANCELLED_RESULT = "用户取消了此次工具调用"  # reference s.7
 
 
@@ -39,5 +41,6 @@ def repair_pairing(messages: list[AnyMessage]) -> list[AnyMessage] | None:
             names = {c.get("id"): c.get("name") for c in [*message.tool_calls, *message.invalid_tool_calls]}
             for cid in call_ids(message):
                 if cid not in answered:
-                    repaired.append(ToolMessage(CANCELLED_RESULT, tool_call_id=cid, name=names.get(cid) or "", status="error"))
+                    repaired.append(ToolMessage(CANCELLED_RESULT, tool_call_id=cid, name=names.get(cid) or "",
+                                                status="error", artifact=decided_artifact()))
     return repaired

@@ -23,7 +23,6 @@ from memory.tokens import arguments_json
 DEFAULT_STAGNATION_WINDOW = 5  # reference (s.3)
 DEFAULT_REMIND_AFTER = 3  # reference (s.3): values below 3 are rejected
 ERROR_TEXT_CHARS, ERROR_FAMILY_TEXT_CHARS = 4096, 1024  # reference (s.3)
-IGNORED_PREFIXES = ("🛡️", "[HITL]", "[AUTO]", "用户取消了")  # reference (s.3): not the model's doing
 # reference (s.3): error families, first match wins.
 ERROR_CATEGORIES = tuple((name, re.compile(pattern)) for name, pattern in (
     ("timeout", r"timeout|timed out|deadline exceeded|超时"),
@@ -108,6 +107,7 @@ class StepResult:
     arguments: Any
     text: str | None
     success: bool
+    decided: bool = False  # reference (s.3): a denial, refusal or cancellation, not the model's doing
 
 
 def _sha(text: str) -> str:
@@ -145,7 +145,7 @@ class RunawayGuard:
         """Feed one step (one response's results); returns the reminder to send, at most once."""
         actions, errors = Counter(), Counter()
         for result in results:
-            if not result.name or result.text is None or result.text.lstrip().startswith(IGNORED_PREFIXES):
+            if not result.name or result.text is None or result.decided:
                 continue
             action = _sha(f"{result.name}\0{_canonical(result.arguments)}")
             actions[action] += 1

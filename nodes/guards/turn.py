@@ -14,6 +14,7 @@ from typing import Any, Sequence
 from langchain_core.messages import AIMessage, BaseMessage, HumanMessage, ToolMessage
 
 from nodes.guards.budget import AgentBudget, BudgetStatus, Reminder, RunawayGuard, StepResult
+from memory.context.outcome import is_decided
 from memory.context.rounds import BUDGET_FINALIZATION, RUNAWAY_REMINDER, internal, internal_kind
 from prompts import PromptSources, load_resource, render
 from tools.boundary import unwrap
@@ -79,7 +80,7 @@ def _last_steps(turn: Sequence[BaseMessage], count: int) -> list[list[StepResult
                 result = results.get(call["id"])
                 if result is not None:
                     step.append(StepResult(call["name"], call["args"], unwrap(str(result.content)),
-                                           result.status != "error"))
+                                           result.status != "error", is_decided(result)))
             steps.append(step)
     return steps
 

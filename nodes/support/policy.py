@@ -19,7 +19,6 @@ from memory.context.rounds import internal_kind
 from nodes.support.state import AgentState, Deps, RunContext
 from nodes.guards.turn import current_turn
 from tools.policy import approval
-from tools.boundary import unwrap
 from tools.policy.protected_paths import protected_write
 from tools.policy.turn import Deny, TurnClass, add_discovered, authorize, classify, expose
 
@@ -60,7 +59,7 @@ def discovered_urls(messages: list[Any]) -> frozenset[str]:
     for message in current_turn(messages):
         artifact = message.artifact if isinstance(message, ToolMessage) else None
         if isinstance(artifact, dict) and artifact.get("discovered_urls"):
-            found = add_discovered(found, unwrap(message.text), artifact["discovered_urls"])
+            found = add_discovered(found, message.status != "error", artifact["discovered_urls"])
     return found
 
 

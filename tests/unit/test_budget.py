@@ -77,7 +77,7 @@ def test_a_step_without_the_key_resets_its_streak_and_ignored_results_do_not_cou
     guard = RunawayGuard()
     for step in ([ok()], [ok()], [ok('{"path": "b"}')], [ok()], [ok()]):
         assert guard.observe(step) is None
-    assert guard.observe([StepResult("read_file", '{"path": "a"}', "🛡️ 策略拒绝: x", False)]) is None
+    assert guard.observe([StepResult("read_file", '{"path": "a"}', "🛡️ 策略拒绝: x", False, decided=True)]) is None
     assert guard.observe([ok(), ok(), ok()]) is Reminder.EXACT_ACTION_REPEAT  # 3 in one step crosses too
     with pytest.raises(ValueError):
         RunawayGuard(remind_after=2)
@@ -102,3 +102,13 @@ def test_runtime_texts_match_the_reference():
     assert runtime("budget-finalization", reason="R") == (
         "执行预算安全阀已触发：R。\n不要再调用任何工具。请只基于当前会话和已有工具结果，给出最佳努力的部分完成结果。\n"
         "必须明确说明：1. 已完成；2. 已验证；3. 未完成或阻塞；4. 建议下一步。\n不得声称任务已经全部完成。")
+
+
+def test_only_typed_decisions_are_ignored_never_a_look_alike_text():
+    """A failure that merely starts like a denial is the model's doing: its streak counts."""
+    guard = RunawayGuard()
+    look_alike = StepResult("execute_command", '{"command": "x"}', "🛡️ printed by the command", False)
+    assert [guard.observe([look_alike]) for _ in range(3)] == [None, None, Reminder.SAME_ERROR_FAMILY]
+    decided = RunawayGuard()
+    denial = StepResult("execute_command", '{"command": "x"}', "🛡️ 工具调用已拒绝 [X]: y", False, decided=True)
+    assert [decided.observe([denial]) for _ in range(4)] == [None, None, None, None]

@@ -32,3 +32,9 @@ def test_orphan_results_are_dropped_and_invalid_calls_count():
     repaired = repair_pairing(history)
     assert [m.type for m in repaired] == ["human", "ai", "tool"]
     assert repaired[-1].tool_call_id == "b1"
+
+
+def test_a_cancelled_call_is_a_typed_decision():
+    from memory.context.outcome import is_decided
+    repaired = repair_pairing([AIMessage("", tool_calls=[{"id": "c1", "name": "read_file", "args": {}}])])
+    assert repaired[1].content == CANCELLED_RESULT and repaired[1].status == "error" and is_decided(repaired[1])

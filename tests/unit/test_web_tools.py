@@ -7,7 +7,7 @@ import pytest
 from tests.support.web_server import FakeWebServer, Page
 from tools.base import MAX_FETCH_BYTES, ToolContext, ToolText, WebConfig
 from tools.policy.netguard import NetworkDenied, address_denial, check_url
-from tools.registry import BUILTIN_TOOLS, is_failure, run_batch, run_tool
+from tools.registry import BUILTIN_TOOLS, run_batch, run_tool
 from tools.urls import extract_urls, normalize_url, web_url
 from tools.web_fetch import EMPTY_HINT, web_fetch
 from tools.web_search import web_search
@@ -103,14 +103,14 @@ async def test_web_search_reports_no_results(ctx, web):
 async def test_web_search_not_configured_names_the_env_var(tmp_path):
     result = await web_search({"query": "q"}, ToolContext(root=tmp_path))
     assert result.startswith("⚠️ 搜索") and "PAICLI_SEARXNG_URL" in result
-    assert is_failure(result)
+    assert not result.ok
 
 
 async def test_web_search_server_error_is_a_failure(ctx, web):
     web.search_status = 500
     result = await web_search({"query": "q"}, ctx)
     assert result == "搜索失败 (SearXNG): HTTP 500 Internal Server Error"
-    assert is_failure(result)
+    assert not result.ok
 
 
 async def test_web_search_unreachable_server_is_a_failure(tmp_path):
@@ -184,7 +184,7 @@ async def test_web_fetch_stops_reading_at_5_mib(ctx, web):
 
 async def test_web_fetch_non_2xx_is_a_failure(ctx, web):
     result = await web_fetch({"url": web.url("/missing")}, ctx)
-    assert result == "抓取失败: HTTP 404 Not Found" and is_failure(result)
+    assert result == "抓取失败: HTTP 404 Not Found" and not result.ok
 
 
 async def test_web_fetch_empty_body_warns_about_spa_or_anti_bot(ctx, web):
@@ -207,7 +207,7 @@ async def test_web_fetch_blank_url(ctx):
 
 async def test_web_fetch_refuses_file_scheme(ctx):
     result = await web_fetch({"url": "file:///etc/passwd"}, ctx)
-    assert result == "❌ 网络访问被拒绝: 禁止的 scheme: file（仅允许 http、https）" and is_failure(result)
+    assert result == "❌ 网络访问被拒绝: 禁止的 scheme: file（仅允许 http、https）" and not result.ok
 
 
 @pytest.mark.parametrize("url, reason", [

@@ -6,7 +6,7 @@ Pure functions on plain data, for the ``gate_tools`` / ``execute_tools`` nodes:
 - ``expose`` picks the tool names advertised to the model (o.4);
 - ``authorize`` decides one call (o.5); a ``Deny`` becomes the tool result
   ``🛡️ 工具调用已拒绝 [<CODE>]: <message>`` and HITL is never asked (v.4);
-- ``is_successful_result`` / ``add_discovered`` are the observe step (o.6).
+- ``add_discovered`` is the observe step (o.6).
 
 URL authority: a web_fetch, browser or network-command URL must come from the submitted
 text or from the structured results of a ``web_search`` in the same turn. Prose URLs in
@@ -33,7 +33,7 @@ from tools.urls import extract_urls, normalize_url
 __all__ = [
     "ALLOW", "Allow", "Decision", "Deny", "NETWORK_COMMAND", "TurnClass", "WEB_COMMAND",
     "add_discovered", "authorize", "classify", "denial_text", "expose", "is_browser_tool",
-    "is_successful_result", "is_web_fetch_tool", "is_web_tool", "urls_in_args",
+    "is_web_fetch_tool", "is_web_tool", "urls_in_args",
 ]
 
 # reference o.2: reason codes.
@@ -62,8 +62,6 @@ _NAVIGATION = {"navigate", "navigate_page", "navigate_back", "new_page", "open"}
 _HISTORY_TYPES = {"back", "forward", "reload"}  # o.5 rule 4
 # reference o.4 rule 1: a description that suggests the tool reaches the network.
 _EXTERNAL_HINT = re.compile(r"互联网|联网|网页|browser|http| url")
-# reference o.6: result texts that are not successes.
-FAILURE_PREFIXES = ("🛡️", "❌", "[HITL]", "工具执行失败", "工具执行超时", "未知工具", "搜索失败", "抓取失败")
 
 
 @dataclass(frozen=True)
@@ -211,15 +209,10 @@ def _strings(value: Any) -> Iterable[str]:
             yield from _strings(item)
 
 
-def is_successful_result(text: str | None) -> bool:
-    """o.6: only successful results update URL authority (and browser state, not ported)."""
-    stripped = (text or "").strip()
-    return bool(stripped) and not stripped.startswith(FAILURE_PREFIXES)
-
-
-def add_discovered(discovered: frozenset[str], result_text: str, urls: Iterable[str]) -> frozenset[str]:
-    """After a web_search: its structured http(s) result URLs, normalised, become grounded (o.6)."""
-    if not is_successful_result(result_text):
+def add_discovered(discovered: frozenset[str], succeeded: bool, urls: Iterable[str]) -> frozenset[str]:
+    """After a web_search: its structured http(s) result URLs, normalised, become grounded (o.6).
+    Only a successful result counts; ``succeeded`` is its typed status, never read from its text."""
+    if not succeeded:
         return discovered
     fresh = {normalize_url(url) for url in urls if re.match(r"(?i)https?://", url or "")}
     return discovered | fresh
