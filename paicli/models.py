@@ -34,11 +34,14 @@ class ReasoningChatModel(ChatDeepSeek):
 
     def _get_request_payload(self, input_: Any, *, stop: list[str] | None = None, **kwargs: Any) -> dict:
         payload = super()._get_request_payload(input_, stop=stop, **kwargs)
+        messages = self._convert_input(input_).to_messages()
+        # Only a stored invalid call can carry raw argument text (langchain-openai dumps valid
+        # calls' dicts itself), so only those are parsed: not every past call on every request.
+        invalid = {c.get("id") for m in messages if isinstance(m, AIMessage) for c in m.invalid_tool_calls}
         for sent in payload.get("messages", []):
             if sent.get("role") == "assistant":
                 for call in sent.get("tool_calls") or []:
-                    replayable(call)
-        messages = self._convert_input(input_).to_messages()
+                    replayable(call, check_arguments=call.get("id") in invalid)
         if len(messages) != len(payload["messages"]):
             return payload  # the base class merged or dropped something; leave it alone
         for source, sent in zip(messages, payload["messages"]):
@@ -52,14 +55,14 @@ class ReasoningChatModel(ChatDeepSeek):
         return "paicli-openai-compatible"
 
 
-def replayable(call: dict) -> None:
+def replayable(call: dict, check_arguments: bool = True) -> None:
     """Make one outgoing past call acceptable to strict servers, in place."""
     function = call.get("function")
     if not isinstance(function, dict):
         return
     if not isinstance(function.get("name"), str) or not function["name"]:
         function["name"] = NAMELESS
-    if not _is_json_object(function.get("arguments")):
+    if check_arguments and not _is_json_object(function.get("arguments")):
         function["arguments"] = REFUSED_ARGUMENTS
 
 
