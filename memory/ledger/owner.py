@@ -35,6 +35,9 @@ if TYPE_CHECKING:
     from memory.ledger.index import ThreadIndex
 
 POLL = 0.1  # seconds between two tries of a busy turn lock
+# Turn locks this process holds: while the CLI runs a turn, every put of that turn asks whether
+# another process holds the lock; the answer is known without probing the lock or the owner file.
+_HELD: set[Path] = set()
 
 
 class SessionBusy(PaicliError):
@@ -78,9 +81,11 @@ class TurnLock:
             return False
         owner = {"pid": os.getpid(), "host": socket.gethostname(), "started": time.time()}
         replace_file(self.owner_path, json.dumps(owner).encode(), sync=False)
+        _HELD.add(self.path)
         return True
 
     def release(self) -> None:
+        _HELD.discard(self.path)
         unlink(self.owner_path)
         self._lock.release()
 
@@ -109,6 +114,8 @@ class TurnLock:
 
     def other_holder(self) -> Owner | None:
         """The holder when it is another process; None when free or held by this one."""
+        if self.path in _HELD:
+            return None
         if not self.path.exists():
             return None  # no CLI ever ran a turn here (a Studio-only thread): nothing to check
         if self.try_free():
