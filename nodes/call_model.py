@@ -23,7 +23,7 @@ from langgraph.runtime import Runtime
 from nodes.guards.budget import partial_result
 from nodes.guards.cutoff import RETRY_NOTICE, incomplete_text
 from nodes.guards.provider_errors import describe_provider_error, is_context_overflow
-from nodes.support.policy import turn_view
+from nodes.support.policy import Turn, decide_step, read_turn
 from nodes.guards.response import (PROVIDER_ERRORS, Checked, DroppedMidStream, IncompleteResponse,
                                   check_response, stream_response)
 from nodes.support.state import AgentState, Deps, RunContext, run_context
@@ -132,14 +132,27 @@ def failure(exc: BaseException) -> dict[str, Any]:
     return {"error": f"❌ 调用 LLM 失败: {describe_provider_error(exc)}"}
 
 
+def with_decisions(update: dict[str, Any], turn: Turn) -> dict[str, Any]:
+    """Decide the answer's tool calls here, once, with the turn the model was called with
+    (``nodes.support.policy``): the router, the gate and execution read the records."""
+    answer = (update.get("messages") or [None])[-1]
+    if isinstance(answer, AIMessage) and answer.tool_calls:
+        update["decisions"] = decide_step(answer.tool_calls, turn)
+    return update
+
+
 def make_call_model(caller: ModelCaller, compaction: Any):
     """``compaction`` is the graph's ``nodes.compact.Compaction`` (not imported here: it is
     built around a ``ModelCaller``). On a context overflow it forces one compaction and
     retries once (Q3/Q4, docs/behavior.md#decisions); a second failure keeps the history as it was."""
 
     async def call_model(state: AgentState, runtime: Runtime[RunContext]) -> dict[str, Any]:
-        ctx, messages = run_context(runtime), list(state["messages"])
-        extra, tools = state.get("project_context", ""), turn_view(state, caller.deps).advertised
+        ctx = run_context(runtime)
+        turn = read_turn(state, ctx, caller.deps)
+        return with_decisions(await answer(state, ctx, turn), turn)
+
+    async def answer(state: AgentState, ctx: RunContext, turn: Turn) -> dict[str, Any]:
+        messages, extra, tools = list(state["messages"]), state.get("project_context", ""), turn.advertised
         reason = exceeded(current_turn(messages), caller.deps.budget)
         if reason:
             return await finalize(caller, messages, ctx, reason, extra)

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import asyncio
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from langgraph.config import get_stream_writer
 from langgraph.runtime import Runtime
@@ -23,8 +23,11 @@ from nodes.support.state import AgentState, Deps, RunContext, long_term_memory, 
 from prompts.pai_md import load_project_memory
 from tools.policy.classify import HEADLINE_NOTICE
 
+if TYPE_CHECKING:
+    from memory.longterm.manager import LongTermMemory
 
-def project_context(deps: Deps, memory: Any, ctx: RunContext, query: str) -> str:
+
+def project_context(deps: Deps, memory: LongTermMemory | None, ctx: RunContext, query: str) -> str:
     root = Path(ctx.project_root)
     parts = [load_project_memory(root, deps.prompt_home)]
     if memory is not None:

@@ -10,9 +10,13 @@ import importlib
 import re
 import threading
 import uuid
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from paicli.settings import ConfigError, Settings, load_settings
+
+if TYPE_CHECKING:  # both import LangGraph or jieba: the REPL imports them in the background
+    from memory.longterm.manager import LongTermMemory
+    from paicli.session import Session
 
 # reference h.1: ids become file names, so no separators, no "..", no leading "-" or "." and
 # no more than a file name can hold with its suffixes (generated ids are 58 characters).
@@ -42,12 +46,17 @@ def _warm_jieba(cache_dir) -> None:
 
 
 class App:
+    """Settings and wiring: what the user configured, the session id, the shared long-term
+    memory, and the ``Session`` (the running conversation) once it is needed. The settings have
+    one home at a time: here until the session starts, then the session's (``/model`` changes
+    them there), so nothing is copied back and forth."""
+
     def __init__(self, args: Any, settings: Settings | None = None):
         self.args = args
-        self.settings = settings or load_settings(args.project)
-        self.settings.require_key()  # fail before the first prompt, not after the first question
-        self._session: Any = None
-        self._memory: Any = None
+        self._settings = settings or load_settings(args.project)
+        self._settings.require_key()  # fail before the first prompt, not after the first question
+        self._session: Session | None = None
+        self._memory: LongTermMemory | None = None
         if args.session is not None:
             check_session_id(args.session)
         self._session_id = args.session or new_session_id()
@@ -61,7 +70,11 @@ class App:
             threading.Thread(target=_warm_jieba, args=(self.settings.cache_dir,), daemon=True).start()
 
     @property
-    def session(self) -> Any:
+    def settings(self) -> Settings:
+        return self._session.settings if self._session is not None else self._settings
+
+    @property
+    def session(self) -> Session:
         if self._session is None:
             if self._warm.is_alive():
                 self._warm.join()
@@ -87,12 +100,11 @@ class App:
     def switch_model(self, model: str) -> None:
         if self._session is not None:
             self._session.switch_model(model)
-            self.settings = self._session.settings
         else:
-            self.settings = self.settings.with_model(model)
+            self._settings = self._settings.with_model(model)
 
     @property
-    def memory(self) -> Any:
+    def memory(self) -> LongTermMemory:
         """The shared long-term memory (``memory.longterm.manager.LongTermMemory``), opened on first use."""
         if self._memory is None:
             from memory.longterm.manager import LongTermMemory

@@ -8,9 +8,12 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from datetime import datetime
-from typing import Any, Awaitable, Callable
+from typing import TYPE_CHECKING, Any, Awaitable, Callable
 
 from paicli.context_view import render_context
+
+if TYPE_CHECKING:  # the App imports this module lazily
+    from paicli.app import App
 
 # Why /compact failed, by memory.context.summary.Abort name (names, so the REPL starts without
 # importing the compaction modules).
@@ -74,7 +77,7 @@ def help_lines() -> list[str]:
     return ["可用命令："] + [f"   {display} - {text}" for display, text in HELP]
 
 
-async def handle(text: str, app: Any, say: Say | Output, read_line: ReadLine | None = None) -> Outcome:
+async def handle(text: str, app: App, say: Say | Output, read_line: ReadLine | None = None) -> Outcome:
     """``app`` is a ``paicli.app.App``; ``read_line`` is None when nobody can answer (``-p``)."""
     out = say if isinstance(say, Output) else Output(say)
     outcome = await _dispatch(text, app, out, read_line)
@@ -82,7 +85,7 @@ async def handle(text: str, app: Any, say: Say | Output, read_line: ReadLine | N
     return outcome
 
 
-async def _dispatch(text: str, app: Any, say: Output, read_line: ReadLine | None) -> Outcome:
+async def _dispatch(text: str, app: App, say: Output, read_line: ReadLine | None) -> Outcome:
     stripped = text.strip()
     word, _, payload = stripped.partition(" ")
     word, payload = word.lower(), payload.strip()
@@ -125,7 +128,7 @@ async def _dispatch(text: str, app: Any, say: Output, read_line: ReadLine | None
     return Outcome()
 
 
-def _audit(payload: str, app: Any, say: Say) -> None:
+def _audit(payload: str, app: App, say: Say) -> None:
     """reference (v.7): today's last N risky tool calls (N defaults to 10, clamped to 1..100)."""
     from tools.policy.audit import AuditLog, format_recent, recent_count
 
@@ -133,7 +136,7 @@ def _audit(payload: str, app: Any, say: Say) -> None:
     say(format_recent(AuditLog(app.audit_dir).recent(count), count))
 
 
-def _model(payload: str, app: Any, say: Say) -> None:
+def _model(payload: str, app: App, say: Say) -> None:
     s = app.settings
     if not payload or payload.lower() in ("info", "list"):
         say(f"🤖 当前模型: {s.model} ({s.provider})")
@@ -144,7 +147,7 @@ def _model(payload: str, app: Any, say: Say) -> None:
     say(f"✅ 已切换模型: {payload} ({s.provider})")
 
 
-async def _compact(app: Any, say: Output) -> None:
+async def _compact(app: App, say: Output) -> None:
     """reference u.2 /compact."""
     from memory.context.summary import SummaryError
 
@@ -166,7 +169,7 @@ def session_line(index: int, info: dict[str, Any]) -> str:
     return f"  {index:>2}. {info['id']}  {when} · {info['messages']} 条消息 · {info.get('mode') or 'react'} · {title}"
 
 
-async def _resume(payload: str, app: Any, say: Output, read_line: ReadLine | None) -> None:
+async def _resume(payload: str, app: App, say: Output, read_line: ReadLine | None) -> None:
     sessions = app.session.sessions()
     if payload:
         target = next((s for s in sessions if s["id"] == payload), None)
@@ -202,7 +205,7 @@ def _pick(choice: str, shown: list[dict[str, Any]], sessions: list[dict[str, Any
     return next((s for s in sessions if s["id"] == choice), None) if choice else None
 
 
-async def _switch(target: dict[str, Any], app: Any, say: Say) -> None:
+async def _switch(target: dict[str, Any], app: App, say: Say) -> None:
     app.session.resume(target["id"])
     await app.session.load_external()
     messages = await app.session.messages()

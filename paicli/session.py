@@ -27,6 +27,7 @@ from graphs.react import build_react
 from memory.ledger.saver import JsonlLedgerSaver
 from memory.context.profile import prompt_cache_mode
 from memory.longterm.config import MEMORY_HEADING
+from memory.longterm.manager import LongTermMemory
 from memory.longterm.store import MemoryStore
 from nodes.support.background import Background
 from nodes.compact import state_update
@@ -99,12 +100,16 @@ class TokenStats:
 
 @dataclass
 class Session:
+    """The running conversation: its graph, ledger, session id, token counts and the external
+    content it has read. Built from the ``App``'s settings and wiring; ``/model`` changes its
+    settings here (``App.settings`` reads them from here once the session exists)."""
+
     settings: Settings
     approval: str = "auto"
     session_id: str = "default"
     deps: Deps | None = None
-    checkpointer: Any = None
-    memory: Any = None  # memory.longterm.manager.LongTermMemory; the App's, shared with /save and /memory
+    checkpointer: JsonlLedgerSaver | None = None
+    memory: LongTermMemory | None = None  # the App's, shared with /save and /memory
     stats: TokenStats = field(default_factory=TokenStats)
     external_sources: tuple[str, ...] = ()  # reference (o.1), as of the last finished step
 
@@ -191,7 +196,7 @@ class Session:
             self.session_id, "history_clear", source="slash_clear", metadata={"discardedViewMessages": discarded}
         )
         # reference (o.1): only /clear forgets the external content the session has read.
-        update = {"messages": [RemoveMessage(id=REMOVE_ALL_MESSAGES)], "approved_all": [], "verdicts": {},
+        update = {"messages": [RemoveMessage(id=REMOVE_ALL_MESSAGES)], "approved_all": [], "decisions": {},
                   "external_sources": []}
         self.external_sources = ()
         # as_node="call_model": with no assistant message left, the loop's router ends the run.

@@ -21,7 +21,11 @@ from __future__ import annotations
 
 import json
 from dataclasses import dataclass
-from typing import Any, Union
+from typing import Any
+
+from tools.policy.decision import Allow, Ask, Decision, Deny
+
+__all__ = ["Allow", "Ask", "Decision", "Deny", "Unclear", "approval_request", "decide", "read_answer"]
 
 DANGEROUS_TOOLS = frozenset({"write_file", "edit_file", "execute_command"})  # reference v.1
 AUTO_ASK_TOOLS = frozenset({"execute_command"})
@@ -36,28 +40,6 @@ RISK = {
 }
 
 
-@dataclass(frozen=True)
-class Allow:
-    args: dict[str, Any]
-
-
-@dataclass(frozen=True)
-class Ask:
-    tool: str
-    args: dict[str, Any]
-    danger: str
-    risk: str
-    notice: str = ""  # why this call needs a question even when the level would not ask
-
-
-@dataclass(frozen=True)
-class Deny:
-    text: str  # the tool result the model reads
-
-
-Decision = Union[Allow, Ask, Deny]
-
-
 def decide(tool: str, args: dict[str, Any], level: str, approved_all: frozenset[str] | set[str] = frozenset(),
            protected: str | None = None) -> Decision:
     """``protected`` is the notice of a write to a protected path (``tools.policy.protected_paths``)."""
@@ -65,7 +47,7 @@ def decide(tool: str, args: dict[str, Any], level: str, approved_all: frozenset[
         return Allow(args)
     if protected:  # a hook, .env or PAI.md runs or instructs later: as risky as a command
         return Ask(tool, args, PROTECTED_DANGER, RISK.get(tool, ""), protected)
-    if tool in approved_all:
+    if tool in approved_all:  # the user's earlier "approve all"; audited as the level's allow
         return Allow(args)
     risky = DANGEROUS_TOOLS if level == "ask" else AUTO_ASK_TOOLS
     if tool in risky:
@@ -122,7 +104,8 @@ _EDIT_NEEDS_ARGS = ("an edit needs the new arguments: resume with {\"decision\":
 
 
 def read_answer(answer: Any, ask: Ask) -> tuple[Decision | Unclear, bool]:
-    """Turn a resume value into a decision; the flag says "approve all of this tool".
+    """Turn a resume value into the user's decision (``approver="hitl"``); the flag says
+    "approve all of this tool".
 
     Accepts the CLI's dict ``{"decision": ..., "reason"?, "args"?}`` or a bare string
     (``"y"``, ``"approve"``, ...) as a person would type in Studio. Anything else is ``Unclear``:
@@ -135,14 +118,12 @@ def read_answer(answer: Any, ask: Ask) -> tuple[Decision | Unclear, bool]:
     if verdict is None:
         shown = json.dumps(answer, ensure_ascii=False, default=str)[:200]
         return Unclear(f"resume value not understood / 无法识别的审批结果: {shown}. {RESUME_HELP}"), False
-    if verdict == "approve":
-        return Allow(ask.args), False
-    if verdict == "approve_all":
-        return Allow(ask.args), True
+    if verdict in ("approve", "approve_all"):
+        return Allow(ask.args, "hitl"), verdict == "approve_all"
     if verdict == "edit":
         args = answer.get("args")
-        return (Allow(args), False) if isinstance(args, dict) else (Unclear(_EDIT_NEEDS_ARGS), False)
+        return (Allow(args, "hitl"), False) if isinstance(args, dict) else (Unclear(_EDIT_NEEDS_ARGS), False)
     if verdict == "skip":
-        return Deny("[HITL] 操作已被跳过"), False
+        return Deny("[HITL] 操作已被跳过", "hitl"), False
     reason = str(answer.get("reason") or "").strip() or "用户拒绝了此操作"
-    return Deny(f"[HITL] 操作已被拒绝：{reason}" + (f"。{ask.notice}" if ask.notice else "")), False
+    return Deny(f"[HITL] 操作已被拒绝：{reason}" + (f"。{ask.notice}" if ask.notice else ""), "hitl"), False
