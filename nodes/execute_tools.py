@@ -31,6 +31,7 @@ from tools.base import ToolContext, ToolText
 from tools.boundary import wrap
 from tools.policy.external_context import external_source, record
 from tools.registry import run_batch
+from tools.skills.injection import settle as settle_skill_loads
 
 
 def bad_arguments(call: dict[str, Any]) -> str:
@@ -105,6 +106,7 @@ def make_execute_tools(deps: Deps):
         await audit(ai.tool_calls, verdicts, texts, {m.tool_call_id: m.status for m in messages}, seconds)
         messages += [tool_message(c["id"], c.get("name") or NAMELESS, bad_arguments(c), False)
                      for c in ai.invalid_tool_calls if c.get("id")]
+        messages = settle_skill_loads(state["messages"], messages)  # skill bodies after the results (s.6)
         reminder = runaway_reminder([*current_turn(state["messages"]), *messages], deps.budget.remind_after)
         if reminder is not None:
             get_stream_writer()({"notice": RUNAWAY_NOTICE})

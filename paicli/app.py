@@ -48,6 +48,7 @@ class App:
         self.settings.require_key()  # fail before the first prompt, not after the first question
         self._session: Any = None
         self._memory: Any = None
+        self._skills: Any = None
         if args.session is not None:
             check_session_id(args.session)
         self._session_id = args.session or new_session_id()
@@ -68,7 +69,7 @@ class App:
             from paicli.session import Session
 
             self._session = Session(self.settings, approval="yes" if self.args.yes else "auto",
-                                    session_id=self._session_id, memory=self.memory)
+                                    session_id=self._session_id, memory=self.memory, skills=self.skills)
         return self._session
 
     @property
@@ -99,6 +100,15 @@ class App:
 
             self._memory = LongTermMemory(self.settings.memory_dir, self.settings.memory.options)
         return self._memory
+
+    @property
+    def skills(self) -> Any:
+        """The skill library (``tools.skills.library.SkillLibrary``) the session and /skill share."""
+        if self._skills is None:
+            from tools.skills.library import SkillLibrary
+
+            self._skills = SkillLibrary(self.settings.home, self.settings.skill_budget)
+        return self._skills
 
     @property
     def project_key(self) -> str:
