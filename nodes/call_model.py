@@ -37,7 +37,14 @@ Notify = Callable[[str], None]
 def system_prompt(deps: Deps, ctx: RunContext, now: datetime, project_context: str = "") -> str:
     sources = PromptSources.for_project(deps.prompt_home, Path(ctx.project_root))
     return assemble_system_prompt(mode="agent", approval=ctx.approval, now=now, sources=sources,
-                                  project_context=project_context)
+                                  skills=skill_index(deps, ctx), project_context=project_context)
+
+
+def skill_index(deps: Deps, ctx: RunContext) -> str:
+    """The ``## Skills`` index (reference q.2 item 7): changes only on /skill on|off|trust|reload."""
+    if deps.skills is None:
+        return ""
+    return deps.skills.index(Path(ctx.project_root), PromptSources.for_project(deps.prompt_home, Path(ctx.project_root)))
 
 
 def with_call_ids(message: AIMessage) -> AIMessage:
@@ -62,7 +69,8 @@ class ModelCaller:
         """The prompt only changes with its inputs, the date and the turn's project context
         (``state["project_context"]``), so build it once per key."""
         now = self.deps.clock()
-        key = (self.deps.prompt_home, ctx.project_root, ctx.approval, now.date(), now.tzname(), project_context)
+        key = (self.deps.prompt_home, ctx.project_root, ctx.approval, now.date(), now.tzname(), project_context,
+               skill_index(self.deps, ctx))
         if self._system is None or self._system[0] != key:
             self._system = (key, SystemMessage(system_prompt(self.deps, ctx, now, project_context)))
         return self._system[1]

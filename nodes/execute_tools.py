@@ -7,7 +7,7 @@ Each result is wrapped in the untrusted-data boundary (reference r) before the m
 
 One step, top to bottom: the step's decisions (``settled``), the tool context, the allowed
 calls run (``run_allowed``), oversized results offloaded, the messages, the audit lines, the
-runaway reminder, the state update.
+skill injections (``tools.skills.injection``), the runaway reminder, the state update.
 """
 
 from __future__ import annotations
@@ -37,6 +37,7 @@ from tools.policy.audit import is_audited
 from tools.policy.decision import Allow, Ask, Deny
 from tools.policy.external_context import external_source, record
 from tools.registry import run_batch
+from tools.skills.injection import settle as settle_skill_loads
 
 if TYPE_CHECKING:
     from nodes.support.options import CompactionOptions
@@ -189,6 +190,7 @@ def make_execute_tools(deps: Deps):
         messages = [tool_message(call["id"], call["name"], o) for (call, _), o in zip(steps, outcomes)]
         await audit(deps, steps, outcomes)
         messages += invalid_call_results(ai)
+        messages = settle_skill_loads(state["messages"], messages)
         reminder = runaway_reminder([*current_turn(state["messages"]), *messages], deps.budget.remind_after)
         if reminder is not None:
             get_stream_writer()({"notice": RUNAWAY_NOTICE})

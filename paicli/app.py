@@ -17,6 +17,7 @@ from paicli.settings import ConfigError, Settings, load_settings
 if TYPE_CHECKING:  # both import LangGraph or jieba: the REPL imports them in the background
     from memory.longterm.manager import LongTermMemory
     from paicli.session import Session
+    from tools.skills.library import SkillLibrary
 
 # reference h.1: ids become file names, so no separators, no "..", no leading "-" or "." and
 # no more than a file name can hold with its suffixes (generated ids are 58 characters).
@@ -57,6 +58,7 @@ class App:
         self._settings.require_key()  # fail before the first prompt, not after the first question
         self._session: Session | None = None
         self._memory: LongTermMemory | None = None
+        self._skills: SkillLibrary | None = None
         if args.session is not None:
             check_session_id(args.session)
         self._session_id = args.session or new_session_id()
@@ -81,7 +83,7 @@ class App:
             from paicli.session import Session
 
             self._session = Session(self.settings, approval="yes" if self.args.yes else "auto",
-                                    session_id=self._session_id, memory=self.memory)
+                                    session_id=self._session_id, memory=self.memory, skills=self.skills)
         return self._session
 
     @property
@@ -111,6 +113,15 @@ class App:
 
             self._memory = LongTermMemory(self.settings.memory_dir, self.settings.memory.options)
         return self._memory
+
+    @property
+    def skills(self) -> SkillLibrary:
+        """The skill library the session and /skill share, opened on first use."""
+        if self._skills is None:
+            from tools.skills.library import SkillLibrary
+
+            self._skills = SkillLibrary(self.settings.home, self.settings.skill_budget)
+        return self._skills
 
     @property
     def project_key(self) -> str:

@@ -24,6 +24,9 @@ class ContextUsage:
     clearing_keep: int
     session_memory: bool
     prompt_cache: str
+    skill_index_tokens: int = 0  # the `## Skills` index (part of system_tokens)
+    skill_body_tokens: int = 0  # skill injection messages still in context (part of conversation_tokens)
+    skill_bodies: int = 0
 
     @property
     def total(self) -> int:
@@ -57,8 +60,10 @@ def render_context(u: ContextUsage) -> list[str]:
         "  当前占用细分:",
         _row("System prompt:", u.system_tokens, u.window, 1),
         _row("Injected memory:", u.memory_tokens, u.window),
+        _row("Skills index:", u.skill_index_tokens, u.window),
         _row("Tools schema:", u.schema_tokens, u.window),
         _row("Conversation:", u.conversation_tokens, u.window, u.conversation_messages),
+        _row("Skill bodies:", u.skill_body_tokens, u.window, u.skill_bodies),
         "    " + "─" * 33,
         _row("合计:", u.total, u.window),
         "",

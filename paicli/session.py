@@ -26,10 +26,12 @@ from langgraph.types import Command
 from graphs.react import build_react
 from memory.ledger.saver import JsonlLedgerSaver
 from memory.context.profile import prompt_cache_mode
+from memory.context.rounds import SKILL_INJECTION, internal_kind
 from memory.longterm.config import MEMORY_HEADING
 from memory.longterm.manager import LongTermMemory
 from memory.longterm.store import MemoryStore
 from nodes.support.background import Background
+from nodes.call_model import skill_index
 from nodes.compact import state_update
 from nodes.support.state import Deps, RunContext
 from paicli.context_view import ContextUsage
@@ -37,6 +39,9 @@ from paicli.models import make_chat_model
 from paicli.settings import Settings
 from tools.policy.audit import AuditLog
 from tools.base import WebConfig
+from tools.registry import BUILTIN_TOOLS
+from tools.skills.library import SkillLibrary
+from tools.skills.load import load_skill_spec
 
 RECURSION_LIMIT = 10_000  # reference s.2.9: no iteration cap; this only stops a runaway graph
 
@@ -51,11 +56,15 @@ def history_dir(settings: Settings):
     return settings.home / "history" / "raw"
 
 
-def make_deps(settings: Settings, *, auto_extract: bool) -> Deps:
-    """The live objects a graph needs, from the user's settings (the CLI's and Studio's)."""
+def make_deps(settings: Settings, *, auto_extract: bool, skills: SkillLibrary | None = None) -> Deps:
+    """The live objects a graph needs, from the user's settings (the CLI's and Studio's).
+    ``skills``: the library the CLI's /skill commands share; a new one otherwise."""
     web = settings.web
+    skills = skills or SkillLibrary(settings.home, settings.skill_budget)
     return Deps(
         model=make_chat_model(settings),
+        tools={**BUILTIN_TOOLS, "load_skill": load_skill_spec(skills)},
+        skills=skills,
         light_model=make_chat_model(settings, settings.light_model) if settings.light_model != settings.model else None,
         prompt_home=settings.home,
         compaction=settings.compaction,
@@ -110,12 +119,13 @@ class Session:
     deps: Deps | None = None
     checkpointer: JsonlLedgerSaver | None = None
     memory: LongTermMemory | None = None  # the App's, shared with /save and /memory
+    skills: SkillLibrary | None = None  # the App's, shared with /skill
     stats: TokenStats = field(default_factory=TokenStats)
     external_sources: tuple[str, ...] = ()  # reference (o.1), as of the last finished step
 
     def __post_init__(self) -> None:
         if self.deps is None:
-            self.deps = make_deps(self.settings, auto_extract=self.settings.memory.auto_extract)
+            self.deps = make_deps(self.settings, auto_extract=self.settings.memory.auto_extract, skills=self.skills)
         self.checkpointer = self.checkpointer or JsonlLedgerSaver(history_dir(self.settings))
         self.store = MemoryStore(self.memory) if self.memory is not None else None
         builder, self.compaction = build_react(self.deps)
@@ -167,6 +177,7 @@ class Session:
         values, ctx, c = await self.values(), self.context, self.compaction
         messages, extra = list(values.get("messages") or []), values.get("project_context", "")
         profile, options = c.profile(ctx), self.deps.compaction
+        index, bodies = skill_index(self.deps, ctx), [m for m in messages if internal_kind(m) == SKILL_INJECTION]
         return ContextUsage(
             model=self.settings.model,
             provider=self.settings.provider,
@@ -182,6 +193,9 @@ class Session:
             clearing_keep=options.clearing_keep,
             session_memory=options.session_memory,
             prompt_cache=prompt_cache_mode(self.settings.provider),
+            skill_index_tokens=c.estimator.system(index) if index else 0,
+            skill_body_tokens=c.estimator.messages(bodies) if bodies else 0,
+            skill_bodies=len(bodies),
         )
 
     async def clear(self) -> int:

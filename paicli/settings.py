@@ -16,7 +16,8 @@ from urllib.parse import urlsplit
 
 from paicli.credentials import Sources, endpoint_refusal, guard_refusal, key_variable, secret_variables
 from nodes.support.options import BudgetOptions, CompactionOptions
-from paicli.knobs import (ConfigError, MemoryKnobs, WebKnobs, budget_options, compaction_options, memory_knobs,
+from tools.skills.limits import DEFAULT_BUDGET as DEFAULT_SKILL_BUDGET
+from paicli.knobs import (ConfigError, Get, MemoryKnobs, WebKnobs, budget_options, compaction_options, memory_knobs,
                           number, web_knobs)
 
 
@@ -58,6 +59,7 @@ class Settings:
     budget: BudgetOptions = BudgetOptions()
     memory: MemoryKnobs = MemoryKnobs()
     web: WebKnobs = WebKnobs()
+    skill_budget: int = DEFAULT_SKILL_BUDGET  # PAICLI_SKILL_BODY_BUDGET: characters of skill bodies in context (s.6)
     session_wait: int = 120  # PAICLI_SESSION_WAIT: seconds a turn waits for another process's turn on its session
     # Environment variables commands must not see: the key variables and any holding the key.
     secret_env: frozenset[str] = frozenset()
@@ -163,6 +165,7 @@ def load_settings(project: str | os.PathLike | None = None, environ: dict[str, s
         web=_checked_web(web_knobs(get)),
         secret_env=secret_variables(env, (p.key_env for p in PRESETS.values()), key),
         session_wait=max(0, number(get, "PAICLI_SESSION_WAIT", 120)),
+        skill_budget=_positive(get, "PAICLI_SKILL_BODY_BUDGET", DEFAULT_SKILL_BUDGET),
     )
 
 
@@ -179,6 +182,13 @@ def studio_environ(settings: Settings) -> dict[str, str]:
                LANGSMITH_TRACING_V2="false", LANGCHAIN_TRACING="false")
     env.setdefault("LOG_LEVEL", "WARNING")  # the server's info logs drown the URLs; run errors still show
     return env
+
+
+def _positive(get: Get, name: str, default: int) -> int:
+    value = number(get, name, default)
+    if value <= 0:
+        raise ConfigError(f"{name} must be a positive whole number, got {value}")
+    return value
 
 
 def _window(raw: str | None, preset: Preset | None) -> int:

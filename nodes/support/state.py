@@ -24,6 +24,7 @@ from typing_extensions import TypedDict
 from nodes.support.options import BudgetOptions, CompactionOptions  # noqa: F401 (re-exported)
 from tools.base import ToolSpec, WebConfig
 from tools.registry import BUILTIN_TOOLS
+from tools.skills.library import SkillLibrary
 
 if TYPE_CHECKING:
     from memory.longterm.manager import LongTermMemory
@@ -110,6 +111,9 @@ class Deps:
     audit: AuditLog | None = None  # risky calls' log (reference v.7); None: no audit
     web: WebConfig = field(default_factory=WebConfig)  # web_search / web_fetch settings
     hidden_env: frozenset[str] = frozenset()  # Settings.secret_env: kept from commands' environment
+    # Skills (reference s.6): their index goes into the system prompt; `load_skill` in `tools` reads
+    # them. None: no skills (the Team planner and reviewer get none: they have no tools).
+    skills: SkillLibrary | None = None
 
 
 def long_term_memory(runtime: Runtime | None, deps: Deps) -> LongTermMemory | None:

@@ -14,6 +14,7 @@ from memory.longterm.entry import Entry
 from memory.longterm.retriever import format_block
 from prompts import assemble_system_prompt
 from prompts.pai_md import load_project_memory
+from tools.skills.library import SkillLibrary
 
 SNAPSHOT = Path(__file__).parent / "snapshots" / "system_prompt_react.txt"
 NOW = datetime(2026, 11, 29, 9, 0, tzinfo=UTC)
@@ -29,7 +30,9 @@ def _prompt(tmp_path: Path) -> str:
                 Entry("fact-0000bbbb", "提交前运行全量测试", timestamp=NOW,
                       metadata={"verification": "unverified"})]
     block = format_block(memories, 640, NOW, tz=UTC)
-    return assemble_system_prompt(mode="agent", approval="auto", now=NOW, project_context=f"{pai}\n\n{block}")
+    skills = SkillLibrary(home).index(project)  # the built-in skills only (reference q.2 item 7)
+    return assemble_system_prompt(mode="agent", approval="auto", now=NOW, skills=skills,
+                                  project_context=f"{pai}\n\n{block}")
 
 
 def test_the_assembled_prompt_matches_its_snapshot(tmp_path):
@@ -42,7 +45,7 @@ def test_the_assembled_prompt_matches_its_snapshot(tmp_path):
 def test_project_context_is_last_with_memory_at_its_end(tmp_path):
     prompt = _prompt(tmp_path)
     order = ["## Identity", "## Language", "## Memory Policy", "## Personality", "## Context Management",
-             "## Runtime Context", "## Project Context", "## PAI.md 项目记忆", "## 相关长期记忆"]
+             "## Skills", "- commit-message（builtin）", "## Runtime Context", "## Project Context", "## PAI.md 项目记忆", "## 相关长期记忆"]
     positions = [prompt.index(heading) for heading in order]
     assert positions == sorted(positions)
     assert prompt.rstrip().endswith("（写入 2026-11-29，尚未经用户核实）")
