@@ -6,6 +6,7 @@ starts that import in a background thread and shows its prompt right away.
 
 from __future__ import annotations
 
+import asyncio
 import importlib
 import re
 import threading
@@ -48,6 +49,7 @@ class App:
         self.settings.require_key()  # fail before the first prompt, not after the first question
         self._session: Any = None
         self._memory: Any = None
+        self._mcp: Any = None
         if args.session is not None:
             check_session_id(args.session)
         self._session_id = args.session or new_session_id()
@@ -68,8 +70,28 @@ class App:
             from paicli.session import Session
 
             self._session = Session(self.settings, approval="yes" if self.args.yes else "auto",
-                                    session_id=self._session_id, memory=self.memory)
+                                    session_id=self._session_id, memory=self.memory, mcp=self.mcp)
         return self._session
+
+    @property
+    def mcp(self) -> Any:
+        """The MCP servers (``tools.mcp.servers.McpServers``); nothing runs before ``start_mcp``."""
+        if self._mcp is None:
+            from tools.mcp.servers import McpServers
+
+            self._mcp = McpServers(self.settings.mcp, self.settings.project_root)
+        return self._mcp
+
+    def start_mcp(self, say: Any) -> None:
+        """One line per bad server entry, then the good servers start in the background."""
+        for problem in self.settings.mcp.problems:
+            say(problem)
+        if self.settings.mcp.servers:
+            self.mcp.start()
+
+    async def close_mcp(self) -> None:
+        if self._mcp is not None:
+            await asyncio.to_thread(self._mcp.close)
 
     @property
     def started(self) -> bool:

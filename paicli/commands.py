@@ -35,10 +35,11 @@ HELP = [
     ("/save [--global] [--force] <事实>", "保存长期记忆（默认当前项目；--global 全局；--force 冲突时两条都保留）"),
     ("/memory [list|search|delete|verify|replace|clear]", "查看和管理长期记忆"),
     ("/audit [N]", "查看今天最近 N 条危险工具调用的审计记录（默认 10）"),
+    ("/mcp [restart|disable|enable|trust|logs <name>]", "查看 MCP server 状态与工具数；重启、停用、启用、信任项目 server、查看日志"),
     ("/exit", "退出 paicli（也可以输入 exit / quit，或连按两次 Ctrl-C）"),
 ]
 EXIT_WORDS = {"/exit", "/quit", "exit", "quit"}
-NAMES = ["/help", "/model", "/resume", "/clear", "/compact", "/context", "/save", "/memory", "/audit", "/exit", "/quit"]  # for completion
+NAMES = ["/help", "/model", "/resume", "/clear", "/compact", "/context", "/save", "/memory", "/audit", "/mcp", "/exit", "/quit"]  # for completion
 RESUME_LIST_LIMIT = 20
 
 
@@ -114,6 +115,10 @@ async def _dispatch(text: str, app: Any, say: Output, read_line: ReadLine | None
             say.fail(f"❌ {error}")
     elif word == "/audit":
         _audit(payload, app, say)
+    elif word == "/mcp":
+        from paicli.mcp_commands import mcp
+
+        await mcp(payload, app, say, interactive=read_line is not None)
     elif word in ("/context", "/ctx"):
         for line in render_context(await app.session.context_usage()):
             say(line)

@@ -7,6 +7,10 @@
   ``execute_command`` asks. PaiCLI first asks an LLM classifier; until we have one, auto mode
   fails closed to asking, as the reference's classifier does when no client is available.
 - ``ask`` (``/hitl on``): every dangerous tool asks.
+- Every ``mcp__*`` tool asks at both levels: what it does is the external server's business.
+  PaiCLI's auto mode hands MCP calls back to the model unrun (v.1); paicli asks instead, as it
+  does for ``execute_command`` while it has no classifier. "Approve all" of one MCP tool
+  approves its whole server for the session (v.1 keys MCP approvals by server).
 - ``yes`` (``--yes``): everything runs; guards still apply, since policy denials are not
   approvals to grant.
 
@@ -23,6 +27,8 @@ import json
 from dataclasses import dataclass
 from typing import Any, Union
 
+from tools.mcp.names import is_mcp, server_of
+
 DANGEROUS_TOOLS = frozenset({"write_file", "edit_file", "execute_command"})  # reference v.1
 AUTO_ASK_TOOLS = frozenset({"execute_command"})
 
@@ -34,6 +40,8 @@ RISK = {
     "write_file": "将写入或覆盖文件内容，原有内容将丢失",
     "edit_file": "将替换文件中唯一匹配的原文片段",
 }
+MCP_DANGER = "🟡 MCP"  # reference v.3
+MCP_RISK = "将调用外部 MCP server 提供的工具，可能访问网络、文件或第三方服务"
 
 
 @dataclass(frozen=True)
@@ -65,12 +73,20 @@ def decide(tool: str, args: dict[str, Any], level: str, approved_all: frozenset[
         return Allow(args)
     if protected:  # a hook, .env or PAI.md runs or instructs later: as risky as a command
         return Ask(tool, args, PROTECTED_DANGER, RISK.get(tool, ""), protected)
-    if tool in approved_all:
+    if tool in approved_all or server_approved(tool, approved_all):
         return Allow(args)
+    if is_mcp(tool):
+        return Ask(tool, args, MCP_DANGER, MCP_RISK)
     risky = DANGEROUS_TOOLS if level == "ask" else AUTO_ASK_TOOLS
     if tool in risky:
         return Ask(tool, args, DANGER.get(tool, "🟢 安全"), RISK.get(tool, ""))
     return Allow(args)
+
+
+def server_approved(tool: str, approved_all: frozenset[str] | set[str]) -> bool:
+    """An MCP tool whose server had one of its tools approved-all this session (v.1)."""
+    server = server_of(tool)
+    return server is not None and any(server_of(name) == server for name in approved_all)
 
 
 @dataclass(frozen=True)
