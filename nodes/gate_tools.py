@@ -17,7 +17,7 @@ from langgraph.types import interrupt
 
 from nodes.support.policy import decide, read_turn, recorded
 from nodes.support.state import AgentState, Deps, RunContext, run_context
-from tools.policy.approval import Unclear, approval_request, read_answer
+from tools.policy.approval import Unclear, approval_request, covered, read_answer
 from tools.policy.decision import Allow, Ask, Decision, record
 
 
@@ -54,7 +54,7 @@ def make_gate_tools(deps: Deps):
         decisions: dict[str, dict[str, Any]] = {}
         for call in ai.tool_calls if ai else []:
             decision = recorded(state, call["id"]) or decide(call, read_turn(state, run_context(runtime), deps))
-            if isinstance(decision, Ask) and decision.covered_by(approved):
+            if isinstance(decision, Ask) and covered(decision, approved):
                 decision = Allow(decision.args)  # "approve all" given earlier in this step
             elif isinstance(decision, Ask):
                 decision, approve_all = ask_user(decision, call["id"])

@@ -6,6 +6,7 @@ starts that import in a background thread and shows its prompt right away.
 
 from __future__ import annotations
 
+import asyncio
 import importlib
 import re
 import threading
@@ -17,6 +18,7 @@ from paicli.settings import ConfigError, Settings, load_settings
 if TYPE_CHECKING:  # both import LangGraph or jieba: the REPL imports them in the background
     from memory.longterm.manager import LongTermMemory
     from paicli.session import Session
+    from tools.mcp.servers import McpServers
     from tools.skills.library import SkillLibrary
 
 # reference h.1: ids become file names, so no separators, no "..", no leading "-" or "." and
@@ -59,6 +61,7 @@ class App:
         self._session: Session | None = None
         self._memory: LongTermMemory | None = None
         self._skills: SkillLibrary | None = None
+        self._mcp: McpServers | None = None
         if args.session is not None:
             check_session_id(args.session)
         self._session_id = args.session or new_session_id()
@@ -83,8 +86,29 @@ class App:
             from paicli.session import Session
 
             self._session = Session(self.settings, approval="yes" if self.args.yes else "auto",
-                                    session_id=self._session_id, memory=self.memory, skills=self.skills)
+                                    session_id=self._session_id, memory=self.memory, skills=self.skills,
+                                    mcp=self.mcp)
         return self._session
+
+    @property
+    def mcp(self) -> McpServers:
+        """The MCP servers; nothing runs before ``start_mcp``."""
+        if self._mcp is None:
+            from tools.mcp.servers import McpServers
+
+            self._mcp = McpServers(self.settings.mcp, self.settings.project_root)
+        return self._mcp
+
+    def start_mcp(self, say: Any) -> None:
+        """One line per bad server entry, then the good servers start in the background."""
+        for problem in self.settings.mcp.problems:
+            say(problem)
+        if self.settings.mcp.servers:
+            self.mcp.start()
+
+    async def close_mcp(self) -> None:
+        if self._mcp is not None:
+            await asyncio.to_thread(self._mcp.close)
 
     @property
     def started(self) -> bool:

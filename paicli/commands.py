@@ -39,10 +39,12 @@ HELP = [
     ("/memory [list|search|delete|verify|replace|clear]", "查看和管理长期记忆"),
     ("/skill [list|show|on|off|trust|reload] [名称]", "查看和管理 Skill；项目 Skill 须 /skill trust 后才会作为指令加载"),
     ("/audit [N]", "查看今天最近 N 条危险工具调用的审计记录（默认 10）"),
+    ("/mcp [restart|disable|enable|trust|logs <name>]", "查看 MCP server 状态与工具数；重启、停用、启用、信任项目 server、查看日志"),
     ("/exit", "退出 paicli（也可以输入 exit / quit，或连按两次 Ctrl-C）"),
 ]
 EXIT_WORDS = {"/exit", "/quit", "exit", "quit"}
-NAMES = ["/help", "/model", "/resume", "/clear", "/compact", "/context", "/save", "/memory", "/skill", "/audit", "/exit", "/quit"]  # for completion
+NAMES = ["/help", "/model", "/resume", "/clear", "/compact", "/context", "/save", "/memory", "/skill", "/audit", "/mcp",
+         "/exit", "/quit"]  # for completion
 RESUME_LIST_LIMIT = 20
 
 
@@ -122,6 +124,10 @@ async def _dispatch(text: str, app: App, say: Output, read_line: ReadLine | None
         from paicli.skill_commands import skill
 
         skill(payload, app, say)
+    elif word == "/mcp":
+        from paicli.mcp_commands import mcp
+
+        await mcp(payload, app, say, interactive=read_line is not None)
     elif word in ("/context", "/ctx"):
         for line in render_context(await app.session.context_usage()):
             say(line)

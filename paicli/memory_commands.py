@@ -164,12 +164,14 @@ def _status(app: App, say: Say) -> None:
     profile = ContextProfile.from_window(s.context_window, prompt_cache=prompt_cache_mode(s.provider))
     count = {kind: sum(1 for e in entries if e.type == kind) for kind in ("FACT", "SUMMARY", "TOOL_RESULT")}
     say("📋 记忆系统状态：")
-    say(f"上下文策略: {profile.summary()}")
+    # paicli lists MCP tools but builds no MCP resource index, whatever the window allows.
+    say(f"上下文策略: {profile.summary(mcp_index=False)}")
     say("短期上下文: 由当前会话的消息列表维护（会话账本，/resume 可继续）")
     say(f"自动事实提取: {app.auto_extract_status()}")
     say(f"长期记忆: {len(entries)}条 / {sum(e.token_count for e in entries)} tokens "
         f"(事实: {count['FACT']}, 摘要: {count['SUMMARY']}, 工具结果: {count['TOOL_RESULT']})")
     say(app.token_stats_line())
+    say(f"MCP servers: {app.mcp.status_label()}（/mcp 查看详情）")
     say(f"   当前项目作用域: {app.project_key}")
     for line in HELP:
         say(line)

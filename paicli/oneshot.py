@@ -44,14 +44,25 @@ def run_oneshot(args: Any) -> int:
 def _command(text: str, app: App) -> int:
     """A slash command: its lines on stdout; why it failed, on stderr with exit 1."""
     out = commands.Output(lambda line: write_line(line, sys.stdout), lambda line: write_line(line, sys.stderr))
-    outcome = asyncio.run(commands.handle(text, app, out))
+    outcome = asyncio.run(_run_command(text, app, out))
     return 1 if outcome.failed else 0
 
 
+async def _run_command(text: str, app: App, out: commands.Output) -> commands.Outcome:
+    try:
+        return await commands.handle(text, app, out)
+    finally:
+        await app.close_mcp()
+
+
 async def _turn(app: App, text: str) -> int:
+    app.start_mcp(lambda line: write_line(line, sys.stderr))
     renderer = Renderer(stream_answer=False, read_line=read_stdin_line)
     renderer.waiting()
-    result = await app.session.run_turn(text, renderer)
+    try:
+        result = await app.session.run_turn(text, renderer)
+    finally:
+        await app.close_mcp()
     renderer.finish(result)  # names the error, or an empty answer, on stderr
     if result.error:
         return 1

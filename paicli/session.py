@@ -78,6 +78,19 @@ def make_deps(settings: Settings, *, auto_extract: bool, skills: SkillLibrary | 
     )
 
 
+def attach_mcp(deps: Deps, servers: Any) -> None:
+    """The MCP servers' tools join ``deps.tools`` whenever a server is ready or gone. The table
+    is replaced, never changed in place: the servers' thread calls this while a node may be
+    reading the old one."""
+    base = dict(deps.tools)
+
+    def swap(specs: dict[str, Any]) -> None:
+        deps.tools = {**base, **specs}
+
+    servers.on_change = swap
+    swap(servers.specs())
+
+
 class TurnUI(Protocol):
     def token(self, text: str) -> None: ...
     def notice(self, text: str) -> None: ...
@@ -122,10 +135,13 @@ class Session:
     skills: SkillLibrary | None = None  # the App's, shared with /skill
     stats: TokenStats = field(default_factory=TokenStats)
     external_sources: tuple[str, ...] = ()  # reference (o.1), as of the last finished step
+    mcp: Any = None  # tools.mcp.servers.McpServers: its tools join the table as servers get ready
 
     def __post_init__(self) -> None:
         if self.deps is None:
             self.deps = make_deps(self.settings, auto_extract=self.settings.memory.auto_extract, skills=self.skills)
+        if self.mcp is not None:
+            attach_mcp(self.deps, self.mcp)
         self.checkpointer = self.checkpointer or JsonlLedgerSaver(history_dir(self.settings))
         self.store = MemoryStore(self.memory) if self.memory is not None else None
         builder, self.compaction = build_react(self.deps)
@@ -241,6 +257,8 @@ class Session:
     async def run_turn(self, text: str, ui: TurnUI) -> TurnResult:
         result, started = TurnResult(), time.monotonic()
         pending: Any = {"messages": [HumanMessage(text)]}
+        if self.mcp is not None:  # servers still starting get the startup wait (reference x)
+            await self.mcp.wait_started()
         async with self.turn_lock(ui.notice):
             while pending is not None:
                 interrupts = await self._stream(pending, ui, result)

@@ -19,6 +19,7 @@ from nodes.support.options import BudgetOptions, CompactionOptions
 from tools.skills.limits import DEFAULT_BUDGET as DEFAULT_SKILL_BUDGET
 from paicli.knobs import (ConfigError, Get, MemoryKnobs, WebKnobs, budget_options, compaction_options, memory_knobs,
                           number, web_knobs)
+from tools.mcp.config import DEFAULT_CALL_TIMEOUT, DEFAULT_STARTUP_WAIT, McpSetup, merge, parse_document
 
 
 @dataclass(frozen=True)
@@ -63,6 +64,7 @@ class Settings:
     session_wait: int = 120  # PAICLI_SESSION_WAIT: seconds a turn waits for another process's turn on its session
     # Environment variables commands must not see: the key variables and any holding the key.
     secret_env: frozenset[str] = frozenset()
+    mcp: McpSetup = McpSetup()  # $PAICLI_HOME/mcp.json and <project>/.mcp.json (tools.mcp.config)
 
     @property
     def cache_dir(self) -> Path:
@@ -166,7 +168,34 @@ def load_settings(project: str | os.PathLike | None = None, environ: dict[str, s
         secret_env=secret_variables(env, (p.key_env for p in PRESETS.values()), key),
         session_wait=max(0, number(get, "PAICLI_SESSION_WAIT", 120)),
         skill_budget=_positive(get, "PAICLI_SKILL_BODY_BUDGET", DEFAULT_SKILL_BUDGET),
+        mcp=_mcp_setup(home, root, get),
     )
+
+
+def _mcp_setup(home: Path, root: Path, get) -> McpSetup:
+    """The user's servers (trusted) and the project's (started only once trusted); a bad file or
+    entry is one line in ``problems``, never an error: the other servers still start."""
+    user, user_problems = _mcp_file(home / "mcp.json", "user")
+    project, project_problems = _mcp_file(root / ".mcp.json", "project")
+    servers, clashes = merge(user, project)
+    return McpSetup(servers=tuple(servers), problems=tuple(user_problems + project_problems + clashes),
+                    startup_wait=max(0.0, float(number(get, "PAICLI_MCP_STARTUP_WAIT_SECONDS", DEFAULT_STARTUP_WAIT))),
+                    call_timeout=max(1.0, float(number(get, "PAICLI_MCP_TOOL_TIMEOUT_SECONDS", DEFAULT_CALL_TIMEOUT))),
+                    state_dir=home / "mcp")
+
+
+def _mcp_file(path: Path, source: str) -> tuple[list, list[str]]:
+    try:
+        text = path.read_text(encoding="utf-8")
+    except FileNotFoundError:
+        return [], []
+    except OSError as exc:
+        return [], [f"⚠️ MCP 配置 {path} 无法读取: {exc.strerror or exc}"]
+    try:
+        data = json.loads(text)
+    except ValueError as exc:
+        return [], [f"⚠️ MCP 配置 {path} 不是合法 JSON: {exc}"]
+    return parse_document(data, source, path)
 
 
 def studio_environ(settings: Settings) -> dict[str, str]:

@@ -7,6 +7,10 @@
   ``execute_command`` asks. PaiCLI first asks an LLM classifier; until we have one, auto mode
   fails closed to asking, as the reference's classifier does when no client is available.
 - ``ask`` (``/hitl on``): every dangerous tool asks.
+- Every ``mcp__*`` tool asks at both levels: what it does is the external server's business.
+  PaiCLI's auto mode hands MCP calls back to the model unrun (v.1); paicli asks instead, as it
+  does for ``execute_command`` while it has no classifier. "Approve all" of one MCP tool
+  approves its whole server for the session (v.1 keys MCP approvals by server).
 - ``yes`` (``--yes``): everything runs; guards still apply, since policy denials are not
   approvals to grant.
 
@@ -25,7 +29,10 @@ from typing import Any
 
 from tools.policy.decision import Allow, Ask, Decision, Deny
 
-__all__ = ["Allow", "Ask", "Decision", "Deny", "Unclear", "approval_request", "decide", "read_answer"]
+from tools.mcp.names import is_mcp, server_of
+
+__all__ = ["Allow", "Ask", "Decision", "Deny", "Unclear", "approval_request", "approved_before", "covered",
+           "decide", "read_answer"]
 
 DANGEROUS_TOOLS = frozenset({"write_file", "edit_file", "execute_command"})  # reference v.1
 AUTO_ASK_TOOLS = frozenset({"execute_command"})
@@ -38,6 +45,8 @@ RISK = {
     "write_file": "将写入或覆盖文件内容，原有内容将丢失",
     "edit_file": "将替换文件中唯一匹配的原文片段",
 }
+MCP_DANGER = "🟡 MCP"  # reference v.3
+MCP_RISK = "将调用外部 MCP server 提供的工具，可能访问网络、文件或第三方服务"
 
 
 def decide(tool: str, args: dict[str, Any], level: str, approved_all: frozenset[str] | set[str] = frozenset(),
@@ -47,12 +56,31 @@ def decide(tool: str, args: dict[str, Any], level: str, approved_all: frozenset[
         return Allow(args)
     if protected:  # a hook, .env or PAI.md runs or instructs later: as risky as a command
         return Ask(tool, args, PROTECTED_DANGER, RISK.get(tool, ""), protected)
-    if tool in approved_all:  # the user's earlier "approve all"; audited as the level's allow
+    if approved_before(tool, approved_all):  # audited as the level's allow
         return Allow(args)
+    if is_mcp(tool):
+        return Ask(tool, args, MCP_DANGER, MCP_RISK)
     risky = DANGEROUS_TOOLS if level == "ask" else AUTO_ASK_TOOLS
     if tool in risky:
         return Ask(tool, args, DANGER.get(tool, "🟢 安全"), RISK.get(tool, ""))
     return Allow(args)
+
+
+def approved_before(tool: str, approved_all: frozenset[str] | set[str]) -> bool:
+    """The user chose "approve all" for this tool, or for a tool of the same MCP server (v.1)."""
+    return tool in approved_all or server_approved(tool, approved_all)
+
+
+def covered(ask: Ask, approved_all: frozenset[str] | set[str]) -> bool:
+    """An "approve all" given earlier in the same step answers this question, unless the call
+    writes a protected path: those are asked every time (v.1)."""
+    return not ask.notice and approved_before(ask.tool, approved_all)
+
+
+def server_approved(tool: str, approved_all: frozenset[str] | set[str]) -> bool:
+    """An MCP tool whose server had one of its tools approved-all this session (v.1)."""
+    server = server_of(tool)
+    return server is not None and any(server_of(name) == server for name in approved_all)
 
 
 @dataclass(frozen=True)

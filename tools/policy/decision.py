@@ -39,11 +39,6 @@ class Ask:
     risk: str
     notice: str = ""  # why this call needs a question even when the level would not ask
 
-    def covered_by(self, approved_all: frozenset[str] | set[str]) -> bool:
-        """An earlier "approve all" of this tool answers the question, unless the call writes a
-        protected path: those are asked every time (v.1)."""
-        return not self.notice and self.tool in approved_all
-
 
 Decision = Union[Allow, Deny, Ask]
 _KINDS: dict[str, type] = {"allow": Allow, "deny": Deny, "ask": Ask}

@@ -13,9 +13,9 @@ URL authority: a web_fetch, browser or network-command URL must come from the su
 text or from the structured results of a ``web_search`` in the same turn. Prose URLs in
 tool output never grant anything.
 
-Left out: paicli has no browser or MCP tools yet, so every browser tool (``browser_*``,
-``mcp__chrome-devtools__*``, ``mcp__browser__*``, ``mcp__playwright__*``) counts as a web
-tool and is always hidden, which stands in for o.4 rule 4. The browser page/tab state machine
+Left out: paicli has no browser tools, so every browser tool (``browser_*``, and the tools of
+MCP servers named ``chrome-devtools``, ``browser`` or ``playwright``) counts as a web tool and
+is always hidden, which stands in for o.4 rule 4. Other MCP tools are exposed like built-ins. The browser page/tab state machine
 (o.5 rules 4 and 5, the o.6 context updates, the browser lease) is not ported.
 """
 
