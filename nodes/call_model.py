@@ -24,6 +24,7 @@ from nodes.guards.budget import partial_result
 from nodes.guards.cutoff import RETRY_NOTICE, incomplete_text
 from nodes.guards.provider_errors import describe_provider_error, is_context_overflow
 from nodes.support.policy import turn_view
+from nodes.support.request import assemble_request
 from nodes.guards.response import (PROVIDER_ERRORS, Checked, DroppedMidStream, IncompleteResponse,
                                   check_response, stream_response)
 from nodes.support.state import AgentState, Deps, RunContext, run_context
@@ -59,8 +60,9 @@ class ModelCaller:
         self._system: tuple[tuple[Any, ...], SystemMessage] | None = None
 
     def system_message(self, ctx: RunContext, project_context: str = "") -> SystemMessage:
-        """The prompt only changes with its inputs, the date and the turn's project context
-        (``state["project_context"]``), so build it once per key."""
+        """The prompt only changes with its inputs, the date and the PAI.md files
+        (``state["project_context"]``), so build it once per key. Memories are not in it: they
+        ride with their turn (``nodes/support/request.py``)."""
         now = self.deps.clock()
         key = (self.deps.prompt_home, ctx.project_root, ctx.approval, now.date(), now.tzname(), project_context)
         if self._system is None or self._system[0] != key:
@@ -86,7 +88,7 @@ class ModelCaller:
                      tools: frozenset[str] | None = None, notify: Notify = lambda _text: None) -> AIMessage:
         """``tools``: the names the turn policy advertises for this call (reference o.4);
         ``notify`` shows the user one line (a retry, calls not run, a cut answer)."""
-        request = [self.system_message(ctx, project_context), *messages]
+        request = assemble_request(self.system_message(ctx, project_context), messages)
         checked = await self._attempt(request, tools, notify, retry=True)
         if checked is None:
             checked = await self._attempt(request, tools, notify, retry=False)
@@ -121,7 +123,7 @@ async def finalize(caller: ModelCaller, messages: list[BaseMessage], ctx: RunCon
     try:
         # Not streamed: the CLI shows the whole partial result, with its ⚠️ prefix, at once.
         model = caller.deps.model.with_config(tags=["nostream"])
-        reply = await model.ainvoke([caller.system_message(ctx, project_context), *messages, request])
+        reply = await model.ainvoke(assemble_request(caller.system_message(ctx, project_context), [*messages, request]))
         content = reply.text if isinstance(reply.text, str) else str(reply.content)
     except PROVIDER_ERRORS as exc:
         content = f"收尾调用失败：{describe_provider_error(exc)}"
