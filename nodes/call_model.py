@@ -27,7 +27,7 @@ from nodes.support.policy import turn_view
 from nodes.support.request import assemble_request
 from nodes.guards.response import (PROVIDER_ERRORS, Checked, DroppedMidStream, IncompleteResponse,
                                   check_response, stream_response)
-from nodes.support.state import AgentState, Deps, RunContext, run_context
+from nodes.support.state import AgentState, Deps, RunContext, long_term_memory, run_context
 from nodes.guards.turn import FINALIZATION_NOTICE, current_turn, exceeded, finalization_request
 from prompts import PromptSources, assemble_system_prompt
 from tools.registry import schemas
@@ -154,6 +154,7 @@ def make_call_model(caller: ModelCaller, compaction: Any):
                 return failure(exc)
             overflow = exc
         result = await compaction.run(messages, ctx, force=True, project_context=extra)
+        result = compaction.with_turn_memory(result, long_term_memory(runtime, caller.deps), ctx)
         if result is None:
             return failure(overflow)
         try:
