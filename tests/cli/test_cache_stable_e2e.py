@@ -7,10 +7,13 @@ from __future__ import annotations
 
 import json
 import os
+import re
+import sys
 
 import pytest
 
 from tests.support.openai_server import Reply
+from tests.support.pty_terminal import PtyTerminal
 
 FACTS = ["项目使用 Java 17 和 Maven 构建", "数据库是 PostgreSQL 15", "部署用 Kubernetes 集群", "日志写到 logs/app.log"]
 TURNS = [("Java 和 Maven 的版本？读一下 a.txt", "项目使用 Java 17 和 Maven 构建"),
@@ -86,3 +89,24 @@ def test_context_shows_the_share_of_the_next_request_that_repeats_the_last(run_p
     changed = run_paicli("-p", "/context", "--session", "ctx").stdout
     after = int(next(l for l in changed.splitlines() if "稳定前缀:" in l).split("稳定前缀:")[1].split("%")[0])
     assert after < share  # a PAI.md edit changes the system prompt: the cache serves less
+
+
+def test_memory_statistics_show_the_sessions_cached_input(project, paicli_env, server):
+    server.prefix_cache = "kimi"
+    server.script = [Reply("第一"), Reply("第二")]
+    env = paicli_env(server.base_url, TERM="xterm", PROMPT_TOOLKIT_NO_CPR="1")
+    repl = PtyTerminal([sys.executable, "-m", "paicli"], cwd=str(project), env=env)
+    try:
+        for text, answer in (("你好", "第一"), ("再来", "第二")):
+            repl.expect("❯")
+            repl.type(text + "\r")
+            repl.expect(answer)
+        repl.expect("❯")
+        repl.type("/memory\r")
+        stats = repl.expect("平均输入")
+        assert re.search(r"cached: [1-9]\d* \(\d+%\)", stats), stats
+        repl.expect("❯")
+        repl.type("\x04")
+        assert repl.proc.wait(timeout=30) == 0
+    finally:
+        repl.close()
