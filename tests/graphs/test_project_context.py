@@ -9,7 +9,7 @@ from datetime import UTC, datetime
 from langgraph.checkpoint.memory import InMemorySaver
 
 from graphs.react import build_graph
-from memory.context.turn_memory import is_memory_context
+from memory.context.rounds import internal_kind
 from memory.longterm.manager import LongTermMemory, MemoryOptions
 from memory.longterm.entry import normalize_project_key
 from memory.longterm.store import MemoryStore
@@ -38,7 +38,7 @@ def _memory(tmp_path, project) -> LongTermMemory:
 
 
 def _turn_memories(prompt) -> list[str]:
-    return [m.content for m in prompt if is_memory_context(m)]
+    return [m.content for m in prompt if internal_kind(m) == "memory_context"]
 
 
 async def test_every_request_starts_with_the_previous_one_and_carries_its_turns_memories(tmp_path, project):
