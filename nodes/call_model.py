@@ -24,9 +24,10 @@ from nodes.guards.budget import partial_result
 from nodes.guards.cutoff import RETRY_NOTICE, incomplete_text
 from nodes.guards.provider_errors import describe_provider_error, is_context_overflow
 from nodes.support.policy import Turn, decide_step, read_turn
+from nodes.support.request import assemble_request
 from nodes.guards.response import (PROVIDER_ERRORS, Checked, DroppedMidStream, IncompleteResponse,
                                   check_response, stream_response)
-from nodes.support.state import AgentState, Deps, RunContext, run_context
+from nodes.support.state import AgentState, Deps, RunContext, long_term_memory, run_context
 from nodes.guards.turn import FINALIZATION_NOTICE, current_turn, exceeded, finalization_request
 from prompts import PromptSources, assemble_system_prompt
 from tools.registry import schemas
@@ -66,8 +67,9 @@ class ModelCaller:
         self._system: tuple[tuple[Any, ...], SystemMessage] | None = None
 
     def system_message(self, ctx: RunContext, project_context: str = "") -> SystemMessage:
-        """The prompt only changes with its inputs, the date and the turn's project context
-        (``state["project_context"]``), so build it once per key."""
+        """The prompt only changes with its inputs, the date and the PAI.md files
+        (``state["project_context"]``), so build it once per key. Memories are not in it: they
+        ride with their turn (``nodes/support/request.py``)."""
         now = self.deps.clock()
         key = (self.deps.prompt_home, ctx.project_root, ctx.approval, now.date(), now.tzname(), project_context,
                skill_index(self.deps, ctx))
@@ -94,7 +96,7 @@ class ModelCaller:
                      tools: frozenset[str] | None = None, notify: Notify = lambda _text: None) -> AIMessage:
         """``tools``: the names the turn policy advertises for this call (reference o.4);
         ``notify`` shows the user one line (a retry, calls not run, a cut answer)."""
-        request = [self.system_message(ctx, project_context), *messages]
+        request = assemble_request(self.system_message(ctx, project_context), messages)
         checked = await self._attempt(request, tools, notify, retry=True)
         if checked is None:
             checked = await self._attempt(request, tools, notify, retry=False)
@@ -129,7 +131,7 @@ async def finalize(caller: ModelCaller, messages: list[BaseMessage], ctx: RunCon
     try:
         # Not streamed: the CLI shows the whole partial result, with its ⚠️ prefix, at once.
         model = caller.deps.model.with_config(tags=["nostream"])
-        reply = await model.ainvoke([caller.system_message(ctx, project_context), *messages, request])
+        reply = await model.ainvoke(assemble_request(caller.system_message(ctx, project_context), [*messages, request]))
         content = reply.text if isinstance(reply.text, str) else str(reply.content)
     except PROVIDER_ERRORS as exc:
         content = f"收尾调用失败：{describe_provider_error(exc)}"
@@ -157,9 +159,9 @@ def make_call_model(caller: ModelCaller, compaction: Any):
     async def call_model(state: AgentState, runtime: Runtime[RunContext]) -> dict[str, Any]:
         ctx = run_context(runtime)
         turn = read_turn(state, ctx, caller.deps)
-        return with_decisions(await answer(state, ctx, turn), turn)
+        return with_decisions(await answer(state, runtime, ctx, turn), turn)
 
-    async def answer(state: AgentState, ctx: RunContext, turn: Turn) -> dict[str, Any]:
+    async def answer(state: AgentState, runtime: Runtime[RunContext], ctx: RunContext, turn: Turn) -> dict[str, Any]:
         messages, extra, tools = list(state["messages"]), state.get("project_context", ""), turn.advertised
         reason = exceeded(current_turn(messages), caller.deps.budget)
         if reason:
@@ -173,6 +175,7 @@ def make_call_model(caller: ModelCaller, compaction: Any):
                 return failure(exc)
             overflow = exc
         result = await compaction.run(messages, ctx, force=True, project_context=extra)
+        result = compaction.with_turn_memory(result, long_term_memory(runtime, caller.deps), ctx)
         if result is None:
             return failure(overflow)
         try:

@@ -27,7 +27,7 @@ from graphs.react import build_react
 from memory.ledger.saver import JsonlLedgerSaver
 from memory.context.profile import prompt_cache_mode
 from memory.context.rounds import SKILL_INJECTION, internal_kind
-from memory.longterm.config import MEMORY_HEADING
+from memory.context.turn_memory import memory_context_messages
 from memory.longterm.manager import LongTermMemory
 from memory.longterm.store import MemoryStore
 from nodes.support.background import Background
@@ -35,6 +35,7 @@ from nodes.call_model import skill_index
 from nodes.compact import state_update
 from nodes.support.state import Deps, RunContext
 from paicli.context_view import ContextUsage
+from paicli.request_prefix import stable_prefix
 from paicli.models import make_chat_model
 from paicli.settings import Settings
 from tools.policy.audit import AuditLog
@@ -44,12 +45,6 @@ from tools.skills.library import SkillLibrary
 from tools.skills.load import load_skill_spec
 
 RECURSION_LIMIT = 10_000  # reference s.2.9: no iteration cap; this only stops a runaway graph
-
-
-def memory_block(project_context: str) -> str:
-    """The long-term memory part of the turn's project context (reference p.4), or ""."""
-    start = project_context.find(MEMORY_HEADING)
-    return project_context[start:] if start >= 0 else ""
 
 
 def history_dir(settings: Settings):
@@ -105,6 +100,7 @@ class TurnResult:
     error: str | None = None
     input_tokens: int = 0
     output_tokens: int = 0
+    cached_tokens: int = 0  # input tokens the provider served from its prefix cache
     model_calls: int = 0
     seconds: float = 0.0
     tool_calls: int = 0
@@ -189,17 +185,19 @@ class Session:
         return result
 
     async def context_usage(self) -> ContextUsage:
-        """``/context``: the next request's estimate by part (reference u.2)."""
+        """``/context``: the next request's estimate by part (reference u.2), and its share that
+        repeats the last request (issue 13)."""
         values, ctx, c = await self.values(), self.context, self.compaction
         messages, extra = list(values.get("messages") or []), values.get("project_context", "")
         profile, options = c.profile(ctx), self.deps.compaction
         index, bodies = skill_index(self.deps, ctx), [m for m in messages if internal_kind(m) == SKILL_INJECTION]
+        stable = await stable_prefix(self.graph, self.config, self.deps, ctx, messages)
         return ContextUsage(
             model=self.settings.model,
             provider=self.settings.provider,
             window=profile.window,
             system_tokens=c.estimator.system(c.system(ctx, extra)),
-            memory_tokens=c.estimator.system(memory_block(extra)) if memory_block(extra) else 0,
+            memory_tokens=c.estimator.messages(memory_context_messages(messages)),
             schema_tokens=c.estimator.schema(c.caller.exposed_schemas()),
             conversation_tokens=c.estimator.messages(messages),
             conversation_messages=len(messages),
@@ -212,6 +210,7 @@ class Session:
             skill_index_tokens=c.estimator.system(index) if index else 0,
             skill_body_tokens=c.estimator.messages(bodies) if bodies else 0,
             skill_bodies=len(bodies),
+            stable_share=None if stable is None else stable.share,
         )
 
     async def clear(self) -> int:
@@ -310,7 +309,9 @@ class Session:
         self.stats.calls += 1
         self.stats.input += usage.get("input_tokens", 0)
         self.stats.output += usage.get("output_tokens", 0)
-        self.stats.cached += (usage.get("input_token_details") or {}).get("cache_read", 0)
+        cached = (usage.get("input_token_details") or {}).get("cache_read") or 0
+        result.cached_tokens += cached
+        self.stats.cached += cached
         result.tool_calls += len(message.tool_calls) + len(message.invalid_tool_calls)
         if not message.tool_calls and not message.invalid_tool_calls:
             result.answer = message.text if hasattr(message, "text") else str(message.content)
