@@ -27,6 +27,7 @@ from graphs.react import build_react
 from memory.ledger.saver import JsonlLedgerSaver
 from memory.context.profile import prompt_cache_mode
 from memory.longterm.config import MEMORY_HEADING
+from memory.longterm.enrichment import Enricher, model_proposer
 from memory.longterm.store import MemoryStore
 from nodes.support.background import Background
 from nodes.compact import state_update
@@ -34,6 +35,7 @@ from nodes.support.state import Deps, RunContext
 from paicli.context_view import ContextUsage
 from paicli.models import make_chat_model
 from paicli.settings import Settings
+from prompts import PromptSources, load_resource
 from tools.policy.audit import AuditLog
 from tools.base import WebConfig
 
@@ -44,6 +46,12 @@ def memory_block(project_context: str) -> str:
     """The long-term memory part of the turn's project context (reference p.4), or ""."""
     start = project_context.find(MEMORY_HEADING)
     return project_context[start:] if start >= 0 else ""
+
+
+def search_term_enricher(settings: Settings, deps: Deps) -> Enricher:
+    """Issue 16: the light model proposes search terms for memories written from now on."""
+    prompt = load_resource("memory/search_terms.md", PromptSources.for_project(settings.home, None))
+    return Enricher(model_proposer(deps.light_model or deps.model, prompt.strip()))
 
 
 def history_dir(settings: Settings):
@@ -113,6 +121,8 @@ class Session:
             self.deps = make_deps(self.settings, auto_extract=self.settings.memory.auto_extract)
         self.checkpointer = self.checkpointer or JsonlLedgerSaver(history_dir(self.settings))
         self.store = MemoryStore(self.memory) if self.memory is not None else None
+        if self.memory is not None and self.settings.memory.enrich and self.memory.enricher is None:
+            self.memory.enricher = search_term_enricher(self.settings, self.deps)
         builder, self.compaction = build_react(self.deps)
         self.graph = builder.compile(checkpointer=self.checkpointer, store=self.store, name="react")
 
