@@ -126,6 +126,10 @@ class Enricher:
         self.lazy_left -= sent
         return sent
 
+    @property
+    def pending(self) -> int:
+        return self._jobs.unfinished_tasks
+
     def wait_idle(self, timeout: float) -> bool:
         """For tests and a clean exit: True when every queued job has finished."""
         done = threading.Event()
