@@ -91,6 +91,15 @@ class _Prepared:
     projects: np.ndarray  # object array of project keys (None for global entries)
 
 
+@dataclass(frozen=True, eq=False)
+class _Row:
+    entry: Entry
+    doc: Doc
+    stamp: float  # write time, epoch seconds
+    is_global: bool
+    project: str | None
+
+
 class Retriever:
     """Ranks memories for a query; keeps term arrays between calls (one per process is enough)."""
 
@@ -99,6 +108,7 @@ class Retriever:
         self._thesaurus = thesaurus
         self._vocab = Vocabulary()
         self._docs: dict[tuple[str, str, str], Doc] = {}
+        self._rows: dict[int, _Row] = {}
         self._prepared: _Prepared | None = None
 
     @property
@@ -127,11 +137,6 @@ class Retriever:
         prepared = self._prepare(list(candidates))
         return self._ranked(prepared, np.ones(len(candidates), dtype=bool), query, now or datetime.now(UTC), limit)
 
-    def relevance(self, entries: Sequence[Entry], query: str) -> np.ndarray:
-        """Each entry's relevance to ``query`` (0 for no match), before decay and visibility."""
-        prepared = self._prepare(list(entries))
-        return self._relevance(prepared.index, query) if entries else np.zeros(0)
-
     def _prepare(self, entries: list[Entry]) -> _Prepared:
         # ``==`` on lists tests identity first: the file hands back the same entry objects until it
         # changes, so an unchanged list costs microseconds, not a pass over every entry.
@@ -139,12 +144,21 @@ class Retriever:
         if current is not None and current.entries == entries:
             return current
         self._forget_unused(len(entries))
-        docs = [self._doc(e) for e in entries]
-        stamps, is_global, projects = zip(*((e.timestamp.timestamp(), e.scope == SCOPE_GLOBAL, e.project)
-                                            for e in entries)) if entries else ((), (), ())
-        self._prepared = _Prepared(entries, Index(docs, len(self._vocab)), np.array(stamps, dtype=np.float64),
-                                   np.array(is_global, dtype=bool), np.array(projects, dtype=object))
+        rows = [self._row(e) for e in entries]
+        self._prepared = _Prepared(entries, Index([r.doc for r in rows], len(self._vocab)),
+                                   np.fromiter((r.stamp for r in rows), np.float64, len(rows)),
+                                   np.fromiter((r.is_global for r in rows), bool, len(rows)),
+                                   np.array([r.project for r in rows], dtype=object))
         return self._prepared
+
+    def _row(self, entry: Entry) -> _Row:
+        """Kept per entry object (the file hands back the same objects until one changes), so a
+        write costs the new entry's terms and the index, not a pass over every entry's fields."""
+        row = self._rows.get(id(entry))
+        if row is None or row.entry is not entry:  # the row holds the entry: its id is not reused
+            row = self._rows[id(entry)] = _Row(entry, self._doc(entry), entry.timestamp.timestamp(),
+                                               entry.scope == SCOPE_GLOBAL, entry.project)
+        return row
 
     def _doc(self, entry: Entry) -> Doc:
         extra = search_terms(entry)
@@ -157,8 +171,8 @@ class Retriever:
     def _forget_unused(self, live: int) -> None:
         """Deleted or edited memories must not accumulate in a long-running process: start over
         (term ids with them) when the cache holds far more than the list."""
-        if len(self._docs) > 2 * live + 1_000:
-            self._docs, self._vocab, self._prepared = {}, Vocabulary(), None
+        if len(self._docs) > 2 * live + 1_000 or len(self._rows) > 2 * live + 1_000:
+            self._docs, self._rows, self._vocab, self._prepared = {}, {}, Vocabulary(), None
 
     def _relevance(self, index: Index, query: str) -> np.ndarray:
         """BM25 of the user's words, plus, per thesaurus group the query touches, the BM25 of the
