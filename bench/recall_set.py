@@ -272,11 +272,15 @@ QUESTIONS: tuple[tuple[str, tuple[str, ...], str], ...] = (
     ("我以前做过什么方向", ("en-data-bg",), "me"),
 )
 
-ZH_TEMPLATES = ("{svc}使用 {store} 作为数据库", "{svc}的数据库是 {store} {store_ver}", "{svc}的前端用 {fe} 打包",
+# Look-alikes share a question's words but answer something else ("X 服务使用 Y 作为数据库" for a
+# question about time zones); none names another service's answer to the same question, which
+# no ranking could tell from the right one without knowing which service the user means.
+ZH_TEMPLATES = ("{svc}使用 {store} 作为数据库", "{svc}的数据库连接数上限是 {n}", "{svc}的前端打包耗时 {n} 秒",
                 "{svc}的缓存过期时间是 {n} 秒", "{svc}的时间字段存成时间戳", "{svc}的 CI 失败时通知{person}",
-                "{svc}的登录接口超时 {n} 毫秒", "{svc}部署在 {env_zh}的 {en} 命名空间", "{svc}用 {mq} 发送消息")
-EN_TEMPLATES = ("{en} stores its data in {store}", "{en} frontend is bundled with {fe}",
-                "{en} publishes messages to {mq}", "{en} is deployed to the {en}-{env_en} namespace")
+                "{svc}的登录接口超时 {n} 毫秒", "{svc}部署在{env_test}的 {en} 命名空间",
+                "{svc}的 {mq} 消息积压超过 {n} 条时告警")
+EN_TEMPLATES = ("{en} backs up its {store} data daily", "{en} frontend bundle size budget is {n} KB",
+                "{en} retries failed {mq} messages {k} times", "{en} is deployed to the {en}-{env_test_en} namespace")
 FE, MQ = ("webpack", "rollup", "esbuild", "parcel"), ("Kafka", "RabbitMQ", "RocketMQ", "NATS")
 
 
@@ -313,7 +317,8 @@ def build(size: int) -> RecallSet:
         if rng.random() < 0.3:
             (svc, en), slots = rng.choice(SERVICES), {k: rng.choice(v) for k, v in W.items()}
             template = rng.choice(ZH_TEMPLATES + EN_TEMPLATES)
-            text = template.format(svc=svc, en=en, fe=rng.choice(FE), mq=rng.choice(MQ), **slots)
+            text = template.format(svc=svc, en=en, fe=rng.choice(FE), mq=rng.choice(MQ), k=rng.randrange(2, 9),
+                                   **slots)
             entries.append(gen.entry(text, "project", 365))
         else:
             entries.append(gen.distractor())

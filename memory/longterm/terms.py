@@ -30,7 +30,7 @@ VERSION = re.compile(r"\d+(?:\.\d+)+")
 CAMEL = re.compile(r"[A-Z]+(?![a-z])|[A-Z]?[a-z]+|\d+")
 MIN_JIEBA_WORD = 3  # shorter words are already character pairs
 # A pair holding one of these is grammar, not subject ("库是", "用哪", "置在"), unless it is a
-# word of jieba's dictionary ("用户", "作为", "存在").
+# word of jieba's dictionary ("用户", "作为", "存在"); alone, such a character is no term either.
 FUNCTION_CHARS = frozenset("的了吗呢哪么着啊吧呀是用在和与及或为把被从到给对就都也还要会能让请先再又很最该将以于之其并而次")
 
 STOP = frozenset(
@@ -81,7 +81,7 @@ def _piece_terms(piece: str) -> tuple[str, ...]:
 
 def _han_terms(run: str) -> tuple[str, ...]:
     if len(run) == 1:
-        return () if run in STOP else (run,)
+        return () if run in STOP or run in FUNCTION_CHARS else (run,)
     pairs = [p for p in (run[i:i + 2] for i in range(len(run) - 1))
              if not FUNCTION_CHARS & set(p) or jieba.dt.FREQ.get(p)]
     words = [w for w in jieba.lcut(run, HMM=False) if len(w) >= MIN_JIEBA_WORD]
