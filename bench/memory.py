@@ -213,8 +213,9 @@ def set_recall(size: int) -> dict[str, dict[tuple[str, str], list[tuple[float, f
         for question, names, kind, part in recall_set.questions():
             top, wanted = rank(question)[:K], {data.gold[n] for n in names}
             row = (float(bool(top) and top[0] in wanted), len(wanted & set(top)) / len(wanted), question)
-            for key in ((part, kind), (part, "all")):
-                cells.setdefault(key, []).append(row)
+            groups = (kind, "all") + (("cross-language",) if kind in ("en-zh", "zh-en") else ())
+            for group in groups:
+                cells.setdefault((part, group), []).append(row)
         out[name] = cells
     return out
 
@@ -224,13 +225,13 @@ def set_report(size: int, result: dict, misses: str | None) -> None:
     for key in result["new"]:
         cells = [statistics.mean(r[i] for r in result[name][key]) for i in (0, 1) for name in ("old", "new")]
         rows.append((key[0], key[1], str(len(result["new"][key])), *(f"{c:.2f}" for c in cells)))
-    rows.sort(key=lambda r: (r[0] != "measured", r[1] == "all", r[1]))
+    rows.sort(key=lambda r: (r[0] != "measured", r[1] == "all", r[1] == "cross-language", r[1]))
     table(f"issue 16 set at {size:,} memories ({len(recall_set.MEMORIES)} memories, look-alikes, "
           f"{len(recall_set.QUESTIONS)} questions): recall@1 and recall@5, old retriever vs new",
           ("part", "kind", "n", "@1 old", "@1 new", "@5 old", "@5 new"), rows)
     if misses:
         for (part, kind), values in sorted(result["new"].items()):
-            if kind != "all" and (misses == "all" or part == misses):
+            if kind not in ("all", "cross-language") and (misses == "all" or part == misses):
                 missed = [q for _, r5, q in values if r5 < 1]
                 if missed:
                     print(f"  new missed @5 [{part} {kind}]: " + "; ".join(missed))
