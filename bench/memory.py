@@ -15,8 +15,12 @@ Prints, per size, side by side with baselines run in the same process:
    file, fsync and ``os.replace``, no lock or checks. Then where one write's time goes.
 3. **Recall@5** on a labelled set of queries (half Chinese, half English), each with the memory
    or memories it should find, planted among generated distractors that share its words. For
-   the retriever and for a keyword-only ranking (the retriever's formula with the cosine term
-   dropped: share of query jieba tokens found × decay), so the vector part's value shows.
+   the retriever and for the retriever as it was before issue 16 (``bench/old_retriever.py``).
+4. **Issue 16's set** (``bench/recall_set.py``): 66 memories with hand-written look-alikes among
+   generated ones, 120 questions in other words and the other language, split into a tune part
+   (looked at while the thesaurus was written) and a measured part; recall@1 and recall@5 per
+   part and question kind, old retriever against new. ``--recall [tune|measured|all]`` prints
+   only these tables (and the new ranking's misses of that part), in a few seconds.
 
 The file is built in one go with ``memory.longterm.document.dump``: ``save_fact`` one by one would be
 O(n²) through its conflict checks. Every memory is visible to the query's project (global or
@@ -25,6 +29,7 @@ this project's), the worst case for ranking. Benchmarks print; they never fail o
     .venv/bin/python bench/memory.py            # about 40 s on 2 cores
     .venv/bin/python bench/memory.py --quick    # fewer samples, about 15 s
     .venv/bin/python bench/memory.py --misses   # also list the queries each ranking missed
+    .venv/bin/python bench/memory.py --recall   # only the recall tables of issue 16's set
 """
 
 from __future__ import annotations
@@ -332,6 +337,8 @@ def main() -> None:
         return
     rows = [measure(size, searches, writes) for size in SIZES]
     report(rows, args.misses)
+    for size in SIZES:
+        set_report(size, set_recall(size), None)
     print(f"total {time.perf_counter() - started:.0f} s; files on {os.path.realpath(tempfile.gettempdir())}")
 
 
