@@ -7,7 +7,6 @@ starts that import in a background thread and shows its prompt right away.
 from __future__ import annotations
 
 import asyncio
-
 import importlib
 import re
 import threading

@@ -70,7 +70,7 @@ class LongTermMemory:
         """reference (p.4): the ``## 相关长期记忆`` block for the system prompt, or ""."""
         if max_tokens <= 0 or not query.strip() or not self.file.read():
             return ""
-        if self.enricher is not None:  # entries from before enrichment, a few per turn
+        if self.enricher is not None and self.enricher.lazy_left > 0:  # older entries, a few per turn
             self.enricher.submit_missing(self.visible(project_key), self._store_terms, LAZY_PER_TURN)
         return self.retriever.build_context(self.file.read(), query, max_tokens, project_key, now,
                                             self.options.stale_days)

@@ -40,7 +40,7 @@ from memory.longterm.write_result import local_date
 TOP_K = 10  # reference (p.2/p.3): top 10, then the budget
 DECAY_FLOOR, DECAY_DAYS = 0.7, 30.0  # reference (p.3) suggests 0.5; see the module docstring
 SYNONYM_WEIGHT = 0.7  # a thesaurus word against the user's own (0.6–0.8 score alike on the tune part)
-MIN_RELEVANCE = 0.08  # tuned on bench/recall_set.py's tune part
+MIN_RELEVANCE = 0.15  # less is one common word shared: no match (0.05–0.25 score alike on the tune part)
 
 HEADER = (f"{MEMORY_HEADING}\n\n"  # reference (p.4)
           "以下记忆是线索而不是事实；涉及版本、配置、路径等可能变化的信息，行动前先对照当前文件核实。\n\n")

@@ -82,9 +82,9 @@ def _piece_terms(piece: str) -> tuple[str, ...]:
 def _han_terms(run: str) -> tuple[str, ...]:
     if len(run) == 1:
         return () if run in STOP or run in FUNCTION_CHARS else (run,)
+    words = [w for w in jieba.lcut(run, HMM=False) if len(w) >= MIN_JIEBA_WORD]  # loads jieba.dt.FREQ
     pairs = [p for p in (run[i:i + 2] for i in range(len(run) - 1))
              if not FUNCTION_CHARS & set(p) or jieba.dt.FREQ.get(p)]
-    words = [w for w in jieba.lcut(run, HMM=False) if len(w) >= MIN_JIEBA_WORD]
     return tuple(t for t in pairs + words if t not in STOP)
 
 
