@@ -15,8 +15,12 @@ Prints, per size, side by side with baselines run in the same process:
    file, fsync and ``os.replace``, no lock or checks. Then where one write's time goes.
 3. **Recall@5** on a labelled set of queries (half Chinese, half English), each with the memory
    or memories it should find, planted among generated distractors that share its words. For
-   the retriever and for a keyword-only ranking (the retriever's formula with the cosine term
-   dropped: share of query jieba tokens found × decay), so the vector part's value shows.
+   the retriever and for the retriever as it was before issue 16 (``bench/old_retriever.py``).
+4. **Issue 16's set** (``bench/recall_set.py``): 66 memories with hand-written look-alikes among
+   generated ones, 120 questions in other words and the other language, split into a tune part
+   (looked at while the thesaurus was written) and a measured part; recall@1 and recall@5 per
+   part and question kind, old retriever against new. ``--recall [tune|measured|all]`` prints
+   only these tables (and the new ranking's misses of that part), in a few seconds.
 
 The file is built in one go with ``memory.longterm.document.dump``: ``save_fact`` one by one would be
 O(n²) through its conflict checks. Every memory is visible to the query's project (global or
@@ -25,6 +29,7 @@ this project's), the worst case for ranking. Benchmarks print; they never fail o
     .venv/bin/python bench/memory.py            # about 40 s on 2 cores
     .venv/bin/python bench/memory.py --quick    # fewer samples, about 15 s
     .venv/bin/python bench/memory.py --misses   # also list the queries each ranking missed
+    .venv/bin/python bench/memory.py --recall   # only the recall tables of issue 16's set
 """
 
 from __future__ import annotations
@@ -57,9 +62,11 @@ from memory.longterm.manager import LongTermMemory, MemoryOptions  # noqa: E402
 from memory.longterm.entry import Entry, new_fact, to_json  # noqa: E402
 from memory.longterm.document import dump, parse  # noqa: E402
 from memory.longterm.file import FILE_NAME  # noqa: E402
-from memory.longterm.retriever import decay_for_age, keyword_score, tokenize, warm  # noqa: E402
+from memory.longterm.retriever import Retriever, warm  # noqa: E402
 from memory.longterm.store import namespace_of  # noqa: E402
 
+import old_retriever  # noqa: E402
+import recall_set  # noqa: E402
 from memory_corpus import (EXTRA_QUERIES, GOLD, NOW, PROJECT, QUERIES, SEED, SERVICES, Corpus,  # noqa: E402
                            build_corpus)
 
@@ -173,20 +180,16 @@ def write_breakdown(directory: Path, runs: int, rng: random.Random) -> dict[str,
 
 
 # -- recall ----------------------------------------------------------------------------------------
-def keyword_only(entries: list[Entry], query: str, limit: int, now: datetime) -> list[str]:
-    """The retriever's ranking without its cosine term: keyword share × decay, then newest."""
-    low, tokens = query.lower(), tokenize(query)
-    stamps = np.array([e.timestamp.timestamp() for e in entries])
-    scores = np.array([keyword_score(low, tokens, e.content.lower()) for e in entries])
-    scores *= decay_for_age((now.timestamp() - stamps) / 86_400)
-    hits = np.nonzero(scores > 0)[0]
-    return [entries[i].id for i in hits[np.lexsort((-stamps[hits], -scores[hits]))][:limit]]
+RANKERS = {"new": Retriever, "old": old_retriever.Retriever}  # old: the retriever before issue 16
 
 
-RANKINGS = {
-    "retriever": lambda memory, now: lambda q: [s.entry.id for s in memory.search(q, PROJECT, K, now=now)],
-    "keyword only": lambda memory, now: lambda q: keyword_only(memory.entries(), q, K, now),
-}
+def ranking(name: str, entries: list[Entry], now: datetime) -> Callable[[str], list[str]]:
+    retriever = RANKERS[name]()
+    return lambda q: [s.entry.id for s in retriever.rank(entries, q, PROJECT, now, K)]
+
+
+RANKINGS = {"retriever": lambda memory, now: lambda q: [s.entry.id for s in memory.search(q, PROJECT, K, now=now)],
+            "old retriever": lambda memory, now: ranking("old", memory.entries(), now)}
 
 
 def recall(rank: Callable[[str], list[str]], corpus: Corpus) -> tuple[dict[str, float], list[str]]:
@@ -202,6 +205,42 @@ def recall(rank: Callable[[str], list[str]], corpus: Corpus) -> tuple[dict[str, 
     result = {lang: statistics.mean(v) for lang, v in per.items()}
     result["all"] = statistics.mean(per["zh"] + per["en"])
     return result, misses
+
+
+def set_recall(size: int) -> dict[str, dict[tuple[str, str], list[tuple[float, float, str]]]]:
+    """Issue 16's set at ``size`` memories: per ranking, per (part, kind), each question's
+    (hit@1, recall@5, question)."""
+    data = recall_set.build(size)
+    out: dict[str, dict[tuple[str, str], list[tuple[float, float, str]]]] = {}
+    for name in RANKERS:
+        rank = ranking(name, data.entries, NOW)
+        cells: dict[tuple[str, str], list[tuple[float, float, str]]] = {}
+        for question, names, kind, part in recall_set.questions():
+            top, wanted = rank(question)[:K], {data.gold[n] for n in names}
+            row = (float(bool(top) and top[0] in wanted), len(wanted & set(top)) / len(wanted), question)
+            groups = (kind, "all") + (("cross-language",) if kind in ("en-zh", "zh-en") else ())
+            for group in groups:
+                cells.setdefault((part, group), []).append(row)
+        out[name] = cells
+    return out
+
+
+def set_report(size: int, result: dict, misses: str | None) -> None:
+    rows = []
+    for key in result["new"]:
+        cells = [statistics.mean(r[i] for r in result[name][key]) for i in (0, 1) for name in ("old", "new")]
+        rows.append((key[0], key[1], str(len(result["new"][key])), *(f"{c:.2f}" for c in cells)))
+    rows.sort(key=lambda r: (r[0] != "measured", r[1] == "all", r[1] == "cross-language", r[1]))
+    table(f"issue 16 set at {size:,} memories ({len(recall_set.MEMORIES)} memories, look-alikes, "
+          f"{len(recall_set.QUESTIONS)} questions): recall@1 and recall@5, old retriever vs new",
+          ("part", "kind", "n", "@1 old", "@1 new", "@5 old", "@5 new"), rows)
+    if misses:
+        for (part, kind), values in sorted(result["new"].items()):
+            if kind not in ("all", "cross-language") and (misses == "all" or part == misses):
+                missed = [q for _, r5, q in values if r5 < 1]
+                if missed:
+                    print(f"  new missed @5 [{part} {kind}]: " + "; ".join(missed))
+        print()
 
 
 # -- report ----------------------------------------------------------------------------------------
@@ -284,14 +323,22 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--quick", action="store_true", help="fewer samples (about 15 s)")
     parser.add_argument("--misses", action="store_true", help="list the queries each ranking missed")
+    parser.add_argument("--recall", nargs="?", const="none", choices=("none", "tune", "measured", "all"),
+                        help="only the recall tables; list the new ranking's misses of that part")
     args = parser.parse_args()
     jieba.setLogLevel(logging.WARNING)
     with tempfile.TemporaryDirectory(prefix="bench-jieba-") as cache:  # not jieba's fixed /tmp name
         warm(Path(cache))  # the dictionary load is start-up cost, not a search's
     searches, writes = (40, 4) if args.quick else (300, 15)
     started = time.perf_counter()
+    if args.recall:
+        for size in SIZES:
+            set_report(size, set_recall(size), None if args.recall == "none" else args.recall)
+        return
     rows = [measure(size, searches, writes) for size in SIZES]
     report(rows, args.misses)
+    for size in SIZES:
+        set_report(size, set_recall(size), None)
     print(f"total {time.perf_counter() - started:.0f} s; files on {os.path.realpath(tempfile.gettempdir())}")
 
 

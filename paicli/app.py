@@ -26,6 +26,7 @@ if TYPE_CHECKING:  # both import LangGraph or jieba: the REPL imports them in th
 SESSION_ID = re.compile(r"[A-Za-z0-9][A-Za-z0-9._-]*")
 MAX_SESSION_ID = 128
 BACKGROUND_EXIT_WAIT = 15.0  # seconds a pending fact extraction may delay exit
+SEARCH_TERMS_EXIT_WAIT = 5.0  # seconds pending memory search terms (issue 16) may delay exit
 
 
 def new_session_id() -> str:
@@ -180,3 +181,6 @@ class App:
         """Q7: a pending fact extraction is awaited at exit, for at most BACKGROUND_EXIT_WAIT s."""
         if self._session is not None and self._session.background.pending:
             await self._session.background.drain(BACKGROUND_EXIT_WAIT)
+        enricher = self._memory.enricher if self._memory is not None else None
+        if enricher is not None and enricher.pending:  # after extraction: it may have queued more
+            await asyncio.to_thread(enricher.wait_idle, SEARCH_TERMS_EXIT_WAIT)

@@ -36,6 +36,7 @@ class MemoryKnobs:
     options: MemoryOptions = MemoryOptions()  # threshold (l), staleness (m), jieba's cache
     auto_extract: bool = True  # PAICLI_MEMORY_AUTO_EXTRACT_ENABLED (n.1): unset means on
     external_guard: bool = True  # PAICLI_MEMORY_DISABLE_ON_EXTERNAL_CONTEXT (o.1): default on
+    enrich: bool = True  # PAICLI_MEMORY_SEARCH_TERMS_ENABLED (issue 16): light-model search terms
 
 
 @dataclass(frozen=True)
@@ -51,6 +52,7 @@ FLAG_SETTINGS = {  # every on/off setting and its default
     "PAICLI_TOOL_RESULT_CLEARING_ENABLED": True,
     "PAICLI_MEMORY_AUTO_EXTRACT_ENABLED": True,
     "PAICLI_MEMORY_DISABLE_ON_EXTERNAL_CONTEXT": True,
+    "PAICLI_MEMORY_SEARCH_TERMS_ENABLED": True,
 }
 
 
@@ -84,7 +86,8 @@ def memory_knobs(get: Get, cache_dir: Path) -> MemoryKnobs:
     options = MemoryOptions(conflict_threshold=parse_threshold(get("PAICLI_MEMORY_CONFLICT_THRESHOLD")),
                             stale_days=parse_stale_days(get("PAICLI_MEMORY_STALE_DAYS")), cache_dir=cache_dir)
     return MemoryKnobs(options=options, auto_extract=flag(get, "PAICLI_MEMORY_AUTO_EXTRACT_ENABLED"),
-                       external_guard=flag(get, "PAICLI_MEMORY_DISABLE_ON_EXTERNAL_CONTEXT"))
+                       external_guard=flag(get, "PAICLI_MEMORY_DISABLE_ON_EXTERNAL_CONTEXT"),
+                       enrich=flag(get, "PAICLI_MEMORY_SEARCH_TERMS_ENABLED"))
 
 
 def compaction_options(get: Get) -> CompactionOptions:

@@ -27,6 +27,8 @@ VERIFY_USAGE = "❌ 请提供要核实的记忆 id，例如 /memory verify fact-
 REPLACE_USAGE = "❌ 用法: /memory replace <旧记忆 id> <新事实>，例如 /memory replace fact-abcd1234 项目使用 Java 21"
 SEARCH_USAGE = "❌ 请提供搜索关键词，例如 /memory search Chrome 登录态"
 EMPTY = "📭 没有匹配的长期记忆。"
+# Issue 16: a search that matches nothing still shows something, and says what it shows.
+NO_MATCH = "📭 没有与“{query}”匹配的长期记忆。以下是最近核实的 {n} 条："
 HELP = [
     "   /memory list - 查看长期记忆",
     "   /memory search <关键词> - 搜索当前项目可见长期记忆",
@@ -85,7 +87,11 @@ def _search(query: str, app: App, say: Say) -> None:
         say.fail(SEARCH_USAGE)
         return
     ranked = app.memory.search(query, app.project_key)
-    _show(f"🔎 长期记忆搜索: {query}：", [s.entry for s in ranked], app, say)
+    if ranked:
+        _show(f"🔎 长期记忆搜索: {query}：", [s.entry for s in ranked], app, say)
+        return
+    recent = app.memory.recently_verified(app.project_key)
+    _show(NO_MATCH.format(query=query, n=len(recent)), recent, app, say)
 
 
 def _show(title: str, entries: list[Entry], app: App, say: Say) -> None:

@@ -29,6 +29,7 @@ from memory.context.profile import prompt_cache_mode
 from memory.context.rounds import SKILL_INJECTION, internal_kind
 from memory.context.turn_memory import memory_context_messages
 from memory.longterm.manager import LongTermMemory
+from memory.longterm.enrichment import Enricher, model_proposer
 from memory.longterm.store import MemoryStore
 from nodes.support.background import Background
 from nodes.call_model import skill_index
@@ -38,6 +39,7 @@ from paicli.context_view import ContextUsage
 from paicli.request_prefix import stable_prefix
 from paicli.models import make_chat_model
 from paicli.settings import Settings
+from prompts import PromptSources, load_resource
 from tools.policy.audit import AuditLog
 from tools.base import WebConfig
 from tools.registry import BUILTIN_TOOLS
@@ -45,6 +47,12 @@ from tools.skills.library import SkillLibrary
 from tools.skills.load import load_skill_spec
 
 RECURSION_LIMIT = 10_000  # reference s.2.9: no iteration cap; this only stops a runaway graph
+
+
+def search_term_enricher(settings: Settings, deps: Deps) -> Enricher:
+    """Issue 16: the light model proposes search terms for memories written from now on."""
+    prompt = load_resource("memory/search_terms.md", PromptSources.for_project(settings.home, None))
+    return Enricher(model_proposer(deps.light_model or deps.model, prompt.strip()))
 
 
 def history_dir(settings: Settings):
@@ -140,6 +148,8 @@ class Session:
             attach_mcp(self.deps, self.mcp)
         self.checkpointer = self.checkpointer or JsonlLedgerSaver(history_dir(self.settings))
         self.store = MemoryStore(self.memory) if self.memory is not None else None
+        if self.memory is not None and self.settings.memory.enrich and self.memory.enricher is None:
+            self.memory.enricher = search_term_enricher(self.settings, self.deps)
         builder, self.compaction = build_react(self.deps)
         self.graph = builder.compile(checkpointer=self.checkpointer, store=self.store, name="react")
 

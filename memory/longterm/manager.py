@@ -15,13 +15,16 @@ from pathlib import Path
 from typing import Any
 
 from memory.longterm.config import MemoryOptions
+from memory.longterm.enrichment import Enricher, set_search_terms
 from memory.longterm.entry import SOURCE_FILES_KEY, Entry, is_visible_in_project, new_fact
 from memory.longterm.file import FILE_NAME, MemoryFile
 from memory.longterm.writes import delete, mark_verified, write_automatic_all, write_explicit
-from memory.longterm.write_result import MemoryWriteResult
+from memory.longterm.write_result import MemoryWriteResult, WriteStatus
 
 MAX_EXTERNAL_SOURCES = 8  # reference (o.1)
 SEARCH_LIMIT = 20  # reference (u.2): /memory search shows at most 20
+RECENT_LIMIT = 5  # /memory search without a match shows this many recently verified entries
+LAZY_PER_TURN = 3  # older entries sent for search terms per context block, within the session's bound
 
 
 class LongTermMemory:
@@ -30,6 +33,9 @@ class LongTermMemory:
         self.options = options
         self.file = MemoryFile(self.directory / FILE_NAME, sync=options.sync)
         self._retriever: Any = None
+        # Proposes search terms after a write (memory.longterm.enrichment); paicli attaches one
+        # when a session has a model. None: entries are written without them.
+        self.enricher: Enricher | None = None
 
     @property
     def retriever(self) -> Any:
@@ -54,12 +60,19 @@ class LongTermMemory:
         """``memory.longterm.retriever.Scored`` items, best first."""
         return self.retriever.rank(self.file.read(), query, project_key, now, limit)
 
+    def recently_verified(self, project_key: str | None, limit: int = RECENT_LIMIT) -> list[Entry]:
+        """What ``/memory search`` shows when nothing matches: the latest confirmed first."""
+        entries = self.visible(project_key)
+        return sorted(entries, key=lambda e: e.last_verified_at or e.timestamp, reverse=True)[:limit]
+
     def context_block(self, query: str, max_tokens: int, project_key: str | None,
                       now: datetime | None = None, shown: Collection[str] = frozenset()) -> str:
         """reference (p.4): the ``## 相关长期记忆`` block for the turn, or "". ``shown``: memory
         lines the visible conversation already carries; they are not repeated."""
         if max_tokens <= 0 or not query.strip() or not self.file.read():
             return ""
+        if self.enricher is not None and self.enricher.lazy_left > 0:  # older entries, a few per turn
+            self.enricher.submit_missing(self.visible(project_key), self._store_terms, LAZY_PER_TURN)
         return self.retriever.build_context(self.file.read(), query, max_tokens, project_key, now,
                                             self.options.stale_days, shown=shown)
 
@@ -75,9 +88,12 @@ class LongTermMemory:
             extra |= {"external_context": "true",
                       "external_context_sources": ",".join(list(external_sources)[:MAX_EXTERNAL_SOURCES])}
         entry = new_fact(content.strip(), scope=scope, project=project_key, now=now, extra=extra)
-        return self.file.mutate(lambda entries: write_explicit(
+        result = self.file.mutate(lambda entries: write_explicit(
             entries, entry, replace_id=replace_id, allow_conflict=allow_conflict,
             project_key=project_key, threshold=self.options.conflict_threshold))
+        if result.status in (WriteStatus.STORED, WriteStatus.REPLACED):
+            self.enrich(result.entry)
+        return result
 
     def replace_fact(self, old_id: str, content: str, project_key: str | None) -> MemoryWriteResult:
         """reference (j.4 replaceFact): the old entry's scope; other conflicts still block it."""
@@ -88,14 +104,28 @@ class LongTermMemory:
     def save_automatic(self, entries: Sequence[Entry]) -> list[Entry]:
         """reference (j.4.3, n.5): the entries actually written; duplicates and conflicts skipped."""
         threshold = self.options.conflict_threshold
-        return self.file.mutate(lambda current: write_automatic_all(current, entries, threshold)) if entries else []
+        written = self.file.mutate(lambda current: write_automatic_all(current, entries, threshold)) if entries else []
+        for entry in written:
+            self.enrich(entry)
+        return written
 
     def verify(self, entry_id: str, project_key: str | None, now: datetime | None = None) -> Entry | None:
         """``/memory verify``: the user's confirmation (the model has no tool for it, reference m)."""
         if not any(e.id == entry_id for e in self.visible(project_key)):
             return None
         when = now or datetime.now(UTC)
-        return self.file.mutate(lambda entries: mark_verified(entries, entry_id, when))
+        verified = self.file.mutate(lambda entries: mark_verified(entries, entry_id, when))
+        if verified is not None:  # the user looked at it again: its search terms are refreshed too
+            self.enrich(verified)
+        return verified
+
+    # -- search terms (issue 16) -------------------------------------------------------------------
+    def enrich(self, entry: Entry) -> bool:
+        """Ask for ``entry``'s search terms in the background; never waits for them."""
+        return self.enricher is not None and self.enricher.submit(entry, self._store_terms)
+
+    def _store_terms(self, entry_id: str, content: str, terms: list[str]) -> None:
+        self.file.mutate(lambda entries: set_search_terms(entries, entry_id, content, terms))
 
     def delete(self, entry_id: str, project_key: str | None) -> Entry | None:
         return self.file.mutate(lambda entries: delete(entries, entry_id, project_key))

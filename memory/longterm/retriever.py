@@ -1,25 +1,24 @@
 """Which memories to show the model for a query, and the injected block (reference p).
 
-Scoring follows S1's newest description (p.3) with the formula the reference suggests, a team
-decision for Q15: ``score = (keyword + cosine) / 2 × decay``.
-- keyword: 1.0 when the whole query occurs in the memory, else the share of the query's jieba
-  tokens (p.2's tokenizer rules) that occur in it;
-- cosine: of local vectors, character-bigram counts of the dedup canonical form hashed into a
-  fixed number of buckets, so nothing is downloaded and Chinese needs no word segmentation;
+Scoring (p.3's two parts, a team decision for Q15, reworked for issue 16):
+``score = relevance × decay``.
+- relevance: BM25 (``memory.longterm.lexical``) of the query's terms (``memory.longterm.terms``:
+  Chinese character pairs and jieba words, English words, identifiers, versions) plus, at
+  ``SYNONYM_WEIGHT``, the terms the developer thesaurus (``memory.longterm.thesaurus``) adds,
+  against each memory's content and the search terms the light model proposed for it; divided
+  by what a memory holding each query term once would score, so 1.0 means "all of it";
+- a relevance under ``MIN_RELEVANCE`` is no match: one shared common word is not a reason to
+  show a memory;
 - decay: ``max(0.7, 1 / (1 + age_days / 30))`` from the write time, gentle and without p.2's
   24-hour cliff. The reference suggests a floor of 0.5; at 10,000 memories that let fresh
-  look-alikes bury an older right answer (recall@5 0.72 in ``bench/memory.py``, 0.87 with 0.7),
-  and a fact told once months ago must still be found, so newer only breaks near-ties.
-Vectors are cached per (id, content) and stacked, with the lowered texts, write times and
-scopes, into arrays per distinct candidate list; a search over 10,000 memories then reads the
-matrix rows of the query's own buckets and scans the joined text once per query token.
+  look-alikes bury an older right answer, and a fact told once months ago must still be found,
+  so newer only breaks near-ties.
+Each memory's term arrays are cached per (id, content, search terms); the index over a
+candidate list is rebuilt only when the list changes. Nothing here touches the network.
 """
 
 from __future__ import annotations
 
-import logging
-import re
-import zlib
 from collections.abc import Collection, Sequence
 from dataclasses import dataclass
 from datetime import UTC, datetime, tzinfo
@@ -28,22 +27,20 @@ from pathlib import Path
 import jieba
 import numpy as np
 
-from memory.longterm.dedup import canonicalize, is_letter_or_digit
 from memory.longterm.config import MEMORY_HEADING
 from memory.longterm.entry import SCOPE_GLOBAL, Entry
+from memory.longterm.enrichment import search_terms
+from memory.longterm.lexical import Doc, Index, Vocabulary, make_doc
 from memory.longterm.staleness import DEFAULT_STALE_DAYS, Stale, staleness
+from memory.longterm.terms import terms
+from memory.longterm.thesaurus import Thesaurus, builtin
 from memory.tokens import estimate_text
 from memory.longterm.write_result import local_date
 
-jieba.setLogLevel(logging.WARNING)  # its "Building prefix dict" lines are not for the user
-
 TOP_K = 10  # reference (p.2/p.3): top 10, then the budget
-MIN_TOKEN_LENGTH = 2  # reference (p.2): shorter query tokens are ignored
 DECAY_FLOOR, DECAY_DAYS = 0.7, 30.0  # reference (p.3) suggests 0.5; see the module docstring
-VECTOR_DIM = 512  # hashed bigram buckets: 20 MB of float32 at 10,000 memories
-# Below this a cosine is noise: one hashed bucket shared by chance scores about 0.1 on short
-# texts, while one real shared bigram in a short memory scores 0.2 or more.
-MIN_COSINE = 0.15
+SYNONYM_WEIGHT = 0.7  # a thesaurus word against the user's own (0.6–0.8 score alike on the tune part)
+MIN_RELEVANCE = 0.15  # less is one common word shared: no match (0.05–0.25 score alike on the tune part)
 
 HEADER = (f"{MEMORY_HEADING}\n\n"  # reference (p.4)
           "以下记忆是线索而不是事实；涉及版本、配置、路径等可能变化的信息，行动前先对照当前文件核实。\n\n")
@@ -69,28 +66,10 @@ def use_cache_dir(directory: Path | None) -> None:
 
 
 def warm(cache_dir: Path | None = None) -> None:
-    """Load jieba's dictionary now rather than on the first search."""
+    """Load jieba's dictionary and the thesaurus now rather than on the first search."""
     use_cache_dir(cache_dir)
     jieba.initialize()
-
-
-def tokenize(query: str) -> list[str]:
-    """reference (p.2): jieba with HMM on the lower-cased query; ≥ 2 chars, not pure punctuation."""
-    tokens = (t.strip() for t in jieba.lcut(query.lower(), HMM=True))
-    return list(dict.fromkeys(t for t in tokens if len(t) >= MIN_TOKEN_LENGTH and _has_word_char(t)))
-
-
-def _has_word_char(token: str) -> bool:
-    # Han characters are letters (category Lo), so "letter or digit" covers p.2's Han-script test.
-    return any(is_letter_or_digit(c) for c in token)
-
-
-def keyword_score(query_lower: str, tokens: Sequence[str], content_lower: str) -> float:
-    if query_lower and query_lower in content_lower:
-        return 1.0
-    if not tokens:
-        return 0.0
-    return sum(1 for t in tokens if t in content_lower) / len(tokens)
+    builtin()
 
 
 def decay(written: datetime, now: datetime) -> float:
@@ -102,44 +81,45 @@ def decay_for_age(age_days: float | np.ndarray) -> np.ndarray:
     return np.maximum(DECAY_FLOOR, 1.0 / (1.0 + np.maximum(0.0, age_days) / DECAY_DAYS))
 
 
-def vectorize(text: str) -> np.ndarray:
-    """Unit-length hashed bigram counts of the canonical form (a single char counts as itself)."""
-    canonical = canonicalize(text)
-    grams = [canonical[i:i + 2] for i in range(len(canonical) - 1)] or ([canonical] if canonical else [])
-    vector = np.zeros(VECTOR_DIM, dtype=np.float32)
-    for gram in grams:
-        vector[zlib.crc32(gram.encode()) % VECTOR_DIM] += 1.0  # crc32: the same buckets in every process
-    norm = float(np.linalg.norm(vector))
-    return vector / norm if norm else vector
-
-
 @dataclass(frozen=True, eq=False)
 class _Prepared:
-    """One candidate list as arrays, built once and reused while the list stays equal."""
+    """One candidate list as an index and arrays, built once and reused while the list stays equal."""
     entries: list[Entry]
-    columns: np.ndarray  # (VECTOR_DIM, n): a query reads only the rows of its own buckets
-    lowered: list[str]
-    text: str  # the lowered contents joined by SEPARATOR: one substring scan per token
-    starts: np.ndarray  # where each entry's text begins in ``text``
+    index: Index
     stamps: np.ndarray  # write times, epoch seconds
     is_global: np.ndarray
     projects: np.ndarray  # object array of project keys (None for global entries)
 
 
-SEPARATOR = "\0"  # joins the lowered contents; a query containing it is scored row by row
+@dataclass(frozen=True, eq=False)
+class _Row:
+    entry: Entry
+    doc: Doc
+    stamp: float  # write time, epoch seconds
+    is_global: bool
+    project: str | None
 
 
 class Retriever:
-    """Ranks memories for a query; keeps vectors between calls (one per process is enough)."""
+    """Ranks memories for a query; keeps term arrays between calls (one per process is enough)."""
 
-    def __init__(self, cache_dir: Path | None = None) -> None:
+    def __init__(self, cache_dir: Path | None = None, thesaurus: Thesaurus | None = None) -> None:
         use_cache_dir(cache_dir)
-        self._vectors: dict[tuple[str, str], tuple[np.ndarray, str]] = {}
+        self._thesaurus = thesaurus
+        self._vocab = Vocabulary()
+        self._docs: dict[tuple[str, str, str], Doc] = {}
+        self._rows: dict[int, _Row] = {}
         self._prepared: _Prepared | None = None
+
+    @property
+    def thesaurus(self) -> Thesaurus:
+        if self._thesaurus is None:
+            self._thesaurus = builtin()
+        return self._thesaurus
 
     def rank(self, entries: Sequence[Entry], query: str, project_key: str | None = None,
              now: datetime | None = None, limit: int = TOP_K) -> list[Scored]:
-        """reference (p.1): only entries visible in the project; score > 0; best, then newest, first."""
+        """reference (p.1): only entries visible in the project; a match; best, then newest, first."""
         if not entries or not query.strip():
             return []
         # The whole list is prepared, not the visible part: it is the same list on every turn.
@@ -147,7 +127,7 @@ class Retriever:
         visible = prepared.is_global  # is_visible_in_project, on the whole list at once
         if project_key and project_key.strip():
             visible = visible | (prepared.projects == project_key)
-        return _ranked(prepared, visible, query, now or datetime.now(UTC), limit)
+        return self._ranked(prepared, visible, query, now or datetime.now(UTC), limit)
 
     def rank_candidates(self, candidates: Sequence[Entry], query: str, now: datetime | None = None,
                         limit: int = TOP_K) -> list[Scored]:
@@ -155,7 +135,7 @@ class Retriever:
         if not candidates or not query.strip():
             return []
         prepared = self._prepare(list(candidates))
-        return _ranked(prepared, np.ones(len(candidates), dtype=bool), query, now or datetime.now(UTC), limit)
+        return self._ranked(prepared, np.ones(len(candidates), dtype=bool), query, now or datetime.now(UTC), limit)
 
     def _prepare(self, entries: list[Entry]) -> _Prepared:
         # ``==`` on lists tests identity first: the file hands back the same entry objects until it
@@ -163,27 +143,67 @@ class Retriever:
         current = self._prepared
         if current is not None and current.entries == entries:
             return current
-        rows = [self._vector(e.id, e.content) for e in entries]
-        lowered = [r[1] for r in rows]
-        starts = np.cumsum([0] + [len(t) + 1 for t in lowered[:-1]], dtype=np.int64)
-        stamps, is_global, projects = zip(*((e.timestamp.timestamp(), e.scope == SCOPE_GLOBAL, e.project)
-                                            for e in entries))
-        self._prepared = _Prepared(entries, np.stack([r[0] for r in rows], axis=1), lowered,
-                                   SEPARATOR.join(lowered), starts, np.array(stamps, dtype=np.float64),
-                                   np.array(is_global, dtype=bool), np.array(projects, dtype=object))
-        self._forget_unused({(e.id, e.content) for e in entries})
+        self._forget_unused(len(entries))
+        rows = [self._row(e) for e in entries]
+        self._prepared = _Prepared(entries, Index([r.doc for r in rows], len(self._vocab)),
+                                   np.fromiter((r.stamp for r in rows), np.float64, len(rows)),
+                                   np.fromiter((r.is_global for r in rows), bool, len(rows)),
+                                   np.array([r.project for r in rows], dtype=object))
         return self._prepared
 
-    def _vector(self, entry_id: str, content: str) -> tuple[np.ndarray, str]:
-        key = (entry_id, content)
-        if key not in self._vectors:
-            self._vectors[key] = (vectorize(content), content.lower())
-        return self._vectors[key]
+    def _row(self, entry: Entry) -> _Row:
+        """Kept per entry object (the file hands back the same objects until one changes), so a
+        write costs the new entry's terms and the index, not a pass over every entry's fields."""
+        row = self._rows.get(id(entry))
+        if row is None or row.entry is not entry:  # the row holds the entry: its id is not reused
+            row = self._rows[id(entry)] = _Row(entry, self._doc(entry), entry.timestamp.timestamp(),
+                                               entry.scope == SCOPE_GLOBAL, entry.project)
+        return row
 
-    def _forget_unused(self, live: set[tuple[str, str]]) -> None:
-        """Deleted or edited memories must not accumulate in a long-running process."""
-        if len(self._vectors) > 2 * len(live) + 1_000:
-            self._vectors = {k: v for k, v in self._vectors.items() if k in live}
+    def _doc(self, entry: Entry) -> Doc:
+        extra = search_terms(entry)
+        key = (entry.id, entry.content, "\n".join(extra))
+        doc = self._docs.get(key)
+        if doc is None:
+            doc = self._docs[key] = make_doc(self._vocab, terms(entry.content), terms(" ; ".join(extra)))
+        return doc
+
+    def _forget_unused(self, live: int) -> None:
+        """Deleted or edited memories must not accumulate in a long-running process: start over
+        (term ids with them) when the cache holds far more than the list."""
+        if len(self._docs) > 2 * live + 1_000 or len(self._rows) > 2 * live + 1_000:
+            self._docs, self._rows, self._vocab, self._prepared = {}, {}, Vocabulary(), None
+
+    def _relevance(self, index: Index, query: str) -> np.ndarray:
+        """BM25 of the user's words, plus, per thesaurus group the query touches, the BM25 of the
+        group's other words at ``SYNONYM_WEIGHT``, capped at that share of what the user's own
+        words for it are worth: other words can find a memory, not outweigh the user's."""
+        own = terms(query)
+        ids = self._vocab.ids
+        exact = {ids[t]: 1.0 for t in own if t in ids}
+        ideal = index.ideal(exact)
+        total = index.scores(exact)
+        for match in self.thesaurus.matches(own):
+            others = {ids[t]: 1.0 for t in match.others if t in ids}
+            if others:
+                cap = sum(index.term_idf(ids.get(t)) for t in match.own)
+                total += SYNONYM_WEIGHT * np.minimum(index.scores(others), cap)
+                ideal = ideal or cap
+        if not ideal:
+            return np.zeros(index.size)
+        relevance = total / ideal
+        relevance[relevance < MIN_RELEVANCE] = 0.0
+        return relevance
+
+    def _ranked(self, p: _Prepared, visible: np.ndarray, query: str, now: datetime, limit: int) -> list[Scored]:
+        scores = self._relevance(p.index, query) * decay_for_age((now.timestamp() - p.stamps) / 86_400)
+        scores[~visible] = 0.0
+        hits = np.flatnonzero(scores > 0)
+        if 0 < limit < len(hits):  # only the top ``limit`` scores (and ties with the last) get sorted
+            cut = np.partition(scores[hits], len(hits) - limit)[len(hits) - limit]
+            hits = hits[scores[hits] >= cut]
+        order = hits[np.lexsort((-p.stamps[hits], -scores[hits]))][:limit]
+        return [Scored(p.entries[i], float(scores[i])) for i in order]
 
     def build_context(self, entries: Sequence[Entry], query: str, max_tokens: int,
                       project_key: str | None = None, now: datetime | None = None,
@@ -194,42 +214,6 @@ class Retriever:
         now = now or datetime.now(UTC)
         ranked = self.rank(entries, query, project_key, now)
         return format_block([s.entry for s in ranked], max_tokens, now, stale_days, tz, shown)
-
-
-def _ranked(p: _Prepared, visible: np.ndarray, query: str, now: datetime, limit: int) -> list[Scored]:
-    vector = vectorize(query)
-    buckets = np.flatnonzero(vector)
-    cosines = (vector[buckets] @ p.columns[buckets]).astype(np.float64)
-    cosines[cosines < MIN_COSINE] = 0.0
-    scores = (_keyword_scores(p, query.lower(), tokenize(query)) + cosines) / 2
-    scores *= decay_for_age((now.timestamp() - p.stamps) / 86_400)
-    scores[~visible] = 0.0
-    hits = np.flatnonzero(scores > 0)
-    if 0 < limit < len(hits):  # only the top ``limit`` scores (and ties with the last) get sorted
-        cut = np.partition(scores[hits], len(hits) - limit)[len(hits) - limit]
-        hits = hits[scores[hits] >= cut]
-    order = hits[np.lexsort((-p.stamps[hits], -scores[hits]))][:limit]
-    return [Scored(p.entries[i], float(scores[i])) for i in order]
-
-
-def _keyword_scores(p: _Prepared, query_lower: str, tokens: Sequence[str]) -> np.ndarray:
-    """``keyword_score`` of every entry, with one scan of the joined text per token."""
-    if SEPARATOR in query_lower:
-        return np.fromiter((keyword_score(query_lower, tokens, low) for low in p.lowered),
-                           dtype=np.float64, count=len(p.lowered))
-    scores = np.zeros(len(p.lowered))
-    for token in tokens:
-        scores[_rows_containing(p, token)] += 1.0
-    if tokens:
-        scores /= len(tokens)
-    if query_lower:
-        scores[_rows_containing(p, query_lower)] = 1.0
-    return scores
-
-
-def _rows_containing(p: _Prepared, needle: str) -> np.ndarray:
-    found = np.fromiter((m.start() for m in re.finditer(re.escape(needle), p.text)), dtype=np.int64)
-    return np.unique(np.searchsorted(p.starts, found, side="right") - 1)
 
 
 def format_block(ranked: Sequence[Entry], max_tokens: int, now: datetime,

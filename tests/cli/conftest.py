@@ -58,8 +58,9 @@ def paicli_env(paicli_home: Path) -> Callable[..., dict[str, str]]:
         env = clean_environ()
         env.update(PAICLI_HOME=str(paicli_home), PAICLI_API_KEY="test-key",
                    PAICLI_BASE_URL=base_url, PAICLI_MODEL="m", LANGSMITH_TRACING="false",
-                   # Off unless a test is about it: an extraction call would take a scripted reply.
-                   PAICLI_MEMORY_AUTO_EXTRACT_ENABLED="false")
+                   # Off unless a test is about it: an extraction or search-terms call would
+                   # take a scripted reply.
+                   PAICLI_MEMORY_AUTO_EXTRACT_ENABLED="false", PAICLI_MEMORY_SEARCH_TERMS_ENABLED="false")
         for name, value in overrides.items():
             if value is None:
                 env.pop(name, None)

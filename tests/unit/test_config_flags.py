@@ -14,6 +14,7 @@ FIELDS = {
     "PAICLI_TOOL_RESULT_CLEARING_ENABLED": lambda s: s.compaction.clearing,
     "PAICLI_MEMORY_AUTO_EXTRACT_ENABLED": lambda s: s.memory.auto_extract,
     "PAICLI_MEMORY_DISABLE_ON_EXTERNAL_CONTEXT": lambda s: s.memory.external_guard,
+    "PAICLI_MEMORY_SEARCH_TERMS_ENABLED": lambda s: s.memory.enrich,
 }
 ON = ["true", "TRUE", "1", "yes", "Yes", "on", " on "]
 OFF = ["false", "False", "0", "no", "NO", "off", " off "]

@@ -3,13 +3,11 @@
 import time
 from datetime import UTC, datetime, timedelta
 
-import numpy as np
 import pytest
 
 from memory.longterm.entry import Entry, new_fact
-from memory.longterm.retriever import (
-    HEADER, Retriever, decay, format_block, keyword_score, tokenize, vectorize,
-)
+from memory.longterm.retriever import HEADER, Retriever, decay, format_block
+from memory.longterm.terms import terms
 
 NOW = datetime(2026, 9, 23, 8, tzinfo=UTC)
 P = "/work/proj"
@@ -19,17 +17,10 @@ def _e(content, days_old=0, project=P, **kw):
     return new_fact(content, project=project, now=NOW - timedelta(days=days_old), **kw)
 
 
-def test_tokens_are_lowercased_deduplicated_and_skip_short_or_punctuation():
-    tokens = tokenize("项目 用 Java 17, Java 17！ -- ...")
-    assert "java" in tokens and "17" in tokens and "项目" in tokens
-    assert len(tokens) == len(set(tokens))
-    assert not any(len(t) < 2 or t in ("--", "...") for t in tokens)
-
-
-def test_keyword_is_whole_query_or_token_share():
-    assert keyword_score("java 17", ["java", "17"], "项目使用 java 17") == 1.0
-    assert keyword_score("java 21 maven", ["java", "21", "maven"], "项目使用 java 17") == pytest.approx(1 / 3)
-    assert keyword_score("x", [], "abc") == 0.0
+def test_terms_are_lowercased_and_skip_punctuation_and_question_words():
+    found = terms("项目 用 Java 17, Java 17！ -- ... 用什么")
+    assert found["java"] == 2 and found["17"] == 2 and "项目" in found
+    assert not any(t in found for t in ("--", "...", "什么", "，"))
 
 
 def test_decay_falls_with_days_down_to_a_floor():
@@ -38,13 +29,6 @@ def test_decay_falls_with_days_down_to_a_floor():
     assert decay(NOW - timedelta(days=30), NOW) == pytest.approx(0.7)  # the floor (0.5 would be reached here)
     assert decay(NOW - timedelta(days=300), NOW) == pytest.approx(0.7)
     assert decay(NOW - timedelta(days=1), NOW) > decay(NOW - timedelta(days=2), NOW)
-
-
-def test_vectors_are_unit_length_and_similar_texts_are_close():
-    a, b, c = vectorize("项目使用 Java 17"), vectorize("项目用的是Java 17"), vectorize("部署到 k8s 集群")
-    assert np.linalg.norm(a) == pytest.approx(1.0)
-    assert float(a @ b) > float(a @ c)
-    assert not vectorize("。。").any()
 
 
 def test_rank_prefers_relevant_then_recent_and_filters_by_project():
