@@ -67,7 +67,8 @@ def render_context(u: ContextUsage) -> list[str]:
     clearing = (f"{tokens(u.clearing_trigger)} 触发，保留最近 {u.clearing_keep} 条"
                 if u.clearing_trigger is not None else "关闭")
     summary = "Session Memory 优先，完整摘要回退" if u.session_memory else "完整摘要（Session Memory 实验开关关闭）"
-    mcp = "开启" if u.window >= 32_000 else "关闭（window 不足 32k）"
+    # paicli lists MCP tools but builds no MCP resource index, whatever the window allows (t.1).
+    mcp = "关闭（未建 MCP resource 索引）" if u.window >= 32_000 else "关闭（window 不足 32k）"
     return [
         "📋 上下文状态：",
         f"📊 Context Usage   {u.model} ({u.provider})   window: {tokens(u.window)}",

@@ -32,6 +32,10 @@ def test_switches_show_when_off_or_on():
     assert "  MCP resources 自动索引: 关闭（window 不足 32k）" in lines
 
 
+def test_the_mcp_resource_index_line_tells_the_truth_on_a_large_window():
+    assert "  MCP resources 自动索引: 关闭（未建 MCP resource 索引）" in render_context(usage(window=128_000))
+
+
 def test_the_skill_index_and_injected_bodies_have_rows_of_their_own():
     lines = render_context(usage(skill_index_tokens=120, skill_body_tokens=2_400, skill_bodies=2))
     assert "    Skills index:           120  ( 0.1%)" in lines
