@@ -22,8 +22,9 @@ from typing import Any, Callable
 
 from langchain_core.runnables import RunnableConfig
 from langchain_core.runnables.config import merge_configs
-from langgraph.errors import GraphBubbleUp
+from langgraph.errors import GraphBubbleUp, GraphInterrupt
 from langgraph.graph import END, START, StateGraph
+from langgraph.types import Interrupt
 
 from graphs.loop import add_agent_loop
 from nodes.load_context import make_load_context
@@ -48,6 +49,12 @@ def unit_config(config: RunnableConfig, mode: str, actor: str) -> RunnableConfig
     return merge_configs(config, {"metadata": {"mode": mode, "actor": actor}})
 
 
+def named(interrupt: Interrupt, unit_id: str) -> Interrupt:
+    """The same interrupt (same id: the resume finds it), its request saying which unit asks."""
+    value = {**interrupt.value, "unit": unit_id} if isinstance(interrupt.value, dict) else interrupt.value
+    return Interrupt(value, interrupt.id, response_schema=interrupt.response_schema)
+
+
 def make_unit_node(deps: Deps, *, mode: str, actor: Callable[[str], str] = lambda uid: f"task:{uid}"):
     """The parent's node for ``Send(<node>, UnitInput)``; returns ``{"results": {unit_id: result}}``
     where a result is ``{"ok", "text", "approved_all", "external_sources"}``."""
@@ -57,7 +64,9 @@ def make_unit_node(deps: Deps, *, mode: str, actor: Callable[[str], str] = lambd
         unit_id = payload["unit_id"]
         try:
             out = await unit.ainvoke(payload, unit_config(config, mode, actor(unit_id)))
-        except GraphBubbleUp:  # an interrupt (an approval) stops the parent run: let it through
+        except GraphInterrupt as stop:  # an approval stops the parent run; the question names the unit
+            raise GraphInterrupt([named(i, unit_id) for i in stop.args[0]]) from None
+        except GraphBubbleUp:
             raise
         except Exception as exc:  # a failing unit fails alone (house style: concurrency)
             out = {"result": {"ok": False, "text": f"{type(exc).__name__}: {exc}"}}

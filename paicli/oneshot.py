@@ -38,7 +38,45 @@ def run_oneshot(args: Any) -> int:
         print("paicli: -p needs a non-empty prompt", file=sys.stderr)
         return 2
     app.warm_up()
+    if args.mode != "react":
+        return asyncio.run(_mode_turn(app, args.mode, text))
     return asyncio.run(_turn(app, text))
+
+
+def run_continue(args: Any) -> int:
+    """``--session ID --continue``: finish the session's run that was cut short (Q11)."""
+    app = App(args)
+    app.warm_up()
+    return asyncio.run(_continue(app))
+
+
+async def _continue(app: App) -> int:
+    mode = await app.session.unfinished_mode()
+    if mode is None:
+        write_line(f"会话 {app.session_id} 没有未完成的运行。", sys.stderr)
+        return 0
+    return await _mode_turn(app, mode, None)
+
+
+async def _mode_turn(app: App, mode: str, text: str | None) -> int:
+    """A Plan (or Team) run: progress on stderr, the result on stdout; 0 only when it completed."""
+    from paicli.modes import CANCELLED, MODE_BANNERS
+
+    renderer = Renderer(stream_answer=False, read_line=read_stdin_line)
+    renderer.notice(MODE_BANNERS[mode])
+    try:
+        result = await app.session.mode_run(mode).run(text, renderer, review=False)
+    except (KeyboardInterrupt, asyncio.CancelledError):
+        renderer.notice(CANCELLED[mode], style="yellow")
+        raise
+    renderer.stop_waiting()
+    if result.answer.strip():
+        write_line(result.answer, sys.stdout)
+    if result.completed:
+        await app.finish_background()
+        for notice in app.background_notices():
+            write_line(notice, sys.stderr)
+    return 0 if result.completed else 1
 
 
 def _command(text: str, app: App) -> int:

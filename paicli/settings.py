@@ -59,6 +59,7 @@ class Settings:
     memory: MemoryKnobs = MemoryKnobs()
     web: WebKnobs = WebKnobs()
     session_wait: int = 120  # PAICLI_SESSION_WAIT: seconds a turn waits for another process's turn on its session
+    plan_max_replans: int = 2  # PAICLI_PLAN_MAX_REPLANS: re-plans a failing plan may use (reference s.4)
     # Environment variables commands must not see: the key variables and any holding the key.
     secret_env: frozenset[str] = frozenset()
 
@@ -163,7 +164,19 @@ def load_settings(project: str | os.PathLike | None = None, environ: dict[str, s
         web=_checked_web(web_knobs(get)),
         secret_env=secret_variables(env, (p.key_env for p in PRESETS.values()), key),
         session_wait=max(0, number(get, "PAICLI_SESSION_WAIT", 120)),
+        plan_max_replans=max_replans(get("PAICLI_PLAN_MAX_REPLANS")),
     )
+
+
+DEFAULT_MAX_REPLANS = 2
+
+
+def max_replans(raw: str | None) -> int:
+    """reference (s.4): default 2, negative values become 0, unparseable values use the default."""
+    try:
+        return max(0, int(raw.strip())) if raw is not None else DEFAULT_MAX_REPLANS
+    except ValueError:
+        return DEFAULT_MAX_REPLANS
 
 
 def studio_environ(settings: Settings) -> dict[str, str]:
