@@ -35,17 +35,28 @@ HELP = [
     ("/save [--global] [--force] <事实>", "保存长期记忆（默认当前项目；--global 全局；--force 冲突时两条都保留）"),
     ("/memory [list|search|delete|verify|replace|clear]", "查看和管理长期记忆"),
     ("/audit [N]", "查看今天最近 N 条危险工具调用的审计记录（默认 10）"),
+    ("/plan [任务]", "用 Plan-and-Execute 模式执行任务；不带任务时下一条输入使用该模式"),
+    ("/continue", "继续执行当前会话中被中断的计划运行"),
     ("/exit", "退出 paicli（也可以输入 exit / quit，或连按两次 Ctrl-C）"),
 ]
 EXIT_WORDS = {"/exit", "/quit", "exit", "quit"}
-NAMES = ["/help", "/model", "/resume", "/clear", "/compact", "/context", "/save", "/memory", "/audit", "/exit", "/quit"]  # for completion
+NAMES = ["/help", "/model", "/resume", "/clear", "/compact", "/context", "/save", "/memory", "/audit", "/plan",
+         "/continue", "/exit", "/quit"]  # for completion
 RESUME_LIST_LIMIT = 20
+
+
+# reference (s.1 item 8): /plan without a task
+NEXT_PLAN = "📋 下一条任务将使用 Plan-and-Execute 模式，输入任务前按 ESC 可取消，执行完成后自动回到默认 ReAct。"
+UNFINISHED = "⏸️ 该会话有未完成的 {mode} 运行，输入 /continue 继续执行。"
 
 
 @dataclass
 class Outcome:
     exit: bool = False
     failed: bool = False  # the command did not do what was asked (``-p`` exits 1)
+    # A run the front end starts after the command: (mode, text); text None finishes the
+    # session's unfinished run (/continue).
+    run: tuple[str, str | None] | None = None
 
 
 class Output:
@@ -114,6 +125,17 @@ async def _dispatch(text: str, app: Any, say: Output, read_line: ReadLine | None
             say.fail(f"❌ {error}")
     elif word == "/audit":
         _audit(payload, app, say)
+    elif word == "/plan":
+        if payload:
+            return Outcome(run=("plan", payload))
+        app.next_mode = "plan"
+        say(NEXT_PLAN)
+    elif word == "/continue":
+        mode = await app.session.unfinished_mode()
+        if mode is None:
+            say("当前会话没有未完成的运行。")
+        else:
+            return Outcome(run=(mode, None))
     elif word in ("/context", "/ctx"):
         for line in render_context(await app.session.context_usage()):
             say(line)
@@ -207,6 +229,9 @@ async def _switch(target: dict[str, Any], app: Any, say: Say) -> None:
     await app.session.load_external()
     messages = await app.session.messages()
     say(f"✅ 已恢复会话 {target['id']}（{len(messages)} 条消息）")
+    unfinished = await app.session.unfinished_mode()
+    if unfinished:  # Q11: a run cut short by a crash or kill -9 can be finished
+        say(UNFINISHED.format(mode=unfinished))
     for message in messages[-2:]:
         who = {"human": "你", "ai": "助手"}.get(message.type)
         text = (message.text if isinstance(message.text, str) else str(message.content)).strip().replace("\n", " ")

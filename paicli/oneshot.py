@@ -80,10 +80,17 @@ async def _mode_turn(app: App, mode: str, text: str | None) -> int:
 
 
 def _command(text: str, app: App) -> int:
-    """A slash command: its lines on stdout; why it failed, on stderr with exit 1."""
+    """A slash command: its lines on stdout; why it failed, on stderr with exit 1. ``/plan <task>``
+    and ``/continue`` go on to the run they start."""
     out = commands.Output(lambda line: write_line(line, sys.stdout), lambda line: write_line(line, sys.stderr))
-    outcome = asyncio.run(commands.handle(text, app, out))
-    return 1 if outcome.failed else 0
+
+    async def run() -> int:
+        outcome = await commands.handle(text, app, out)
+        if outcome.run is not None:
+            return await _mode_turn(app, *outcome.run)
+        return 1 if outcome.failed else 0
+
+    return asyncio.run(run())
 
 
 async def _turn(app: App, text: str) -> int:
