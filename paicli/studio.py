@@ -13,6 +13,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from graphs.plan import build_plan
 from graphs.react import build_react
 from nodes.support.state import RunContext
 from paicli.session import make_deps
@@ -32,3 +33,6 @@ class StudioContext(RunContext):
 # settings enable it; its notices have no terminal to go to.
 _deps = make_deps(_settings, auto_extract=_settings.memory.auto_extract)
 react = build_react(_deps, context_schema=StudioContext, raise_on_error=True)[0].compile(name="react")
+# The plan review and each task's approvals are interrupts; a task's messages are under its
+# own namespace (subgraphs=True in the SDK's stream, or the thread state's tasks).
+plan = build_plan(_deps, context_schema=StudioContext).compile(name="plan")
