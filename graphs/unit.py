@@ -20,13 +20,19 @@ from __future__ import annotations
 
 from typing import Any, Callable
 
+from langchain_core.messages import ToolMessage
 from langchain_core.runnables import RunnableConfig
 from langchain_core.runnables.config import merge_configs
 from langgraph.errors import GraphBubbleUp, GraphInterrupt
 from langgraph.graph import END, START, StateGraph
 from langgraph.types import Interrupt
 
+# The run config keys a node's subgraph call is made with (langgraph._internal._constants):
+# where the unit's checkpoints are, and whether the parent run resumes.
+CHECKPOINTER_KEY, RESUMING_KEY = "__pregel_checkpointer", "__pregel_resuming"
+
 from graphs.loop import add_agent_loop
+from memory.context.pairing import repair_pairing
 from nodes.load_context import make_load_context
 from nodes.support.state import Deps, RunContext
 from nodes.unit import UnitInput, UnitOutput, UnitState, unit_finish, unit_start
@@ -55,6 +61,26 @@ def named(interrupt: Interrupt, unit_id: str) -> Interrupt:
     return Interrupt(value, interrupt.id, response_schema=interrupt.response_schema)
 
 
+async def cancel_unanswered(unit: Any, config: RunnableConfig) -> None:
+    """Q11: a unit resumed after a crash in the middle of ``execute_tools`` does not run those
+    calls again (they may have had effects): each gets the "cancelled" result instead, as the
+    next ReAct turn would give it (``memory.context.pairing``), and the model goes on from there."""
+    configurable = config.get("configurable") or {}
+    if not configurable.get(RESUMING_KEY) or CHECKPOINTER_KEY not in configurable:
+        return
+    own = {"configurable": {"thread_id": configurable.get("thread_id"), CHECKPOINTER_KEY: configurable[CHECKPOINTER_KEY],
+                            "checkpoint_ns": configurable.get("checkpoint_ns", "")}}
+    state = await unit.aget_state(own)
+    if tuple(state.next) != ("execute_tools",):
+        return
+    messages = list(state.values.get("messages") or [])
+    answered = {m.tool_call_id for m in messages if isinstance(m, ToolMessage)}
+    cancelled = [m for m in repair_pairing(messages) or [] if isinstance(m, ToolMessage) and m.tool_call_id not in answered]
+    if cancelled:
+        at = {"configurable": {**state.config["configurable"], CHECKPOINTER_KEY: configurable[CHECKPOINTER_KEY]}}
+        await unit.aupdate_state(at, {"messages": cancelled}, as_node="execute_tools")
+
+
 def make_unit_node(deps: Deps, *, mode: str, actor: Callable[[str], str] = lambda uid: f"task:{uid}"):
     """The parent's node for ``Send(<node>, UnitInput)``; returns ``{"results": {unit_id: result}}``
     where a result is ``{"ok", "text", "approved_all", "external_sources"}``."""
@@ -63,6 +89,7 @@ def make_unit_node(deps: Deps, *, mode: str, actor: Callable[[str], str] = lambd
     async def run_unit(payload: UnitInput, config: RunnableConfig) -> dict[str, Any]:
         unit_id = payload["unit_id"]
         try:
+            await cancel_unanswered(unit, config)
             out = await unit.ainvoke(payload, unit_config(config, mode, actor(unit_id)))
         except GraphInterrupt as stop:  # an approval stops the parent run; the question names the unit
             raise GraphInterrupt([named(i, unit_id) for i in stop.args[0]]) from None

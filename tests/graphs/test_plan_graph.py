@@ -12,6 +12,7 @@ from langchain_core.messages import HumanMessage
 from nodes.plan.text import REVIEW_CANCELLED
 from tests.graphs.plan_support import PLANNING, PlanHarness, plan_json, task_key
 from tests.support.scripted_model import ScriptedChatModel, ai, tool_call
+from tools.base import ToolSpec
 
 GOAL = "先统计项目再写总结，最后检查"
 
@@ -200,3 +201,35 @@ async def test_task_prompts_use_the_plan_mode_prompt_and_lead_with_the_users_tex
     assert brief.content.startswith("当前任务类型：ANALYSIS\n任务描述：甲\n")
     planner = h.prompts_for(PLANNING)[0]
     assert "## Mode: Plan Builder" in planner[0].content
+
+
+async def test_a_run_cut_short_mid_tool_continues_without_rerunning_finished_work(project):
+    """Q11: the sibling that finished keeps its result; the interrupted task's tool call is
+    reported as cancelled instead of being run a second time."""
+    runs: list[str] = []
+
+    async def slow(args, ctx):
+        runs.append("slow")
+        await asyncio.sleep(5)
+        return "slow done"
+
+    spec = ToolSpec("slow", "一个很慢的工具", {"type": "object", "properties": {}}, slow, is_async=True)
+    model = ScriptedChatModel.by_content({
+        PLANNING: [plan_json(("a", "甲", []), ("b", "乙", []))],
+        task_key("甲"): [ai("", tool_call("slow", {})), ai("甲换了办法")], task_key("乙"): [ai("乙好")]})
+    h = PlanHarness(model, project, tools={"slow": spec})
+    run = asyncio.ensure_future(h.run(GOAL))
+    while not runs:
+        await asyncio.sleep(0.02)
+    await asyncio.sleep(0.2)  # task_2 has finished by now
+    run.cancel()
+    with pytest.raises(asyncio.CancelledError):
+        await run
+    assert await h.send(None) == []
+    assert runs == ["slow"]
+    assert await h.outcome() == "✅ 计划执行完成！\n[task_1] 甲换了办法\n[task_2] 乙好"
+    assert len(h.prompts_for(task_key("乙"))) == 1
+    last = h.prompts_for(task_key("甲"))[-1]
+    assert last[-1].content == "用户取消了此次工具调用"
+    model.assert_consumed()
+    h.check_prompts()
