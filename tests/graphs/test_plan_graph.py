@@ -9,7 +9,9 @@ import pytest
 from langchain_core.exceptions import LangChainException
 from langchain_core.messages import HumanMessage
 
+from memory.longterm.manager import LongTermMemory, MemoryOptions
 from nodes.plan.text import REVIEW_CANCELLED
+from nodes.support.background import Background
 from tests.graphs.plan_support import PLANNING, PlanHarness, plan_json, task_key
 from tests.support.scripted_model import ScriptedChatModel, ai, tool_call
 from tools.base import ToolSpec
@@ -233,3 +235,24 @@ async def test_a_run_cut_short_mid_tool_continues_without_rerunning_finished_wor
     assert last[-1].content == "用户取消了此次工具调用"
     model.assert_consumed()
     h.check_prompts()
+
+
+async def test_facts_are_extracted_from_the_users_goal_after_a_completed_plan_only(project, tmp_path):
+    memory = LongTermMemory(tmp_path / "mem", MemoryOptions(sync=False))
+    background = Background()
+    goal = "我们项目统一使用 pnpm，先统计依赖再写总结"
+    light = ScriptedChatModel([ai('{"facts":[{"quote":"我们项目统一使用 pnpm"}]}')])
+    model = ScriptedChatModel.by_content({task_key("统计依赖"): [ai("12 个")], task_key("写总结"): [ai("总结")],
+                                          PLANNING: [plan_json(("a", "统计依赖", []), ("b", "写总结", ["a"]))]})
+    h = PlanHarness(model, project, memory=memory, auto_extract=True, background=background, light_model=light)
+    await h.run(goal)
+    assert await background.drain(5)
+    assert [e.content for e in memory.entries()] == ["我们项目统一使用 pnpm"]
+    assert goal in light.seen[0][-1].content and "12 个" not in light.seen[0][-1].content
+
+    failing = ScriptedChatModel.by_content({task_key("统计依赖"): [LangChainException("坏了")],
+                                            PLANNING: [plan_json(("a", "统计依赖", []))]})
+    again = PlanHarness(failing, project, memory=memory, auto_extract=True, background=background,
+                        light_model=light, max_replans=0)
+    await again.run("我们项目统一使用 yarn，先统计依赖再写总结")
+    assert background.pending == 0 and light.calls == 1
