@@ -29,7 +29,7 @@ from nodes.plan.planner import make_planner, plan_start
 from nodes.plan.review import review
 from nodes.plan.state import PlanState
 from nodes.plan.summary import summary
-from nodes.plan.text import DONE, task_input
+from nodes.plan.text import DONE, task_input, trusted_urls
 from nodes.support.state import Deps, MessagesInput, RunContext
 
 MODE = "plan"
@@ -38,7 +38,7 @@ MODE = "plan"
 def task_payloads(state: PlanState) -> list[dict[str, Any]]:
     plan, by_id = state["plan"], {t["id"]: t for t in state["plan"]["tasks"]}
     return [{"unit_id": i, "unit_request": state.get("submitted", ""), "unit_input": task_input(plan, by_id[i]),
-             "approved_all": list(state.get("approved_all") or []),
+             "trusted_urls": trusted_urls(plan, by_id[i]), "approved_all": list(state.get("approved_all") or []),
              "external_sources": list(state.get("external_sources") or [])} for i in state.get("batch") or []]
 
 

@@ -83,7 +83,7 @@ async def cancel_unanswered(unit: Any, config: RunnableConfig) -> None:
 
 def make_unit_node(deps: Deps, *, mode: str, actor: Callable[[str], str] = lambda uid: f"task:{uid}"):
     """The parent's node for ``Send(<node>, UnitInput)``; returns ``{"results": {unit_id: result}}``
-    where a result is ``{"ok", "text", "approved_all", "external_sources"}``."""
+    where a result is ``{"ok", "text", "trusted_urls", "approved_all", "external_sources"}``."""
     unit = build_unit(deps).compile(name="unit")
 
     async def run_unit(payload: UnitInput, config: RunnableConfig) -> dict[str, Any]:

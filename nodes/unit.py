@@ -15,6 +15,7 @@ from langchain_core.messages import AIMessage, HumanMessage, ToolMessage
 from typing_extensions import TypedDict
 
 from memory.context.rounds import internal
+from nodes.support.policy import discovered_urls
 from nodes.support.state import AgentState
 
 UNIT_INPUT = "unit_input"  # the internal kind of a unit's brief
@@ -34,6 +35,7 @@ class UnitInput(TypedDict, total=False):
     unit_input: str  # the unit's brief
     approved_all: list[str]
     external_sources: list[str]
+    trusted_urls: list[str]  # URLs the units this one depends on grounded with web_search (o.6)
 
 
 class UnitOutput(TypedDict, total=False):
@@ -64,13 +66,15 @@ def text_of(message: Any) -> str:
 
 
 async def unit_finish(state: UnitState) -> dict[str, Any]:
-    """reference (s.4 per-task 5): the final content; when blank, the turn's tool results."""
+    """reference (s.4 per-task 5): the final content; when blank, the turn's tool results. The
+    URLs its web_search grounded go with it, for the units that depend on it."""
     if state.get("error"):
         return {"result": {"ok": False, "text": state["error"]}}
     messages = list(state.get("messages") or [])
+    trusted = sorted(set(state.get("trusted_urls") or ()) | discovered_urls(messages))
     last = messages[-1] if messages else None
     text = text_of(last).strip() if isinstance(last, AIMessage) else ""
     if not text:
         start = max((i for i, m in enumerate(messages) if isinstance(m, HumanMessage)), default=-1)
         text = "\n".join(text_of(m) for m in messages[start + 1:] if isinstance(m, ToolMessage)).strip()
-    return {"result": {"ok": True, "text": text}}
+    return {"result": {"ok": True, "text": text, "trusted_urls": trusted}}

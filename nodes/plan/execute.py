@@ -23,12 +23,15 @@ PREVIEW_CHARS = 100
 START_NOTICE = "🚀 开始执行计划..."
 
 
-def _with_status(plan: dict[str, Any], changes: dict[str, tuple[str, str | None]]) -> dict[str, Any]:
-    """A new plan whose tasks in ``changes`` get (status, result); the state's plan is never edited."""
+def _with_status(plan: dict[str, Any], changes: dict[str, tuple[str, str | None]],
+                 extra: dict[str, dict[str, Any]] | None = None) -> dict[str, Any]:
+    """A new plan whose tasks in ``changes`` get (status, result) and the keys in ``extra``;
+    the state's plan is never edited."""
     tasks = []
     for t in plan["tasks"]:
         status, result = changes.get(t["id"], (t["status"], None))
-        tasks.append({**t, "status": status, "result": t["result"] if result is None else result})
+        more = (extra or {}).get(t["id"], {})
+        tasks.append({**t, **more, "status": status, "result": t["result"] if result is None else result})
     return {**plan, "tasks": tasks}
 
 
@@ -67,7 +70,8 @@ async def collect(state: PlanState, runtime: Runtime[RunContext]) -> dict[str, A
         r = results.get(task_id) or {"ok": False, "text": "任务没有结果"}
         text = str(r.get("text") or "")
         if r.get("ok"):
-            plan = _with_status(plan, {task_id: (COMPLETED, text)})
+            plan = _with_status(plan, {task_id: (COMPLETED, text)},
+                                {task_id: {"trusted_urls": list(r.get("trusted_urls") or [])}})
             notify({"notice": f"✅ 完成 [{task_id}]" + (f": {text[:PREVIEW_CHARS]}" if text.strip() else "")})
             continue
         plan = _with_status(plan, {task_id: (FAILED, text)})

@@ -65,8 +65,17 @@ def task_input(plan: dict[str, Any], task: dict[str, Any]) -> str:
         lines.append("依赖任务结果：")
         for dep in (by_id[d] for d in task["dependencies"]):
             lines += [f"- {dep['id']} / {dep['description']} / 状态={dep['status']}", dep["result"]]
+    urls = trusted_urls(plan, task)
+    if urls:
+        lines += ["依赖分支经 web_search 验证的 URL（可供当前任务抓取/导航）：", *(f"- {u}" for u in urls)]
     lines.append("请执行此任务。如果是ANALYSIS或VERIFICATION类型，请基于以上上下文直接给出结果。")
     return "\n".join(lines)
+
+
+def trusted_urls(plan: dict[str, Any], task: dict[str, Any]) -> list[str]:
+    """What the task's dependencies' web_search grounded (reference s.4 per-task 1)."""
+    by_id = {t["id"]: t for t in plan["tasks"]}
+    return sorted({u for d in task["dependencies"] for u in by_id[d].get("trusted_urls") or ()})
 
 
 def result_lines(tasks: list[dict[str, Any]]) -> list[str]:

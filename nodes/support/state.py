@@ -43,6 +43,9 @@ class AgentState(TypedDict, total=False):
     # Sources of external content this session has read (reference o.1), oldest first, at most 8.
     # Only /clear resets them.
     external_sources: list[str]
+    # URLs a Plan task's dependencies grounded with web_search (reference s.4): the turn policy
+    # trusts them as its own discoveries. Never set in the ReAct conversation.
+    trusted_urls: list[str]
 
 
 @dataclass(frozen=True)

@@ -256,3 +256,21 @@ async def test_facts_are_extracted_from_the_users_goal_after_a_completed_plan_on
                         light_model=light, max_replans=0)
     await again.run("我们项目统一使用 yarn，先统计依赖再写总结")
     assert background.pending == 0 and light.calls == 1
+
+
+async def test_a_task_may_fetch_the_urls_its_dependency_found_with_web_search(project, tmp_path):
+    from tests.support.web_server import FakeWebServer
+    from tools.base import WebConfig
+
+    with FakeWebServer() as web:
+        config = WebConfig(searxng_url=web.base_url, allow_hosts=("127.0.0.1",))
+        model = ScriptedChatModel.by_content({
+            task_key("搜文档"): [ai("", tool_call("web_search", {"query": "LangGraph"})), ai("找到了")],
+            task_key("读文档"): [ai("", tool_call("web_fetch", {"url": web.url("/article")})), ai("读完了")],
+            PLANNING: [plan_json(("s", "搜文档", []), ("r", "读文档", ["s"]))]})
+        h = PlanHarness(model, project, web=config)
+        await h.run("先搜索 LangGraph 文档再读它")
+        reader = h.prompts_for(task_key("读文档"))
+        assert f"依赖分支经 web_search 验证的 URL（可供当前任务抓取/导航）：\n- {web.url('/article')}" in reader[0][2].content
+        assert "🌐 抓取: " in reader[-1][-1].content and "LangGraph 用**图**来编排智能体" in reader[-1][-1].content
+        assert await h.outcome() == "✅ 计划执行完成！\n[task_2] 读完了"
