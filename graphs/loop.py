@@ -6,8 +6,8 @@
 
 The bracketed nodes run only when needed: ``compact`` when the next request's estimate is
 over the first compaction threshold, ``gate_tools`` when a call needs the user's approval.
-The deciding checks are cheap (a cached estimate; a pure policy function), so the common
-path costs two steps per model call, like a minimal tool loop.
+The deciding checks are cheap (a cached estimate; the decisions call_model recorded for the
+answer's calls), so the common path costs two steps per model call, like a minimal tool loop.
 
 ``add_agent_loop`` wires the loop into a parent graph *flat*, so every step is checkpointed in
 the parent's own state: a turn cancelled or killed midway keeps the messages it completed (a
@@ -51,7 +51,7 @@ def add_agent_loop(builder: StateGraph, deps: Deps, *, after: str, exit_to: str 
         ai = last_ai(state)
         if state.get("error") or ai is None or not call_ids(ai):
             return exit_to
-        return "gate_tools" if needs_gate(state, current_context(), deps) else "execute_tools"
+        return "gate_tools" if needs_gate(state) else "execute_tools"
 
     builder.add_node("compact", make_compact(compaction))
     builder.add_node("call_model", make_call_model(caller, compaction))

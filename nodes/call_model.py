@@ -23,10 +23,11 @@ from langgraph.runtime import Runtime
 from nodes.guards.budget import partial_result
 from nodes.guards.cutoff import RETRY_NOTICE, incomplete_text
 from nodes.guards.provider_errors import describe_provider_error, is_context_overflow
-from nodes.support.policy import turn_view
+from nodes.support.policy import Turn, decide_step, read_turn
+from nodes.support.request import assemble_request
 from nodes.guards.response import (PROVIDER_ERRORS, Checked, DroppedMidStream, IncompleteResponse,
                                   check_response, stream_response)
-from nodes.support.state import AgentState, Deps, RunContext, run_context
+from nodes.support.state import AgentState, Deps, RunContext, long_term_memory, run_context
 from nodes.guards.turn import FINALIZATION_NOTICE, current_turn, exceeded, finalization_request
 from prompts import PromptSources, assemble_system_prompt
 from tools.registry import schemas
@@ -42,7 +43,14 @@ def system_prompt(deps: Deps, ctx: RunContext, now: datetime, project_context: s
     sources = PromptSources.for_project(deps.prompt_home, Path(ctx.project_root))
     mode = PROMPT_MODES.get(ctx.mode, "agent")
     return assemble_system_prompt(mode=mode, approval=ctx.approval, now=now, sources=sources,
-                                  project_context=project_context)
+                                  skills=skill_index(deps, ctx), project_context=project_context)
+
+
+def skill_index(deps: Deps, ctx: RunContext) -> str:
+    """The ``## Skills`` index (reference q.2 item 7): changes only on /skill on|off|trust|reload."""
+    if deps.skills is None:
+        return ""
+    return deps.skills.index(Path(ctx.project_root), PromptSources.for_project(deps.prompt_home, Path(ctx.project_root)))
 
 
 def with_call_ids(message: AIMessage) -> AIMessage:
@@ -64,11 +72,12 @@ class ModelCaller:
         self._system: tuple[tuple[Any, ...], SystemMessage] | None = None
 
     def system_message(self, ctx: RunContext, project_context: str = "") -> SystemMessage:
-        """The prompt only changes with its inputs, the date and the turn's project context
-        (``state["project_context"]``), so build it once per key."""
+        """The prompt only changes with its inputs, the date and the PAI.md files
+        (``state["project_context"]``), so build it once per key. Memories are not in it: they
+        ride with their turn (``nodes/support/request.py``)."""
         now = self.deps.clock()
         key = (self.deps.prompt_home, ctx.project_root, ctx.approval, ctx.mode, now.date(), now.tzname(),
-               project_context)
+               project_context, skill_index(self.deps, ctx))
         if self._system is None or self._system[0] != key:
             self._system = (key, SystemMessage(system_prompt(self.deps, ctx, now, project_context)))
         return self._system[1]
@@ -92,7 +101,7 @@ class ModelCaller:
                      tools: frozenset[str] | None = None, notify: Notify = lambda _text: None) -> AIMessage:
         """``tools``: the names the turn policy advertises for this call (reference o.4);
         ``notify`` shows the user one line (a retry, calls not run, a cut answer)."""
-        request = [self.system_message(ctx, project_context), *messages]
+        request = assemble_request(self.system_message(ctx, project_context), messages)
         checked = await self._attempt(request, tools, notify, retry=True)
         if checked is None:
             checked = await self._attempt(request, tools, notify, retry=False)
@@ -127,7 +136,7 @@ async def finalize(caller: ModelCaller, messages: list[BaseMessage], ctx: RunCon
     try:
         # Not streamed: the CLI shows the whole partial result, with its ⚠️ prefix, at once.
         model = caller.deps.model.with_config(tags=["nostream"])
-        reply = await model.ainvoke([caller.system_message(ctx, project_context), *messages, request])
+        reply = await model.ainvoke(assemble_request(caller.system_message(ctx, project_context), [*messages, request]))
         content = reply.text if isinstance(reply.text, str) else str(reply.content)
     except PROVIDER_ERRORS as exc:
         content = f"收尾调用失败：{describe_provider_error(exc)}"
@@ -138,14 +147,27 @@ def failure(exc: BaseException) -> dict[str, Any]:
     return {"error": f"❌ 调用 LLM 失败: {describe_provider_error(exc)}"}
 
 
+def with_decisions(update: dict[str, Any], turn: Turn) -> dict[str, Any]:
+    """Decide the answer's tool calls here, once, with the turn the model was called with
+    (``nodes.support.policy``): the router, the gate and execution read the records."""
+    answer = (update.get("messages") or [None])[-1]
+    if isinstance(answer, AIMessage) and answer.tool_calls:
+        update["decisions"] = decide_step(answer.tool_calls, turn)
+    return update
+
+
 def make_call_model(caller: ModelCaller, compaction: Any):
     """``compaction`` is the graph's ``nodes.compact.Compaction`` (not imported here: it is
     built around a ``ModelCaller``). On a context overflow it forces one compaction and
     retries once (Q3/Q4, docs/behavior.md#decisions); a second failure keeps the history as it was."""
 
     async def call_model(state: AgentState, runtime: Runtime[RunContext]) -> dict[str, Any]:
-        ctx, messages = run_context(runtime), list(state["messages"])
-        extra, tools = state.get("project_context", ""), turn_view(state, caller.deps).advertised
+        ctx = run_context(runtime)
+        turn = read_turn(state, ctx, caller.deps)
+        return with_decisions(await answer(state, runtime, ctx, turn), turn)
+
+    async def answer(state: AgentState, runtime: Runtime[RunContext], ctx: RunContext, turn: Turn) -> dict[str, Any]:
+        messages, extra, tools = list(state["messages"]), state.get("project_context", ""), turn.advertised
         reason = exceeded(current_turn(messages), caller.deps.budget)
         if reason:
             return await finalize(caller, messages, ctx, reason, extra)
@@ -158,6 +180,7 @@ def make_call_model(caller: ModelCaller, compaction: Any):
                 return failure(exc)
             overflow = exc
         result = await compaction.run(messages, ctx, force=True, project_context=extra)
+        result = compaction.with_turn_memory(result, long_term_memory(runtime, caller.deps), ctx)
         if result is None:
             return failure(overflow)
         try:

@@ -9,6 +9,7 @@ which the session ledger writes as a ``compaction`` event, and a notice on the c
 
 from __future__ import annotations
 
+from dataclasses import replace
 from typing import Any
 
 from langchain_core.messages import BaseMessage, RemoveMessage
@@ -23,7 +24,9 @@ from memory.context.session_memory import SessionMemoryCompactor
 from memory.tokens import Estimator
 from nodes.call_model import ModelCaller
 from nodes.support.compaction_prompts import session_prompts, summary_prompts
-from nodes.support.state import AgentState, RunContext, run_context
+from nodes.support.policy import user_text
+from nodes.support.request import turn_memory
+from nodes.support.state import AgentState, RunContext, long_term_memory, run_context
 from prompts import PromptSources
 
 SUMMARY_TAGS = ["nostream", "paicli:summary"]  # keep summary tokens out of the answer stream
@@ -73,6 +76,17 @@ class Compaction:
             force=force,
         )
 
+    def with_turn_memory(self, result: CompactionResult | None, memory: Any, ctx: RunContext) -> CompactionResult | None:
+        """A summary drops the memory messages of the rounds it replaces (they are clues, not
+        facts), and this turn's memory message left out the lines those showed. The memories
+        relevant to this turn that left with them come back at the end of the new list: the
+        rewrite has invalidated the cached prefix anyway, so this costs nothing extra."""
+        if result is None or not result.compacted:
+            return result
+        note = turn_memory(memory, result.messages, user_text(result.messages), window=ctx.context_window,
+                           project_root=ctx.project_root, now=self.caller.deps.clock())
+        return result if note is None else replace(result, messages=[*result.messages, note])
+
     def applied(self, result: CompactionResult, ctx: RunContext) -> dict[str, Any]:
         """Announce a rewrite on the custom stream and return the state update for it."""
         announce(result, ctx.mode)
@@ -108,6 +122,7 @@ def make_compact(compaction: Compaction):
         ctx = run_context(runtime)
         result = await compaction.run(state.get("messages") or [], ctx,
                                       project_context=state.get("project_context", ""))
+        result = compaction.with_turn_memory(result, long_term_memory(runtime, compaction.caller.deps), ctx)
         return {} if result is None else compaction.applied(result, ctx)
 
     return compact

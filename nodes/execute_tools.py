@@ -4,33 +4,122 @@ Every call id of the assistant message gets exactly one ``ToolMessage``, in call
 the tool's result, a denial, or why call_model refused it (``invalid_tool_calls``: arguments
 cut off with the response, or not one JSON object).
 Each result is wrapped in the untrusted-data boundary (reference r) before the model sees it.
+
+One step, top to bottom: the step's decisions (``settled``), the tool context, the allowed
+calls run (``run_allowed``), oversized results offloaded, the messages, the audit lines, the
+skill injections (``tools.skills.injection``), the runaway reminder, the state update.
 """
 
 from __future__ import annotations
 
 import asyncio
 import json
+from dataclasses import dataclass, replace
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-from langchain_core.messages import ToolMessage
+from langchain_core.messages import AIMessage, ToolMessage
 from langgraph.config import get_stream_writer
 from langgraph.runtime import Runtime
 
-from nodes.guards.cutoff import NAMELESS, invalid_json_error, refusal
 from memory.context.offload import ToolResultOffloader
 from memory.context.outcome import decided_artifact
 from memory.longterm.entry import normalize_project_key
-from nodes.gate_tools import last_ai, verdict
-from nodes.support.policy import decide_call, turn_view
+from nodes.gate_tools import last_ai
+from nodes.guards.cutoff import NAMELESS, invalid_json_error, refusal
+from nodes.guards.turn import RUNAWAY_NOTICE, current_turn, runaway_reminder
+from nodes.support.policy import decide, read_turn, recorded
 from nodes.support.state import AgentState, Deps, RunContext, long_term_memory, run_context
 from nodes.support.turn_files import turn_files
-from nodes.guards.turn import RUNAWAY_NOTICE, current_turn, runaway_reminder
-from tools.policy.audit import is_audited
 from tools.base import ToolContext, ToolText
 from tools.boundary import wrap
+from tools.policy.audit import is_audited
+from tools.policy.decision import Allow, Ask, Deny
 from tools.policy.external_context import external_source, record
 from tools.registry import run_batch
+from tools.skills.injection import settle as settle_skill_loads
+
+if TYPE_CHECKING:
+    from nodes.support.options import CompactionOptions
+
+# Only a graph whose state was edited by hand (Studio) can reach here with an open question:
+# execution never asks, so it fails closed.
+UNANSWERED = "[HITL] 操作未获批准：这次调用需要用户审批，但没有得到答复"
+
+
+@dataclass(frozen=True)
+class Outcome:
+    """What one call came to."""
+
+    text: str  # what the model reads, before the untrusted-data boundary
+    ok: bool  # the status set where the result was made (a denial never ran: it failed)
+    decided: bool  # a denial or a guard's refusal, not the model's doing (reference s.3)
+    artifact: dict[str, Any] | None = None  # e.g. web_search's discovered URLs, for the turn policy
+    seconds: float = 0.0
+
+
+def settled(state: AgentState, call: dict[str, Any], ctx: RunContext, deps: Deps) -> Allow | Deny:
+    """The step's decision on a call (made by call_model, answered by gate_tools). A call
+    without one, in a state edited by hand, is decided now."""
+    decision = recorded(state, call["id"]) or decide(call, read_turn(state, ctx, deps))
+    return Deny(UNANSWERED) if isinstance(decision, Ask) else decision
+
+
+async def run_allowed(steps: list[tuple[dict[str, Any], Allow | Deny]], tool_ctx: ToolContext,
+                      deps: Deps) -> list[Outcome]:
+    """Outcomes in call order: the allowed calls run (consecutive parallel-safe ones together),
+    the denied ones answer with their text."""
+    allowed = [(call["name"], decision.args) for call, decision in steps if isinstance(decision, Allow)]
+    seconds = [0.0] * len(allowed)
+    results = iter(zip(await run_batch(allowed, tool_ctx, deps.tools, timings=seconds), seconds))
+    outcomes = []
+    for _call, decision in steps:
+        if isinstance(decision, Deny):
+            outcomes.append(Outcome(decision.text, ok=False, decided=True))
+            continue
+        result, took = next(results)
+        outcomes.append(Outcome(str(result), result.ok, result.refused, result.artifact or None, took))
+    return outcomes
+
+
+class Offloaders:
+    """One tier-1 offloader per (project, session) (reference d.4), created on first use."""
+
+    def __init__(self, options: CompactionOptions):
+        self.options = options
+        self._made: dict[tuple[str, str], ToolResultOffloader] = {}
+
+    def get(self, ctx: RunContext) -> ToolResultOffloader | None:
+        if not self.options.offload:
+            return None
+        key = (ctx.project_root, ctx.session_id)
+        if key not in self._made:
+            self._made[key] = ToolResultOffloader(ctx.project_root, ctx.session_id,
+                                                  threshold=self.options.offload_threshold)
+        return self._made[key]
+
+
+async def offload(offloader: ToolResultOffloader | None, steps: list[tuple[dict[str, Any], Allow | Deny]],
+                  outcomes: list[Outcome]) -> list[Outcome]:
+    """Oversized results go to a file; the model gets a preview (tier 1)."""
+    if offloader is None or all(len(o.text) <= offloader.threshold for o in outcomes):
+        return outcomes
+
+    def shrink(call: dict[str, Any], decision: Allow | Deny, outcome: Outcome) -> Outcome:
+        if isinstance(decision, Deny):
+            return outcome
+        return replace(outcome, text=offloader.offload_if_oversized(call["name"], decision.args, outcome.text))
+
+    return await asyncio.to_thread(lambda: [shrink(c, d, o) for (c, d), o in zip(steps, outcomes)])
+
+
+def tool_message(call_id: str, name: str, outcome: Outcome) -> ToolMessage:
+    """``artifact`` is kept for the turn policy, never shown; a decided outcome is marked so
+    the runaway guard does not count it against the model."""
+    artifact = decided_artifact(outcome.artifact) if outcome.decided else outcome.artifact
+    extra = {"artifact": artifact} if artifact else {}
+    status = "success" if outcome.ok else "error"
+    return ToolMessage(wrap(name, outcome.text), tool_call_id=call_id, name=name, status=status, **extra)
 
 
 def bad_arguments(call: dict[str, Any]) -> str:
@@ -50,107 +139,68 @@ def _json_error(raw: Any) -> str:
     return "需要一个 JSON 对象" if not isinstance(value, dict) else "无法解析"
 
 
-def tool_message(call_id: str, name: str, text: str, ok: bool, artifact: dict[str, Any] | None = None,
-                 decided: bool = False) -> ToolMessage:
-    """``ok`` is the status the tool (or the gate) set where the result was made; ``decided``
-    marks a denial or refusal (not the model's doing); ``artifact`` (e.g. web_search's
-    discovered URLs) is kept for the turn policy, never shown."""
-    artifact = decided_artifact(artifact) if decided else artifact
-    extra = {"artifact": artifact} if artifact else {}
-    status = "success" if ok else "error"
-    return ToolMessage(wrap(name, text), tool_call_id=call_id, name=name, status=status, **extra)
+def invalid_call_results(ai: AIMessage) -> list[ToolMessage]:
+    return [tool_message(c["id"], c.get("name") or NAMELESS, Outcome(bad_arguments(c), ok=False, decided=False))
+            for c in ai.invalid_tool_calls if c.get("id")]
+
+
+def sources_after(sources: tuple[str, ...], steps: list[tuple[dict[str, Any], Allow | Deny]]) -> tuple[str, ...]:
+    """reference (o.1): every call that ran read what it read, success or failure."""
+    for call, decision in steps:
+        if isinstance(decision, Allow):
+            sources = record(sources, external_source(call["name"], decision.args))
+    return sources
+
+
+async def audit(deps: Deps, steps: list[tuple[dict[str, Any], Allow | Deny]], outcomes: list[Outcome]) -> None:
+    """reference (v.7): one line per risky call, allowed, denied or failed; failed is the
+    status of the call's ToolMessage, so the log and the model agree."""
+    if deps.audit is None:
+        return
+    rows = []
+    for (call, decision), outcome in zip(steps, outcomes):
+        if not is_audited(call["name"]):
+            continue
+        verdict = "deny" if isinstance(decision, Deny) else "allow" if outcome.ok else "error"
+        reason = getattr(decision, "reason", "") or (outcome.text[:200] if verdict != "allow" else "")
+        rows.append((call["name"], call["args"], verdict, reason, decision.approver, int(outcome.seconds * 1000)))
+    if rows:
+        await asyncio.to_thread(lambda: [deps.audit.record(*row) for row in rows])
 
 
 def make_execute_tools(deps: Deps):
-    offloaders: dict[tuple[str, str], ToolResultOffloader] = {}
+    offloaders = Offloaders(deps.compaction)
 
-    def offloader_for(ctx: RunContext) -> ToolResultOffloader | None:
-        options = deps.compaction
-        if not options.offload:
-            return None
-        key = (ctx.project_root, ctx.session_id)
-        if key not in offloaders:
-            offloaders[key] = ToolResultOffloader(ctx.project_root, ctx.session_id, threshold=options.offload_threshold)
-        return offloaders[key]
-
-    async def offload(offloader: ToolResultOffloader | None, runnable: list, results: list[str]) -> list[str]:
-        """Tier 1 (reference d.4): oversized results go to a file, the model gets a preview."""
-        if offloader is None or all(len(r) <= offloader.threshold for r in results):
-            return results
-        pairs = zip(runnable, results)
-        return await asyncio.to_thread(lambda: [offloader.offload_if_oversized(n, a, r) for (_, n, a), r in pairs])
+    async def tool_context(state: AgentState, ctx: RunContext, runtime: Runtime) -> ToolContext:
+        # normalize_project_key may readlink, a call `langgraph dev` refuses on its event loop.
+        key = await asyncio.to_thread(normalize_project_key, ctx.project_root)
+        return ToolContext(root=Path(ctx.project_root), session_id=ctx.session_id,
+                           command_timeout=ctx.command_timeout, offloader=offloaders.get(ctx), web=deps.web,
+                           memory=long_term_memory(runtime, deps), project_key=key,
+                           external_sources=tuple(state.get("external_sources") or ()),
+                           source_files=turn_files(state["messages"]), hidden_env=deps.hidden_env)
 
     async def execute_tools(state: AgentState, runtime: Runtime[RunContext]) -> dict[str, Any]:
         ctx, ai = run_context(runtime), last_ai(state)
         if ai is None:
             return {}
-        verdicts = decided(state, ctx, ai)
-        runnable = [(c["id"], c["name"], verdicts[c["id"]]["args"]) for c in ai.tool_calls if verdicts[c["id"]]["allow"]]
-        texts = {c["id"]: verdicts[c["id"]]["text"] for c in ai.tool_calls if not verdicts[c["id"]]["allow"]}
-        sources = tuple(state.get("external_sources") or ())
-        # normalize_project_key may readlink, a call `langgraph dev` refuses on its event loop.
-        key = await asyncio.to_thread(normalize_project_key, ctx.project_root)
-        tool_ctx = tool_context(ctx, runtime, key, sources, turn_files(state["messages"]))
-        results, seconds = await timed_batch([(name, args) for _, name, args in runnable], tool_ctx)
-        artifacts = {cid: r.artifact for (cid, _, _), r in zip(runnable, results)}
-        # Denials never ran: they failed. Read before offloading, which returns plain text.
-        ok = {cid: False for cid in texts} | {cid: r.ok for (cid, _, _), r in zip(runnable, results)}
-        refused = set(texts) | {cid for (cid, _, _), r in zip(runnable, results) if r.refused}
-        results = await offload(tool_ctx.offloader, runnable, results)
-        texts.update({cid: text for (cid, _, _), text in zip(runnable, results)})
-        for _, name, args in runnable:  # reference (o.1): success or failure, it was read
-            sources = record(sources, external_source(name, args))
-        messages = [tool_message(c["id"], c["name"], texts[c["id"]], ok[c["id"]], artifacts.get(c["id"]),
-                                 c["id"] in refused) for c in ai.tool_calls]
-        await audit(ai.tool_calls, verdicts, texts, {m.tool_call_id: m.status for m in messages}, seconds)
-        messages += [tool_message(c["id"], c.get("name") or NAMELESS, bad_arguments(c), False)
-                     for c in ai.invalid_tool_calls if c.get("id")]
+        steps = [(call, settled(state, call, ctx, deps)) for call in ai.tool_calls]
+        tool_ctx = await tool_context(state, ctx, runtime)
+        outcomes = await offload(tool_ctx.offloader, steps, await run_allowed(steps, tool_ctx, deps))
+        messages = [tool_message(call["id"], call["name"], o) for (call, _), o in zip(steps, outcomes)]
+        await audit(deps, steps, outcomes)
+        messages += invalid_call_results(ai)
+        messages = settle_skill_loads(state["messages"], messages)
         reminder = runaway_reminder([*current_turn(state["messages"]), *messages], deps.budget.remind_after)
         if reminder is not None:
             get_stream_writer()({"notice": RUNAWAY_NOTICE})
             messages.append(reminder)
         update: dict[str, Any] = {"messages": messages}
-        if state.get("verdicts"):
-            update["verdicts"] = {}
-        if sources != tuple(state.get("external_sources") or ()):
+        if state.get("decisions"):
+            update["decisions"] = {}
+        sources = sources_after(tool_ctx.external_sources, steps)
+        if sources != tool_ctx.external_sources:
             update["external_sources"] = list(sources)
         return update
-
-    def decided(state: AgentState, ctx: RunContext, ai: Any) -> dict[str, dict[str, Any]]:
-        """gate_tools' verdicts, or the policy's and approval level's when nobody was asked."""
-        verdicts, view = state.get("verdicts") or {}, turn_view(state, deps)
-        approved = set(state.get("approved_all") or ())
-        return {c["id"]: verdicts.get(c["id"]) or verdict(decide_call(view, c, ctx, approved, deps))
-                for c in ai.tool_calls}
-
-    def tool_context(ctx: RunContext, runtime: Runtime, project_key: str, sources: tuple[str, ...],
-                     files: tuple[str, ...]) -> ToolContext:
-        return ToolContext(root=Path(ctx.project_root), session_id=ctx.session_id,
-                           command_timeout=ctx.command_timeout, offloader=offloader_for(ctx), web=deps.web,
-                           memory=long_term_memory(runtime, deps), project_key=project_key,
-                           external_sources=sources, source_files=files, hidden_env=deps.hidden_env)
-
-    async def timed_batch(calls: list[tuple[str, dict[str, Any]]], tool_ctx: ToolContext) -> tuple[list[ToolText], list[float]]:
-        seconds = [0.0] * len(calls)
-        results = await run_batch(calls, tool_ctx, deps.tools, timings=seconds)
-        return results, seconds
-
-    async def audit(calls: list[dict[str, Any]], verdicts: dict[str, dict[str, Any]], texts: dict[str, str],
-                    statuses: dict[str, str], seconds: list[float]) -> None:
-        """reference (v.7): one line per risky call, allowed, denied or failed; failed is the
-        status of the call's ToolMessage, so the log and the model agree."""
-        if deps.audit is None:
-            return
-        ran = iter(seconds)
-        rows = []
-        for call in calls:
-            v, text = verdicts[call["id"]], texts[call["id"]]
-            duration = next(ran) if v["allow"] else 0.0
-            if is_audited(call["name"]):
-                outcome = "deny" if not v["allow"] else "error" if statuses[call["id"]] == "error" else "allow"
-                reason = v.get("reason") or (text[:200] if outcome != "allow" else "")
-                rows.append((call["name"], call["args"], outcome, reason, v.get("approver", "none"), int(duration * 1000)))
-        if rows:
-            await asyncio.to_thread(lambda: [deps.audit.record(*row) for row in rows])
 
     return execute_tools

@@ -12,7 +12,7 @@ from __future__ import annotations
 import asyncio
 from dataclasses import replace
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from langchain_core.messages import AIMessage
 from langgraph.runtime import Runtime
@@ -27,6 +27,9 @@ from nodes.support.turn_files import turn_files
 from nodes.guards.turn import current_turn
 from prompts import PromptSources, load_resource, render
 from tools.policy.external_context import blocks_automatic_memory
+
+if TYPE_CHECKING:
+    from memory.longterm.manager import LongTermMemory
 
 def extraction_prompts(sources: PromptSources = PromptSources()) -> ExtractionPrompts:
     system = load_resource("extraction/system.md", sources).strip()
@@ -57,7 +60,7 @@ def make_extract_facts(deps: Deps):
         deps.background.submit(run(memory, user_text(messages), turn_files(messages), ctx), "extract-facts")
         return {}
 
-    async def run(memory: Any, text: str, files: tuple[str, ...], ctx: RunContext) -> None:
+    async def run(memory: LongTermMemory, text: str, files: tuple[str, ...], ctx: RunContext) -> None:
         result = await extract(deps.light_model or deps.model, text, prompts)
         if not result.quotes:
             return

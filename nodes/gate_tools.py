@@ -1,8 +1,8 @@
 """gate_tools: ask the user about risky calls before anything runs.
 
-Each call is decided by the turn policy first and the approval level second
-(``nodes.support.policy.decide_call``); each ``Ask`` becomes one ``interrupt()`` that the CLI or Studio
-answers with ``Command(resume=...)``. A call the policy denies is never put to the user (v.4).
+``call_model`` decided each call once (``nodes.support.policy``); here each ``Ask`` becomes one
+``interrupt()`` that the CLI or Studio answers with ``Command(resume=...)``, and the answer
+replaces it in ``state["decisions"]``. A call the policy denied is never put to the user (v.4).
 Nothing has run before the interrupts, so LangGraph re-running this node on resume is
 harmless: earlier answers are replayed in order and only the next question is asked.
 """
@@ -15,9 +15,10 @@ from langchain_core.messages import AIMessage
 from langgraph.runtime import Runtime
 from langgraph.types import interrupt
 
-from nodes.support.policy import PolicyDenied, decide_call, turn_view
+from nodes.support.policy import decide, read_turn, recorded
 from nodes.support.state import AgentState, Deps, RunContext, run_context
-from tools.policy.approval import Allow, Ask, Unclear, approval_request, read_answer
+from tools.policy.approval import Unclear, approval_request, covered, read_answer
+from tools.policy.decision import Allow, Ask, Decision, record
 
 
 def last_ai(state: AgentState) -> AIMessage | None:
@@ -25,24 +26,17 @@ def last_ai(state: AgentState) -> AIMessage | None:
     return messages[-1] if messages and isinstance(messages[-1], AIMessage) else None
 
 
-def needs_gate(state: AgentState, ctx: RunContext, deps: Deps) -> bool:
+def needs_gate(state: AgentState) -> bool:
+    """A question to ask, or a call without a recorded decision (the gate decides it)."""
     ai = last_ai(state)
-    if not ai:
-        return False
-    view, approved = turn_view(state, deps), set(state.get("approved_all") or ())
-    return any(isinstance(decide_call(view, c, ctx, approved, deps), Ask) for c in ai.tool_calls)
+    return ai is not None and not all(_settled(recorded(state, c["id"])) for c in ai.tool_calls)
 
 
-def verdict(decision: Any, approver: str = "none") -> dict[str, Any]:
-    """What execute_tools does with a call; ``approver`` is for the audit log (v.7)."""
-    if isinstance(decision, Allow):
-        return {"allow": True, "args": decision.args, "approver": approver}
-    if isinstance(decision, PolicyDenied):
-        return {"allow": False, "text": decision.text, "approver": "policy", "reason": decision.deny.code}
-    return {"allow": False, "text": decision.text, "approver": approver}
+def _settled(decision: Decision | None) -> bool:
+    return decision is not None and not isinstance(decision, Ask)
 
 
-def ask_user(ask: Ask, call_id: str) -> tuple[Any, bool]:
+def ask_user(ask: Ask, call_id: str) -> tuple[Decision, bool]:
     """One question, asked again (with what was wrong) until the answer is understood: under
     Studio a mistyped resume value must neither reject nor approve. Each repeat is one more
     ``interrupt`` of this node, replayed in order on the next resume like the others."""
@@ -56,17 +50,17 @@ def ask_user(ask: Ask, call_id: str) -> tuple[Any, bool]:
 
 def make_gate_tools(deps: Deps):
     async def gate_tools(state: AgentState, runtime: Runtime[RunContext]) -> dict[str, Any]:
-        ctx, ai = run_context(runtime), last_ai(state)
-        view, approved = turn_view(state, deps), set(state.get("approved_all") or ())
-        verdicts: dict[str, dict[str, Any]] = {}
+        ai, approved = last_ai(state), set(state.get("approved_all") or ())
+        decisions: dict[str, dict[str, Any]] = {}
         for call in ai.tool_calls if ai else []:
-            decision, approver = decide_call(view, call, ctx, approved, deps), "none"
-            if isinstance(decision, Ask):
+            decision = recorded(state, call["id"]) or decide(call, read_turn(state, run_context(runtime), deps))
+            if isinstance(decision, Ask) and covered(decision, approved):
+                decision = Allow(decision.args)  # "approve all" given earlier in this step
+            elif isinstance(decision, Ask):
                 decision, approve_all = ask_user(decision, call["id"])
-                approver = "hitl"
                 if approve_all:
                     approved.add(call["name"])
-            verdicts[call["id"]] = verdict(decision, approver)
-        return {"verdicts": verdicts, "approved_all": sorted(approved)}
+            decisions[call["id"]] = record(decision)
+        return {"decisions": decisions, "approved_all": sorted(approved)}
 
     return gate_tools

@@ -23,8 +23,8 @@ async def prepare_turn(state: AgentState) -> dict[str, Any]:
     require_user_message(state.get("messages") or [])
     repaired = repair_pairing(state.get("messages") or [])
     update: dict[str, Any] = {"error": None} if state.get("error") else {}
-    if state.get("verdicts"):
-        update["verdicts"] = {}
+    if state.get("decisions"):
+        update["decisions"] = {}
     if repaired is not None:
         update["messages"] = [RemoveMessage(id=REMOVE_ALL_MESSAGES), *repaired]
     return update

@@ -6,13 +6,20 @@ starts that import in a background thread and shows its prompt right away.
 
 from __future__ import annotations
 
+import asyncio
 import importlib
 import re
 import threading
 import uuid
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from paicli.settings import ConfigError, Settings, load_settings
+
+if TYPE_CHECKING:  # both import LangGraph or jieba: the REPL imports them in the background
+    from memory.longterm.manager import LongTermMemory
+    from paicli.session import Session
+    from tools.mcp.servers import McpServers
+    from tools.skills.library import SkillLibrary
 
 # reference h.1: ids become file names, so no separators, no "..", no leading "-" or "." and
 # no more than a file name can hold with its suffixes (generated ids are 58 characters).
@@ -42,12 +49,19 @@ def _warm_jieba(cache_dir) -> None:
 
 
 class App:
+    """Settings and wiring: what the user configured, the session id, the shared long-term
+    memory, and the ``Session`` (the running conversation) once it is needed. The settings have
+    one home at a time: here until the session starts, then the session's (``/model`` changes
+    them there), so nothing is copied back and forth."""
+
     def __init__(self, args: Any, settings: Settings | None = None):
         self.args = args
-        self.settings = settings or load_settings(args.project)
-        self.settings.require_key()  # fail before the first prompt, not after the first question
-        self._session: Any = None
-        self._memory: Any = None
+        self._settings = settings or load_settings(args.project)
+        self._settings.require_key()  # fail before the first prompt, not after the first question
+        self._session: Session | None = None
+        self._memory: LongTermMemory | None = None
+        self._skills: SkillLibrary | None = None
+        self._mcp: McpServers | None = None
         if args.session is not None:
             check_session_id(args.session)
         self._session_id = args.session or new_session_id()
@@ -62,20 +76,45 @@ class App:
             threading.Thread(target=_warm_jieba, args=(self.settings.cache_dir,), daemon=True).start()
 
     @property
-    def session(self) -> Any:
+    def settings(self) -> Settings:
+        return self._session.settings if self._session is not None else self._settings
+
+    @property
+    def session(self) -> Session:
         if self._session is None:
             if self._warm.is_alive():
                 self._warm.join()
             from paicli.session import Session
 
             self._session = Session(self.settings, approval="yes" if self.args.yes else "auto",
-                                    session_id=self._session_id, memory=self.memory)
+                                    session_id=self._session_id, memory=self.memory, skills=self.skills,
+                                    mcp=self.mcp)
         return self._session
 
     def mode_for_input(self) -> str:
         """The mode of the next plain input: a pending ``/plan``, else ``--mode`` (s.1 item 4)."""
         mode, self.next_mode = self.next_mode, None
         return mode or getattr(self.args, "mode", "react")
+
+    @property
+    def mcp(self) -> McpServers:
+        """The MCP servers; nothing runs before ``start_mcp``."""
+        if self._mcp is None:
+            from tools.mcp.servers import McpServers
+
+            self._mcp = McpServers(self.settings.mcp, self.settings.project_root)
+        return self._mcp
+
+    def start_mcp(self, say: Any) -> None:
+        """One line per bad server entry, then the good servers start in the background."""
+        for problem in self.settings.mcp.problems:
+            say(problem)
+        if self.settings.mcp.servers:
+            self.mcp.start()
+
+    async def close_mcp(self) -> None:
+        if self._mcp is not None:
+            await asyncio.to_thread(self._mcp.close)
 
     @property
     def started(self) -> bool:
@@ -93,18 +132,26 @@ class App:
     def switch_model(self, model: str) -> None:
         if self._session is not None:
             self._session.switch_model(model)
-            self.settings = self._session.settings
         else:
-            self.settings = self.settings.with_model(model)
+            self._settings = self._settings.with_model(model)
 
     @property
-    def memory(self) -> Any:
+    def memory(self) -> LongTermMemory:
         """The shared long-term memory (``memory.longterm.manager.LongTermMemory``), opened on first use."""
         if self._memory is None:
             from memory.longterm.manager import LongTermMemory
 
             self._memory = LongTermMemory(self.settings.memory_dir, self.settings.memory.options)
         return self._memory
+
+    @property
+    def skills(self) -> SkillLibrary:
+        """The skill library the session and /skill share, opened on first use."""
+        if self._skills is None:
+            from tools.skills.library import SkillLibrary
+
+            self._skills = SkillLibrary(self.settings.home, self.settings.skill_budget)
+        return self._skills
 
     @property
     def project_key(self) -> str:
@@ -128,7 +175,8 @@ class App:
         calls, inp, out, cached = (stats.calls, stats.input, stats.output, stats.cached) if stats else (0, 0, 0, 0)
         budget = self.settings.budget.token_budget
         limit = f"{budget} (可用: {max(0, budget - inp - out)})" if budget else "不限"
-        return (f"Token 统计: 调用 {calls} 次 | 总输入: {inp} | 总输出: {out} | cached: {cached} | "
+        share = f" ({cached / inp:.0%})" if cached and inp else ""
+        return (f"Token 统计: 调用 {calls} 次 | 总输入: {inp} | 总输出: {out} | cached: {cached}{share} | "
                 f"平均输入: {inp / calls if calls else 0:.0f} | 预算: {limit}")
 
     def background_notices(self) -> list[str]:

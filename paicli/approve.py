@@ -9,6 +9,8 @@ from __future__ import annotations
 import json
 from typing import Any, Awaitable, Callable
 
+from tools.mcp.names import server_of
+
 ReadLine = Callable[[str], Awaitable[str | None]]
 MAX_INVALID_ROUNDS = 5  # reference v.3
 MENU = "请选择操作：[y/Enter] 批准  [a] 全部放行  [n] 拒绝  [s] 跳过  [m] 修改参数"
@@ -50,7 +52,9 @@ async def ask_approval(request: dict[str, Any], read_line: ReadLine, say: Callab
             say("  已批准")
             return {"decision": "approve"}
         if choice == "a":
-            say(f"  已批准，后续 {request.get('tool')} 操作将自动通过")
+            server = server_of(str(request.get("tool") or ""))
+            say(f"  已批准，后续 MCP server {server} 的工具将自动通过" if server else
+                f"  已批准，后续 {request.get('tool')} 操作将自动通过")
             return {"decision": "approve_all"}
         if choice == "n":
             reason = await read_line("  拒绝原因（可直接回车跳过）：")

@@ -8,9 +8,12 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from datetime import datetime
-from typing import Any, Awaitable, Callable
+from typing import TYPE_CHECKING, Any, Awaitable, Callable
 
 from paicli.context_view import render_context
+
+if TYPE_CHECKING:  # the App imports this module lazily
+    from paicli.app import App
 
 # Why /compact failed, by memory.context.summary.Abort name (names, so the REPL starts without
 # importing the compaction modules).
@@ -34,14 +37,16 @@ HELP = [
     ("/context", "查看上下文占用与压缩阈值"),
     ("/save [--global] [--force] <事实>", "保存长期记忆（默认当前项目；--global 全局；--force 冲突时两条都保留）"),
     ("/memory [list|search|delete|verify|replace|clear]", "查看和管理长期记忆"),
+    ("/skill [list|show|on|off|trust|reload] [名称]", "查看和管理 Skill；项目 Skill 须 /skill trust 后才会作为指令加载"),
     ("/audit [N]", "查看今天最近 N 条危险工具调用的审计记录（默认 10）"),
+    ("/mcp [restart|disable|enable|trust|logs <name>]", "查看 MCP server 状态与工具数；重启、停用、启用、信任项目 server、查看日志"),
     ("/plan [任务]", "用 Plan-and-Execute 模式执行任务；不带任务时下一条输入使用该模式"),
     ("/continue", "继续执行当前会话中被中断的计划运行"),
     ("/exit", "退出 paicli（也可以输入 exit / quit，或连按两次 Ctrl-C）"),
 ]
 EXIT_WORDS = {"/exit", "/quit", "exit", "quit"}
-NAMES = ["/help", "/model", "/resume", "/clear", "/compact", "/context", "/save", "/memory", "/audit", "/plan",
-         "/continue", "/exit", "/quit"]  # for completion
+NAMES = ["/help", "/model", "/resume", "/clear", "/compact", "/context", "/save", "/memory", "/skill", "/audit", "/mcp",
+         "/plan", "/continue", "/exit", "/quit"]  # for completion
 RESUME_LIST_LIMIT = 20
 
 
@@ -85,7 +90,7 @@ def help_lines() -> list[str]:
     return ["可用命令："] + [f"   {display} - {text}" for display, text in HELP]
 
 
-async def handle(text: str, app: Any, say: Say | Output, read_line: ReadLine | None = None) -> Outcome:
+async def handle(text: str, app: App, say: Say | Output, read_line: ReadLine | None = None) -> Outcome:
     """``app`` is a ``paicli.app.App``; ``read_line`` is None when nobody can answer (``-p``)."""
     out = say if isinstance(say, Output) else Output(say)
     outcome = await _dispatch(text, app, out, read_line)
@@ -93,7 +98,7 @@ async def handle(text: str, app: Any, say: Say | Output, read_line: ReadLine | N
     return outcome
 
 
-async def _dispatch(text: str, app: Any, say: Output, read_line: ReadLine | None) -> Outcome:
+async def _dispatch(text: str, app: App, say: Output, read_line: ReadLine | None) -> Outcome:
     stripped = text.strip()
     word, _, payload = stripped.partition(" ")
     word, payload = word.lower(), payload.strip()
@@ -125,6 +130,14 @@ async def _dispatch(text: str, app: Any, say: Output, read_line: ReadLine | None
             say.fail(f"❌ {error}")
     elif word == "/audit":
         _audit(payload, app, say)
+    elif word in ("/skill", "/skills"):
+        from paicli.skill_commands import skill
+
+        skill(payload, app, say)
+    elif word == "/mcp":
+        from paicli.mcp_commands import mcp
+
+        await mcp(payload, app, say, interactive=read_line is not None)
     elif word == "/plan":
         if payload:
             return Outcome(run=("plan", payload))
@@ -147,7 +160,7 @@ async def _dispatch(text: str, app: Any, say: Output, read_line: ReadLine | None
     return Outcome()
 
 
-def _audit(payload: str, app: Any, say: Say) -> None:
+def _audit(payload: str, app: App, say: Say) -> None:
     """reference (v.7): today's last N risky tool calls (N defaults to 10, clamped to 1..100)."""
     from tools.policy.audit import AuditLog, format_recent, recent_count
 
@@ -155,7 +168,7 @@ def _audit(payload: str, app: Any, say: Say) -> None:
     say(format_recent(AuditLog(app.audit_dir).recent(count), count))
 
 
-def _model(payload: str, app: Any, say: Say) -> None:
+def _model(payload: str, app: App, say: Say) -> None:
     s = app.settings
     if not payload or payload.lower() in ("info", "list"):
         say(f"🤖 当前模型: {s.model} ({s.provider})")
@@ -166,7 +179,7 @@ def _model(payload: str, app: Any, say: Say) -> None:
     say(f"✅ 已切换模型: {payload} ({s.provider})")
 
 
-async def _compact(app: Any, say: Output) -> None:
+async def _compact(app: App, say: Output) -> None:
     """reference u.2 /compact."""
     from memory.context.summary import SummaryError
 
@@ -188,7 +201,7 @@ def session_line(index: int, info: dict[str, Any]) -> str:
     return f"  {index:>2}. {info['id']}  {when} · {info['messages']} 条消息 · {info.get('mode') or 'react'} · {title}"
 
 
-async def _resume(payload: str, app: Any, say: Output, read_line: ReadLine | None) -> None:
+async def _resume(payload: str, app: App, say: Output, read_line: ReadLine | None) -> None:
     sessions = app.session.sessions()
     if payload:
         target = next((s for s in sessions if s["id"] == payload), None)
@@ -224,7 +237,7 @@ def _pick(choice: str, shown: list[dict[str, Any]], sessions: list[dict[str, Any
     return next((s for s in sessions if s["id"] == choice), None) if choice else None
 
 
-async def _switch(target: dict[str, Any], app: Any, say: Say) -> None:
+async def _switch(target: dict[str, Any], app: App, say: Say) -> None:
     app.session.resume(target["id"])
     await app.session.load_external()
     messages = await app.session.messages()

@@ -1,5 +1,6 @@
-"""``/context``: where the next request's tokens go, and how far the compaction triggers are
-(reference u.2). Pure formatting over numbers the session collects."""
+"""``/context``: where the next request's tokens go, how far the compaction triggers are
+(reference u.2), and how much of the next request repeats the last one, the part a provider's
+prefix cache serves (issue 13). Pure formatting over numbers the session collects."""
 
 from __future__ import annotations
 
@@ -14,7 +15,7 @@ class ContextUsage:
     provider: str
     window: int
     system_tokens: int
-    memory_tokens: int  # long-term memory injected into the system prompt (part of system_tokens)
+    memory_tokens: int  # the turns' memory messages still in the conversation (part of conversation_tokens)
     schema_tokens: int
     conversation_tokens: int
     conversation_messages: int
@@ -24,6 +25,12 @@ class ContextUsage:
     clearing_keep: int
     session_memory: bool
     prompt_cache: str
+    skill_index_tokens: int = 0  # the `## Skills` index (part of system_tokens)
+    skill_body_tokens: int = 0  # skill injection messages still in context (part of conversation_tokens)
+    skill_bodies: int = 0
+    # Share of the next request identical to the start of the last one (what a provider's prefix
+    # cache can serve); None before the session's first model request.
+    stable_share: float | None = None
 
     @property
     def total(self) -> int:
@@ -41,9 +48,22 @@ def _row(label: str, value: int, window: int, count: int | None = None) -> str:
     return line + (f"  [{count} 条]" if count is not None else "")
 
 
+def bar(u: ContextUsage) -> str:
+    """The window's cells: the stable prefix as █, what is new since the last request as ▒."""
+    filled = min(BAR_CELLS, round(u.total / u.window * BAR_CELLS))
+    stable = filled if u.stable_share is None else round(filled * u.stable_share)
+    return "█" * stable + "▒" * (filled - stable) + "░" * (BAR_CELLS - filled)
+
+
+def stable_line(u: ContextUsage) -> str:
+    if u.stable_share is None:
+        return "  稳定前缀: 尚无上一次请求"
+    return (f"  稳定前缀: {u.stable_share:.0%}  (约 {tokens(round(u.stable_share * u.total))} 与上一次请求相同，"
+            "可命中 prompt cache；█ 稳定前缀 ▒ 新内容)")
+
+
 def render_context(u: ContextUsage) -> list[str]:
     ratio = u.total / u.window
-    filled = min(BAR_CELLS, round(ratio * BAR_CELLS))
     clearing = (f"{tokens(u.clearing_trigger)} 触发，保留最近 {u.clearing_keep} 条"
                 if u.clearing_trigger is not None else "关闭")
     summary = "Session Memory 优先，完整摘要回退" if u.session_memory else "完整摘要（Session Memory 实验开关关闭）"
@@ -52,13 +72,16 @@ def render_context(u: ContextUsage) -> list[str]:
         "📋 上下文状态：",
         f"📊 Context Usage   {u.model} ({u.provider})   window: {tokens(u.window)}",
         "",
-        f"  [{'█' * filled}{'░' * (BAR_CELLS - filled)}]  {round(ratio * 100)}%  ({tokens(u.total)} / {tokens(u.window)})",
+        f"  [{bar(u)}]  {round(ratio * 100)}%  ({tokens(u.total)} / {tokens(u.window)})",
+        stable_line(u),
         "",
         "  当前占用细分:",
         _row("System prompt:", u.system_tokens, u.window, 1),
         _row("Injected memory:", u.memory_tokens, u.window),
+        _row("Skills index:", u.skill_index_tokens, u.window),
         _row("Tools schema:", u.schema_tokens, u.window),
         _row("Conversation:", u.conversation_tokens, u.window, u.conversation_messages),
+        _row("Skill bodies:", u.skill_body_tokens, u.window, u.skill_bodies),
         "    " + "─" * 33,
         _row("合计:", u.total, u.window),
         "",

@@ -8,12 +8,15 @@ confirms a memory, the model cannot (reference m).
 from __future__ import annotations
 
 from pathlib import PurePath
-from typing import Any
+from typing import TYPE_CHECKING
 
 from memory.longterm.entry import SCOPE_GLOBAL, Entry, format_instant
 from memory.context.profile import ContextProfile, prompt_cache_mode
 from memory.longterm.staleness import staleness
 from paicli.commands import Output
+
+if TYPE_CHECKING:  # the App imports this module lazily
+    from paicli.app import App
 
 # Usage errors, ids not found and facts not written go to ``say.fail``: the command failed.
 Say = Output
@@ -51,7 +54,7 @@ def parse_save(payload: str) -> tuple[str, bool, str]:
     return scope, force, rest
 
 
-def save(payload: str, app: Any, say: Say) -> None:
+def save(payload: str, app: App, say: Say) -> None:
     scope, force, fact = parse_save(payload)
     if not fact:
         say.fail(SAVE_USAGE)
@@ -61,7 +64,7 @@ def save(payload: str, app: Any, say: Say) -> None:
     (say if result.written else say.fail)(result.describe())
 
 
-def memory(payload: str, app: Any, say: Say) -> None:
+def memory(payload: str, app: App, say: Say) -> None:
     verb, _, rest = payload.strip().partition(" ")
     verb, rest = verb.lower(), rest.strip()
     handler = {"list": _list, "ls": _list, "search": _search, "delete": _delete, "rm": _delete,
@@ -72,12 +75,12 @@ def memory(payload: str, app: Any, say: Say) -> None:
         handler(rest, app, say)
 
 
-def _list(_: str, app: Any, say: Say) -> None:
+def _list(_: str, app: App, say: Say) -> None:
     entries = app.memory.visible(app.project_key)
     _show("📋 长期记忆列表：", entries, app, say)
 
 
-def _search(query: str, app: Any, say: Say) -> None:
+def _search(query: str, app: App, say: Say) -> None:
     if not query:
         say.fail(SEARCH_USAGE)
         return
@@ -85,7 +88,7 @@ def _search(query: str, app: Any, say: Say) -> None:
     _show(f"🔎 长期记忆搜索: {query}：", [s.entry for s in ranked], app, say)
 
 
-def _show(title: str, entries: list[Entry], app: Any, say: Say) -> None:
+def _show(title: str, entries: list[Entry], app: App, say: Say) -> None:
     if not entries:
         say(EMPTY)
         return
@@ -119,7 +122,7 @@ def short_path(path: str) -> str:
     return path if len(parts) <= 4 else ".../" + "/".join(parts[-3:])
 
 
-def _delete(entry_id: str, app: Any, say: Say) -> None:
+def _delete(entry_id: str, app: App, say: Say) -> None:
     if not entry_id:
         say.fail(DELETE_USAGE)
         return
@@ -130,7 +133,7 @@ def _delete(entry_id: str, app: Any, say: Say) -> None:
         say.fail(f"📭 未找到长期记忆: {entry_id}")
 
 
-def _verify(entry_id: str, app: Any, say: Say) -> None:
+def _verify(entry_id: str, app: App, say: Say) -> None:
     if not entry_id:
         say.fail(VERIFY_USAGE)
         return
@@ -141,7 +144,7 @@ def _verify(entry_id: str, app: Any, say: Say) -> None:
         say.fail(f"📭 未找到长期记忆: {entry_id}")
 
 
-def _replace(rest: str, app: Any, say: Say) -> None:
+def _replace(rest: str, app: App, say: Say) -> None:
     entry_id, _, fact = rest.partition(" ")
     if not entry_id or not fact.strip():
         say.fail(REPLACE_USAGE)
@@ -150,23 +153,25 @@ def _replace(rest: str, app: Any, say: Say) -> None:
     (say if result.written else say.fail)(result.describe())
 
 
-def _clear(_: str, app: Any, say: Say) -> None:
+def _clear(_: str, app: App, say: Say) -> None:
     app.memory.clear()
     say("🧹 长期记忆已清空")
 
 
-def _status(app: Any, say: Say) -> None:
+def _status(app: App, say: Say) -> None:
     """reference (u.2) ``/memory``: the system status, the project scope and the help lines."""
     s, entries = app.settings, app.memory.entries()
     profile = ContextProfile.from_window(s.context_window, prompt_cache=prompt_cache_mode(s.provider))
     count = {kind: sum(1 for e in entries if e.type == kind) for kind in ("FACT", "SUMMARY", "TOOL_RESULT")}
     say("📋 记忆系统状态：")
-    say(f"上下文策略: {profile.summary()}")
+    # paicli lists MCP tools but builds no MCP resource index, whatever the window allows.
+    say(f"上下文策略: {profile.summary(mcp_index=False)}")
     say("短期上下文: 由当前会话的消息列表维护（会话账本，/resume 可继续）")
     say(f"自动事实提取: {app.auto_extract_status()}")
     say(f"长期记忆: {len(entries)}条 / {sum(e.token_count for e in entries)} tokens "
         f"(事实: {count['FACT']}, 摘要: {count['SUMMARY']}, 工具结果: {count['TOOL_RESULT']})")
     say(app.token_stats_line())
+    say(f"MCP servers: {app.mcp.status_label()}（/mcp 查看详情）")
     say(f"   当前项目作用域: {app.project_key}")
     for line in HELP:
         say(line)

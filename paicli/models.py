@@ -10,6 +10,8 @@ Every past tool call goes out with a JSON-object arguments string and a name: se
 Kimi, vLLM and llama.cpp reject the whole request otherwise, and a session stored before refused
 calls were kept as ``{}`` (``nodes.guards.cutoff``) may still hold a cut-off call's raw text.
 
+Cached input tokens are read in every provider's spelling (``paicli.cache_usage``).
+
 Retries: the openai client retries 408/409/429/5xx and connection errors with exponential
 backoff, honouring ``Retry-After``; 400 and 401 are never retried. We only set the count.
 """
@@ -23,6 +25,7 @@ from langchain_core.messages import AIMessage
 from langchain_deepseek import ChatDeepSeek
 
 from nodes.guards.cutoff import NAMELESS, REFUSED_ARGUMENTS
+from paicli.cache_usage import record_cache_read, response_usage
 from paicli.settings import Settings
 
 MAX_RETRIES = 3  # reference (x): LLM retry, 3 attempts for 408/429/5xx
@@ -49,6 +52,19 @@ class ReasoningChatModel(ChatDeepSeek):
             if reasoning and sent.get("role") == "assistant" and sent.get("tool_calls"):
                 sent["reasoning_content"] = reasoning
         return payload
+
+    def _create_chat_result(self, response: Any, generation_info: dict | None = None) -> Any:
+        result = super()._create_chat_result(response, generation_info)
+        for generation in result.generations:
+            record_cache_read(generation.message, response_usage(response))
+        return result
+
+    def _convert_chunk_to_generation_chunk(self, chunk: dict, default_chunk_class: type,
+                                           base_generation_info: dict | None) -> Any:
+        generation = super()._convert_chunk_to_generation_chunk(chunk, default_chunk_class, base_generation_info)
+        if generation is not None:  # usage comes in the last chunk, which has no choices
+            record_cache_read(generation.message, response_usage(chunk))
+        return generation
 
     @property
     def _llm_type(self) -> str:

@@ -62,6 +62,7 @@ async def _mode_turn(app: App, mode: str, text: str | None) -> int:
     """A Plan (or Team) run: progress on stderr, the result on stdout; 0 only when it completed."""
     from paicli.modes import CANCELLED, MODE_BANNERS
 
+    app.start_mcp(lambda line: write_line(line, sys.stderr))
     renderer = Renderer(stream_answer=False, read_line=read_stdin_line)
     renderer.notice(MODE_BANNERS[mode])
     try:
@@ -69,6 +70,8 @@ async def _mode_turn(app: App, mode: str, text: str | None) -> int:
     except (KeyboardInterrupt, asyncio.CancelledError):
         renderer.notice(CANCELLED[mode], style="yellow")
         raise
+    finally:
+        await app.close_mcp()
     renderer.stop_waiting()
     if result.answer.strip():
         write_line(result.answer, sys.stdout)
@@ -83,20 +86,27 @@ def _command(text: str, app: App) -> int:
     """A slash command: its lines on stdout; why it failed, on stderr with exit 1. ``/plan <task>``
     and ``/continue`` go on to the run they start."""
     out = commands.Output(lambda line: write_line(line, sys.stdout), lambda line: write_line(line, sys.stderr))
+    return asyncio.run(_run_command(text, app, out))
 
-    async def run() -> int:
+
+async def _run_command(text: str, app: App, out: commands.Output) -> int:
+    try:
         outcome = await commands.handle(text, app, out)
         if outcome.run is not None:
             return await _mode_turn(app, *outcome.run)
         return 1 if outcome.failed else 0
-
-    return asyncio.run(run())
+    finally:
+        await app.close_mcp()
 
 
 async def _turn(app: App, text: str) -> int:
+    app.start_mcp(lambda line: write_line(line, sys.stderr))
     renderer = Renderer(stream_answer=False, read_line=read_stdin_line)
     renderer.waiting()
-    result = await app.session.run_turn(text, renderer)
+    try:
+        result = await app.session.run_turn(text, renderer)
+    finally:
+        await app.close_mcp()
     renderer.finish(result)  # names the error, or an empty answer, on stderr
     if result.error:
         return 1

@@ -55,8 +55,12 @@ def group_lines(calls: list[dict[str, Any]]) -> list[str]:
 
 
 def usage_line(result: Any) -> str:
+    """reference (u.3), with the input the provider's prefix cache served (issue 13), if any."""
     total = result.input_tokens + result.output_tokens
-    return f"📊 Token: {result.input_tokens} 输入 / {result.output_tokens} 输出 / {total} 合计 | ⏱ {result.seconds:.1f}s"
+    cached = getattr(result, "cached_tokens", 0)
+    served = f" (缓存命中 {cached}, {cached / result.input_tokens:.0%})" if cached and result.input_tokens else ""
+    return (f"📊 Token: {result.input_tokens} 输入{served} / {result.output_tokens} 输出 / {total} 合计 "
+            f"| ⏱ {result.seconds:.1f}s")
 
 
 class Renderer:

@@ -74,9 +74,11 @@ class Repl:
 
     async def run(self) -> int:
         banner(self.app, self.console)
+        self.app.start_mcp(self.say)  # in the background: the prompt does not wait for servers
         try:
             return await self.loop()
         finally:
+            await self.app.close_mcp()
             await self.app.finish_background()
             self.background_notices()
             self.say(f"会话已保存，继续：paicli --session {self.app.session_id}")

@@ -26,35 +26,40 @@ from langgraph.types import Command
 from graphs.react import build_react
 from memory.ledger.saver import JsonlLedgerSaver
 from memory.context.profile import prompt_cache_mode
-from memory.longterm.config import MEMORY_HEADING
+from memory.context.rounds import SKILL_INJECTION, internal_kind
+from memory.context.turn_memory import memory_context_messages
+from memory.longterm.manager import LongTermMemory
 from memory.longterm.store import MemoryStore
 from nodes.support.background import Background
+from nodes.call_model import skill_index
 from nodes.compact import state_update
 from nodes.support.state import Deps, RunContext
 from paicli.context_view import ContextUsage
+from paicli.request_prefix import stable_prefix
 from paicli.models import make_chat_model
 from paicli.settings import Settings
 from tools.policy.audit import AuditLog
 from tools.base import WebConfig
+from tools.registry import BUILTIN_TOOLS
+from tools.skills.library import SkillLibrary
+from tools.skills.load import load_skill_spec
 
 RECURSION_LIMIT = 10_000  # reference s.2.9: no iteration cap; this only stops a runaway graph
-
-
-def memory_block(project_context: str) -> str:
-    """The long-term memory part of the turn's project context (reference p.4), or ""."""
-    start = project_context.find(MEMORY_HEADING)
-    return project_context[start:] if start >= 0 else ""
 
 
 def history_dir(settings: Settings):
     return settings.home / "history" / "raw"
 
 
-def make_deps(settings: Settings, *, auto_extract: bool) -> Deps:
-    """The live objects a graph needs, from the user's settings (the CLI's and Studio's)."""
+def make_deps(settings: Settings, *, auto_extract: bool, skills: SkillLibrary | None = None) -> Deps:
+    """The live objects a graph needs, from the user's settings (the CLI's and Studio's).
+    ``skills``: the library the CLI's /skill commands share; a new one otherwise."""
     web = settings.web
+    skills = skills or SkillLibrary(settings.home, settings.skill_budget)
     return Deps(
         model=make_chat_model(settings),
+        tools={**BUILTIN_TOOLS, "load_skill": load_skill_spec(skills)},
+        skills=skills,
         light_model=make_chat_model(settings, settings.light_model) if settings.light_model != settings.model else None,
         prompt_home=settings.home,
         compaction=settings.compaction,
@@ -66,6 +71,19 @@ def make_deps(settings: Settings, *, auto_extract: bool) -> Deps:
         web=WebConfig(searxng_url=web.searxng_url, allow_hosts=web.allow_hosts),
         hidden_env=settings.secret_env,
     )
+
+
+def attach_mcp(deps: Deps, servers: Any) -> None:
+    """The MCP servers' tools join ``deps.tools`` whenever a server is ready or gone. The table
+    is replaced, never changed in place: the servers' thread calls this while a node may be
+    reading the old one."""
+    base = dict(deps.tools)
+
+    def swap(specs: dict[str, Any]) -> None:
+        deps.tools = {**base, **specs}
+
+    servers.on_change = swap
+    swap(servers.specs())
 
 
 class TurnUI(Protocol):
@@ -82,6 +100,7 @@ class TurnResult:
     error: str | None = None
     input_tokens: int = 0
     output_tokens: int = 0
+    cached_tokens: int = 0  # input tokens the provider served from its prefix cache
     model_calls: int = 0
     seconds: float = 0.0
     tool_calls: int = 0
@@ -99,18 +118,26 @@ class TokenStats:
 
 @dataclass
 class Session:
+    """The running conversation: its graph, ledger, session id, token counts and the external
+    content it has read. Built from the ``App``'s settings and wiring; ``/model`` changes its
+    settings here (``App.settings`` reads them from here once the session exists)."""
+
     settings: Settings
     approval: str = "auto"
     session_id: str = "default"
     deps: Deps | None = None
-    checkpointer: Any = None
-    memory: Any = None  # memory.longterm.manager.LongTermMemory; the App's, shared with /save and /memory
+    checkpointer: JsonlLedgerSaver | None = None
+    memory: LongTermMemory | None = None  # the App's, shared with /save and /memory
+    skills: SkillLibrary | None = None  # the App's, shared with /skill
     stats: TokenStats = field(default_factory=TokenStats)
     external_sources: tuple[str, ...] = ()  # reference (o.1), as of the last finished step
+    mcp: Any = None  # tools.mcp.servers.McpServers: its tools join the table as servers get ready
 
     def __post_init__(self) -> None:
         if self.deps is None:
-            self.deps = make_deps(self.settings, auto_extract=self.settings.memory.auto_extract)
+            self.deps = make_deps(self.settings, auto_extract=self.settings.memory.auto_extract, skills=self.skills)
+        if self.mcp is not None:
+            attach_mcp(self.deps, self.mcp)
         self.checkpointer = self.checkpointer or JsonlLedgerSaver(history_dir(self.settings))
         self.store = MemoryStore(self.memory) if self.memory is not None else None
         builder, self.compaction = build_react(self.deps)
@@ -159,16 +186,19 @@ class Session:
         return result
 
     async def context_usage(self) -> ContextUsage:
-        """``/context``: the next request's estimate by part (reference u.2)."""
+        """``/context``: the next request's estimate by part (reference u.2), and its share that
+        repeats the last request (issue 13)."""
         values, ctx, c = await self.values(), self.context, self.compaction
         messages, extra = list(values.get("messages") or []), values.get("project_context", "")
         profile, options = c.profile(ctx), self.deps.compaction
+        index, bodies = skill_index(self.deps, ctx), [m for m in messages if internal_kind(m) == SKILL_INJECTION]
+        stable = await stable_prefix(self.graph, self.config, self.deps, ctx, messages)
         return ContextUsage(
             model=self.settings.model,
             provider=self.settings.provider,
             window=profile.window,
             system_tokens=c.estimator.system(c.system(ctx, extra)),
-            memory_tokens=c.estimator.system(memory_block(extra)) if memory_block(extra) else 0,
+            memory_tokens=c.estimator.messages(memory_context_messages(messages)),
             schema_tokens=c.estimator.schema(c.caller.exposed_schemas()),
             conversation_tokens=c.estimator.messages(messages),
             conversation_messages=len(messages),
@@ -178,6 +208,10 @@ class Session:
             clearing_keep=options.clearing_keep,
             session_memory=options.session_memory,
             prompt_cache=prompt_cache_mode(self.settings.provider),
+            skill_index_tokens=c.estimator.system(index) if index else 0,
+            skill_body_tokens=c.estimator.messages(bodies) if bodies else 0,
+            skill_bodies=len(bodies),
+            stable_share=None if stable is None else stable.share,
         )
 
     async def clear(self) -> int:
@@ -192,7 +226,7 @@ class Session:
             self.session_id, "history_clear", source="slash_clear", metadata={"discardedViewMessages": discarded}
         )
         # reference (o.1): only /clear forgets the external content the session has read.
-        update = {"messages": [RemoveMessage(id=REMOVE_ALL_MESSAGES)], "approved_all": [], "verdicts": {},
+        update = {"messages": [RemoveMessage(id=REMOVE_ALL_MESSAGES)], "approved_all": [], "decisions": {},
                   "external_sources": []}
         self.external_sources = ()
         # as_node="call_model": with no assistant message left, the loop's router ends the run.
@@ -245,6 +279,8 @@ class Session:
     async def run_turn(self, text: str, ui: TurnUI) -> TurnResult:
         result, started = TurnResult(), time.monotonic()
         pending: Any = {"messages": [HumanMessage(text)]}
+        if self.mcp is not None:  # servers still starting get the startup wait (reference x)
+            await self.mcp.wait_started()
         async with self.turn_lock(ui.notice):
             while pending is not None:
                 interrupts = await self._stream(pending, ui, result)
@@ -296,7 +332,9 @@ class Session:
         self.stats.calls += 1
         self.stats.input += usage.get("input_tokens", 0)
         self.stats.output += usage.get("output_tokens", 0)
-        self.stats.cached += (usage.get("input_token_details") or {}).get("cache_read", 0)
+        cached = (usage.get("input_token_details") or {}).get("cache_read") or 0
+        result.cached_tokens += cached
+        self.stats.cached += cached
         result.tool_calls += len(message.tool_calls) + len(message.invalid_tool_calls)
         if not message.tool_calls and not message.invalid_tool_calls:
             result.answer = message.text if hasattr(message, "text") else str(message.content)

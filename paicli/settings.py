@@ -16,8 +16,10 @@ from urllib.parse import urlsplit
 
 from paicli.credentials import Sources, endpoint_refusal, guard_refusal, key_variable, secret_variables
 from nodes.support.options import BudgetOptions, CompactionOptions
-from paicli.knobs import (ConfigError, MemoryKnobs, WebKnobs, budget_options, compaction_options, memory_knobs,
+from tools.skills.limits import DEFAULT_BUDGET as DEFAULT_SKILL_BUDGET
+from paicli.knobs import (ConfigError, Get, MemoryKnobs, WebKnobs, budget_options, compaction_options, memory_knobs,
                           number, web_knobs)
+from tools.mcp.config import DEFAULT_CALL_TIMEOUT, DEFAULT_STARTUP_WAIT, McpSetup, merge, parse_document
 
 
 @dataclass(frozen=True)
@@ -58,10 +60,12 @@ class Settings:
     budget: BudgetOptions = BudgetOptions()
     memory: MemoryKnobs = MemoryKnobs()
     web: WebKnobs = WebKnobs()
+    skill_budget: int = DEFAULT_SKILL_BUDGET  # PAICLI_SKILL_BODY_BUDGET: characters of skill bodies in context (s.6)
     session_wait: int = 120  # PAICLI_SESSION_WAIT: seconds a turn waits for another process's turn on its session
     plan_max_replans: int = 2  # PAICLI_PLAN_MAX_REPLANS: re-plans a failing plan may use (reference s.4)
     # Environment variables commands must not see: the key variables and any holding the key.
     secret_env: frozenset[str] = frozenset()
+    mcp: McpSetup = McpSetup()  # $PAICLI_HOME/mcp.json and <project>/.mcp.json (tools.mcp.config)
 
     @property
     def cache_dir(self) -> Path:
@@ -164,6 +168,8 @@ def load_settings(project: str | os.PathLike | None = None, environ: dict[str, s
         web=_checked_web(web_knobs(get)),
         secret_env=secret_variables(env, (p.key_env for p in PRESETS.values()), key),
         session_wait=max(0, number(get, "PAICLI_SESSION_WAIT", 120)),
+        skill_budget=_positive(get, "PAICLI_SKILL_BODY_BUDGET", DEFAULT_SKILL_BUDGET),
+        mcp=_mcp_setup(home, root, get),
         plan_max_replans=max_replans(get("PAICLI_PLAN_MAX_REPLANS")),
     )
 
@@ -179,6 +185,32 @@ def max_replans(raw: str | None) -> int:
         return DEFAULT_MAX_REPLANS
 
 
+def _mcp_setup(home: Path, root: Path, get) -> McpSetup:
+    """The user's servers (trusted) and the project's (started only once trusted); a bad file or
+    entry is one line in ``problems``, never an error: the other servers still start."""
+    user, user_problems = _mcp_file(home / "mcp.json", "user")
+    project, project_problems = _mcp_file(root / ".mcp.json", "project")
+    servers, clashes = merge(user, project)
+    return McpSetup(servers=tuple(servers), problems=tuple(user_problems + project_problems + clashes),
+                    startup_wait=max(0.0, float(number(get, "PAICLI_MCP_STARTUP_WAIT_SECONDS", DEFAULT_STARTUP_WAIT))),
+                    call_timeout=max(1.0, float(number(get, "PAICLI_MCP_TOOL_TIMEOUT_SECONDS", DEFAULT_CALL_TIMEOUT))),
+                    state_dir=home / "mcp")
+
+
+def _mcp_file(path: Path, source: str) -> tuple[list, list[str]]:
+    try:
+        text = path.read_text(encoding="utf-8")
+    except FileNotFoundError:
+        return [], []
+    except OSError as exc:
+        return [], [f"⚠️ MCP 配置 {path} 无法读取: {exc.strerror or exc}"]
+    try:
+        data = json.loads(text)
+    except ValueError as exc:
+        return [], [f"⚠️ MCP 配置 {path} 不是合法 JSON: {exc}"]
+    return parse_document(data, source, path)
+
+
 def studio_environ(settings: Settings) -> dict[str, str]:
     """The environment of the ``langgraph dev`` server ``paicli studio`` starts: this process's,
     with the project root and the resolved homes passed on (the server loads these settings again,
@@ -192,6 +224,13 @@ def studio_environ(settings: Settings) -> dict[str, str]:
                LANGSMITH_TRACING_V2="false", LANGCHAIN_TRACING="false")
     env.setdefault("LOG_LEVEL", "WARNING")  # the server's info logs drown the URLs; run errors still show
     return env
+
+
+def _positive(get: Get, name: str, default: int) -> int:
+    value = number(get, name, default)
+    if value <= 0:
+        raise ConfigError(f"{name} must be a positive whole number, got {value}")
+    return value
 
 
 def _window(raw: str | None, preset: Preset | None) -> int:

@@ -6,18 +6,21 @@ They live here rather than in ``graphs/`` because the chat model comes from the 
 settings, and only the ``paicli`` layer reads settings. A run's project root is the
 ``project_root`` in its context, by default the settings' project root (``PAICLI_PROJECT_ROOT``,
 set by ``paicli studio``, else the server's working directory). A provider failure fails the
-run, so Studio and the SDK see status ``error`` with the CLI's ``❌`` message.
+run, so Studio and the SDK see status ``error`` with the CLI's ``❌`` message. The MCP servers
+the CLI would start (``tools.mcp``) start with the server, and their tools are the runs' too.
 """
 
 from __future__ import annotations
 
+import sys
 from dataclasses import dataclass
 
 from graphs.plan import build_plan
 from graphs.react import build_react
 from nodes.support.state import RunContext
-from paicli.session import make_deps
+from paicli.session import attach_mcp, make_deps
 from paicli.settings import load_settings
+from tools.mcp.servers import McpServers
 
 _settings = load_settings()
 
@@ -32,6 +35,12 @@ class StudioContext(RunContext):
 # Fact extraction runs in the server too (the store is long_term_memory.json), when the user's
 # settings enable it; its notices have no terminal to go to.
 _deps = make_deps(_settings, auto_extract=_settings.memory.auto_extract)
+# The CLI's MCP servers, with the same trust decisions; their tools join as they get ready.
+_mcp = McpServers(_settings.mcp, _settings.project_root)
+attach_mcp(_deps, _mcp)
+for _problem in _settings.mcp.problems:
+    print(_problem, file=sys.stderr)
+_mcp.start()
 react = build_react(_deps, context_schema=StudioContext, raise_on_error=True)[0].compile(name="react")
 # The plan review and each task's approvals are interrupts; a task's messages are under its
 # own namespace (subgraphs=True in the SDK's stream, or the thread state's tasks).

@@ -2,7 +2,10 @@
 
 Sections go from most to least stable so the provider's prefix cache keeps hitting:
 base → personality → mode → approvals → context management → handoff → skills →
-runtime context (changes daily) → project context (changes per turn). Each prompt file can be
+runtime context (changes daily) → project context (PAI.md; changes when the files do). The
+long-term memories of a turn are not part of it: they travel with the turn as an internal
+message (``nodes/support/request.py``), so the conversation after the system prompt keeps
+matching the provider's cache. Each prompt file can be
 overridden by ``~/.paicli/prompts/<relpath>`` and then by ``<project>/.paicli/prompts/<relpath>``.
 """
 

@@ -14,9 +14,13 @@ from __future__ import annotations
 import os
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Awaitable, Callable, Union
+from typing import TYPE_CHECKING, Any, Awaitable, Callable, Union
 
 from tools.rate_limit import FixedWindow
+
+if TYPE_CHECKING:
+    from memory.context.offload import ToolResultOffloader
+    from memory.longterm.manager import LongTermMemory
 
 ToolResult = str  # or ToolText, which is a str (the registry always returns a ToolText)
 SyncToolFn = Callable[[dict[str, Any], "ToolContext"], ToolResult]
@@ -83,9 +87,9 @@ class ToolContext:
     command_timeout: float = 60.0  # reference (t): execute_command 60 s
     env: dict[str, str] | None = None  # environment for subprocesses (None = this process's)
     hidden_env: frozenset[str] = frozenset()  # variables commands must not see (the API key's)
-    offloader: Any = None  # memory.context.offload.ToolResultOffloader: where oversized output goes (tier 1)
+    offloader: ToolResultOffloader | None = None  # where oversized output goes (tier 1)
     web: WebConfig = field(default_factory=WebConfig)  # web_search / web_fetch settings (and fetch budget)
-    memory: Any = None  # memory.longterm.manager.LongTermMemory for save_memory; None: not available
+    memory: LongTermMemory | None = None  # for save_memory; None: not available
     project_key: str | None = None  # reference (j.1): the normalised project path memories belong to
     external_sources: tuple[str, ...] = ()  # reference (o.1): tags explicit saves after external content
     source_files: tuple[str, ...] = ()  # Q13: project files this turn read or wrote, linked to saved memories

@@ -101,9 +101,11 @@ class ContextProfile:
     def compression_trigger_percent(self) -> int:
         return int(self.compression_trigger_ratio * 100)  # Java's (int) cast truncates
 
-    def summary(self) -> str:
-        """reference (b): the one-line profile shown by /context and /model."""
-        mcp = "on" if self.mcp_resource_index_enabled else "off"
+    def summary(self, mcp_index: bool | None = None) -> str:
+        """reference (b): the one-line profile shown by /context and /model. ``mcp_index`` is
+        whether an MCP resource index is really built; None reports the window's threshold."""
+        on = self.mcp_resource_index_enabled if mcp_index is None else mcp_index and self.mcp_resource_index_enabled
+        mcp = "on" if on else "off"
         return (
             f"window: {self.window} | 压缩阈值: {self.compression_trigger_percent}% "
             f"({self.compression_trigger_tokens} tokens) | MCP resource 索引: {mcp} | prompt cache: {self.prompt_cache}"

@@ -1,7 +1,8 @@
 """Splitting a history into real user rounds, rendering the old part, rebuilding (reference f.2, f.4, f.6).
 
 Internal user messages (Q5, docs/behavior.md#decisions) are HumanMessages the program wrote: skill
-injections, runaway reminders, budget finalization, image tool results, and our own summaries.
+injections, runaway reminders, budget finalization, image tool results, a turn's relevant
+memories, and our own summaries.
 They carry ``additional_kwargs["paicli_internal"] = "<kind>"`` (use ``internal()`` to build
 one). They never count as a round, so "keep the last 3 rounds" means 3 things the user typed.
 The flag, not the text, decides: a user who pastes ``[runaway guard]`` still starts a round.
@@ -24,9 +25,11 @@ BUDGET_FINALIZATION = "budget_finalization"  # reference s.3
 IMAGE_TOOL_RESULT = "image_tool_result"  # reference s.2: one user message per result with images
 COMPACTION_SUMMARY = "compaction_summary"  # the summary message of a rebuild (f.6)
 COMPACTION_ACK = "compaction_ack"
+MEMORY_CONTEXT = "memory_context"  # a turn's relevant long-term memories (memory/context/turn_memory.py)
 # Skill bodies are never summarised (f.3 step 5); reminders and the finalization order would
-# only teach the summary to repeat one-off instructions.
-NOT_SUMMARISED = frozenset({SKILL_INJECTION, RUNAWAY_REMINDER, BUDGET_FINALIZATION})
+# only teach the summary to repeat one-off instructions; memories are clues, not facts, and a
+# summary would state them as facts (they come back from the memory file when relevant again).
+NOT_SUMMARISED = frozenset({SKILL_INJECTION, RUNAWAY_REMINDER, BUDGET_FINALIZATION, MEMORY_CONTEXT})
 
 MAX_SUMMARY_INPUT_CHARS = 60_000  # reference (f.1): one summariser request at most
 IMAGE_NOTE = "\n  [图片附件：此文本摘要无法读取图像内容]"  # reference (f.4)

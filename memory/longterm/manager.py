@@ -9,7 +9,7 @@ and fact extraction all go through here, so the reference's write rules (j.4) ho
 from __future__ import annotations
 
 import os
-from collections.abc import Sequence
+from collections.abc import Collection, Sequence
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
@@ -55,12 +55,13 @@ class LongTermMemory:
         return self.retriever.rank(self.file.read(), query, project_key, now, limit)
 
     def context_block(self, query: str, max_tokens: int, project_key: str | None,
-                      now: datetime | None = None) -> str:
-        """reference (p.4): the ``## 相关长期记忆`` block for the system prompt, or ""."""
+                      now: datetime | None = None, shown: Collection[str] = frozenset()) -> str:
+        """reference (p.4): the ``## 相关长期记忆`` block for the turn, or "". ``shown``: memory
+        lines the visible conversation already carries; they are not repeated."""
         if max_tokens <= 0 or not query.strip() or not self.file.read():
             return ""
         return self.retriever.build_context(self.file.read(), query, max_tokens, project_key, now,
-                                            self.options.stale_days)
+                                            self.options.stale_days, shown=shown)
 
     # -- writes ------------------------------------------------------------------------------------
     def save_fact(self, content: str, *, scope: str, project_key: str | None,

@@ -20,7 +20,7 @@ from __future__ import annotations
 import logging
 import re
 import zlib
-from collections.abc import Sequence
+from collections.abc import Collection, Sequence
 from dataclasses import dataclass
 from datetime import UTC, datetime, tzinfo
 from pathlib import Path
@@ -187,11 +187,13 @@ class Retriever:
 
     def build_context(self, entries: Sequence[Entry], query: str, max_tokens: int,
                       project_key: str | None = None, now: datetime | None = None,
-                      stale_days: int = DEFAULT_STALE_DAYS, tz: tzinfo | None = None) -> str:
-        """reference (p.4): the injected block, or "" when nothing relevant fits."""
+                      stale_days: int = DEFAULT_STALE_DAYS, tz: tzinfo | None = None,
+                      shown: Collection[str] = frozenset()) -> str:
+        """reference (p.4): the injected block, or "" when nothing relevant fits. ``shown``: lines
+        the conversation already carries (``format_block``)."""
         now = now or datetime.now(UTC)
         ranked = self.rank(entries, query, project_key, now)
-        return format_block([s.entry for s in ranked], max_tokens, now, stale_days, tz)
+        return format_block([s.entry for s in ranked], max_tokens, now, stale_days, tz, shown)
 
 
 def _ranked(p: _Prepared, visible: np.ndarray, query: str, now: datetime, limit: int) -> list[Scored]:
@@ -231,15 +233,23 @@ def _rows_containing(p: _Prepared, needle: str) -> np.ndarray:
 
 
 def format_block(ranked: Sequence[Entry], max_tokens: int, now: datetime,
-                 stale_days: int = DEFAULT_STALE_DAYS, tz: tzinfo | None = None) -> str:
-    """reference (p.4): stop at the first entry over budget (a break, not a skip)."""
+                 stale_days: int = DEFAULT_STALE_DAYS, tz: tzinfo | None = None,
+                 shown: Collection[str] = frozenset()) -> str:
+    """reference (p.4): stop at the first entry over budget (a break, not a skip).
+
+    A line in ``shown`` (already in the visible conversation, the same words and marks) is left
+    out and costs nothing: the budget is for what this block adds. A memory whose staleness or
+    verification changed renders a different line, so it comes again with its new marks."""
     lines, used = [], 0
     for entry in ranked:
+        line = format_line(entry, staleness(entry, now, stale_days), stale_days, tz)
+        if line.rstrip("\n") in shown:
+            continue
         cost = estimate_text(entry.content)
         if used + cost > max_tokens:
             break
         used += cost
-        lines.append(format_line(entry, staleness(entry, now, stale_days), stale_days, tz))
+        lines.append(line)
     return HEADER + "".join(lines) + "\n" if lines else ""
 
 

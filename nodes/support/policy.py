@@ -1,10 +1,14 @@
 """The turn tool policy as the loop's nodes see it (reference o.2–o.5, v.4).
 
-Everything is replayed from state, so there is nothing extra to checkpoint: the turn class
+The ``Turn`` is read from state, so it needs nothing checkpointed of its own: the turn class
 from the user's submitted text, the URLs this turn's ``web_search`` results grounded (their
 ``ToolMessage.artifact``), and the session's external sources (``state["external_sources"]``).
-``decide_call`` puts the policy before approval: a call the policy denies is never shown to
+``decide`` puts the policy before approval: a call the policy denies is never shown to
 the user for approval (v.4), it gets a ``🛡️ 工具调用已拒绝 [CODE]`` result instead.
+
+One decision per call per step: ``call_model`` decides every call of its answer with the
+``Turn`` it was called with and puts the records in ``state["decisions"]``; the router and the
+gate read them, the gate replaces each ``Ask`` with the user's answer, execution reads the result.
 """
 
 from __future__ import annotations
@@ -19,25 +23,23 @@ from memory.context.rounds import internal_kind
 from nodes.support.state import AgentState, Deps, RunContext
 from nodes.guards.turn import current_turn
 from tools.policy import approval
+from tools.policy.decision import Decision, from_record, record
 from tools.policy.protected_paths import protected_write
-from tools.policy.turn import Deny, TurnClass, add_discovered, authorize, classify, expose
+from tools.policy.turn import TurnClass, add_discovered, authorize, classify, expose
 
 
 @dataclass(frozen=True)
-class TurnView:
+class Turn:
+    """What deciding a call needs, read once per model call from the state and run context."""
+
     turn: TurnClass
     discovered: frozenset[str]  # URLs this turn's web_search results returned (o.6)
     sources: tuple[str, ...]  # external content the session has read (o.1)
     advertised: frozenset[str]  # tool names exposed to the model for this call (o.4)
-
-
-@dataclass(frozen=True)
-class PolicyDenied:
-    deny: Deny
-
-    @property
-    def text(self) -> str:
-        return self.deny.text
+    approval: str  # the approval level (v.1)
+    approved_all: frozenset[str]  # tools the user chose "approve all" for (v.1)
+    project_root: str
+    external_guard: bool  # PAICLI_MEMORY_DISABLE_ON_EXTERNAL_CONTEXT
 
 
 def user_text(messages: list[Any]) -> str:
@@ -63,22 +65,35 @@ def discovered_urls(messages: list[Any]) -> frozenset[str]:
     return found
 
 
-def turn_view(state: AgentState, deps: Deps) -> TurnView:
+def read_turn(state: AgentState, ctx: RunContext, deps: Deps) -> Turn:
     messages = list(state.get("messages") or [])
     turn, discovered = classify_turn(user_text(messages)), discovered_urls(messages)
     # A Plan task also trusts what its dependencies' web_search grounded (reference s.4; nodes.unit).
     discovered |= frozenset(state.get("trusted_urls") or ())
     tools = [(name, spec.description) for name, spec in deps.tools.items()]
-    return TurnView(turn, discovered, tuple(state.get("external_sources") or ()),
-                    frozenset(expose(turn, tools, discovered)))
+    return Turn(turn, discovered, tuple(state.get("external_sources") or ()),
+                frozenset(expose(turn, tools, discovered)), ctx.approval,
+                frozenset(state.get("approved_all") or ()), ctx.project_root, deps.external_guard)
 
 
-def decide_call(view: TurnView, call: dict[str, Any], ctx: RunContext, approved: set[str],
-                deps: Deps) -> approval.Decision | PolicyDenied:
-    """The policy first (o.5), then the approval level (v.1), which protected paths raise."""
-    verdict = authorize(view.turn, call.get("name"), call.get("args"), view.advertised, view.discovered,
-                        view.sources, deps.external_guard)
-    if isinstance(verdict, Deny):
-        return PolicyDenied(verdict)
-    protected = protected_write(call["name"], call["args"], ctx.project_root)
-    return approval.decide(call["name"], call["args"], ctx.approval, approved, protected)
+def decide(call: dict[str, Any], turn: Turn) -> Decision:
+    """The one decision on a call: the policy first (o.5), then the approval level (v.1),
+    which protected paths raise. Called once per call per step (``decide_step``)."""
+    denial = authorize(turn.turn, call.get("name"), call.get("args"), turn.advertised, turn.discovered,
+                       turn.sources, turn.external_guard)
+    if denial is not None:
+        return denial
+    protected = protected_write(call["name"], call["args"], turn.project_root)
+    return approval.decide(call["name"], call["args"], turn.approval, turn.approved_all, protected)
+
+
+def decide_step(calls: list[dict[str, Any]], turn: Turn) -> dict[str, dict[str, Any]]:
+    """Every call of one assistant message, decided with the turn the model was called with;
+    the records travel in ``state["decisions"]`` to the gate and to execution."""
+    return {call["id"]: record(decide(call, turn)) for call in calls}
+
+
+def recorded(state: AgentState, call_id: str) -> Decision | None:
+    """The step's decision on a call; None if there is none (state edited in Studio, or a
+    session saved by an older version), and the caller decides it then."""
+    return from_record((state.get("decisions") or {}).get(call_id))

@@ -13,7 +13,7 @@ import os
 from dataclasses import dataclass, field, replace
 from datetime import datetime
 from pathlib import Path
-from typing import Annotated, Any, Callable, Optional
+from typing import TYPE_CHECKING, Annotated, Any, Callable, Optional
 
 from langchain_core.language_models import BaseChatModel
 from langgraph.config import get_config
@@ -24,13 +24,20 @@ from typing_extensions import TypedDict
 from nodes.support.options import BudgetOptions, CompactionOptions  # noqa: F401 (re-exported)
 from tools.base import ToolSpec, WebConfig
 from tools.registry import BUILTIN_TOOLS
+from tools.skills.library import SkillLibrary
+
+if TYPE_CHECKING:
+    from memory.longterm.manager import LongTermMemory
+    from nodes.support.background import Background
+    from tools.policy.audit import AuditLog
 
 
 class AgentState(TypedDict, total=False):
     messages: Annotated[list, add_messages]
-    # Verdicts of gate_tools for the last assistant message, by tool call id:
-    # {"allow": bool, "args": {...}} or {"allow": False, "text": "<denial result>"}.
-    verdicts: dict[str, dict[str, Any]]
+    # The decision on each tool call of the last assistant message, by call id, as
+    # ``tools.policy.decision.record`` JSON: made by call_model, answered by gate_tools, read by
+    # execute_tools (nodes.support.policy).
+    decisions: dict[str, dict[str, Any]]
     # Tools the user chose "approve all" for in this session (reference v.1).
     approved_all: list[str]
     # Set by call_model when the provider failed for good: the CLI shows it, the turn ends.
@@ -103,17 +110,20 @@ class Deps:
     budget: BudgetOptions = field(default_factory=BudgetOptions)
     # memory.longterm.manager.LongTermMemory, used when the graph's store is not paicli's MemoryStore
     # (which carries its own as ``store.memory``); None: no long-term memory.
-    memory: Any = None
+    memory: LongTermMemory | None = None
     external_guard: bool = True  # PAICLI_MEMORY_DISABLE_ON_EXTERNAL_CONTEXT (reference o.1)
     auto_extract: bool = False  # PAICLI_MEMORY_AUTO_EXTRACT_ENABLED; the CLI turns it on (n.1)
     light_model: BaseChatModel | None = None  # PAICLI_LIGHT_MODEL for fact extraction; None: `model`
-    background: Any = None  # nodes.support.background.Background: extraction runs there (Q7)
-    audit: Any = None  # tools.policy.audit.AuditLog for risky calls (reference v.7); None: no audit
+    background: Background | None = None  # fact extraction runs there (Q7); None: in the turn
+    audit: AuditLog | None = None  # risky calls' log (reference v.7); None: no audit
     web: WebConfig = field(default_factory=WebConfig)  # web_search / web_fetch settings
     hidden_env: frozenset[str] = frozenset()  # Settings.secret_env: kept from commands' environment
+    # Skills (reference s.6): their index goes into the system prompt; `load_skill` in `tools` reads
+    # them. None: no skills (the Team planner and reviewer get none: they have no tools).
+    skills: SkillLibrary | None = None
 
 
-def long_term_memory(runtime: Runtime | None, deps: Deps) -> Any:
+def long_term_memory(runtime: Runtime | None, deps: Deps) -> LongTermMemory | None:
     """The graph store's memory (paicli's store, also under ``langgraph dev``), else ``deps.memory``.
 
     Duck-typed: the server imports ``memory/longterm/store.py`` under a module name of its own, so its

@@ -143,6 +143,6 @@ def test_jieba_dictionary_cache_is_kept_under_paicli_home(server, run_paicli, pa
     server.script = [Reply("Java 17")]
     done = run_paicli("-p", "项目用什么 Java 版本构建")
     assert done.returncode == 0, done.stderr
-    assert "项目使用 Java 17 构建" in server.requests[0]["messages"][0]["content"]  # retrieval ran
+    assert "项目使用 Java 17 构建" in server.requests[0]["messages"][-1]["content"]  # retrieval ran (issue 13: with the turn)
     assert (paicli_home / "cache" / "jieba.cache").is_file()
     assert stat.S_IMODE((paicli_home / "cache").stat().st_mode) == 0o700

@@ -98,7 +98,8 @@ def test_studio_run_stops_for_approval_and_runs_the_command_on_resume(studio_url
     context = {"project_root": str(project), "approval": "auto"}
     client.runs.wait(thread["thread_id"], "react", context=context,
                      input={"messages": [{"role": "user", "content": "create studio.txt"}]})
-    assert "studio 相关的文件都放在项目根目录" in fake_model.requests[0]["messages"][0]["content"]
+    # issue 13: the turn's memories follow its user message, outside the system prompt
+    assert "studio 相关的文件都放在项目根目录" in fake_model.requests[0]["messages"][-1]["content"]
 
     assert client.threads.get(thread["thread_id"])["status"] == "interrupted"
     (pending,) = client.threads.get_state(thread["thread_id"])["interrupts"]

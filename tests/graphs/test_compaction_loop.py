@@ -3,11 +3,17 @@ offloading; every request the agent makes keeps tool calls paired."""
 
 from __future__ import annotations
 
+import uuid
+from datetime import UTC, datetime
+
 import httpx
 import openai
 from langchain_core.messages import AIMessage, HumanMessage, ToolMessage
 
+from memory.context.rounds import internal, internal_kind
 from memory.context.summary import HEADINGS
+from memory.longterm.entry import normalize_project_key
+from memory.longterm.manager import LongTermMemory, MemoryOptions
 from tests.graphs.conftest import Harness, assert_paired
 from tests.support.scripted_model import ScriptedChatModel, ai, tool_call
 
@@ -100,3 +106,34 @@ async def test_huge_tool_output_is_offloaded_and_read_back_in_ranges(project):
     ranged = model.seen[2][-1].content
     assert "line 3998" in ranged and output_file not in ranged.split("\n", 2)[1]
     assert (project / ".paicli/tool-outputs/.gitignore").exists()
+
+
+def memory_note(block: str) -> HumanMessage:
+    """A turn's memory message as load_context writes it (memory/context/turn_memory.py)."""
+    return internal(block.strip(), "memory_context", id=str(uuid.uuid4()))
+
+
+async def test_a_summary_drops_old_memory_messages_keeps_recent_ones_and_brings_back_what_the_turn_needs(tmp_path, project):
+    memory = LongTermMemory(tmp_path / "mem", MemoryOptions(sync=False))
+    key, now = normalize_project_key(project), datetime(2026, 11, 29, 9, 0, tzinfo=UTC)
+    memory.save_fact("项目使用 Java 17", scope="project", project_key=key, now=now)
+    java = memory_note(memory.context_block("Java", 640, key, now))
+    history = []
+    for i, (user, answer) in enumerate(zip(*[iter(rounds(6, 4000))] * 2)):
+        note = java if i == 0 else memory_note(f"## 相关长期记忆\n\n- [FACT] 线索 {i}")
+        history += [user, note, answer]
+    model = ScriptedChatModel([ai(SUMMARY), ai("Java 17")])
+    h = Harness(model, project, window=16_000, memory=memory, clock=lambda: now)
+    await h.graph.aupdate_state(h.config, {"messages": history}, as_node="prepare_turn")
+    await h.turn("Java 版本是多少？")
+    summary_request, answer_request = model.seen
+    summarised = "\n".join(str(m.content) for m in summary_request)
+    assert "项目使用 Java 17" not in summarised and "线索 1" not in summarised  # clues are not summarised
+    kept = [m.content for m in answer_request if internal_kind(m) == "memory_context"]
+    assert kept[:-1] == [f"## 相关长期记忆\n\n- [FACT] 线索 {i}" for i in (4, 5)]  # kept with their rounds (3 with this one)
+    assert "项目使用 Java 17" in kept[-1] and answer_request[-2].content == "Java 版本是多少？"
+    for i, message in enumerate(answer_request):  # each kept memory message follows its user message
+        if internal_kind(message) == "memory_context" and i < len(answer_request) - 1:
+            assert isinstance(answer_request[i - 1], HumanMessage) and internal_kind(answer_request[i - 1]) is None
+    h.check_prompts()
+    model.assert_consumed()

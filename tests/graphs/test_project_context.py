@@ -1,5 +1,6 @@
-"""The turn's ``## Project Context``: PAI.md and relevant long-term memory, last in the system
-prompt, stable for the whole turn so only new messages change between requests."""
+"""Cache-stable requests (issue 13): PAI.md in the system prompt's ``## Project Context``, each
+turn's relevant long-term memories in an internal message of that turn, so every request starts
+with the request before it."""
 
 from __future__ import annotations
 
@@ -8,6 +9,7 @@ from datetime import UTC, datetime
 from langgraph.checkpoint.memory import InMemorySaver
 
 from graphs.react import build_graph
+from memory.context.rounds import internal_kind
 from memory.longterm.manager import LongTermMemory, MemoryOptions
 from memory.longterm.entry import normalize_project_key
 from memory.longterm.store import MemoryStore
@@ -35,24 +37,60 @@ def _memory(tmp_path, project) -> LongTermMemory:
     return memory
 
 
-async def test_requests_differ_only_after_the_stable_prefix_and_in_new_messages(tmp_path, project):
+def _turn_memories(prompt) -> list[str]:
+    return [m.content for m in prompt if internal_kind(m) == "memory_context"]
+
+
+async def test_every_request_starts_with_the_previous_one_and_carries_its_turns_memories(tmp_path, project):
     (project / "PAI.md").write_text("构建命令: mvn -q test", encoding="utf-8")
     (project / "a.txt").write_text("hello", encoding="utf-8")
+    memory = _memory(tmp_path, project)
+    key = normalize_project_key(project)
+    memory.save_fact("数据库是 PostgreSQL 15", scope="project", project_key=key, now=FIXED)
+    memory.save_fact("部署用 Kubernetes 集群", scope="project", project_key=key, now=FIXED)
     model = ScriptedChatModel([ai("", tool_call("read_file", {"path": "a.txt"})), ai("读完了"),
-                               ai("", tool_call("list_dir", {"path": "."})), ai("看完了")])
-    harness = _harness(model, project, _memory(tmp_path, project), through_store=True)
-    await harness.turn("Java 版本是多少？读一下 a.txt")
-    await harness.turn("Maven 构建怎么跑？列一下目录")
-    systems = [seen[0].content for seen in model.seen]
-    assert systems[0] == systems[1] and systems[2] == systems[3]  # one prompt per turn
-    stable = systems[0][:systems[0].index("## Project Context")]
-    assert all(s.startswith(stable) for s in systems)  # the cacheable prefix never moves
-    for earlier, later in zip(model.seen, model.seen[1:]):
-        assert later[1:len(earlier)] == earlier[1:]  # the conversation only grows
-    context = systems[0][len(stable):]
-    assert context.index("## PAI.md 项目记忆") < context.index("## 相关长期记忆")
-    assert "构建命令: mvn -q test" in context and "项目使用 Java 17 和 Maven 构建" in context
-    assert "别的项目用 Gradle" not in context  # another project's memory is not visible
+                               ai("", tool_call("list_dir", {"path": "."})), ai("看完了"),
+                               ai("PostgreSQL"), ai("Kubernetes")])
+    harness = _harness(model, project, memory, through_store=True)
+    for question in ("Java 版本是多少？读一下 a.txt", "Maven 构建怎么跑？列一下目录", "数据库用的是什么 PostgreSQL？",
+                     "部署到哪个 Kubernetes 集群？"):
+        await harness.turn(question)
+    model.assert_consumed()
+    for earlier, later in zip(model.seen, model.seen[1:]):  # within and across turns
+        assert later[:len(earlier)] == earlier
+    system = model.seen[0][0].content
+    assert "构建命令: mvn -q test" in system and "## 相关长期记忆" not in system
+    firsts = [model.seen[i] for i in (0, 2, 4, 5)]  # the first request of each turn
+    assert "项目使用 Java 17 和 Maven 构建" in _turn_memories(firsts[0])[-1]
+    assert "数据库是 PostgreSQL 15" in _turn_memories(firsts[2])[-1]
+    assert "部署用 Kubernetes 集群" in _turn_memories(firsts[3])[-1]
+    assert all("别的项目用 Gradle" not in text for text in _turn_memories(firsts[3]))
+    # The block keeps the reference's words, and sits right after the question it answers.
+    last = firsts[3]
+    assert last[-1].content.startswith("## 相关长期记忆\n\n以下记忆是线索而不是事实")
+    assert last[-2].content == "部署到哪个 Kubernetes 集群？"
+    harness.check_prompts()
+
+
+async def test_a_memory_already_in_the_conversation_is_not_injected_again(tmp_path, project):
+    model = ScriptedChatModel([ai("17"), ai("还是 17")])
+    harness = _harness(model, project, _memory(tmp_path, project), through_store=False)
+    await harness.turn("Java 版本是多少？")
+    await harness.turn("再说一次 Java 版本是多少？")
+    blocks = _turn_memories(model.seen[1])
+    assert len(blocks) == 1 and "项目使用 Java 17 和 Maven 构建" in blocks[0]
+
+
+async def test_a_pai_md_change_changes_only_the_system_prompt(tmp_path, project):
+    (project / "PAI.md").write_text("构建命令: mvn -q test", encoding="utf-8")
+    model = ScriptedChatModel([ai("好的"), ai("好的")])
+    harness = _harness(model, project, _memory(tmp_path, project), through_store=False)
+    await harness.turn("Java 版本？")
+    (project / "PAI.md").write_text("构建命令: ./gradlew test", encoding="utf-8")
+    await harness.turn("怎么构建？")
+    first, second = model.seen
+    assert "./gradlew test" in second[0].content and "mvn -q test" not in second[0].content
+    assert second[1:len(first)] == first[1:]  # the conversation is untouched
 
 
 async def test_deps_memory_works_without_a_store_and_nothing_relevant_leaves_no_block(tmp_path, project):
@@ -61,6 +99,7 @@ async def test_deps_memory_works_without_a_store_and_nothing_relevant_leaves_no_
     await harness.turn("zzzz qqqq")
     system = model.seen[0][0].content
     assert "## 相关长期记忆" not in system and "## Project Context" not in system
+    assert _turn_memories(model.seen[0]) == []
 
 
 async def test_memory_block_respects_the_profile_budget(tmp_path, project):
@@ -72,6 +111,6 @@ async def test_memory_block_respects_the_profile_budget(tmp_path, project):
     model = ScriptedChatModel([ai("好的")])
     harness = _harness(model, project, memory, through_store=False)
     await harness.turn("Java 构建规则")
-    block = model.seen[0][0].content.split("## 相关长期记忆", 1)[1]
+    block = _turn_memories(model.seen[0])[0]
     lines = [line for line in block.splitlines() if line.startswith("- [FACT]")]
     assert 0 < len(lines) < 10  # 640 tokens at 128K (reference p.4) stops before the top 10

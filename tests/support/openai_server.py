@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import os
 import threading
 import time
 from collections.abc import Callable, Iterator, Sequence
@@ -72,11 +73,22 @@ class RecordedRequest(dict):
         self.headers, self.path = headers, path
 
 
+CACHE_SPELLINGS = ("openai", "deepseek", "kimi")
+
+
 class FakeOpenAIServer:
+    """``prefix_cache``: None (no cache figures, the default) or the provider spelling
+    ("openai": ``prompt_tokens_details.cached_tokens``, also GLM's; "deepseek":
+    ``prompt_cache_hit_tokens``; "kimi": top-level ``cached_tokens``) in which usage reports
+    as cached the start of the request's messages that repeats the previous request's (4 chars
+    a token, like the estimate)."""
+
     def __init__(self, script: Sequence[Item] = (), *, echo: bool = False,
-                 host: str = "127.0.0.1", port: int = 0) -> None:
+                 host: str = "127.0.0.1", port: int = 0, prefix_cache: str | None = None) -> None:
+        assert prefix_cache in (None, *CACHE_SPELLINGS), prefix_cache
         self.script = list(script)
         self.echo = echo
+        self.prefix_cache = prefix_cache
         self.requests: list[RecordedRequest] = []
         self.exhausted_hits = 0
         self._cursor = 0
@@ -209,7 +221,7 @@ class _Handler(BaseHTTPRequestHandler):
             return
         if isinstance(reply, ErrorReply):
             return self._json(reply.status, reply.body, reply.headers)
-        completion = _Completion(reply, request, number)
+        completion = _Completion(reply, request, number, self._cache_usage(request, number))
         if not request.get("stream"):
             return self._json(200, completion.whole())
         usage = (request.get("stream_options") or {}).get("include_usage", False)
@@ -230,6 +242,16 @@ class _Handler(BaseHTTPRequestHandler):
         if reply.drop_after is not None:
             self.close_connection = True
 
+    def _cache_usage(self, request: dict, number: int) -> dict:
+        spelling = self.fake.prefix_cache
+        if spelling is None:
+            return {}
+        previous = json.dumps(self.fake.requests[number - 2].get("messages", [])) if number > 1 else ""
+        cached = len(os.path.commonprefix([previous, json.dumps(request.get("messages", []))])) // 4
+        return {"openai": {"prompt_tokens_details": {"cached_tokens": cached}},
+                "deepseek": {"prompt_cache_hit_tokens": cached},
+                "kimi": {"cached_tokens": cached}}[spelling]
+
     def _json(self, status: int, body: dict, headers: dict[str, str] | None = None) -> None:
         data = json.dumps(body).encode()
         self.send_response(status)
@@ -244,14 +266,14 @@ class _Handler(BaseHTTPRequestHandler):
 class _Completion:
     """Renders one Reply as a chat.completion or as chat.completion.chunk events."""
 
-    def __init__(self, reply: Reply, request: dict, number: int) -> None:
+    def __init__(self, reply: Reply, request: dict, number: int, cache_usage: dict | None = None) -> None:
         self.reply = reply
         self.base = {"id": f"chatcmpl-{number}", "created": int(time.time()),
                      "model": request.get("model", "fake-model")}
         self.calls = [_wire_call(c, f"call_{number}_{i}") for i, c in enumerate(reply.tool_calls)]
         auto = "tool_calls" if self.calls else "stop"
         self.finish = auto if reply.finish_reason == "auto" else reply.finish_reason
-        self.usage = _usage(reply, request, self.calls)
+        self.usage = {**_usage(reply, request, self.calls), **(cache_usage or {})}
 
     def whole(self) -> dict:
         message = {"role": "assistant", "content": self.reply.content or None}

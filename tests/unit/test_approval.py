@@ -20,17 +20,17 @@ def test_yes_level_and_approve_all_skip_the_question():
 
 def test_answers_map_to_decisions():
     ask = Ask("execute_command", {"command": "ls"}, "🔴 高危", "")
-    assert read_answer("y", ask) == (Allow({"command": "ls"}), False)
-    assert read_answer({"decision": "approve_all"}, ask) == (Allow({"command": "ls"}), True)
-    assert read_answer({"decision": "edit", "args": {"command": "pwd"}}, ask) == (Allow({"command": "pwd"}), False)
-    assert read_answer("s", ask) == (Deny("[HITL] 操作已被跳过"), False)
-    assert read_answer({"decision": "reject"}, ask) == (Deny("[HITL] 操作已被拒绝：用户拒绝了此操作"), False)
-    assert read_answer({"decision": "n", "reason": "太危险"}, ask) == (Deny("[HITL] 操作已被拒绝：太危险"), False)
+    assert read_answer("y", ask) == (Allow({"command": "ls"}, "hitl"), False)
+    assert read_answer({"decision": "approve_all"}, ask) == (Allow({"command": "ls"}, "hitl"), True)
+    assert read_answer({"decision": "edit", "args": {"command": "pwd"}}, ask) == (Allow({"command": "pwd"}, "hitl"), False)
+    assert read_answer("s", ask) == (Deny("[HITL] 操作已被跳过", "hitl"), False)
+    assert read_answer({"decision": "reject"}, ask) == (Deny("[HITL] 操作已被拒绝：用户拒绝了此操作", "hitl"), False)
+    assert read_answer({"decision": "n", "reason": "太危险"}, ask) == (Deny("[HITL] 操作已被拒绝：太危险", "hitl"), False)
 
 
 def test_the_menu_letter_m_edits_the_arguments():
     ask = Ask("execute_command", {"command": "ls"}, "🔴 高危", "")
-    assert read_answer({"decision": "m", "args": {"command": "pwd"}}, ask) == (Allow({"command": "pwd"}), False)
+    assert read_answer({"decision": "m", "args": {"command": "pwd"}}, ask) == (Allow({"command": "pwd"}, "hitl"), False)
 
 
 def test_answers_that_are_not_understood_are_unclear_not_rejections():
@@ -47,8 +47,8 @@ def test_every_resume_value_the_request_lists_is_understood():
     ask = Ask("execute_command", {"command": "ls"}, "🔴 高危", "")
     request = approval_request(ask, "call_1")
     decisions = {name: read_answer(value, ask) for name, value in request["resume"].items()}
-    assert decisions["approve"] == (Allow({"command": "ls"}), False)
-    assert decisions["approve_all"] == (Allow({"command": "ls"}), True)
-    assert isinstance(decisions["reject"][0], Deny) and decisions["skip"] == (Deny("[HITL] 操作已被跳过"), False)
-    assert decisions["edit"] == (Allow({"command": "ls"}), False)  # the template carries the current args
+    assert decisions["approve"] == (Allow({"command": "ls"}, "hitl"), False)
+    assert decisions["approve_all"] == (Allow({"command": "ls"}, "hitl"), True)
+    assert isinstance(decisions["reject"][0], Deny) and decisions["skip"] == (Deny("[HITL] 操作已被跳过", "hitl"), False)
+    assert decisions["edit"] == (Allow({"command": "ls"}, "hitl"), False)  # the template carries the current args
     assert all(letter in request["help"] for letter in ('"y"', '"a"', '"n"', '"s"'))

@@ -30,3 +30,11 @@ def test_switches_show_when_off_or_on():
     assert "  旧工具结果清理: 关闭" in lines
     assert "  自动压缩: Session Memory 优先，完整摘要回退" in lines
     assert "  MCP resources 自动索引: 关闭（window 不足 32k）" in lines
+
+
+def test_the_skill_index_and_injected_bodies_have_rows_of_their_own():
+    lines = render_context(usage(skill_index_tokens=120, skill_body_tokens=2_400, skill_bodies=2))
+    assert "    Skills index:           120  ( 0.1%)" in lines
+    assert "    Skill bodies:          2.4k  ( 1.9%)  [2 条]" in lines
+    assert lines.index("    Skill bodies:          2.4k  ( 1.9%)  [2 条]") > lines.index(
+        "    Conversation:         18.3k  (14.3%)  [42 条]")

@@ -99,6 +99,20 @@ def test_budget_stops_at_the_first_entry_that_does_not_fit():
     assert format_block([big], 50, NOW, 30, UTC) == ""
 
 
+def test_lines_already_shown_are_left_out_and_cost_no_budget():
+    shown_entry, big, other = _e("aaaa"), _e("b" * 160), _e("cccc")  # 1, 40, 1 tokens
+    shown = {format_block([shown_entry], 640, NOW, 30, UTC).splitlines()[-2]}
+    block = format_block([shown_entry, big, other], 41, NOW, 30, UTC, shown=shown)
+    assert "aaaa" not in block and "b" * 160 in block and "cccc" in block
+    assert format_block([shown_entry], 640, NOW, 30, UTC, shown=shown) == ""
+
+
+def test_a_shown_memory_whose_marks_changed_comes_again():
+    fresh, old = _e("部署脚本在 deploy.sh"), _e("部署脚本在 deploy.sh", days_old=40)
+    shown = {format_block([fresh], 640, NOW - timedelta(days=40), 30, UTC).splitlines()[-2]}
+    assert "[可能已过时]" in format_block([old], 640, NOW, 30, UTC, shown=shown)
+
+
 def test_header_does_not_count_against_the_budget():
     assert "aaaa" in format_block([_e("aaaa")], 1, NOW, 30, UTC)
 

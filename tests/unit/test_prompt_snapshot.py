@@ -10,10 +10,12 @@ import os
 from datetime import UTC, datetime
 from pathlib import Path
 
+from memory.context.turn_memory import is_memory_context, memory_message
 from memory.longterm.entry import Entry
 from memory.longterm.retriever import format_block
 from prompts import assemble_system_prompt
 from prompts.pai_md import load_project_memory
+from tools.skills.library import SkillLibrary
 
 SNAPSHOT = Path(__file__).parent / "snapshots" / "system_prompt_react.txt"
 NOW = datetime(2026, 11, 29, 9, 0, tzinfo=UTC)
@@ -25,11 +27,9 @@ def _prompt(tmp_path: Path) -> str:
     home.mkdir()
     (project / "PAI.md").write_text("# 项目约定\n\n构建用 `mvn -q test`。\n", encoding="utf-8")
     pai = load_project_memory(project, home).replace(str(project), "<project>")
-    memories = [Entry("fact-0000aaaa", "项目使用 Java 17", timestamp=NOW),
-                Entry("fact-0000bbbb", "提交前运行全量测试", timestamp=NOW,
-                      metadata={"verification": "unverified"})]
-    block = format_block(memories, 640, NOW, tz=UTC)
-    return assemble_system_prompt(mode="agent", approval="auto", now=NOW, project_context=f"{pai}\n\n{block}")
+    # Since issue 13 the turn's memories are not in the system prompt (nodes/support/request.py).
+    skills = SkillLibrary(home).index(project)  # the built-in skills only (reference q.2 item 7)
+    return assemble_system_prompt(mode="agent", approval="auto", now=NOW, skills=skills, project_context=pai)
 
 
 def test_the_assembled_prompt_matches_its_snapshot(tmp_path):
@@ -39,10 +39,21 @@ def test_the_assembled_prompt_matches_its_snapshot(tmp_path):
     assert prompt == SNAPSHOT.read_text(encoding="utf-8")
 
 
-def test_project_context_is_last_with_memory_at_its_end(tmp_path):
+def test_project_context_is_last_and_holds_pai_md_only(tmp_path):
     prompt = _prompt(tmp_path)
     order = ["## Identity", "## Language", "## Memory Policy", "## Personality", "## Context Management",
-             "## Runtime Context", "## Project Context", "## PAI.md 项目记忆", "## 相关长期记忆"]
+             "## Skills", "- commit-message（builtin）", "## Runtime Context", "## Project Context", "## PAI.md 项目记忆"]
     positions = [prompt.index(heading) for heading in order]
     assert positions == sorted(positions)
-    assert prompt.rstrip().endswith("（写入 2026-11-29，尚未经用户核实）")
+    assert prompt.rstrip().endswith("构建用 `mvn -q test`。") and "## 相关长期记忆" not in prompt
+
+
+def test_the_turn_memory_message_keeps_the_reference_block():
+    memories = [Entry("fact-0000aaaa", "项目使用 Java 17", timestamp=NOW),
+                Entry("fact-0000bbbb", "提交前运行全量测试", timestamp=NOW, metadata={"verification": "unverified"})]
+    message = memory_message(format_block(memories, 640, NOW, tz=UTC))
+    assert message.content == (
+        "## 相关长期记忆\n\n以下记忆是线索而不是事实；涉及版本、配置、路径等可能变化的信息，行动前先对照当前文件核实。\n\n"
+        "- [FACT] 项目使用 Java 17（写入 2026-11-29，最后核实 2026-11-29）\n"
+        "- [FACT][自动提取，待核实] 提交前运行全量测试（写入 2026-11-29，尚未经用户核实）")
+    assert is_memory_context(message)

@@ -76,7 +76,7 @@ def test_the_dialog_and_the_rejection_carry_the_notice():
     ask = Ask("write_file", {"path": "PAI.md"}, "🟡 中危", "", notice)
     assert f"⚠️  {notice}" in describe(approval_request(ask, "c1"))
     denied, _ = read_answer({"decision": "reject", "reason": "输入流已关闭"}, ask)
-    assert denied == Deny(f"[HITL] 操作已被拒绝：输入流已关闭。{notice}")
+    assert denied == Deny(f"[HITL] 操作已被拒绝：输入流已关闭。{notice}", "hitl")
 
 
 def test_a_symlink_into_git_is_refused_at_write_time(tmp_path):

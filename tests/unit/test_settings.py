@@ -50,3 +50,11 @@ def test_broken_config_json_is_reported_not_ignored(tmp_path):
     (tmp_path / "home" / "config.json").write_text("{not json")
     with pytest.raises(ConfigError, match="config.json is not valid JSON"):
         load_settings(tmp_path, env(tmp_path))
+
+
+def test_skill_body_budget_defaults_to_16k_and_must_be_positive(tmp_path):
+    assert load_settings(tmp_path, env(tmp_path)).skill_budget == 16 * 1024
+    assert load_settings(tmp_path, env(tmp_path, PAICLI_SKILL_BODY_BUDGET="32_000")).skill_budget == 32_000
+    for bad, reason in (("lots", "whole number"), ("0", "positive")):
+        with pytest.raises(ConfigError, match=f"PAICLI_SKILL_BODY_BUDGET must be a {reason}"):
+            load_settings(tmp_path, env(tmp_path, PAICLI_SKILL_BODY_BUDGET=bad))

@@ -7,6 +7,10 @@
   ``execute_command`` asks. PaiCLI first asks an LLM classifier; until we have one, auto mode
   fails closed to asking, as the reference's classifier does when no client is available.
 - ``ask`` (``/hitl on``): every dangerous tool asks.
+- Every ``mcp__*`` tool asks at both levels: what it does is the external server's business.
+  PaiCLI's auto mode hands MCP calls back to the model unrun (v.1); paicli asks instead, as it
+  does for ``execute_command`` while it has no classifier. "Approve all" of one MCP tool
+  approves its whole server for the session (v.1 keys MCP approvals by server).
 - ``yes`` (``--yes``): everything runs; guards still apply, since policy denials are not
   approvals to grant.
 
@@ -21,7 +25,14 @@ from __future__ import annotations
 
 import json
 from dataclasses import dataclass
-from typing import Any, Union
+from typing import Any
+
+from tools.policy.decision import Allow, Ask, Decision, Deny
+
+from tools.mcp.names import is_mcp, server_of
+
+__all__ = ["Allow", "Ask", "Decision", "Deny", "Unclear", "approval_request", "approved_before", "covered",
+           "decide", "read_answer"]
 
 DANGEROUS_TOOLS = frozenset({"write_file", "edit_file", "execute_command"})  # reference v.1
 AUTO_ASK_TOOLS = frozenset({"execute_command"})
@@ -34,28 +45,8 @@ RISK = {
     "write_file": "将写入或覆盖文件内容，原有内容将丢失",
     "edit_file": "将替换文件中唯一匹配的原文片段",
 }
-
-
-@dataclass(frozen=True)
-class Allow:
-    args: dict[str, Any]
-
-
-@dataclass(frozen=True)
-class Ask:
-    tool: str
-    args: dict[str, Any]
-    danger: str
-    risk: str
-    notice: str = ""  # why this call needs a question even when the level would not ask
-
-
-@dataclass(frozen=True)
-class Deny:
-    text: str  # the tool result the model reads
-
-
-Decision = Union[Allow, Ask, Deny]
+MCP_DANGER = "🟡 MCP"  # reference v.3
+MCP_RISK = "将调用外部 MCP server 提供的工具，可能访问网络、文件或第三方服务"
 
 
 def decide(tool: str, args: dict[str, Any], level: str, approved_all: frozenset[str] | set[str] = frozenset(),
@@ -65,12 +56,31 @@ def decide(tool: str, args: dict[str, Any], level: str, approved_all: frozenset[
         return Allow(args)
     if protected:  # a hook, .env or PAI.md runs or instructs later: as risky as a command
         return Ask(tool, args, PROTECTED_DANGER, RISK.get(tool, ""), protected)
-    if tool in approved_all:
+    if approved_before(tool, approved_all):  # audited as the level's allow
         return Allow(args)
+    if is_mcp(tool):
+        return Ask(tool, args, MCP_DANGER, MCP_RISK)
     risky = DANGEROUS_TOOLS if level == "ask" else AUTO_ASK_TOOLS
     if tool in risky:
         return Ask(tool, args, DANGER.get(tool, "🟢 安全"), RISK.get(tool, ""))
     return Allow(args)
+
+
+def approved_before(tool: str, approved_all: frozenset[str] | set[str]) -> bool:
+    """The user chose "approve all" for this tool, or for a tool of the same MCP server (v.1)."""
+    return tool in approved_all or server_approved(tool, approved_all)
+
+
+def covered(ask: Ask, approved_all: frozenset[str] | set[str]) -> bool:
+    """An "approve all" given earlier in the same step answers this question, unless the call
+    writes a protected path: those are asked every time (v.1)."""
+    return not ask.notice and approved_before(ask.tool, approved_all)
+
+
+def server_approved(tool: str, approved_all: frozenset[str] | set[str]) -> bool:
+    """An MCP tool whose server had one of its tools approved-all this session (v.1)."""
+    server = server_of(tool)
+    return server is not None and any(server_of(name) == server for name in approved_all)
 
 
 @dataclass(frozen=True)
@@ -122,7 +132,8 @@ _EDIT_NEEDS_ARGS = ("an edit needs the new arguments: resume with {\"decision\":
 
 
 def read_answer(answer: Any, ask: Ask) -> tuple[Decision | Unclear, bool]:
-    """Turn a resume value into a decision; the flag says "approve all of this tool".
+    """Turn a resume value into the user's decision (``approver="hitl"``); the flag says
+    "approve all of this tool".
 
     Accepts the CLI's dict ``{"decision": ..., "reason"?, "args"?}`` or a bare string
     (``"y"``, ``"approve"``, ...) as a person would type in Studio. Anything else is ``Unclear``:
@@ -135,14 +146,12 @@ def read_answer(answer: Any, ask: Ask) -> tuple[Decision | Unclear, bool]:
     if verdict is None:
         shown = json.dumps(answer, ensure_ascii=False, default=str)[:200]
         return Unclear(f"resume value not understood / 无法识别的审批结果: {shown}. {RESUME_HELP}"), False
-    if verdict == "approve":
-        return Allow(ask.args), False
-    if verdict == "approve_all":
-        return Allow(ask.args), True
+    if verdict in ("approve", "approve_all"):
+        return Allow(ask.args, "hitl"), verdict == "approve_all"
     if verdict == "edit":
         args = answer.get("args")
-        return (Allow(args), False) if isinstance(args, dict) else (Unclear(_EDIT_NEEDS_ARGS), False)
+        return (Allow(args, "hitl"), False) if isinstance(args, dict) else (Unclear(_EDIT_NEEDS_ARGS), False)
     if verdict == "skip":
-        return Deny("[HITL] 操作已被跳过"), False
+        return Deny("[HITL] 操作已被跳过", "hitl"), False
     reason = str(answer.get("reason") or "").strip() or "用户拒绝了此操作"
-    return Deny(f"[HITL] 操作已被拒绝：{reason}" + (f"。{ask.notice}" if ask.notice else "")), False
+    return Deny(f"[HITL] 操作已被拒绝：{reason}" + (f"。{ask.notice}" if ask.notice else ""), "hitl"), False

@@ -4,17 +4,18 @@ Pure functions on plain data, for the ``gate_tools`` / ``execute_tools`` nodes:
 
 - ``classify`` (tools/policy/classify.py) reads the submitted text once per turn;
 - ``expose`` picks the tool names advertised to the model (o.4);
-- ``authorize`` decides one call (o.5); a ``Deny`` becomes the tool result
-  ``🛡️ 工具调用已拒绝 [<CODE>]: <message>`` and HITL is never asked (v.4);
+- ``authorize`` judges one call (o.5): ``None`` when no rule objects, else a
+  ``tools.policy.decision.Deny`` whose text is the tool result
+  ``🛡️ 工具调用已拒绝 [<CODE>]: <message>``; HITL is never asked about it (v.4);
 - ``add_discovered`` is the observe step (o.6).
 
 URL authority: a web_fetch, browser or network-command URL must come from the submitted
 text or from the structured results of a ``web_search`` in the same turn. Prose URLs in
 tool output never grant anything.
 
-Left out: paicli has no browser or MCP tools yet, so every browser tool (``browser_*``,
-``mcp__chrome-devtools__*``, ``mcp__browser__*``, ``mcp__playwright__*``) counts as a web
-tool and is always hidden, which stands in for o.4 rule 4. The browser page/tab state machine
+Left out: paicli has no browser tools, so every browser tool (``browser_*``, and the tools of
+MCP servers named ``chrome-devtools``, ``browser`` or ``playwright``) counts as a web tool and
+is always hidden, which stands in for o.4 rule 4. Other MCP tools are exposed like built-ins. The browser page/tab state machine
 (o.5 rules 4 and 5, the o.6 context updates, the browser lease) is not ported.
 """
 
@@ -23,16 +24,16 @@ from __future__ import annotations
 import json
 import re
 from collections.abc import Iterable
-from dataclasses import dataclass
-from typing import Any, Union
+from typing import Any
 
+from tools.policy.decision import Deny
 from tools.policy.external_context import blocks_automatic_memory
 from tools.policy.classify import NETWORK_COMMAND, WEB_COMMAND, TurnClass, classify, command_of
 from tools.urls import extract_urls, normalize_url
 
 __all__ = [
-    "ALLOW", "Allow", "Decision", "Deny", "NETWORK_COMMAND", "TurnClass", "WEB_COMMAND",
-    "add_discovered", "authorize", "classify", "denial_text", "expose", "is_browser_tool",
+    "NETWORK_COMMAND", "TurnClass", "WEB_COMMAND", "add_discovered", "authorize", "classify",
+    "denial_text", "expose", "is_browser_tool", "policy_denial",
     "is_web_fetch_tool", "is_web_tool", "urls_in_args",
 ]
 
@@ -64,28 +65,13 @@ _HISTORY_TYPES = {"back", "forward", "reload"}  # o.5 rule 4
 _EXTERNAL_HINT = re.compile(r"互联网|联网|网页|browser|http| url")
 
 
-@dataclass(frozen=True)
-class Allow:
-    pass
-
-
-@dataclass(frozen=True)
-class Deny:
-    code: str
-    message: str
-
-    @property
-    def text(self) -> str:
-        return denial_text(self.code, self.message)
-
-
-Decision = Union[Allow, Deny]
-ALLOW = Allow()
-
-
 def denial_text(code: str, message: str) -> str:
     """The synthetic failed tool result of a denial (reference o.2)."""
     return f"🛡️ 工具调用已拒绝 [{code}]: {message}"
+
+
+def policy_denial(code: str, message: str) -> Deny:
+    return Deny(denial_text(code, message), "policy", code)
 
 
 def is_browser_tool(name: str) -> bool:
@@ -121,25 +107,25 @@ def _hidden(turn: TurnClass, name: str, description: str, grounded: bool) -> boo
 
 def authorize(turn: TurnClass, name: str | None, args: Any, advertised: Iterable[str],
               discovered_urls: Iterable[str] = frozenset(), external_sources: tuple[str, ...] = (),
-              guard_on: bool = True) -> Decision:
-    """Decide one call, o.5 rules in order; the first that matches wins.
+              guard_on: bool = True) -> Deny | None:
+    """Judge one call, o.5 rules in order; the first that matches denies it, None lets it pass.
 
     ``discovered_urls`` are the normalised URLs this turn's web_search calls returned as
     structured results; ``external_sources`` is the session's recorded tuple (o.1).
     """
     tool = (name or "").strip()
     if not tool:
-        return Deny(TOOL_NOT_ADVERTISED, MSG_INVALID_CALL)
+        return policy_denial(TOOL_NOT_ADVERTISED, MSG_INVALID_CALL)
     grounded = turn.grounded_urls | {normalize_url(url) for url in discovered_urls}
     denial = _web_rule(turn, tool, args) or _url_rule(tool, args, grounded)
     if denial:
         return denial
     if tool not in set(advertised):
-        return Deny(TOOL_NOT_ADVERTISED, MSG_NOT_ADVERTISED)
+        return policy_denial(TOOL_NOT_ADVERTISED, MSG_NOT_ADVERTISED)
     if (tool == "save_memory" and blocks_automatic_memory(external_sources, guard_on)
             and not turn.explicit_memory_requested):
-        return Deny(MEMORY_EXTERNAL_CONTEXT, MSG_MEMORY_EXTERNAL)
-    return ALLOW
+        return policy_denial(MEMORY_EXTERNAL_CONTEXT, MSG_MEMORY_EXTERNAL)
+    return None
 
 
 def _web_rule(turn: TurnClass, tool: str, args: Any) -> Deny | None:
@@ -147,9 +133,9 @@ def _web_rule(turn: TurnClass, tool: str, args: Any) -> Deny | None:
     if not (is_web_tool(tool) or NETWORK_COMMAND.search(command_of(tool, args))):
         return None
     if turn.headline_only:
-        return Deny(NO_ACTION, MSG_NO_ACTION)
+        return policy_denial(NO_ACTION, MSG_NO_ACTION)
     if turn.web_forbidden:
-        return Deny(WEB_FORBIDDEN, MSG_WEB_FORBIDDEN)
+        return policy_denial(WEB_FORBIDDEN, MSG_WEB_FORBIDDEN)
     return None
 
 
@@ -158,14 +144,14 @@ def _url_rule(tool: str, args: Any, grounded: frozenset[str]) -> Deny | None:
     command = command_of(tool, args)
     urls = urls_in_args(args)
     if is_web_fetch_tool(tool) and not urls:
-        return Deny(UNGROUNDED_URL, MSG_FETCH_NO_URL)
+        return policy_denial(UNGROUNDED_URL, MSG_FETCH_NO_URL)
     if _is_navigation(tool) and not _is_history_navigation(tool, args) and not urls:
-        return Deny(UNGROUNDED_URL, MSG_NAVIGATE_NO_URL)
+        return policy_denial(UNGROUNDED_URL, MSG_NAVIGATE_NO_URL)
     reaches = is_web_fetch_tool(tool) or is_browser_tool(tool) or NETWORK_COMMAND.search(command)
     if reaches and any(url not in grounded for url in urls):
-        return Deny(UNGROUNDED_URL, MSG_UNGROUNDED)
+        return policy_denial(UNGROUNDED_URL, MSG_UNGROUNDED)
     if WEB_COMMAND.search(command) and not urls:
-        return Deny(UNGROUNDED_URL, MSG_COMMAND_NO_URL)
+        return policy_denial(UNGROUNDED_URL, MSG_COMMAND_NO_URL)
     return None
 
 

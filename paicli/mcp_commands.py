@@ -1,0 +1,84 @@
+"""``/mcp`` (reference u.1): the servers and their state, and restart, disable, enable, trust, logs.
+
+``app.mcp`` is a ``tools.mcp.servers.McpServers``. In the REPL the servers were started with
+the session; under ``paicli -p "/mcp"`` the listing starts them first (and waits the startup
+wait), so the states it prints are real. ``disable`` and ``enable`` last for the process;
+``trust`` is kept in ``$PAICLI_HOME/mcp/trust.json`` for exactly the entry as it is now.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+USAGE = "❌ 用法: /mcp [restart|disable|enable|trust|logs <name>]"
+STATE_LABELS = {"ready": "ready", "starting": "starting", "failed": "failed", "untrusted": "untrusted",
+                "disabled": "disabled"}
+VERBS = ("restart", "disable", "enable", "trust", "logs")
+
+
+async def mcp(payload: str, app: Any, say: Any, interactive: bool) -> None:
+    verb, _, name = payload.partition(" ")
+    verb, name = verb.lower(), name.strip()
+    servers = app.mcp
+    if not verb:
+        await _list(app, servers, say)
+        return
+    if verb not in VERBS:
+        say.fail(USAGE)
+        return
+    if name not in servers.servers:
+        say.fail(f"❌ 未找到 MCP server: {name or '（未给出名称）'}（/mcp 查看已配置的 server）")
+        return
+    await _act(verb, name, servers, say, interactive)
+
+
+async def _act(verb: str, name: str, servers: Any, say: Any, interactive: bool) -> None:
+    state = servers.servers[name]
+    if verb == "logs":
+        lines = servers.logs(name)
+        say(f"📜 MCP server {name} 的日志（最近 {len(lines)} 行）：" if lines else f"📭 MCP server {name} 还没有日志")
+        for line in lines:
+            say(f"   {line}")
+    elif verb == "trust":
+        servers.trust_server(name, start=interactive)
+        say(f"✅ 已信任项目 MCP server {name}: {state.config.describe()}（配置变化后需要重新信任）")
+    elif state.status == "untrusted" and verb != "disable":
+        say.fail(_untrusted_hint(name))
+    elif verb == "disable":
+        servers.disable(name)
+        say(f"⏸️ 已停用 MCP server {name}（本次运行有效；/mcp enable {name} 恢复）")
+    else:  # restart, enable: the server starts in the background
+        servers.restart(name) if verb == "restart" else servers.enable(name)
+        say(f"🔄 MCP server {name} 正在启动，稍后用 /mcp 查看状态")
+
+
+async def _list(app: Any, servers: Any, say: Any) -> None:
+    setup = app.settings.mcp
+    for problem in setup.problems:
+        say(problem)
+    if not servers.servers:
+        say(f"📭 没有配置 MCP server（用户: {app.settings.home / 'mcp.json'}，项目: "
+            f"{app.settings.project_root / '.mcp.json'}）")
+        return
+    if not any(s.task is not None for s in servers.servers.values()):
+        servers.start()  # `paicli -p "/mcp"`: start them so the states are real
+        await servers.wait_started()
+    say(f"🔌 MCP servers（{servers.status_label()}）：")
+    for name, state in servers.servers.items():
+        say(_row(name, state))
+        if state.status == "untrusted":
+            say(f"      {_untrusted_hint(name)}")
+        elif state.status == "failed":
+            say(f"      {state.error}（/mcp restart {name} 重试，/mcp logs {name} 查看日志）")
+
+
+def _row(name: str, state: Any) -> str:
+    source = "项目 .mcp.json" if state.config.source == "project" else "用户配置"
+    tools = f"{len(state.specs)} 个工具" if state.status == "ready" else "-"
+    return (f"   {name:<16} {STATE_LABELS.get(state.status, state.status):<10} {tools:<8} "
+            f"{state.config.transport:<5} {source}  {state.config.describe()}")
+
+
+def _untrusted_hint(name: str) -> str:
+    return (f"⚠️ {name} 来自项目的 .mcp.json，尚未信任，不会启动；确认上面的命令可信后运行 /mcp trust {name}"
+            "（配置变化后需要重新信任）")

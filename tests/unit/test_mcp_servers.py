@@ -1,0 +1,156 @@
+"""McpServers against a real MCP server (tests/support/mcp_server.py, FastMCP) over stdio and
+streamable HTTP: tools offered as mcp__<server>__<tool>, called, timed out, crashed, restarted."""
+
+from __future__ import annotations
+
+import asyncio
+import socket
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pytest
+
+from paicli import commands
+from tools.mcp.config import McpSetup, parse_entry
+from tools.mcp.servers import McpServers
+
+SERVER = str(Path(__file__).resolve().parents[1] / "support" / "mcp_server.py")
+
+
+def _servers(tmp_path: Path, *entries: tuple[str, dict], call_timeout: float = 10.0) -> McpServers:
+    configs = tuple(parse_entry(name, entry, "user") for name, entry in entries)
+    return McpServers(McpSetup(servers=configs, call_timeout=call_timeout, startup_wait=20,
+                               state_dir=tmp_path / "mcp"), tmp_path)
+
+
+def _stdio() -> dict:
+    return {"command": sys.executable, "args": [SERVER]}
+
+
+async def _started(servers: McpServers) -> McpServers:
+    servers.start()
+    await servers.wait_started()
+    return servers
+
+
+async def test_a_stdio_tool_is_offered_under_its_mcp_name_and_called(tmp_path):
+    changes: list[list[str]] = []
+    servers = _servers(tmp_path, ("demo", _stdio()))
+    servers.on_change = lambda specs: changes.append(sorted(specs))
+    try:
+        await _started(servers)
+        spec = servers.specs()["mcp__demo__echo"]
+        assert spec.parameters["properties"]["text"]["type"] == "string"
+        assert spec.description == "Echo the text back. (MCP server: demo, tool: echo)"
+        result = await spec.fn({"text": "hi"}, None)
+        assert (str(result), result.ok) == ("echo: hi", True)
+        assert changes[-1] == ["mcp__demo__broken", "mcp__demo__crash", "mcp__demo__echo", "mcp__demo__slow"]
+        assert servers.status_label() == "MCP 1/1"
+        broken = await servers.specs()["mcp__demo__broken"].fn({}, None)
+        assert not broken.ok and broken.startswith("MCP 工具返回错误:") and "this tool is broken" in broken
+    finally:
+        servers.close()
+
+
+async def test_a_slow_tool_times_out_cleanly_and_the_server_stays(tmp_path):
+    servers = await _started(_servers(tmp_path, ("demo", _stdio()), call_timeout=1))
+    try:
+        started = time.monotonic()
+        result = await servers.specs()["mcp__demo__slow"].fn({"seconds": 30}, None)
+        assert time.monotonic() - started < 10
+        assert not result.ok and result == "MCP 工具调用失败: demo.slow 超过 1 秒未返回，已放弃本次调用"
+        assert servers.servers["demo"].status == "ready"
+        assert (await servers.specs()["mcp__demo__echo"].fn({"text": "still"}, None)) == "echo: still"
+    finally:
+        servers.close()
+
+
+async def test_a_crashed_server_fails_the_call_and_comes_back_with_mcp_restart(tmp_path):
+    servers = await _started(_servers(tmp_path, ("demo", _stdio())))
+    app = _App(servers)
+    try:
+        crashed = await servers.specs()["mcp__demo__crash"].fn({}, None)
+        assert not crashed.ok and crashed.startswith("MCP 工具调用失败: demo.crash") and "/mcp restart demo" in crashed
+        later = await servers.specs()["mcp__demo__echo"].fn({"text": "x"}, None)
+        assert not later.ok and "当前不可用（failed" in later
+        assert servers.status_label() == "MCP 0/1"
+        lines: list[str] = []
+        await commands.handle("/mcp logs demo", app, lines.append)
+        assert any("crashing on purpose" in line for line in lines)  # the server's stderr, kept
+
+        await commands.handle("/mcp restart demo", app, lines.append)
+        await servers.wait_started()
+        assert servers.servers["demo"].status == "ready"
+        assert await servers.specs()["mcp__demo__echo"].fn({"text": "back"}, None) == "echo: back"
+    finally:
+        servers.close()
+
+
+async def test_disable_drops_the_tools_and_enable_brings_them_back(tmp_path):
+    servers = await _started(_servers(tmp_path, ("demo", _stdio())))
+    app = _App(servers)
+    try:
+        lines: list[str] = []
+        await commands.handle("/mcp disable demo", app, lines.append)
+        assert servers.specs() == {} and servers.status_label() == "MCP 0"
+        await commands.handle("/mcp enable demo", app, lines.append)
+        await servers.wait_started()
+        assert "mcp__demo__echo" in servers.specs()
+    finally:
+        servers.close()
+
+
+async def test_a_server_that_cannot_start_is_failed_and_the_others_run(tmp_path):
+    missing = {"command": str(tmp_path / "no-such-program")}
+    servers = await _started(_servers(tmp_path, ("gone", missing), ("demo", _stdio())))
+    try:
+        assert servers.servers["gone"].status == "failed" and servers.servers["gone"].error
+        assert servers.status_label() == "MCP 1/2"
+        lines: list[str] = []
+        await commands.handle("/mcp", _App(servers), lines.append)
+        assert any("gone" in line and "failed" in line for line in lines)
+        assert any("demo" in line and "ready" in line and "4 个工具" in line for line in lines)
+    finally:
+        servers.close()
+
+
+def _free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+@pytest.fixture
+def http_server():
+    port = _free_port()
+    child = subprocess.Popen([sys.executable, SERVER, "--http", str(port)], stderr=subprocess.DEVNULL)
+    deadline = time.monotonic() + 20
+    while time.monotonic() < deadline:
+        try:
+            socket.create_connection(("127.0.0.1", port), timeout=0.2).close()
+            break
+        except OSError:
+            time.sleep(0.1)
+    yield f"http://127.0.0.1:{port}/mcp"
+    child.terminate()
+    child.wait(10)
+
+
+async def test_a_streamable_http_tool_is_called(tmp_path, http_server):
+    servers = await _started(_servers(tmp_path, ("web", {"type": "http", "url": http_server})))
+    try:
+        assert servers.servers["web"].status == "ready", servers.servers["web"].error
+        assert await servers.specs()["mcp__web__echo"].fn({"text": "over http"}, None) == "echo: over http"
+    finally:
+        servers.close()
+
+
+class _App:
+    """What /mcp reads of the App: the servers and the settings' paths."""
+
+    def __init__(self, servers: McpServers):
+        self.mcp = servers
+        self.settings = type("S", (), {"mcp": servers.setup, "home": Path("/nonexistent"),
+                                       "project_root": servers.root})()

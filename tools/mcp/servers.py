@@ -1,0 +1,223 @@
+"""The MCP servers of one process: started in the background, watched, restarted.
+
+The servers live on an event loop of their own, in a daemon thread, so neither the REPL's
+prompt nor ``paicli --help`` waits for them, and the MCP libraries are imported there, after
+start-up. Each server is one task that holds its session open (``connect.open_session``),
+lists its tools through ``langchain_mcp_adapters.tools.load_mcp_tools`` and waits to be
+stopped. ``on_change`` receives the tool specs whenever a server becomes ready or goes away;
+the session swaps its tool table (one attribute assignment, so a reader sees the old table or
+the new one). A tool of a server that died stays advertised and answers
+``MCP 工具调用失败: …`` with the fix (``/mcp restart``), so the model learns why.
+
+States: starting, ready, failed, untrusted (a project server not trusted for this entry),
+disabled (``"disabled": true`` or ``/mcp disable``, for this process).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import concurrent.futures
+import threading
+import time
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, Callable
+
+from tools.base import ToolSpec, ToolText, failed
+from tools.mcp.adapter import content_text, tool_spec
+from tools.mcp.config import McpSetup, ServerConfig
+from tools.mcp.connect import ServerLog, describe_error, open_session
+from tools.mcp.trust import TrustStore
+
+START_TIMEOUT = 30.0  # seconds a server has to answer initialize and tools/list
+CLOSE_WAIT = 3.0
+
+
+@dataclass
+class ServerState:
+    config: ServerConfig
+    status: str = "starting"
+    error: str = ""
+    tools: dict[str, Any] = field(default_factory=dict)  # MCP tool name -> LangChain tool
+    specs: dict[str, ToolSpec] = field(default_factory=dict)
+    stop: Any = None  # asyncio.Event on the servers' loop
+    task: Any = None  # its concurrent future
+
+
+class McpServers:
+    def __init__(self, setup: McpSetup, root: Path, on_change: Callable[[dict[str, ToolSpec]], None] | None = None):
+        self.setup, self.root, self.on_change = setup, root, on_change
+        self.trust = TrustStore(setup.state_dir / "trust.json" if setup.state_dir else None, str(root))
+        self.servers = {c.name: ServerState(c) for c in setup.servers}
+        self._loop: asyncio.AbstractEventLoop | None = None
+        self._started_at = 0.0
+
+    # -- lifecycle -------------------------------------------------------------------------
+    def start(self) -> None:
+        """Launch every trusted, enabled server in the background; returns at once."""
+        for state in self.servers.values():
+            if state.config.disabled:
+                state.status = "disabled"
+            elif not self.trust.trusted(state.config):
+                state.status = "untrusted"
+        if not any(s.status == "starting" for s in self.servers.values()):
+            return
+        for state in self.servers.values():
+            if state.status == "starting":
+                self._launch(state)
+
+    def _ensure_loop(self) -> asyncio.AbstractEventLoop:
+        if self._loop is None:
+            self._loop = asyncio.new_event_loop()
+            threading.Thread(target=self._loop.run_forever, name="paicli-mcp", daemon=True).start()
+        return self._loop
+
+    def _launch(self, state: ServerState) -> None:
+        self._started_at = time.monotonic()  # the next turn waits for it as for a first start
+        state.status, state.error = "starting", ""
+        state.task = asyncio.run_coroutine_threadsafe(self._serve(state), self._ensure_loop())
+
+    async def _serve(self, state: ServerState) -> None:
+        from langchain_mcp_adapters.tools import load_mcp_tools
+
+        name, log = state.config.name, ServerLog(self.setup.state_dir, state.config.name)
+        state.stop = asyncio.Event()
+        log.note(f"启动 {state.config.describe()}")
+        timer = asyncio.get_running_loop().call_later(START_TIMEOUT, _timeout, state, asyncio.current_task())
+        try:
+            with log.open() as errlog:
+                async with open_session(state.config, self.root, errlog) as session:
+                    tools = await load_mcp_tools(session, server_name=name, handle_tool_errors=False)
+                    timer.cancel()
+                    self._ready(state, tools)
+                    await state.stop.wait()
+        except asyncio.CancelledError:
+            self._failed(state, state.error or "已停止", log)
+            if state.error != f"启动超时（{START_TIMEOUT:g} 秒）":
+                raise
+        except BaseException as exc:  # noqa: BLE001 - a server's failure is its state, never ours
+            self._failed(state, describe_error(exc), log)
+        finally:
+            timer.cancel()
+        if state.status == "ready":  # stopped on purpose
+            log.note("已停止")
+
+    def _ready(self, state: ServerState, tools: list[Any]) -> None:
+        specs: dict[str, ToolSpec] = {}
+        for tool in tools:
+            spec = tool_spec(state.config.name, tool, self.call)
+            specs.setdefault(spec.name, spec)  # two names the same after sanitising: the first wins
+        state.tools = {tool.name: tool for tool in tools}
+        state.specs, state.status = specs, "ready"
+        self._changed()
+
+    def _failed(self, state: ServerState, error: str, log: ServerLog) -> None:
+        if state.status in ("disabled", "ready") and state.stop is not None and state.stop.is_set():
+            return  # stopped on purpose (disable, restart, exit)
+        state.status, state.error = "failed", state.error or error
+        log.note(f"失败: {state.error}")
+        self._changed()
+
+    def _changed(self) -> None:
+        if self.on_change is not None:
+            self.on_change(self.specs())
+
+    def _stop(self, state: ServerState) -> None:
+        if state.stop is not None and self._loop is not None:
+            self._loop.call_soon_threadsafe(state.stop.set)
+        if state.task is not None:
+            concurrent.futures.wait([state.task], timeout=CLOSE_WAIT)
+
+    def close(self) -> None:
+        """Stop every server (their processes end with their sessions), then the loop."""
+        for state in self.servers.values():
+            if state.stop is not None and self._loop is not None:
+                self._loop.call_soon_threadsafe(state.stop.set)
+        tasks = [s.task for s in self.servers.values() if s.task is not None]
+        if tasks:
+            concurrent.futures.wait(tasks, timeout=CLOSE_WAIT)
+        if self._loop is not None:
+            self._loop.call_soon_threadsafe(self._loop.stop)
+
+    async def wait_started(self) -> None:
+        """Before a turn: wait for servers still starting, until the startup wait since launch."""
+        deadline = self._started_at + self.setup.startup_wait
+        while any(s.status == "starting" for s in self.servers.values()) and time.monotonic() < deadline:
+            await asyncio.sleep(0.05)
+
+    # -- /mcp ------------------------------------------------------------------------------
+    def restart(self, name: str) -> None:
+        state = self.servers[name]
+        self._stop(state)
+        self._launch(state)
+
+    def disable(self, name: str) -> None:
+        state = self.servers[name]
+        state.status = "disabled"
+        self._stop(state)
+        state.specs = {}
+        self._changed()
+
+    def enable(self, name: str) -> None:
+        state = self.servers[name]
+        if self.trust.trusted(state.config):
+            self._launch(state)
+        else:
+            state.status = "untrusted"
+
+    def trust_server(self, name: str, start: bool) -> None:
+        state = self.servers[name]
+        self.trust.trust(state.config)
+        if start and state.status in ("untrusted", "failed"):
+            self._launch(state)
+
+    def logs(self, name: str) -> list[str]:
+        return ServerLog(self.setup.state_dir, name).tail()
+
+    def counts(self) -> tuple[int, int]:
+        """(ready, configured and not disabled), for ``MCP <ready>/<total>`` (reference u.4)."""
+        live = [s for s in self.servers.values() if s.status != "disabled"]
+        return sum(1 for s in live if s.status == "ready"), len(live)
+
+    def status_label(self) -> str:
+        ready, total = self.counts()
+        return f"MCP {ready}/{total}" if total else "MCP 0"
+
+    def specs(self) -> dict[str, ToolSpec]:
+        return {name: spec for s in self.servers.values() if s.status != "disabled" for name, spec in s.specs.items()}
+
+    # -- calls -----------------------------------------------------------------------------
+    async def call(self, server: str, tool: str, args: dict[str, Any]) -> ToolText:
+        """One tool call, run on the servers' loop; every failure is a typed failed result."""
+        state = self.servers.get(server)
+        if state is None or state.status != "ready" or self._loop is None:
+            status = state.status if state else "未配置"
+            detail = f"：{state.error}" if state and state.error else ""
+            return failed(f"MCP 工具调用失败: server {server} 当前不可用（{status}{detail}），"
+                          f"用户可用 /mcp restart {server} 重启")
+        future = asyncio.run_coroutine_threadsafe(self._call(state, tool, args), self._loop)
+        return await asyncio.wrap_future(future)
+
+    async def _call(self, state: ServerState, tool: str, args: dict[str, Any]) -> ToolText:
+        from langchain_core.tools import ToolException
+
+        name, timeout = state.config.name, self.setup.call_timeout
+        try:
+            content = await asyncio.wait_for(state.tools[tool].ainvoke(args), timeout)
+        except asyncio.TimeoutError:
+            return failed(f"MCP 工具调用失败: {name}.{tool} 超过 {timeout:g} 秒未返回，已放弃本次调用")
+        except ToolException as exc:  # the server answered isError: the tool failed, the server is fine
+            return failed(f"MCP 工具返回错误: {exc}")
+        except Exception as exc:  # noqa: BLE001 - a broken connection: the server is gone
+            error = describe_error(exc)
+            state.status, state.error = "failed", error
+            state.stop.set()
+            ServerLog(self.setup.state_dir, name).note(f"失败: {error}")
+            self._changed()
+            return failed(f"MCP 工具调用失败: {name}.{tool}: {error}（server 已断开，用户可用 /mcp restart {name} 重启）")
+        return ToolText(content_text(content))
+
+
+def _timeout(state: ServerState, task: asyncio.Task) -> None:
+    state.error = f"启动超时（{START_TIMEOUT:g} 秒）"
+    task.cancel()

@@ -1,0 +1,134 @@
+"""Skills on disk (reference s.6): where they are, how one ``SKILL.md`` is read.
+
+A skill is a directory holding ``SKILL.md``: YAML front matter with ``name`` and ``description``,
+then a Markdown body, and optionally ``references/``, ``scripts/`` and other files. Three
+sources, later ones winning a name: the built-in skills shipped in this package, the user's
+(``$PAICLI_HOME/skills/<name>/``) and the project's (``<project>/.paicli/skills/<name>/``), as
+prompt overrides go (reference q.1). A skill that cannot be read is kept as a broken entry whose
+``problem`` says why, so one bad file never stops the others.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import re
+from dataclasses import dataclass
+from pathlib import Path
+
+import yaml
+
+BUILTIN_DIR = Path(__file__).parent / "builtin"
+SKILL_FILE = "SKILL.md"
+SOURCES = ("builtin", "user", "project")  # lowest priority first
+MAX_SKILL_BYTES = 1024 * 1024  # a SKILL.md is instructions, not data; a bigger one is a mistake
+MAX_DESCRIPTION = 1024  # the common SKILL.md format's limit
+NAME = re.compile(r"[A-Za-z0-9][A-Za-z0-9._-]{0,63}")
+_FRONT = re.compile(r"\A---[ \t]*\r?\n(.*?)^---[ \t]*(?:\r?\n|\Z)", re.DOTALL | re.MULTILINE)
+
+
+@dataclass(frozen=True)
+class Skill:
+    name: str
+    source: str  # builtin | user | project
+    directory: Path  # absolute, as found (a user may link a skill directory from elsewhere)
+    description: str = ""
+    body: str = ""
+    digest: str = ""  # SHA-256 of SKILL.md's bytes: what trusting a project skill pins
+    problem: str | None = None  # why the skill cannot be used; None when it can
+
+    @property
+    def path(self) -> Path:
+        return self.directory / SKILL_FILE
+
+
+def source_dirs(home: Path | None, project: Path | None, builtin: Path = BUILTIN_DIR) -> dict[str, Path]:
+    dirs = {"builtin": builtin}
+    if home is not None:
+        dirs["user"] = home / "skills"
+    if project is not None:
+        dirs["project"] = project / ".paicli" / "skills"
+    return dirs
+
+
+def scan(dirs: dict[str, Path]) -> dict[str, Skill]:
+    """Every skill by name; a later source replaces an earlier one of the same name."""
+    found: dict[str, Skill] = {}
+    for source in SOURCES:
+        root = dirs.get(source)
+        if root is None or not root.is_dir():
+            continue
+        for entry in sorted(root.iterdir()):
+            if entry.is_dir() and not entry.name.startswith("."):
+                found[entry.name] = read_skill(entry, source)
+    return dict(sorted(found.items()))
+
+
+def find(dirs: dict[str, Path], name: str) -> Skill | None:
+    """The skill ``name`` as it is on disk now (the highest source that has it)."""
+    if not NAME.fullmatch(name):
+        return None
+    for source in reversed(SOURCES):
+        root = dirs.get(source)
+        if root is not None and (root / name).is_dir():
+            return read_skill(root / name, source)
+    return None
+
+
+def read_skill(directory: Path, source: str) -> Skill:
+    directory = directory.absolute()
+    broken = lambda problem, digest="": Skill(directory.name, source, directory, digest=digest,  # noqa: E731
+                                               problem=problem)
+    path = directory / SKILL_FILE
+    if not path.is_file():
+        return broken(f"缺少 {SKILL_FILE}")
+    if not path.resolve().is_relative_to(directory.resolve()):
+        return broken(f"{SKILL_FILE} 是指向 Skill 目录之外的链接")
+    try:
+        data = path.read_bytes()[:MAX_SKILL_BYTES + 1]
+    except OSError as exc:
+        return broken(f"无法读取 {SKILL_FILE}: {exc.strerror or exc}")
+    if len(data) > MAX_SKILL_BYTES:
+        return broken(f"{SKILL_FILE} 超过 1 MB")
+    digest = hashlib.sha256(data).hexdigest()
+    try:
+        name, description, body = parse(data.decode("utf-8"))
+    except ValueError as exc:
+        return broken(str(exc), digest)
+    if name != directory.name:
+        return broken(f"name '{name}' 与目录名 '{directory.name}' 不一致", digest)
+    return Skill(name, source, directory, description, body, digest)
+
+
+def parse(text: str) -> tuple[str, str, str]:
+    """(name, description, body) of a SKILL.md; ValueError names what is wrong."""
+    text = text.removeprefix("\ufeff")
+    match = _FRONT.match(text)
+    if match is None:
+        raise ValueError("缺少 YAML front matter（文件须以 --- 开头，并以 --- 结束）")
+    try:
+        meta = yaml.safe_load(match.group(1))
+    except yaml.YAMLError as exc:
+        raise ValueError(f"front matter 不是合法的 YAML: {_yaml_problem(exc)}") from None
+    if not isinstance(meta, dict):
+        raise ValueError("front matter 必须是 键: 值 形式")
+    name, description = meta.get("name"), meta.get("description")
+    if name is not None and not isinstance(name, str):  # YAML reads on/off/yes/no/2024 as values
+        raise ValueError(f"name 必须是文本，YAML 把它读成了 {name!r}；请给它加引号")
+    if not isinstance(name, str) or not name.strip():
+        raise ValueError("front matter 缺少 name")
+    if not NAME.fullmatch(name.strip()):
+        raise ValueError(f"name '{name.strip()[:80]}' 只能包含字母、数字、.、_、-（最多 64 个字符）")
+    if not isinstance(description, str) or not description.strip():
+        raise ValueError("front matter 缺少 description")
+    return name.strip(), one_line(description)[:MAX_DESCRIPTION], text[match.end():].strip("\r\n")
+
+
+def one_line(text: str) -> str:
+    """A description goes into the system prompt's index: one line, no control characters."""
+    return " ".join("".join(c if c.isprintable() else " " for c in text).split())
+
+
+def _yaml_problem(exc: yaml.YAMLError) -> str:
+    mark = getattr(exc, "problem_mark", None)
+    problem = getattr(exc, "problem", None) or str(exc).splitlines()[0]
+    return f"{problem}（第 {mark.line + 2} 行）" if mark is not None else problem
