@@ -10,6 +10,7 @@ import argparse
 import sys
 
 MODES = ("react", "plan", "team")
+AVAILABLE_MODES = ("react", "plan")
 EVAL_SUITES = ("extraction",)
 
 
@@ -27,6 +28,8 @@ def parser() -> argparse.ArgumentParser:
     p.add_argument("--session", metavar="ID", help="continue (or create) the session with this id")
     p.add_argument("--project", metavar="DIR", help="project root the tools work in (default: current directory)")
     p.add_argument("--yes", action="store_true", help="approve every approval request (for scripts)")
+    p.add_argument("--continue", dest="resume_run", action="store_true",
+                   help="with --session: finish that session's run that was cut short (a plan interrupted mid-batch)")
     p.add_argument("--debug", action="store_true", help="show tracebacks for unexpected errors and log background work")
     return p
 
@@ -75,8 +78,12 @@ def main(argv: list[str] | None = None) -> int:
     if argv[:1] == ["studio"]:
         return run_studio(argv[1:])
     args = parser().parse_args(argv)
-    if args.mode != "react":
-        print(f"paicli: --mode {args.mode} is not available yet; only --mode react works in this version", file=sys.stderr)
+    if args.mode not in AVAILABLE_MODES:
+        print(f"paicli: --mode {args.mode} is not available yet; --mode react and --mode plan work in this version",
+              file=sys.stderr)
+        return 2
+    if args.resume_run and (args.session is None or args.prompt is not None):
+        print("paicli: --continue needs --session ID (and no -p)", file=sys.stderr)
         return 2
     from paicli.errors import run_guarded
 
@@ -84,6 +91,10 @@ def main(argv: list[str] | None = None) -> int:
         import logging
 
         logging.basicConfig(level=logging.INFO, format="%(levelname)s %(name)s: %(message)s")
+    if args.resume_run:
+        from paicli.oneshot import run_continue
+
+        return run_guarded(lambda: run_continue(args), debug=args.debug, log_dir=_log_dir())
     if args.prompt is not None:
         from paicli.oneshot import run_oneshot
 

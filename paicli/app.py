@@ -66,6 +66,7 @@ class App:
         if args.session is not None:
             check_session_id(args.session)
         self._session_id = args.session or new_session_id()
+        self.next_mode: str | None = None  # `/plan` without a task: the next input is planned (s.1 item 8)
         self._warm = threading.Thread(target=importlib.import_module, args=("paicli.session",), daemon=True)
 
     def warm_up(self) -> None:
@@ -90,6 +91,11 @@ class App:
                                     session_id=self._session_id, memory=self.memory, skills=self.skills,
                                     mcp=self.mcp)
         return self._session
+
+    def mode_for_input(self) -> str:
+        """The mode of the next plain input: a pending ``/plan``, else ``--mode`` (s.1 item 4)."""
+        mode, self.next_mode = self.next_mode, None
+        return mode or getattr(self.args, "mode", "react")
 
     @property
     def mcp(self) -> McpServers:

@@ -40,18 +40,28 @@ HELP = [
     ("/skill [list|show|on|off|trust|reload] [名称]", "查看和管理 Skill；项目 Skill 须 /skill trust 后才会作为指令加载"),
     ("/audit [N]", "查看今天最近 N 条危险工具调用的审计记录（默认 10）"),
     ("/mcp [restart|disable|enable|trust|logs <name>]", "查看 MCP server 状态与工具数；重启、停用、启用、信任项目 server、查看日志"),
+    ("/plan [任务]", "用 Plan-and-Execute 模式执行任务；不带任务时下一条输入使用该模式"),
+    ("/continue", "继续执行当前会话中被中断的计划运行"),
     ("/exit", "退出 paicli（也可以输入 exit / quit，或连按两次 Ctrl-C）"),
 ]
 EXIT_WORDS = {"/exit", "/quit", "exit", "quit"}
 NAMES = ["/help", "/model", "/resume", "/clear", "/compact", "/context", "/save", "/memory", "/skill", "/audit", "/mcp",
-         "/exit", "/quit"]  # for completion
+         "/plan", "/continue", "/exit", "/quit"]  # for completion
 RESUME_LIST_LIMIT = 20
+
+
+# reference (s.1 item 8): /plan without a task
+NEXT_PLAN = "📋 下一条任务将使用 Plan-and-Execute 模式，输入任务前按 ESC 可取消，执行完成后自动回到默认 ReAct。"
+UNFINISHED = "⏸️ 该会话有未完成的 {mode} 运行，输入 /continue 继续执行。"
 
 
 @dataclass
 class Outcome:
     exit: bool = False
     failed: bool = False  # the command did not do what was asked (``-p`` exits 1)
+    # A run the front end starts after the command: (mode, text); text None finishes the
+    # session's unfinished run (/continue).
+    run: tuple[str, str | None] | None = None
 
 
 class Output:
@@ -128,6 +138,17 @@ async def _dispatch(text: str, app: App, say: Output, read_line: ReadLine | None
         from paicli.mcp_commands import mcp
 
         await mcp(payload, app, say, interactive=read_line is not None)
+    elif word == "/plan":
+        if payload:
+            return Outcome(run=("plan", payload))
+        app.next_mode = "plan"
+        say(NEXT_PLAN)
+    elif word == "/continue":
+        mode = await app.session.unfinished_mode()
+        if mode is None:
+            say("当前会话没有未完成的运行。")
+        else:
+            return Outcome(run=(mode, None))
     elif word in ("/context", "/ctx"):
         for line in render_context(await app.session.context_usage()):
             say(line)
@@ -221,6 +242,9 @@ async def _switch(target: dict[str, Any], app: App, say: Say) -> None:
     await app.session.load_external()
     messages = await app.session.messages()
     say(f"✅ 已恢复会话 {target['id']}（{len(messages)} 条消息）")
+    unfinished = await app.session.unfinished_mode()
+    if unfinished:  # Q11: a run cut short by a crash or kill -9 can be finished
+        say(UNFINISHED.format(mode=unfinished))
     for message in messages[-2:]:
         who = {"human": "你", "ai": "助手"}.get(message.type)
         text = (message.text if isinstance(message.text, str) else str(message.content)).strip().replace("\n", " ")

@@ -38,19 +38,63 @@ def run_oneshot(args: Any) -> int:
         print("paicli: -p needs a non-empty prompt", file=sys.stderr)
         return 2
     app.warm_up()
+    if args.mode != "react":
+        return asyncio.run(_mode_turn(app, args.mode, text))
     return asyncio.run(_turn(app, text))
 
 
-def _command(text: str, app: App) -> int:
-    """A slash command: its lines on stdout; why it failed, on stderr with exit 1."""
-    out = commands.Output(lambda line: write_line(line, sys.stdout), lambda line: write_line(line, sys.stderr))
-    outcome = asyncio.run(_run_command(text, app, out))
-    return 1 if outcome.failed else 0
+def run_continue(args: Any) -> int:
+    """``--session ID --continue``: finish the session's run that was cut short (Q11)."""
+    app = App(args)
+    app.warm_up()
+    return asyncio.run(_continue(app))
 
 
-async def _run_command(text: str, app: App, out: commands.Output) -> commands.Outcome:
+async def _continue(app: App) -> int:
+    mode = await app.session.unfinished_mode()
+    if mode is None:
+        write_line(f"会话 {app.session_id} 没有未完成的运行。", sys.stderr)
+        return 0
+    return await _mode_turn(app, mode, None)
+
+
+async def _mode_turn(app: App, mode: str, text: str | None) -> int:
+    """A Plan (or Team) run: progress on stderr, the result on stdout; 0 only when it completed."""
+    from paicli.modes import CANCELLED, MODE_BANNERS
+
+    app.start_mcp(lambda line: write_line(line, sys.stderr))
+    renderer = Renderer(stream_answer=False, read_line=read_stdin_line)
+    renderer.notice(MODE_BANNERS[mode])
     try:
-        return await commands.handle(text, app, out)
+        result = await app.session.mode_run(mode).run(text, renderer, review=False)
+    except (KeyboardInterrupt, asyncio.CancelledError):
+        renderer.notice(CANCELLED[mode], style="yellow")
+        raise
+    finally:
+        await app.close_mcp()
+    renderer.stop_waiting()
+    if result.answer.strip():
+        write_line(result.answer, sys.stdout)
+    if result.completed:
+        await app.finish_background()
+        for notice in app.background_notices():
+            write_line(notice, sys.stderr)
+    return 0 if result.completed else 1
+
+
+def _command(text: str, app: App) -> int:
+    """A slash command: its lines on stdout; why it failed, on stderr with exit 1. ``/plan <task>``
+    and ``/continue`` go on to the run they start."""
+    out = commands.Output(lambda line: write_line(line, sys.stdout), lambda line: write_line(line, sys.stderr))
+    return asyncio.run(_run_command(text, app, out))
+
+
+async def _run_command(text: str, app: App, out: commands.Output) -> int:
+    try:
+        outcome = await commands.handle(text, app, out)
+        if outcome.run is not None:
+            return await _mode_turn(app, *outcome.run)
+        return 1 if outcome.failed else 0
     finally:
         await app.close_mcp()
 

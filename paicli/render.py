@@ -130,6 +130,15 @@ class Renderer:
         self.waiting("执行中…")
         return answer
 
+    async def review(self, request: dict[str, Any]) -> Any:
+        from paicli.review import ask_review
+
+        self.stop_waiting()
+        self._end_line()
+        answer = await ask_review(request, self.read_line, lambda line: self.progress.print(line))
+        self.waiting("执行中…")
+        return answer
+
     def notice(self, text: str, style: str = "dim") -> None:
         self.stop_waiting()
         self._end_line()

@@ -116,12 +116,20 @@ class Repl:
                 continue
             if commands.is_command(text):
                 try:
-                    if (await commands.handle(text, self.app, self.say, self.read_line)).exit:
-                        return 0
+                    outcome = await commands.handle(text, self.app, self.say, self.read_line)
                 except (SessionBusy, LedgerConflict) as exc:  # /clear on a session another process is busy with
                     self.say(str(exc))
+                    continue
+                if outcome.exit:
+                    return 0
+                if outcome.run is not None:
+                    await self.mode_turn(*outcome.run)
                 continue
-            await self.turn(text.strip())
+            mode = self.app.mode_for_input()
+            if mode == "react":
+                await self.turn(text.strip())
+            else:
+                await self.mode_turn(mode, text.strip())
 
     async def turn(self, text: str) -> None:
         renderer = Renderer(stream_answer=True, read_line=self.read_answer)
@@ -140,6 +148,31 @@ class Repl:
         finally:
             loop.remove_signal_handler(signal.SIGINT)
         renderer.finish(result)
+        self.console.print()
+
+
+    async def mode_turn(self, mode: str, text: str | None) -> None:
+        """A Plan (or Team) run: reviewed here, Ctrl-C cancels it (reference s.7)."""
+        from paicli.modes import CANCELLED, MODE_BANNERS
+
+        renderer = Renderer(stream_answer=True, read_line=self.read_answer)
+        renderer.notice(MODE_BANNERS[mode], style="bold")
+        task = asyncio.ensure_future(self.app.session.mode_run(mode).run(text, renderer, review=True))
+        loop = asyncio.get_running_loop()
+        loop.add_signal_handler(signal.SIGINT, task.cancel)
+        try:
+            result = await task
+        except asyncio.CancelledError:
+            renderer.notice(CANCELLED[mode], style="yellow")
+            return
+        except (SessionBusy, LedgerConflict) as exc:
+            renderer.notice(str(exc), style="red")
+            return
+        finally:
+            loop.remove_signal_handler(signal.SIGINT)
+        renderer.stop_waiting()
+        if result.answer.strip():
+            self.console.print(result.answer, markup=False)
         self.console.print()
 
 

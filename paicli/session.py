@@ -16,7 +16,7 @@ import sys
 import time
 from collections.abc import AsyncIterator, Callable
 from contextlib import asynccontextmanager
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any, Protocol
 
 from langchain_core.messages import AIMessage, AIMessageChunk, HumanMessage, RemoveMessage, ToolMessage
@@ -152,6 +152,7 @@ class Session:
             self.memory.enricher = search_term_enricher(self.settings, self.deps)
         builder, self.compaction = build_react(self.deps)
         self.graph = builder.compile(checkpointer=self.checkpointer, store=self.store, name="react")
+        self._mode_runs: dict[str, Any] = {}
 
     async def values(self) -> dict[str, Any]:
         return dict((await self.graph.aget_state(self.config)).values)
@@ -254,6 +255,28 @@ class Session:
             approval=self.approval,
             context_window=self.settings.context_window,
         )
+
+    def mode_context(self, mode: str, *, review: bool) -> RunContext:
+        """A Plan or Team run's context: the session's, with its mode and the plan settings."""
+        return replace(self.context, mode=mode, review=review, max_replans=self.settings.plan_max_replans)
+
+    def mode_run(self, mode: str) -> Any:
+        """The session's runner for ``mode`` (``paicli.mode_run``), compiled on first use."""
+        if mode not in self._mode_runs:
+            from paicli.mode_run import ModeRun
+            from paicli.modes import MODE_SPECS
+
+            self._mode_runs[mode] = ModeRun(self, mode, MODE_SPECS[mode])
+        return self._mode_runs[mode]
+
+    async def unfinished_mode(self) -> str | None:
+        """The mode of a run of this session that was cut short (Q11), if any."""
+        from paicli.modes import MODE_SPECS
+
+        for mode in MODE_SPECS:
+            if await self.mode_run(mode).unfinished():
+                return mode
+        return None
 
     def switch_model(self, model: str) -> None:
         self.settings = self.settings.with_model(model)

@@ -62,6 +62,7 @@ class Settings:
     web: WebKnobs = WebKnobs()
     skill_budget: int = DEFAULT_SKILL_BUDGET  # PAICLI_SKILL_BODY_BUDGET: characters of skill bodies in context (s.6)
     session_wait: int = 120  # PAICLI_SESSION_WAIT: seconds a turn waits for another process's turn on its session
+    plan_max_replans: int = 2  # PAICLI_PLAN_MAX_REPLANS: re-plans a failing plan may use (reference s.4)
     # Environment variables commands must not see: the key variables and any holding the key.
     secret_env: frozenset[str] = frozenset()
     mcp: McpSetup = McpSetup()  # $PAICLI_HOME/mcp.json and <project>/.mcp.json (tools.mcp.config)
@@ -169,7 +170,19 @@ def load_settings(project: str | os.PathLike | None = None, environ: dict[str, s
         session_wait=max(0, number(get, "PAICLI_SESSION_WAIT", 120)),
         skill_budget=_positive(get, "PAICLI_SKILL_BODY_BUDGET", DEFAULT_SKILL_BUDGET),
         mcp=_mcp_setup(home, root, get),
+        plan_max_replans=max_replans(get("PAICLI_PLAN_MAX_REPLANS")),
     )
+
+
+DEFAULT_MAX_REPLANS = 2
+
+
+def max_replans(raw: str | None) -> int:
+    """reference (s.4): default 2, negative values become 0, unparseable values use the default."""
+    try:
+        return max(0, int(raw.strip())) if raw is not None else DEFAULT_MAX_REPLANS
+    except ValueError:
+        return DEFAULT_MAX_REPLANS
 
 
 def _mcp_setup(home: Path, root: Path, get) -> McpSetup:

@@ -15,6 +15,7 @@ from __future__ import annotations
 import sys
 from dataclasses import dataclass
 
+from graphs.plan import build_plan
 from graphs.react import build_react
 from nodes.support.state import RunContext
 from paicli.session import attach_mcp, make_deps
@@ -41,3 +42,6 @@ for _problem in _settings.mcp.problems:
     print(_problem, file=sys.stderr)
 _mcp.start()
 react = build_react(_deps, context_schema=StudioContext, raise_on_error=True)[0].compile(name="react")
+# The plan review and each task's approvals are interrupts; a task's messages are under its
+# own namespace (subgraphs=True in the SDK's stream, or the thread state's tasks).
+plan = build_plan(_deps, context_schema=StudioContext).compile(name="plan")

@@ -22,7 +22,7 @@ _VAR = re.compile(r"\{\{\s*(\w+)\s*\}\}")
 
 # reference q.3 approvals: `auto` or `never`, otherwise `suggest`.
 APPROVAL_FILES = {"yes": "approvals/auto.md", "ask": "approvals/never.md"}
-MODE_FILES = {"agent": "modes/agent.md"}
+MODE_FILES = {"agent": "modes/agent.md", "plan": "modes/plan.md"}
 
 
 class PromptError(Exception):
@@ -108,3 +108,11 @@ def assemble_system_prompt(
     if "## Language" not in prompt:
         raise PromptError("the assembled system prompt lost its '## Language' section")
     return prompt
+
+
+def assemble_planner_prompt(*, project_context: str = "", sources: PromptSources = PromptSources()) -> str:
+    """reference (s.4): the planner's system prompt, the Plan Builder text and PAI.md only."""
+    sections = [render(load_resource("modes/planner.md", sources), {}).strip()]
+    if project_context.strip():
+        sections.append("## Project Context\n\n" + project_context.strip())
+    return "\n\n".join(sections)

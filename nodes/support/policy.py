@@ -68,6 +68,8 @@ def discovered_urls(messages: list[Any]) -> frozenset[str]:
 def read_turn(state: AgentState, ctx: RunContext, deps: Deps) -> Turn:
     messages = list(state.get("messages") or [])
     turn, discovered = classify_turn(user_text(messages)), discovered_urls(messages)
+    # A Plan task also trusts what its dependencies' web_search grounded (reference s.4; nodes.unit).
+    discovered |= frozenset(state.get("trusted_urls") or ())
     tools = [(name, spec.description) for name, spec in deps.tools.items()]
     return Turn(turn, discovered, tuple(state.get("external_sources") or ()),
                 frozenset(expose(turn, tools, discovered)), ctx.approval,

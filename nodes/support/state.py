@@ -50,6 +50,9 @@ class AgentState(TypedDict, total=False):
     # Sources of external content this session has read (reference o.1), oldest first, at most 8.
     # Only /clear resets them.
     external_sources: list[str]
+    # URLs a Plan task's dependencies grounded with web_search (reference s.4): the turn policy
+    # trusts them as its own discoveries. Never set in the ReAct conversation.
+    trusted_urls: list[str]
 
 
 @dataclass(frozen=True)
@@ -64,6 +67,10 @@ class RunContext:
     context_window: int = 128_000
     mode: str = "react"
     command_timeout: float = 60.0
+    # Plan mode (reference s.4): review the plan before it runs (an interrupt; `-p` runs without),
+    # and how many times a failing plan may be re-planned (PAICLI_PLAN_MAX_REPLANS).
+    review: bool = True
+    max_replans: int = 2
 
 
 class MessagesInput(TypedDict):

@@ -197,6 +197,12 @@ def test_the_input_schema_is_the_messages_only(client):
     assert list(schemas["input_schema"]["properties"]) == ["messages"]
 
 
+def test_paicli_studio_serves_the_plan_graph_with_the_same_input(client):
+    [assistant] = client.assistants.search(graph_id="plan")
+    schemas = client.assistants.get_schemas(assistant["assistant_id"])
+    assert list(schemas["input_schema"]["properties"]) == ["messages"]
+
+
 def test_every_resume_value_the_interrupt_lists_works(studio, client):
     thread = client.threads.create()["thread_id"]
     calls = [{"name": "execute_command", "arguments": {"command": f"echo {n} > {n}.txt"}}

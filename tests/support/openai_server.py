@@ -149,6 +149,35 @@ class FakeOpenAIServer:
         return item
 
 
+class ByContent:
+    """Replies chosen by what a request says, for clients that call in no fixed order (Plan tasks
+    running in parallel): the first key found in the request's user messages takes its next
+    reply. ``server.script = routes.script()``; ``arrivals`` records (key, monotonic time) per
+    request, so a test can tell whether two requests overlapped."""
+
+    def __init__(self, routes: dict[str, Sequence[Reply | ErrorReply | Hang | Disconnect]]) -> None:
+        self.routes = {key: list(items) for key, items in routes.items()}
+        self.arrivals: list[tuple[str, float]] = []
+        self._lock = threading.Lock()
+
+    def script(self) -> list[Item]:
+        return [self.reply] * sum(len(items) for items in self.routes.values())
+
+    def reply(self, request: dict) -> Reply | ErrorReply | Hang | Disconnect:
+        users = [m.get("content") for m in request.get("messages", []) if m.get("role") == "user"]
+        text = "\n".join(u if isinstance(u, str) else json.dumps(u, ensure_ascii=False) for u in users)
+        with self._lock:
+            for key, items in self.routes.items():
+                if key in text and items:
+                    self.arrivals.append((key, time.monotonic()))
+                    return items.pop(0)
+        error = {"message": f"ByContent: no reply left for: {text[-200:]}", "type": "server_error"}
+        return ErrorReply(500, {"error": error}, {"x-should-retry": "false"})
+
+    def left(self) -> dict[str, int]:
+        return {key: len(items) for key, items in self.routes.items() if items}
+
+
 def _exhausted(steps: int) -> ErrorReply:
     # x-should-retry: false stops the openai client from retrying, so the test fails fast.
     error = {"message": f"FakeOpenAIServer: script exhausted after {steps} repl(ies)",

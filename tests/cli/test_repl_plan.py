@@ -1,0 +1,88 @@
+"""Plan mode in the interactive REPL on a real pseudo-terminal: ``/plan`` alone plans the next
+input, the review executes on Enter or re-plans with a supplement, two parallel approvals are
+asked one at a time naming their task, and Ctrl-C cancels the run, which ``/continue`` finishes."""
+
+from __future__ import annotations
+
+import json
+import signal
+import sys
+import time
+
+import pytest
+
+from tests.support.openai_server import ByContent, Hang, Reply
+from tests.support.pty_terminal import PtyTerminal
+
+PLANNING = "请为以下任务制定执行计划"
+
+
+def plan_reply(*tasks: tuple) -> Reply:
+    items = [{"id": t[0], "description": t[1], "type": "ANALYSIS", "dependencies": list(t[2])} for t in tasks]
+    return Reply(json.dumps({"summary": "s", "tasks": items}, ensure_ascii=False))
+
+
+@pytest.fixture
+def repl(project, paicli_env, server):
+    env = paicli_env(server.base_url, TERM="xterm", PROMPT_TOOLKIT_NO_CPR="1")
+    terminal = PtyTerminal([sys.executable, "-m", "paicli", "--session", "s-repl"], cwd=str(project), env=env)
+    yield terminal
+    terminal.close()
+
+
+def ask(repl: PtyTerminal, text: str) -> None:
+    repl.expect("❯")
+    repl.type(text + "\r")
+
+
+def test_plan_alone_plans_the_next_input_and_the_review_replans_with_a_supplement(repl, server):
+    routes = ByContent({
+        "当前任务：统计": [Reply("3 个")], "当前任务：跑测试": [Reply("全绿")],
+        "补充要求：顺便跑测试": [plan_reply(("a", "统计", []), ("b", "跑测试", ["a"]))],
+        PLANNING: [plan_reply(("a", "统计", []))]})
+    server.script = routes.script()
+    ask(repl, "/plan")
+    repl.expect("下一条任务将使用 Plan-and-Execute 模式")
+    ask(repl, "统计文件数量然后汇报")
+    repl.expect("📋 使用 Plan-and-Execute 模式")
+    repl.expect("📝 计划已生成。")
+    repl.expect("操作/补充>")
+    repl.type("顺便跑测试\r")
+    repl.expect("正在重新规划")
+    repl.expect("任务数: 2")
+    repl.expect("操作/补充>")
+    repl.type("\r")
+    repl.expect("✅ 计划执行完成！")
+    repl.expect("[task_2] 全绿")
+    assert routes.left() == {}
+
+
+def test_two_parallel_approvals_are_asked_in_turn_and_ctrl_c_cancels_then_continue_finishes(repl, server, project):
+    write = lambda path: {"name": "execute_command", "arguments": {"command": f"echo x > {path}"}}  # noqa: E731
+    routes = ByContent({
+        "当前任务：写甲": [Reply("", tool_calls=[write("a.txt")]), Reply("甲好")],
+        "当前任务：写乙": [Reply("", tool_calls=[write("b.txt")]), Reply("乙好")],
+        "当前任务：收尾": [Hang(30, Reply("太晚了")), Reply("收尾好")],
+        PLANNING: [plan_reply(("a", "写甲", []), ("b", "写乙", []), ("c", "收尾", ["a", "b"]))]})
+    server.script = routes.script()
+    ask(repl, "/plan 写两个文件然后收尾")
+    repl.expect("操作/补充>")
+    repl.type("\r")
+    repl.expect("请求审批")
+    repl.expect("[a] 全部放行")
+    repl.expect(">")
+    repl.type("a\r")  # approve all commands: the other task's question is answered with it
+    repl.expect("已全部放行，自动批准")
+    repl.expect("▶️ 执行任务 [task_3]: 收尾")
+    assert (project / "a.txt").exists() and (project / "b.txt").exists()
+    deadline = time.monotonic() + 30
+    while "当前任务：收尾" not in dict(routes.arrivals):  # task_3 is waiting for the model
+        assert time.monotonic() < deadline
+        time.sleep(0.05)
+    # Ctrl-C while the run works: the terminal sends SIGINT (this pty is not the child's
+    # controlling terminal, so send it as the terminal would).
+    repl.proc.send_signal(signal.SIGINT)
+    repl.expect("⏹️ 已取消当前计划执行。")
+    ask(repl, "/continue")
+    repl.expect("✅ 计划执行完成！", timeout=90)
+    repl.expect("[task_3] 收尾好")
