@@ -1,9 +1,9 @@
 """Issue 16's evaluation set: memories asked about in other words and in the other language.
 
-66 memories of one developer's projects (most in Chinese, some in English), each planted with
+70 memories of one developer's projects (most in Chinese, some in English), each planted with
 hand-written look-alikes that share its words but answer something else, among generated
 distractors (``memory_corpus.Generator`` plus templates like "X 服务使用 Y 作为数据库", the
-look-alikes that buried the right answer before). 120 questions of five kinds:
+look-alikes that buried the right answer before). 175 questions of five kinds:
 
 - ``zh``: a Chinese paraphrase of a Chinese memory ("主库是什么数据库？");
 - ``en-zh``: an English question about a Chinese memory;
@@ -11,8 +11,11 @@ look-alikes that buried the right answer before). 120 questions of five kinds:
 - ``pref``: the user's preferences ("回答用什么语言");
 - ``me``: about the user ("我的技术背景").
 
-Each question belongs to the ``tune`` part (looked at while the thesaurus and the weights were
-made) or the ``measured`` part (only measured): within each kind, every other question.
+Two parts. ``tune`` (the first 120 questions): looked at while the thesaurus and the weights were
+made; it began as half tune, half measured, and once the measured half had been looked at it was
+folded in. ``blind`` (55 questions, ``BLIND``): written after that, before any further tuning,
+about the same memories and four new ones, and measured once at the end; its misses are never
+printed.
 """
 
 from __future__ import annotations
@@ -360,18 +363,11 @@ class RecallSet:
     gold: dict[str, str]  # memory name -> entry id
 
 
-def part(index_in_kind: int) -> str:
-    return "tune" if index_in_kind % 2 == 0 else "measured"
-
-
 def questions() -> list[tuple[str, tuple[str, ...], str, str]]:
-    """(question, gold names, kind, part)."""
-    seen: dict[str, int] = {}
-    out = []
-    for question, gold, kind in QUESTIONS:
-        seen[kind] = seen.get(kind, -1) + 1
-        out.append((question, gold, kind, part(seen[kind])))
-    return out + [(question, gold, kind, "blind") for question, gold, kind in BLIND]
+    """(question, gold names, kind, part): the 120 first questions are the tune part (the old
+    measured half was looked at, so it joined the tune part), ``BLIND`` the blind part."""
+    return ([(question, gold, kind, "tune") for question, gold, kind in QUESTIONS]
+            + [(question, gold, kind, "blind") for question, gold, kind in BLIND])
 
 
 def build(size: int) -> RecallSet:
