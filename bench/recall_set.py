@@ -1,9 +1,9 @@
 """Issue 16's evaluation set: memories asked about in other words and in the other language.
 
-66 memories of one developer's projects (most in Chinese, some in English), each planted with
+70 memories of one developer's projects (most in Chinese, some in English), each planted with
 hand-written look-alikes that share its words but answer something else, among generated
 distractors (``memory_corpus.Generator`` plus templates like "X 服务使用 Y 作为数据库", the
-look-alikes that buried the right answer before). 120 questions of five kinds:
+look-alikes that buried the right answer before). 175 questions of five kinds:
 
 - ``zh``: a Chinese paraphrase of a Chinese memory ("主库是什么数据库？");
 - ``en-zh``: an English question about a Chinese memory;
@@ -11,8 +11,11 @@ look-alikes that buried the right answer before). 120 questions of five kinds:
 - ``pref``: the user's preferences ("回答用什么语言");
 - ``me``: about the user ("我的技术背景").
 
-Each question belongs to the ``tune`` part (looked at while the thesaurus and the weights were
-made) or the ``measured`` part (only measured): within each kind, every other question.
+Two parts. ``tune`` (the first 120 questions): looked at while the thesaurus and the weights were
+made; it began as half tune, half measured, and once the measured half had been looked at it was
+folded in. ``blind`` (55 questions, ``BLIND``): written after that, before any further tuning,
+about the same memories and four new ones, and measured once at the end; its misses are never
+printed.
 """
 
 from __future__ import annotations
@@ -141,6 +144,15 @@ MEMORIES: dict[str, tuple[str, str, tuple[str, ...]]] = {
                       ("MySQL runs version 8.0 in every environment",)),
     "en-sql-review": ("Schema changes need a DBA review before they are merged", "project",
                       ("The DBA team sits in Beijing",)),
+    # added with the blind part (below), asked about only there
+    "apifox": ("接口文档用 Apifox 维护，项目名 shop-api", "project",
+               ("Apifox 的团队席位由行政采购", "接口文档的截图不要放进仓库")),
+    "compose": ("本地开发用 docker compose 启动依赖服务，配置在 dev/compose.yaml", "project",
+                ("本地开发的数据库端口是 5433", "docker compose 文件里不要写密码")),
+    "commits": ("提交信息遵循 Conventional Commits 规范，例如 feat: 和 fix: 前缀", "project",
+                ("提交前会跑 pre-commit 钩子", "提交记录超过 50 条的 PR 要拆分")),
+    "en-pgbouncer": ("Database connections go through PgBouncer in transaction mode", "project",
+                     ("PgBouncer logs are shipped to Loki",)),
 }
 
 # (question, the memories it should find, kind)
@@ -272,6 +284,67 @@ QUESTIONS: tuple[tuple[str, tuple[str, ...], str], ...] = (
     ("我以前做过什么方向", ("en-data-bg",), "me"),
 )
 
+# The blind part: written after the tune and measured parts had both been looked at, before any
+# further tuning, and measured once at the end. Its wording avoids the memories' words and the
+# questions above; never tune on it (``--recall blind`` prints no misses).
+BLIND: tuple[tuple[str, tuple[str, ...], str], ...] = (
+    ("核心业务数据存在哪种关系型数据库", ("pg-main",), "zh"),
+    ("Web 端项目靠什么编译打包", ("vite",), "zh"),
+    ("App 是原生开发还是跨平台", ("mobile-rn",), "zh"),
+    ("登录态能保持多长时间", ("token-ttl",), "zh"),
+    ("Java 依赖从哪个制品库拉取", ("maven-repo",), "zh"),
+    ("加字段的 SQL 脚本怎么管理", ("flyway",), "zh"),
+    ("每次提交后自动跑的构建流水线在哪配置", ("ci-gha",), "zh"),
+    ("键值缓存的 key 有什么命名规范", ("redis-cache",), "zh"),
+    ("下单以后产生的事件发到哪里", ("kafka",), "zh"),
+    ("商品图片存在哪个 bucket", ("oss",), "zh"),
+    ("报警配置写在哪个文件", ("prometheus",), "zh"),
+    ("生产上的崩溃和报错上报到哪个平台", ("sentry",), "zh"),
+    ("k8s 发布用的模板包放在哪个目录", ("helm",), "zh"),
+    ("PR 需要几个人批准才能合", ("review",), "zh"),
+    ("特性分支最长能存在多久", ("trunk",), "zh"),
+    ("页面样式用什么方案", ("tailwind",), "zh"),
+    ("界面默认显示哪种语言", ("i18n",), "zh"),
+    ("容器里跑的是哪个 Java 运行时", ("docker-base",), "zh"),
+    ("计划任务用什么平台跑", ("xxl-job",), "zh"),
+    ("内部接口用什么 RPC 框架", ("grpc",), "zh"),
+    ("对外流量的入口是什么组件", ("kong",), "zh"),
+    ("API 文档在哪个工具里写", ("apifox",), "zh"),
+    ("在自己机器上怎么把依赖的中间件跑起来", ("compose",), "zh"),
+    ("提交说明有什么格式要求", ("commits",), "zh"),
+    ("where does the core business data live", ("pg-main",), "en-zh"),
+    ("what framework is the mobile app built with", ("mobile-rn",), "en-zh"),
+    ("where are order events published", ("kafka",), "en-zh"),
+    ("which index holds the product catalog", ("es",), "en-zh"),
+    ("where are production exceptions reported", ("sentry",), "en-zh"),
+    ("how are permissions modelled", ("rbac",), "en-zh"),
+    ("end-to-end test framework", ("playwright",), "en-zh"),
+    ("how long can a feature branch live", ("trunk",), "en-zh"),
+    ("which package manager does the frontend use", ("pnpm",), "en-zh"),
+    ("what schedules our cron jobs", ("xxl-job",), "en-zh"),
+    ("python linter and formatter", ("ruff",), "en-zh"),
+    ("where is the API documentation maintained", ("apifox",), "en-zh"),
+    ("commit message convention", ("commits",), "en-zh"),
+    ("读请求打到哪个库", ("en-replica",), "zh-en"),
+    ("推送通知的任务排在什么队列里", ("en-rabbit",), "zh-en"),
+    ("特性开关用什么工具", ("en-unleash",), "zh-en"),
+    ("PR 描述里要带什么链接", ("en-jira",), "zh-en"),
+    ("静态文件通过什么加速", ("en-cdn",), "zh-en"),
+    ("数据库结构变更要谁批准", ("en-sql-review",), "zh-en"),
+    ("数据库连接池代理用什么", ("en-pgbouncer",), "zh-en"),
+    ("前端单元测试的覆盖率门槛", ("en-vitest",), "zh-en"),
+    ("写注释时有什么忌讳", ("pref-no-emoji",), "pref"),
+    ("can you change the database without asking me first", ("pref-confirm",), "pref"),
+    ("should answers start with the conclusion", ("pref-brief",), "pref"),
+    ("how wide is my indentation", ("pref-spaces",), "pref"),
+    ("先写测试再修复吗", ("en-tdd",), "pref"),
+    ("what city am I based in", ("me-city",), "me"),
+    ("我几点下班", ("me-city",), "me"),
+    ("which language am I currently learning", ("me-rust",), "me"),
+    ("我的电脑装的什么系统", ("me-mac",), "me"),
+    ("谁负责这个项目的架构", ("me-lead",), "me"),
+)
+
 # Look-alikes share a question's words but answer something else ("X 服务使用 Y 作为数据库" for a
 # question about time zones); none names another service's answer to the same question, which
 # no ranking could tell from the right one without knowing which service the user means.
@@ -290,18 +363,11 @@ class RecallSet:
     gold: dict[str, str]  # memory name -> entry id
 
 
-def part(index_in_kind: int) -> str:
-    return "tune" if index_in_kind % 2 == 0 else "measured"
-
-
 def questions() -> list[tuple[str, tuple[str, ...], str, str]]:
-    """(question, gold names, kind, part)."""
-    seen: dict[str, int] = {}
-    out = []
-    for question, gold, kind in QUESTIONS:
-        seen[kind] = seen.get(kind, -1) + 1
-        out.append((question, gold, kind, part(seen[kind])))
-    return out
+    """(question, gold names, kind, part): the 120 first questions are the tune part (the old
+    measured half was looked at, so it joined the tune part), ``BLIND`` the blind part."""
+    return ([(question, gold, kind, "tune") for question, gold, kind in QUESTIONS]
+            + [(question, gold, kind, "blind") for question, gold, kind in BLIND])
 
 
 def build(size: int) -> RecallSet:
@@ -328,5 +394,6 @@ def build(size: int) -> RecallSet:
 
 assert len(QUESTIONS) == 120, len(QUESTIONS)
 assert len(MEMORIES) >= 60
-assert all(g in MEMORIES for _, names, _ in QUESTIONS for g in names)
+assert all(g in MEMORIES for _, names, _ in QUESTIONS + BLIND for g in names)
+assert len(BLIND) >= 40 and len({q for q, _, _ in QUESTIONS + BLIND}) == len(QUESTIONS) + len(BLIND)
 assert NOW

@@ -32,6 +32,7 @@ from memory.longterm.entry import SCOPE_GLOBAL, Entry
 from memory.longterm.enrichment import search_terms
 from memory.longterm.lexical import Doc, Index, Vocabulary, make_doc
 from memory.longterm.staleness import DEFAULT_STALE_DAYS, Stale, staleness
+from memory.longterm.subject import subject_terms
 from memory.longterm.terms import terms
 from memory.longterm.thesaurus import Thesaurus, builtin
 from memory.tokens import estimate_text
@@ -41,6 +42,7 @@ TOP_K = 10  # reference (p.2/p.3): top 10, then the budget
 DECAY_FLOOR, DECAY_DAYS = 0.7, 30.0  # reference (p.3) suggests 0.5; see the module docstring
 SYNONYM_WEIGHT = 0.7  # a thesaurus word against the user's own (0.6–0.8 score alike on the tune part)
 MIN_RELEVANCE = 0.15  # less is one common word shared: no match (0.05–0.25 score alike on the tune part)
+OTHER_SUBJECT = 0.35  # a memory about a subject the query does not name (``memory.longterm.subject``)
 
 HEADER = (f"{MEMORY_HEADING}\n\n"  # reference (p.4)
           "以下记忆是线索而不是事实；涉及版本、配置、路径等可能变化的信息，行动前先对照当前文件核实。\n\n")
@@ -89,12 +91,16 @@ class _Prepared:
     stamps: np.ndarray  # write times, epoch seconds
     is_global: np.ndarray
     projects: np.ndarray  # object array of project keys (None for global entries)
+    subject_owner: np.ndarray  # (subject_owner[i], subject_ids[i]): memory i opens with term i
+    subject_ids: np.ndarray
+    has_subject: np.ndarray
 
 
 @dataclass(frozen=True, eq=False)
 class _Row:
     entry: Entry
     doc: Doc
+    subject: np.ndarray  # term ids of the subject the memory opens with (``memory.longterm.subject``)
     stamp: float  # write time, epoch seconds
     is_global: bool
     project: str | None
@@ -145,10 +151,14 @@ class Retriever:
             return current
         self._forget_unused(len(entries))
         rows = [self._row(e) for e in entries]
+        sizes = np.fromiter((len(r.subject) for r in rows), np.int64, len(rows))
         self._prepared = _Prepared(entries, Index([r.doc for r in rows], len(self._vocab)),
                                    np.fromiter((r.stamp for r in rows), np.float64, len(rows)),
                                    np.fromiter((r.is_global for r in rows), bool, len(rows)),
-                                   np.array([r.project for r in rows], dtype=object))
+                                   np.array([r.project for r in rows], dtype=object),
+                                   np.repeat(np.arange(len(rows)), sizes),
+                                   np.concatenate([r.subject for r in rows]) if rows else np.zeros(0, np.int64),
+                                   sizes > 0)
         return self._prepared
 
     def _row(self, entry: Entry) -> _Row:
@@ -156,7 +166,8 @@ class Retriever:
         write costs the new entry's terms and the index, not a pass over every entry's fields."""
         row = self._rows.get(id(entry))
         if row is None or row.entry is not entry:  # the row holds the entry: its id is not reused
-            row = self._rows[id(entry)] = _Row(entry, self._doc(entry), entry.timestamp.timestamp(),
+            subject = np.fromiter((self._vocab.id(t) for t in sorted(subject_terms(entry.content))), np.int64)
+            row = self._rows[id(entry)] = _Row(entry, self._doc(entry), subject, entry.timestamp.timestamp(),
                                                entry.scope == SCOPE_GLOBAL, entry.project)
         return row
 
@@ -174,17 +185,19 @@ class Retriever:
         if len(self._docs) > 2 * live + 1_000 or len(self._rows) > 2 * live + 1_000:
             self._docs, self._rows, self._vocab, self._prepared = {}, {}, Vocabulary(), None
 
-    def _relevance(self, index: Index, query: str) -> np.ndarray:
+    def _relevance(self, p: _Prepared, query: str) -> np.ndarray:
         """BM25 of the user's words, plus, per thesaurus group the query touches, the BM25 of the
         group's other words at ``SYNONYM_WEIGHT``, capped at that share of what the user's own
         words for it are worth: other words can find a memory, not outweigh the user's."""
-        own = terms(query)
+        index, own = p.index, terms(query)
         ids = self._vocab.ids
         exact = {ids[t]: 1.0 for t in own if t in ids}
+        named = set(exact)
         ideal = index.ideal(exact)
         total = index.scores(exact)
         for match in self.thesaurus.matches(own):
             others = {ids[t]: 1.0 for t in match.others if t in ids}
+            named.update(others)
             if others:
                 cap = sum(index.term_idf(ids.get(t)) for t in match.own)
                 total += SYNONYM_WEIGHT * np.minimum(index.scores(others), cap)
@@ -193,10 +206,19 @@ class Retriever:
             return np.zeros(index.size)
         relevance = total / ideal
         relevance[relevance < MIN_RELEVANCE] = 0.0
-        return relevance
+        return relevance * self._subject_factor(p, named)
+
+    @staticmethod
+    def _subject_factor(p: _Prepared, named: set[int]) -> np.ndarray:
+        """``OTHER_SUBJECT`` for a memory that opens with a subject none of whose terms the query
+        or its thesaurus words hold, else 1."""
+        mentioned = np.zeros(len(p.entries), dtype=bool)
+        hits = np.isin(p.subject_ids, np.fromiter(named, np.int64, len(named)))
+        mentioned[p.subject_owner[hits]] = True
+        return np.where(p.has_subject & ~mentioned, OTHER_SUBJECT, 1.0)
 
     def _ranked(self, p: _Prepared, visible: np.ndarray, query: str, now: datetime, limit: int) -> list[Scored]:
-        scores = self._relevance(p.index, query) * decay_for_age((now.timestamp() - p.stamps) / 86_400)
+        scores = self._relevance(p, query) * decay_for_age((now.timestamp() - p.stamps) / 86_400)
         scores[~visible] = 0.0
         hits = np.flatnonzero(scores > 0)
         if 0 < limit < len(hits):  # only the top ``limit`` scores (and ties with the last) get sorted

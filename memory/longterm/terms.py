@@ -29,8 +29,8 @@ PARTS = re.compile(r"[a-z]+|\d+")
 VERSION = re.compile(r"\d+(?:\.\d+)+")
 CAMEL = re.compile(r"[A-Z]+(?![a-z])|[A-Z]?[a-z]+|\d+")
 MIN_JIEBA_WORD = 3  # shorter words are already character pairs
-# A pair holding one of these is grammar, not subject ("库是", "用哪", "置在"), unless it is a
-# word of jieba's dictionary ("用户", "作为", "存在"); alone, such a character is no term either.
+# A pair holding one of these is grammar, not subject ("库是", "用哪", "置在"), unless jieba cuts
+# it as a word of the text ("用户", "作为"); alone, such a character is no term either.
 FUNCTION_CHARS = frozenset("的了吗呢哪么着啊吧呀是用在和与及或为把被从到给对就都也还要会能让请先再又很最该将以于之其并而次")
 
 STOP = frozenset(
@@ -82,9 +82,11 @@ def _piece_terms(piece: str) -> tuple[str, ...]:
 def _han_terms(run: str) -> tuple[str, ...]:
     if len(run) == 1:
         return () if run in STOP or run in FUNCTION_CHARS else (run,)
-    words = [w for w in jieba.lcut(run, HMM=False) if len(w) >= MIN_JIEBA_WORD]  # loads jieba.dt.FREQ
-    pairs = [p for p in (run[i:i + 2] for i in range(len(run) - 1))
-             if not FUNCTION_CHARS & set(p) or jieba.dt.FREQ.get(p)]
+    cut = jieba.lcut(run, HMM=False)
+    words = [w for w in cut if len(w) >= MIN_JIEBA_WORD]
+    # A pair with a function character counts only where jieba cut it as a word here: "用户" in
+    # "用户是", not "试用" across "测试/用" nor "存在" across "缓存/在".
+    pairs = [p for p in (run[i:i + 2] for i in range(len(run) - 1)) if not FUNCTION_CHARS & set(p) or p in cut]
     return tuple(t for t in pairs + words if t not in STOP)
 
 
