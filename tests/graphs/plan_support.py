@@ -11,7 +11,7 @@ from langgraph.types import Command
 
 from graphs.plan import build_graph
 from nodes.support.state import Deps, RunContext
-from tests.graphs.conftest import assert_paired
+from tests.graphs.conftest import Harness, assert_paired
 from tests.support.scripted_model import ScriptedChatModel, ai
 
 PLANNING = "请为以下任务制定执行计划"
@@ -28,7 +28,9 @@ def task_key(description: str) -> str:
     return f"当前任务：{description}"
 
 
-class PlanHarness:
+class PlanHarness(Harness):
+    """The react Harness's streaming and answers, over the Plan graph."""
+
     def __init__(self, model: ScriptedChatModel, project, *, approval: str = "yes", review: bool = False,
                  max_replans: int = 2, checkpointer: Any = None, **deps: Any):
         self.model = model
@@ -39,18 +41,6 @@ class PlanHarness:
                                   review=review, max_replans=max_replans)
         self.interrupts: list[Any] = []
         self.notices: list[str] = []
-
-    async def send(self, graph_input: Any) -> list[Any]:
-        found: dict[str, Any] = {}
-        async for _ns, mode, data in self.graph.astream(graph_input, self.config, context=self.context,
-                                                        stream_mode=["updates", "custom"], subgraphs=True):
-            if mode == "custom":
-                self.notices.append(data["notice"])
-                continue
-            for i in data.get("__interrupt__", ()):
-                found[i.id] = i
-        self.interrupts = list(found.values())
-        return self.interrupts
 
     async def run(self, goal: str) -> list[Any]:
         return await self.send({"messages": [HumanMessage(goal)]})

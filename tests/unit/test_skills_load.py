@@ -15,19 +15,7 @@ from tools.registry import run_tool
 from tools.skills.injection import MARKER, cut, settle
 from tools.skills.library import SkillLibrary
 from tools.skills.load import load_skill_spec
-from tests.unit.test_skills_catalog import write_skill
-
-
-@pytest.fixture
-def home(tmp_path):
-    return tmp_path / "home"
-
-
-@pytest.fixture
-def project(tmp_path):
-    root = tmp_path / "project"
-    root.mkdir()
-    return root
+from tests.unit.test_skills_catalog import home, project, write_skill  # noqa: F401 (fixtures)
 
 
 async def load(library: SkillLibrary, project: Path, **args):
