@@ -34,9 +34,14 @@ from tools.registry import schemas
 Notify = Callable[[str], None]
 
 
+# The run's mode -> its mode prompt (prompts.MODE_FILES); a mode without one gets the agent's.
+PROMPT_MODES = {"plan": "plan"}
+
+
 def system_prompt(deps: Deps, ctx: RunContext, now: datetime, project_context: str = "") -> str:
     sources = PromptSources.for_project(deps.prompt_home, Path(ctx.project_root))
-    return assemble_system_prompt(mode="agent", approval=ctx.approval, now=now, sources=sources,
+    mode = PROMPT_MODES.get(ctx.mode, "agent")
+    return assemble_system_prompt(mode=mode, approval=ctx.approval, now=now, sources=sources,
                                   project_context=project_context)
 
 
@@ -62,7 +67,8 @@ class ModelCaller:
         """The prompt only changes with its inputs, the date and the turn's project context
         (``state["project_context"]``), so build it once per key."""
         now = self.deps.clock()
-        key = (self.deps.prompt_home, ctx.project_root, ctx.approval, now.date(), now.tzname(), project_context)
+        key = (self.deps.prompt_home, ctx.project_root, ctx.approval, ctx.mode, now.date(), now.tzname(),
+               project_context)
         if self._system is None or self._system[0] != key:
             self._system = (key, SystemMessage(system_prompt(self.deps, ctx, now, project_context)))
         return self._system[1]

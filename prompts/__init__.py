@@ -21,6 +21,7 @@ _VAR = re.compile(r"\{\{\s*(\w+)\s*\}\}")
 APPROVAL_FILES = {"yes": "approvals/auto.md", "ask": "approvals/never.md"}
 MODE_FILES = {
     "agent": "modes/agent.md",
+    "plan": "modes/plan.md",
     "team-planner": "modes/team-planner.md",
     "team-worker": "modes/team-worker.md",
     "team-reviewer": "modes/team-reviewer.md",
@@ -110,3 +111,11 @@ def assemble_system_prompt(
     if "## Language" not in prompt:
         raise PromptError("the assembled system prompt lost its '## Language' section")
     return prompt
+
+
+def assemble_planner_prompt(*, project_context: str = "", sources: PromptSources = PromptSources()) -> str:
+    """reference (s.4): the planner's system prompt, the Plan Builder text and PAI.md only."""
+    sections = [render(load_resource("modes/planner.md", sources), {}).strip()]
+    if project_context.strip():
+        sections.append("## Project Context\n\n" + project_context.strip())
+    return "\n\n".join(sections)

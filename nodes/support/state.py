@@ -57,6 +57,10 @@ class RunContext:
     context_window: int = 128_000
     mode: str = "react"
     command_timeout: float = 60.0
+    # Plan mode (reference s.4): review the plan before it runs (an interrupt; `-p` runs without),
+    # and how many times a failing plan may be re-planned (PAICLI_PLAN_MAX_REPLANS).
+    review: bool = True
+    max_replans: int = 2
 
 
 class MessagesInput(TypedDict):

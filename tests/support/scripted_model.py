@@ -9,6 +9,10 @@ break there (notes §6.1).
 A step's `finish_reason` defaults to what a provider sends ("tool_calls" / "stop");
 `ai(..., finish_reason=None)` is a stream that ended without one, and `raw_call(name, text)`
 is a call whose argument string is streamed exactly as given (e.g. cut off mid-JSON).
+
+Parallel branches (Plan tasks) call the model in no fixed order, so a model can also answer by
+content: ``ScriptedChatModel.by_content({"当前任务：读取 a": [ai(...), ...], ...})`` answers a
+request with the next step of the first key found in its user messages' text.
 """
 
 from __future__ import annotations
@@ -64,6 +68,7 @@ class _Recorder:
 
     script: list[Any]
     cursor: int = 0
+    routes: dict[str, list[Any]] = field(default_factory=dict)  # key -> steps, for by_content
     seen: list[list[BaseMessage]] = field(default_factory=list)
     seen_tools: list[list[dict]] = field(default_factory=list)
     bindings: list[dict] = field(default_factory=list)
@@ -84,6 +89,14 @@ class ScriptedChatModel(BaseChatModel):
     def __init__(self, script: Sequence[AIMessage | BaseException], **kwargs: Any) -> None:
         super().__init__(script=[_with_finish_reason(_with_call_ids(s, i)) for i, s in enumerate(script)], **kwargs)
         self._rec = _Recorder(script=self.script)
+
+    @classmethod
+    def by_content(cls, routes: dict[str, Sequence[AIMessage | BaseException]], **kwargs: Any) -> ScriptedChatModel:
+        """A model answering each request with the next step of the first key its user messages contain."""
+        model = cls([], **kwargs)
+        model._rec.routes = {key: [_with_finish_reason(_with_call_ids(s, 1000 * (k + 1) + i))
+                                   for i, s in enumerate(steps)] for k, (key, steps) in enumerate(routes.items())}
+        return model
 
     @property
     def _llm_type(self) -> str:
@@ -117,10 +130,10 @@ class ScriptedChatModel(BaseChatModel):
         return self._rec.bindings
 
     def remaining(self) -> int:
-        return len(self._rec.script) - self._rec.cursor
+        return len(self._rec.script) - self._rec.cursor + sum(len(s) for s in self._rec.routes.values())
 
     def assert_consumed(self) -> None:
-        left = self._rec.script[self._rec.cursor:]
+        left = self._rec.script[self._rec.cursor:] + [s for steps in self._rec.routes.values() for s in steps]
         if left:
             raise AssertionError(
                 f"ScriptedChatModel: {len(left)} step(s) never used: "
@@ -174,15 +187,28 @@ class ScriptedChatModel(BaseChatModel):
         with rec.lock:
             rec.seen.append(copy.deepcopy(list(messages)))
             rec.seen_tools.append(copy.deepcopy(self._tools))
-            if rec.cursor >= len(rec.script):
+            if rec.routes:
+                step = _route(rec.routes, messages)
+            elif rec.cursor >= len(rec.script):
                 raise AssertionError(
                     f"ScriptedChatModel: script exhausted after {len(rec.script)} step(s); "
                     f"call {len(rec.seen)} was shown: {_summary_messages(messages)}")
-            step = rec.script[rec.cursor]
-            rec.cursor += 1
+            else:
+                step = rec.script[rec.cursor]
+                rec.cursor += 1
         if isinstance(step, BaseException):
             raise step
         return step.model_copy(deep=True)
+
+
+def _route(routes: dict[str, list[Any]], messages: Sequence[BaseMessage]) -> Any:
+    text = "\n".join(str(m.content) for m in messages if m.type == "human")
+    for key, steps in routes.items():
+        if key in text:
+            if not steps:
+                raise AssertionError(f"ScriptedChatModel: no step left for {key!r}; shown: {_summary_messages(messages)}")
+            return steps.pop(0)
+    raise AssertionError(f"ScriptedChatModel: no route matches; shown: {_summary_messages(messages)}")
 
 
 def stream_chunks(msg: AIMessage) -> Iterator[AIMessageChunk]:

@@ -1,0 +1,73 @@
+"""plan_start and planner: take the user's goal, then make the plan (reference s.4).
+
+The planner tries the simple-goal shortcut first (no model call), otherwise asks the model
+once, without tools, with the Plan Builder prompt and PAI.md. A reply that is not a valid plan,
+or a provider failure, ends the run with ``❌ 执行失败: <why>``.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+from langchain_core.messages import HumanMessage, SystemMessage
+from langgraph.config import get_stream_writer
+from langgraph.runtime import Runtime
+
+from nodes.guards.provider_errors import describe_provider_error
+from nodes.guards.response import PROVIDER_ERRORS
+from nodes.plan.model import PlanError, parse_plan, simple_plan
+from nodes.plan.state import PlanState
+from nodes.support.policy import user_text
+from nodes.support.run_errors import require_user_message
+from nodes.support.state import Deps, RunContext, run_context
+from prompts import PromptSources, assemble_planner_prompt
+from prompts.pai_md import load_project_memory
+
+PLANNING_REQUEST = "请为以下任务制定执行计划：\n"
+PLANNER_TAGS = ["nostream", "planner"]  # the JSON is not an answer to show token by token
+
+
+async def plan_start(state: PlanState) -> dict[str, Any]:
+    """A new run: the goal is the user's message; nothing of an earlier run carries over."""
+    messages = list(state.get("messages") or [])
+    require_user_message(messages)
+    goal = user_text(messages)
+    return {"submitted": goal, "goal": goal, "plan": None, "replans": 0, "replan_reason": "", "batch": [],
+            "results": None, "failures": [], "stopping": False, "outcome": "", "status": "", "error": None}
+
+
+def failed(message: str) -> dict[str, Any]:
+    return {"outcome": f"❌ 执行失败: {message}", "status": "failed"}
+
+
+def make_planner(deps: Deps):
+    async def planner(state: PlanState, runtime: Runtime[RunContext]) -> dict[str, Any]:
+        if state.get("plan"):  # resumed after the plan was made
+            return {}
+        notify, goal = get_stream_writer(), state["goal"]
+        if state.get("replan_reason"):
+            notify({"notice": f"🔄 重新规划，原因: {state['replan_reason']}"})
+        notify({"notice": f"📋 正在规划任务: {goal}"})
+        plan_id = f"plan_{int(deps.clock().timestamp() * 1000)}"
+        plan = simple_plan(goal, plan_id)
+        if plan is None:
+            try:
+                plan = parse_plan(await ask_model(deps, run_context(runtime), goal), goal, plan_id)
+            except PlanError as exc:
+                return failed(str(exc))
+            except PROVIDER_ERRORS as exc:
+                return failed(describe_provider_error(exc))
+        return {"plan": plan, "replan_reason": ""}
+
+    return planner
+
+
+async def ask_model(deps: Deps, ctx: RunContext, goal: str) -> str:
+    root = Path(ctx.project_root)
+    sources = PromptSources.for_project(deps.prompt_home, root)
+    system = assemble_planner_prompt(project_context=load_project_memory(root, deps.prompt_home), sources=sources)
+    reply = await deps.model.with_config(tags=PLANNER_TAGS).ainvoke(
+        [SystemMessage(system), HumanMessage(PLANNING_REQUEST + goal)])
+    text = reply.text if isinstance(reply.text, str) else str(reply.content)
+    return text
