@@ -75,8 +75,8 @@ def main(argv: list[str] | None = None) -> int:
     if argv[:1] == ["studio"]:
         return run_studio(argv[1:])
     args = parser().parse_args(argv)
-    if args.mode != "react":
-        print(f"paicli: --mode {args.mode} is not available yet; only --mode react works in this version", file=sys.stderr)
+    if args.mode == "plan":
+        print(f"paicli: --mode {args.mode} is not available yet; --mode react and --mode team work in this version", file=sys.stderr)
         return 2
     from paicli.errors import run_guarded
 

@@ -38,6 +38,8 @@ def run_oneshot(args: Any) -> int:
         print("paicli: -p needs a non-empty prompt", file=sys.stderr)
         return 2
     app.warm_up()
+    if getattr(args, "mode", "react") == "team":
+        return asyncio.run(_mode_run(app, text, args.mode))
     return asyncio.run(_turn(app, text))
 
 
@@ -46,6 +48,21 @@ def _command(text: str, app: App) -> int:
     out = commands.Output(lambda line: write_line(line, sys.stdout), lambda line: write_line(line, sys.stderr))
     outcome = asyncio.run(commands.handle(text, app, out))
     return 1 if outcome.failed else 0
+
+
+async def _mode_run(app: App, text: str, mode: str) -> int:
+    """A Team run: its progress on stderr, its final text on stdout; 0 only if every step completed."""
+    from paicli.mode_run import run_mode
+
+    renderer = Renderer(stream_answer=False, read_line=read_stdin_line)
+    result = await run_mode(app.session, mode, text, renderer)
+    renderer.stop_waiting()
+    if result.outcome.strip():
+        write_line(result.outcome, sys.stdout)
+    await app.finish_background()
+    for notice in app.background_notices():
+        write_line(notice, sys.stderr)
+    return 0 if result.status == "completed" else 1
 
 
 async def _turn(app: App, text: str) -> int:
