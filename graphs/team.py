@@ -22,6 +22,7 @@ from typing import Any
 
 from langchain_core.runnables import RunnableConfig
 from langgraph.checkpoint.base import BaseCheckpointSaver
+from langgraph.config import get_stream_writer
 from langgraph.errors import GraphBubbleUp
 from langgraph.graph import END, START, StateGraph
 from langgraph.store.base import BaseStore
@@ -32,6 +33,7 @@ from graphs.unit import unit_config
 from nodes.extract_facts import make_extract_facts
 from nodes.load_context import make_load_context
 from nodes.support.state import Deps, MessagesInput, RunContext
+from nodes.team import texts
 from nodes.team.inputs import TeamInputs
 from nodes.team.members import MemberState, make_ask
 from nodes.team.run import collect, finish, make_planner, schedule, step_payloads, team_start
@@ -84,7 +86,9 @@ def make_step_node(deps: Deps, inputs: TeamInputs):
         except GraphBubbleUp:  # an approval inside the step stops the parent run: let it through
             raise
         except Exception as exc:  # a failing step fails alone; its sibling finishes
-            out = {"result": {"ok": False, "text": f"{type(exc).__name__}: {exc}"}}
+            text = f"{type(exc).__name__}: {exc}"
+            get_stream_writer()({"notice": texts.worker_failed(payload["unit_id"], text).rstrip()})
+            out = {"result": {"ok": False, "text": text}}
         result = {**(out.get("result") or {"ok": False, "text": NO_RESULT}),
                   "approved_all": list(out.get("approved_all") or payload.get("approved_all") or []),
                   "external_sources": list(out.get("external_sources") or [])}
