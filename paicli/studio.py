@@ -14,6 +14,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from graphs.react import build_react
+from graphs.team import build_team
 from nodes.support.state import RunContext
 from paicli.session import make_deps
 from paicli.settings import load_settings
@@ -32,3 +33,13 @@ class StudioContext(RunContext):
 # settings enable it; its notices have no terminal to go to.
 _deps = make_deps(_settings, auto_extract=_settings.memory.auto_extract)
 react = build_react(_deps, context_schema=StudioContext, raise_on_error=True)[0].compile(name="react")
+
+
+@dataclass(frozen=True)
+class TeamStudioContext(StudioContext):
+    """A Team run's context: its workers' prompt is chosen by ``mode`` (nodes/call_model.py)."""
+
+    mode: str = "team"
+
+
+team = build_team(_deps, context_schema=TeamStudioContext).compile(name="team")

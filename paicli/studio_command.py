@@ -44,7 +44,7 @@ def write_config(state_dir: Path) -> Path:
     package_root = Path(__file__).resolve().parent.parent  # where `paicli`, `memory`, ... are installed
     config = {
         "dependencies": [str(package_root)],
-        "graphs": {"react": "paicli.studio:react"},
+        "graphs": {"react": "paicli.studio:react", "team": "paicli.studio:team"},
         "checkpointer": {"path": "paicli.studio_stores.make_checkpointer"},
         "store": {"path": "paicli.studio_stores.make_store"},
     }
