@@ -1,5 +1,5 @@
 """Running a Plan or Team graph for a session from the CLI (shared glue; issue 15 built the
-part Team needed, for issue 14 to extend: `/team`, `/plan`, the REPL, Q20 and `--continue`).
+part Team needed, for issue 14 to extend: `/team`, `/plan`, the REPL, the handoff to the ReAct conversation and `--continue`).
 
 The graph checkpoints into the session's own ledger under a namespace of its own
 (``NamespacedSaver``), so the ReAct conversation at the root namespace is untouched; its lines
