@@ -23,13 +23,13 @@ from typing import Any
 from langchain_core.runnables import RunnableConfig
 from langgraph.checkpoint.base import BaseCheckpointSaver
 from langgraph.config import get_stream_writer
-from langgraph.errors import GraphBubbleUp
+from langgraph.errors import GraphBubbleUp, GraphInterrupt
 from langgraph.graph import END, START, StateGraph
 from langgraph.store.base import BaseStore
 from langgraph.types import Send
 
 from graphs.loop import add_agent_loop
-from graphs.unit import unit_config
+from graphs.unit import cancel_unanswered, named, unit_config
 from nodes.extract_facts import make_extract_facts
 from nodes.load_context import make_load_context
 from nodes.support.state import Deps, MessagesInput, RunContext
@@ -82,8 +82,11 @@ def make_step_node(deps: Deps, inputs: TeamInputs):
 
     async def run_step(payload: dict[str, Any], config: RunnableConfig) -> dict[str, Any]:
         try:
+            await cancel_unanswered(step, config)  # resumed after a crash inside execute_tools (Q11)
             out = await step.ainvoke(payload, member_config(config, payload["worker"]))
-        except GraphBubbleUp:  # an approval inside the step stops the parent run: let it through
+        except GraphInterrupt as stop:  # an approval stops the parent run; the question names the step
+            raise GraphInterrupt([named(i, payload["unit_id"]) for i in stop.args[0]]) from None
+        except GraphBubbleUp:
             raise
         except Exception as exc:  # a failing step fails alone; its sibling finishes
             text = f"{type(exc).__name__}: {exc}"

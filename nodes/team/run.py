@@ -84,8 +84,10 @@ def step_payloads(state: TeamState, inputs: TeamInputs) -> list[dict[str, Any]]:
     for item in state.get("wave") or []:
         step = item["step"]
         done = [Dependency(by_id[d], str(records[d].get("result") or "")) for d in step["dependencies"]]
-        context = inputs.context(state["submitted"], done, [])
-        payloads.append({"unit_id": step["id"], "unit_request": state["submitted"],
+        # reference s.5 runStep item 2: what the dependencies' web_search grounded, also trusted here
+        urls = sorted({u for d in step["dependencies"] for u in records[d].get("trusted_urls") or ()})
+        context = inputs.context(state["submitted"], done, urls)
+        payloads.append({"unit_id": step["id"], "unit_request": state["submitted"], "trusted_urls": urls,
                          "unit_input": inputs.step(context, step), "context": context, **item,
                          "approved_all": list(state.get("approved_all") or []),
                          "external_sources": list(state.get("external_sources") or [])})
@@ -105,7 +107,8 @@ async def collect(state: TeamState) -> dict[str, Any]:
         step_id = item["step"]["id"]
         r = results.get(step_id) or {"ok": False, "text": texts.EMPTY_RESULT}
         records[step_id] = {"status": COMPLETED if r.get("ok") else FAILED, "result": str(r.get("text") or ""),
-                            "worker": item["worker"], "retries": r.get("retries", 0)}
+                            "worker": item["worker"], "retries": r.get("retries", 0),
+                            "trusted_urls": list(r.get("trusted_urls") or [])}
     done = list(results.values())
     return {"records": records, "results": None, "wave": [],
             "approved_all": _merged(state, done, "approved_all"),

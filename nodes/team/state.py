@@ -24,7 +24,7 @@ class TeamState(TypedDict, total=False):
     messages: Annotated[list, add_messages]
     submitted: str  # the user's text: the goal, and the authority for every worker's turn policy
     plan: Optional[TeamPlan]
-    # step id -> {"status", "result", "worker", "retries"}; a step without one is pending.
+    # step id -> {"status", "result", "worker", "retries", "trusted_urls"}; a step without one is pending.
     records: Annotated[dict[str, Any], merge_records]
     results: Annotated[dict[str, Any], merge_results]  # the running wave's, by step id
     wave: list[dict[str, Any]]  # the running wave: [{"step", "worker", "reviewer"}]

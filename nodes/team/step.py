@@ -70,7 +70,9 @@ def make_retry(inputs: TeamInputs):
 async def step_finish(state: StepState) -> dict[str, Any]:
     p = progress(state)
     ok = p.status == COMPLETED
-    return {"result": {"ok": ok, "text": p.accepted if ok else p.failure, "retries": p.retries}}
+    # the URLs the worker's web_search grounded, over all its attempts: its dependents may fetch them
+    urls = list((state.get("result") or {}).get("trusted_urls") or [])
+    return {"result": {"ok": ok, "text": p.accepted if ok else p.failure, "retries": p.retries, "trusted_urls": urls}}
 
 
 def after_step_node(state: StepState) -> str:

@@ -212,3 +212,23 @@ async def test_cancelling_mid_step_leaves_no_review_and_a_paired_history(project
     assert not team.requests("原始任务")
     state = (await team.graph.aget_state(team.config)).values
     assert not state.get("outcome") and not (state.get("records") or {})
+
+
+async def test_a_step_may_fetch_the_urls_its_dependency_found_with_web_search(project):
+    """reference s.5 runStep item 2: the dependency's grounded URLs are listed and trusted."""
+    from tests.support.web_server import FakeWebServer
+    from tools.base import WebConfig
+
+    with FakeWebServer() as web:
+        config = WebConfig(searxng_url=web.base_url, allow_hosts=("127.0.0.1",))
+        model = ScriptedChatModel.by_content({
+            PLANNING: [plan(("s", "搜文档", []), ("r", "读文档", ["s"]))],
+            "当前任务：搜文档": [ai("", tool_call("web_search", {"query": "LangGraph"})), ai("找到了")],
+            "当前任务：读文档": [ai("", tool_call("web_fetch", {"url": web.url("/article")})), ai("读完了")],
+            "原始任务：搜文档": [YES], "原始任务：读文档": [YES]})
+        team = Team(model, project, web=config)
+        values = await team.run("先搜索 LangGraph 文档再读它")
+        reader = team.requests("当前任务：读文档")
+        assert f"依赖分支经 web_search 验证的 URL（可供当前步骤抓取/导航）：\n- {web.url('/article')}" in reader[0][2].content
+        assert "LangGraph 用**图**来编排智能体" in reader[-1][-1].content
+        assert values["status"] == "completed"
