@@ -115,7 +115,7 @@ def build_team(deps: Deps, *, context_schema: type[RunContext] = RunContext) -> 
 
     builder = StateGraph(TeamState, input_schema=MessagesInput, context_schema=context_schema)
     builder.add_node("team_start", team_start)
-    builder.add_node("plan_team", make_planner(build_member(deps, "team-planner"), inputs, member_config))
+    builder.add_node("plan_team", make_planner(deps, build_member(deps, "team-planner"), inputs, member_config))
     builder.add_node("schedule", schedule)
     builder.add_node("step", make_step_node(deps, inputs))
     builder.add_node("collect", collect)

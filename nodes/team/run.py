@@ -9,14 +9,18 @@ that depend on it, which stay pending and are reported as skipped.
 
 from __future__ import annotations
 
+import asyncio
 from typing import Any
 
 from langchain_core.messages import AIMessage, HumanMessage
 from langchain_core.runnables import RunnableConfig
 from langgraph.config import get_stream_writer
+from langgraph.runtime import Runtime
 
 from nodes.support.policy import user_text
+from nodes.support.request import turn_memory
 from nodes.support.run_errors import require_user_message
+from nodes.support.state import Deps, RunContext, long_term_memory, run_context
 from nodes.team import texts
 from nodes.team.inputs import Dependency, TeamInputs
 from nodes.team.members import reply_text
@@ -44,12 +48,16 @@ def _ended(text: str) -> dict[str, Any]:
     return {"outcome": text, "status": "failed"}
 
 
-def make_planner(planner: Any, inputs: TeamInputs, member_config: Any):
-    async def plan_team(state: TeamState, config: RunnableConfig) -> dict[str, Any]:
+def make_planner(deps: Deps, planner: Any, inputs: TeamInputs, member_config: Any):
+    async def plan_team(state: TeamState, config: RunnableConfig, runtime: Runtime[RunContext]) -> dict[str, Any]:
         if state.get("plan") or state.get("outcome"):  # resumed after planning
             return {}
-        request = HumanMessage(inputs.planning(state["submitted"]))
-        out = await planner.ainvoke({"messages": [request]}, member_config(config, "planner"))
+        goal, ctx = state["submitted"], run_context(runtime)
+        request = [HumanMessage(inputs.planning(goal))]
+        # Q16: the memories relevant to the goal ride after the request, as in every mode's turn
+        note = await asyncio.to_thread(turn_memory, long_term_memory(runtime, deps), [], goal,
+                                       window=ctx.context_window, project_root=ctx.project_root, now=deps.clock())
+        out = await planner.ainvoke({"messages": request + ([note] if note else [])}, member_config(config, "planner"))
         if out.get("error"):
             return _ended(texts.PLANNER_FAILED.format(error=out["error"]))
         reply = reply_text(out)

@@ -232,3 +232,20 @@ async def test_a_step_may_fetch_the_urls_its_dependency_found_with_web_search(pr
         assert f"依赖分支经 web_search 验证的 URL（可供当前步骤抓取/导航）：\n- {web.url('/article')}" in reader[0][2].content
         assert "LangGraph 用**图**来编排智能体" in reader[-1][-1].content
         assert values["status"] == "completed"
+
+
+async def test_the_planner_request_carries_the_memories_relevant_to_the_goal(project, tmp_path):
+    """Q16: as in every turn, the relevant memories ride after the request, not in the system prompt."""
+    from memory.context.rounds import internal_kind
+    from memory.longterm.manager import LongTermMemory, MemoryOptions
+    from memory.longterm.entry import normalize_project_key
+
+    memory = LongTermMemory(tmp_path / "mem", MemoryOptions(sync=False))
+    memory.save_fact("项目使用 pnpm 管理依赖", scope="project", project_key=normalize_project_key(project))
+    model = ScriptedChatModel.by_content({PLANNING: [plan(("a", "列出依赖", []))],
+                                          "当前任务：列出依赖": [ai("3 个依赖")], "原始任务：": [YES]})
+    team = Team(model, project, memory=memory)
+    assert (await team.run("用 pnpm 列出项目依赖"))["status"] == "completed"
+    [planner] = [p for p in model.seen if "## Mode: Team Planner" in p[0].content]
+    assert planner[1].content.startswith(PLANNING) and "## 相关长期记忆" not in planner[0].content
+    assert internal_kind(planner[2]) == "memory_context" and "项目使用 pnpm 管理依赖" in planner[2].content
