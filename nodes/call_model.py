@@ -36,7 +36,7 @@ Notify = Callable[[str], None]
 
 
 # The run's mode -> its mode prompt (prompts.MODE_FILES); a mode without one gets the agent's.
-PROMPT_MODES = {"plan": "plan"}
+PROMPT_MODES = {"plan": "plan", "team": "team-worker"}  # Team: only workers run the loop
 
 
 def system_prompt(deps: Deps, ctx: RunContext, now: datetime, project_context: str = "") -> str:

@@ -10,7 +10,6 @@ import argparse
 import sys
 
 MODES = ("react", "plan", "team")
-AVAILABLE_MODES = ("react", "plan")
 EVAL_SUITES = ("extraction",)
 
 
@@ -78,10 +77,6 @@ def main(argv: list[str] | None = None) -> int:
     if argv[:1] == ["studio"]:
         return run_studio(argv[1:])
     args = parser().parse_args(argv)
-    if args.mode not in AVAILABLE_MODES:
-        print(f"paicli: --mode {args.mode} is not available yet; --mode react and --mode plan work in this version",
-              file=sys.stderr)
-        return 2
     if args.resume_run and (args.session is None or args.prompt is not None):
         print("paicli: --continue needs --session ID (and no -p)", file=sys.stderr)
         return 2

@@ -41,17 +41,21 @@ HELP = [
     ("/audit [N]", "查看今天最近 N 条危险工具调用的审计记录（默认 10）"),
     ("/mcp [restart|disable|enable|trust|logs <name>]", "查看 MCP server 状态与工具数；重启、停用、启用、信任项目 server、查看日志"),
     ("/plan [任务]", "用 Plan-and-Execute 模式执行任务；不带任务时下一条输入使用该模式"),
-    ("/continue", "继续执行当前会话中被中断的计划运行"),
+    ("/team [任务]", "用 Multi-Agent 协作模式（规划者 + 执行者 + 检查者）执行任务；不带任务时下一条输入使用该模式"),
+    ("/continue", "继续执行当前会话中被中断的计划或多 Agent 运行"),
     ("/exit", "退出 paicli（也可以输入 exit / quit，或连按两次 Ctrl-C）"),
 ]
 EXIT_WORDS = {"/exit", "/quit", "exit", "quit"}
 NAMES = ["/help", "/model", "/resume", "/clear", "/compact", "/context", "/save", "/memory", "/skill", "/audit", "/mcp",
-         "/plan", "/continue", "/exit", "/quit"]  # for completion
+         "/plan", "/team", "/continue", "/exit", "/quit"]  # for completion
 RESUME_LIST_LIMIT = 20
 
 
-# reference (s.1 item 8): /plan without a task
-NEXT_PLAN = "📋 下一条任务将使用 Plan-and-Execute 模式，输入任务前按 ESC 可取消，执行完成后自动回到默认 ReAct。"
+# reference (s.1 item 8): /plan or /team without a task
+NEXT_MODE = {
+    "plan": "📋 下一条任务将使用 Plan-and-Execute 模式，输入任务前按 ESC 可取消，执行完成后自动回到默认 ReAct。",
+    "team": "👥 下一条任务将使用 Multi-Agent 协作模式（规划者 + 执行者 + 检查者），输入任务前按 ESC 可取消，执行完成后自动回到默认 ReAct。",
+}
 UNFINISHED = "⏸️ 该会话有未完成的 {mode} 运行，输入 /continue 继续执行。"
 
 
@@ -138,11 +142,12 @@ async def _dispatch(text: str, app: App, say: Output, read_line: ReadLine | None
         from paicli.mcp_commands import mcp
 
         await mcp(payload, app, say, interactive=read_line is not None)
-    elif word == "/plan":
+    elif word in ("/plan", "/team"):
+        mode = word[1:]
         if payload:
-            return Outcome(run=("plan", payload))
-        app.next_mode = "plan"
-        say(NEXT_PLAN)
+            return Outcome(run=(mode, payload))
+        app.next_mode = mode
+        say(NEXT_MODE[mode])
     elif word == "/continue":
         mode = await app.session.unfinished_mode()
         if mode is None:

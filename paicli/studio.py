@@ -17,6 +17,7 @@ from dataclasses import dataclass
 
 from graphs.plan import build_plan
 from graphs.react import build_react
+from graphs.team import build_team
 from nodes.support.state import RunContext
 from paicli.session import attach_mcp, make_deps
 from paicli.settings import load_settings
@@ -45,3 +46,13 @@ react = build_react(_deps, context_schema=StudioContext, raise_on_error=True)[0]
 # The plan review and each task's approvals are interrupts; a task's messages are under its
 # own namespace (subgraphs=True in the SDK's stream, or the thread state's tasks).
 plan = build_plan(_deps, context_schema=StudioContext).compile(name="plan")
+
+
+@dataclass(frozen=True)
+class TeamStudioContext(StudioContext):
+    """A Team run's context: its workers' prompt is chosen by ``mode`` (nodes/call_model.py)."""
+
+    mode: str = "team"
+
+
+team = build_team(_deps, context_schema=TeamStudioContext).compile(name="team")

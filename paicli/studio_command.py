@@ -44,7 +44,8 @@ def write_config(state_dir: Path) -> Path:
     package_root = Path(__file__).resolve().parent.parent  # where `paicli`, `memory`, ... are installed
     config = {
         "dependencies": [str(package_root)],
-        "graphs": {"react": "paicli.studio:react", "plan": "paicli.studio:plan"},
+        "graphs": {"react": "paicli.studio:react", "plan": "paicli.studio:plan",
+                   "team": "paicli.studio:team"},
         "checkpointer": {"path": "paicli.studio_stores.make_checkpointer"},
         "store": {"path": "paicli.studio_stores.make_store"},
     }

@@ -22,7 +22,13 @@ _VAR = re.compile(r"\{\{\s*(\w+)\s*\}\}")
 
 # reference q.3 approvals: `auto` or `never`, otherwise `suggest`.
 APPROVAL_FILES = {"yes": "approvals/auto.md", "ask": "approvals/never.md"}
-MODE_FILES = {"agent": "modes/agent.md", "plan": "modes/plan.md"}
+MODE_FILES = {
+    "agent": "modes/agent.md",
+    "plan": "modes/plan.md",
+    "team-planner": "modes/team-planner.md",
+    "team-worker": "modes/team-worker.md",
+    "team-reviewer": "modes/team-reviewer.md",
+}
 
 
 class PromptError(Exception):

@@ -163,14 +163,6 @@ def test_missing_key_exits_2_naming_the_variable_without_calling_the_model(serve
     assert server.requests == []
 
 
-def test_team_mode_is_refused_with_one_line(server, run_paicli):
-    done = run_paicli("-p", "hello", "--mode", "team")
-    assert done.returncode == 2
-    (line,) = problem_lines(done.stderr)
-    assert "--mode team" in line
-    assert server.requests == []
-
-
 def test_help_lists_the_flags():
     done = subprocess.run([sys.executable, "-m", "paicli", "--help"], capture_output=True, text=True,
                           timeout=30)

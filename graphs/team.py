@@ -1,0 +1,136 @@
+"""The Team graph (reference s.5; docs/architecture.md, "The Team graph"):
+
+    START → team_start → plan_team ─► schedule ─► step × ≤2 (Send) ─► collect ─┐
+                             │            │ nothing ready                      │
+                             │            ▼                                    │
+                             └──────► finish ─► (✅) extract_facts → END       │
+                                          ▲ (collect → schedule: the next wave)┘
+
+A step is one execution unit (``graphs/unit.py``) with review around its loop:
+
+    unit_start → load_context → (agent loop) → unit_finish → worker_done ─► review ─► step_finish
+                      ▲                                           │            │
+                      └────────────────── retry ◄─────────────────┴────────────┘
+
+The planner and each reviewer are member calls without tools, each a tiny graph run labelled
+with its actor in the ledger. Only workers have tools.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from langchain_core.runnables import RunnableConfig
+from langgraph.checkpoint.base import BaseCheckpointSaver
+from langgraph.config import get_stream_writer
+from langgraph.errors import GraphBubbleUp, GraphInterrupt
+from langgraph.graph import END, START, StateGraph
+from langgraph.store.base import BaseStore
+from langgraph.types import Send
+
+from graphs.loop import add_agent_loop
+from graphs.unit import cancel_unanswered, named, unit_config
+from nodes.extract_facts import make_extract_facts
+from nodes.load_context import make_load_context
+from nodes.support.state import Deps, MessagesInput, RunContext
+from nodes.team import texts
+from nodes.team.inputs import TeamInputs
+from nodes.team.members import MemberState, make_ask
+from nodes.team.run import collect, finish, make_planner, schedule, step_payloads, team_start
+from nodes.team.state import StepInput, StepState, TeamState
+from nodes.team.step import MODE, after_step_node, make_retry, make_review, step_finish, worker_done
+from nodes.unit import UnitOutput, unit_finish, unit_start
+
+NO_RESULT = "步骤没有结果"
+
+
+def member_config(config: RunnableConfig, actor: str) -> RunnableConfig:
+    return unit_config(config, MODE, actor)
+
+
+def build_member(deps: Deps, mode: str):
+    builder = StateGraph(MemberState, context_schema=RunContext)
+    builder.add_node("ask", make_ask(deps, mode))
+    builder.add_edge(START, "ask")
+    builder.add_edge("ask", END)
+    return builder.compile(name=mode)
+
+
+def build_step(deps: Deps, inputs: TeamInputs) -> StateGraph:
+    builder = StateGraph(StepState, input_schema=StepInput, output_schema=UnitOutput, context_schema=RunContext)
+    builder.add_node("unit_start", unit_start)
+    builder.add_node("load_context", make_load_context(deps))
+    builder.add_node("unit_finish", unit_finish)
+    builder.add_node("worker_done", worker_done)
+    builder.add_node("review", make_review(build_member(deps, "team-reviewer"), inputs, member_config))
+    builder.add_node("retry", make_retry(inputs))
+    builder.add_node("step_finish", step_finish)
+    builder.add_edge(START, "unit_start")
+    builder.add_edge("unit_start", "load_context")
+    add_agent_loop(builder, deps, after="load_context", exit_to="unit_finish")
+    builder.add_edge("unit_finish", "worker_done")
+    builder.add_conditional_edges("worker_done", after_step_node, ["review", "retry", "step_finish"])
+    builder.add_conditional_edges("review", after_step_node, ["retry", "step_finish"])
+    builder.add_edge("retry", "load_context")
+    builder.add_edge("step_finish", END)
+    return builder
+
+
+def make_step_node(deps: Deps, inputs: TeamInputs):
+    """The parent's node for ``Send("step", payload)``: the step's unit under its worker's actor."""
+    step = build_step(deps, inputs).compile(name="step")
+
+    async def run_step(payload: dict[str, Any], config: RunnableConfig) -> dict[str, Any]:
+        try:
+            await cancel_unanswered(step, config)  # resumed after a crash inside execute_tools (Q11)
+            out = await step.ainvoke(payload, member_config(config, payload["worker"]))
+        except GraphInterrupt as stop:  # an approval stops the parent run; the question names the step
+            raise GraphInterrupt([named(i, payload["unit_id"]) for i in stop.args[0]]) from None
+        except GraphBubbleUp:
+            raise
+        except Exception as exc:  # a failing step fails alone; its sibling finishes
+            text = f"{type(exc).__name__}: {exc}"
+            get_stream_writer()({"notice": texts.worker_failed(payload["unit_id"], text).rstrip()})
+            out = {"result": {"ok": False, "text": text}}
+        result = {**(out.get("result") or {"ok": False, "text": NO_RESULT}),
+                  "approved_all": list(out.get("approved_all") or payload.get("approved_all") or []),
+                  "external_sources": list(out.get("external_sources") or [])}
+        return {"results": {payload["unit_id"]: result}}
+
+    return run_step
+
+
+def build_team(deps: Deps, *, context_schema: type[RunContext] = RunContext) -> StateGraph:
+    inputs = TeamInputs()
+
+    def after_planning(state: TeamState) -> str:
+        return "finish" if state.get("outcome") else "schedule"
+
+    def after_schedule(state: TeamState) -> Any:
+        payloads = step_payloads(state, inputs)
+        return [Send("step", p) for p in payloads] if payloads else "finish"
+
+    def after_finish(state: TeamState) -> str:
+        return "extract_facts" if state.get("status") == "completed" else END
+
+    builder = StateGraph(TeamState, input_schema=MessagesInput, context_schema=context_schema)
+    builder.add_node("team_start", team_start)
+    builder.add_node("plan_team", make_planner(deps, build_member(deps, "team-planner"), inputs, member_config))
+    builder.add_node("schedule", schedule)
+    builder.add_node("step", make_step_node(deps, inputs))
+    builder.add_node("collect", collect)
+    builder.add_node("finish", finish)
+    builder.add_node("extract_facts", make_extract_facts(deps))
+    builder.add_edge(START, "team_start")
+    builder.add_edge("team_start", "plan_team")
+    builder.add_conditional_edges("plan_team", after_planning, ["schedule", "finish"])
+    builder.add_conditional_edges("schedule", after_schedule, ["step", "finish"])
+    builder.add_edge("step", "collect")
+    builder.add_edge("collect", "schedule")
+    builder.add_conditional_edges("finish", after_finish, ["extract_facts", END])
+    builder.add_edge("extract_facts", END)
+    return builder
+
+
+def build_graph(deps: Deps, checkpointer: BaseCheckpointSaver | None = None, store: BaseStore | None = None):
+    return build_team(deps).compile(checkpointer=checkpointer, store=store, name=MODE)

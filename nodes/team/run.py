@@ -1,0 +1,133 @@
+"""The orchestrator's nodes (reference s.5 Flow): take the goal, plan, schedule waves of ready
+steps, collect their results in step order, and write the final text.
+
+The planner is a member call without tools (``nodes.team.members``); a reply that breaks any
+plan rule ends the run before a worker starts. ``collect`` applies a wave's results in plan
+order, whatever order they finished in; a failed step never stops its sibling, only the steps
+that depend on it, which stay pending and are reported as skipped.
+"""
+
+from __future__ import annotations
+
+import asyncio
+from typing import Any
+
+from langchain_core.messages import AIMessage, HumanMessage
+from langchain_core.runnables import RunnableConfig
+from langgraph.config import get_stream_writer
+from langgraph.runtime import Runtime
+
+from nodes.support.policy import user_text
+from nodes.support.request import turn_memory
+from nodes.support.run_errors import require_user_message
+from nodes.support.state import Deps, RunContext, long_term_memory, run_context
+from nodes.team import texts
+from nodes.team.inputs import Dependency, TeamInputs
+from nodes.team.members import reply_text
+from nodes.team.plan import PlanError, parse_team_plan
+from nodes.team.schedule import COMPLETED, FAILED, assign, left_pending, ready, reviewer_name
+from nodes.team.state import TeamState
+
+
+def _notify(*lines: str) -> None:
+    notify = get_stream_writer()
+    for line in lines:
+        notify({"notice": line.rstrip("\n")})
+
+
+async def team_start(state: TeamState) -> dict[str, Any]:
+    """A new run: the goal is the user's message; nothing of an earlier run carries over."""
+    messages = list(state.get("messages") or [])
+    require_user_message(messages)
+    _notify(texts.PLANNING_HEADING, texts.PLANNER_WORKING)
+    return {"submitted": user_text(messages), "plan": None, "records": None, "results": None, "wave": [],
+            "cursor": 0, "batches": 0, "outcome": "", "status": "", "error": None}
+
+
+def _ended(text: str) -> dict[str, Any]:
+    return {"outcome": text, "status": "failed"}
+
+
+def make_planner(deps: Deps, planner: Any, inputs: TeamInputs, member_config: Any):
+    async def plan_team(state: TeamState, config: RunnableConfig, runtime: Runtime[RunContext]) -> dict[str, Any]:
+        if state.get("plan") or state.get("outcome"):  # resumed after planning
+            return {}
+        goal, ctx = state["submitted"], run_context(runtime)
+        request = [HumanMessage(inputs.planning(goal))]
+        # Q16: the memories relevant to the goal ride after the request, as in every mode's turn
+        note = await asyncio.to_thread(turn_memory, long_term_memory(runtime, deps), [], goal,
+                                       window=ctx.context_window, project_root=ctx.project_root, now=deps.clock())
+        out = await planner.ainvoke({"messages": request + ([note] if note else [])}, member_config(config, "planner"))
+        if out.get("error"):
+            return _ended(texts.PLANNER_FAILED.format(error=out["error"]))
+        reply = reply_text(out)
+        if not reply.strip():
+            return _ended(texts.PLAN_BLANK)
+        try:
+            plan = parse_team_plan(reply)
+        except PlanError as exc:
+            return _ended(texts.PLAN_REJECTED.format(reason=exc, reply=reply))
+        _notify(*texts.plan_lines(plan["steps"]), texts.EXECUTION_HEADING)
+        return {"plan": plan}
+
+    return plan_team
+
+
+async def schedule(state: TeamState) -> dict[str, Any]:
+    steps, records = state["plan"]["steps"], state.get("records") or {}
+    wave, cursor = assign(ready(steps, records), state.get("cursor", 0))
+    batches = state.get("batches", 0) + (len(wave) > 1)
+    if len(wave) > 1:
+        _notify(texts.batch_line(batches, len(wave)))
+    _notify(*(texts.step_started(worker, step) for step, worker in wave))
+    return {"wave": [{"step": s, "worker": w, "reviewer": reviewer_name(s["id"], len(wave) > 1)} for s, w in wave],
+            "cursor": cursor, "batches": batches}
+
+
+def step_payloads(state: TeamState, inputs: TeamInputs) -> list[dict[str, Any]]:
+    """One unit per step of the wave: its context is the goal and its dependencies' results."""
+    by_id = {s["id"]: s for s in state["plan"]["steps"]}
+    records = state.get("records") or {}
+    payloads = []
+    for item in state.get("wave") or []:
+        step = item["step"]
+        done = [Dependency(by_id[d], str(records[d].get("result") or "")) for d in step["dependencies"]]
+        # reference s.5 runStep item 2: what the dependencies' web_search grounded, also trusted here
+        urls = sorted({u for d in step["dependencies"] for u in records[d].get("trusted_urls") or ()})
+        context = inputs.context(state["submitted"], done, urls)
+        payloads.append({"unit_id": step["id"], "unit_request": state["submitted"], "trusted_urls": urls,
+                         "unit_input": inputs.step(context, step), "context": context, **item,
+                         "approved_all": list(state.get("approved_all") or []),
+                         "external_sources": list(state.get("external_sources") or [])})
+    return payloads
+
+
+def _merged(state: TeamState, results: list[dict[str, Any]], key: str) -> list[str]:
+    found = list(state.get(key) or [])
+    for r in results:
+        found += [x for x in r.get(key) or [] if x not in found]
+    return found
+
+
+async def collect(state: TeamState) -> dict[str, Any]:
+    results, records = state.get("results") or {}, {}
+    for item in state.get("wave") or []:
+        step_id = item["step"]["id"]
+        r = results.get(step_id) or {"ok": False, "text": texts.EMPTY_RESULT}
+        records[step_id] = {"status": COMPLETED if r.get("ok") else FAILED, "result": str(r.get("text") or ""),
+                            "worker": item["worker"], "retries": r.get("retries", 0),
+                            "trusted_urls": list(r.get("trusted_urls") or [])}
+    done = list(results.values())
+    return {"records": records, "results": None, "wave": [],
+            "approved_all": _merged(state, done, "approved_all"),
+            "external_sources": _merged(state, done, "external_sources")}
+
+
+async def finish(state: TeamState) -> dict[str, Any]:
+    """reference s.5 items 6-7: skipped steps, then the final header and summary."""
+    if state.get("outcome"):  # the run ended while planning
+        return {"messages": [AIMessage(state["outcome"])]}
+    steps, records = state["plan"]["steps"], state.get("records") or {}
+    _notify(*(texts.skipped(s) for s in left_pending(steps, records)))
+    text = texts.final_text(steps, records)
+    return {"outcome": text, "status": texts.outcome(steps, records), "messages": [AIMessage(text)]}

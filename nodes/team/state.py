@@ -1,0 +1,55 @@
+"""The Team graph's state, and a step's (reference s.5). Members' messages live in their own
+units (``graphs/unit.py``): the worker's in its step, the planner's and reviewers' in theirs."""
+
+from __future__ import annotations
+
+from typing import Annotated, Any, Optional
+
+from langgraph.graph.message import add_messages
+from typing_extensions import TypedDict
+
+from nodes.team.plan import TeamPlan, TeamStep
+from nodes.unit import UnitInput, UnitState, merge_results
+
+
+def merge_records(left: dict[str, Any] | None, right: dict[str, Any] | None) -> dict[str, Any]:
+    """Steps add or replace their record by id; a new run starts from ``None``."""
+    if right is None:
+        return {}
+    return {**(left or {}), **right}
+
+
+class TeamState(TypedDict, total=False):
+    # The user's goal, then the run's final text: what Studio shows and what extraction reads.
+    messages: Annotated[list, add_messages]
+    submitted: str  # the user's text: the goal, and the authority for every worker's turn policy
+    plan: Optional[TeamPlan]
+    # step id -> {"status", "result", "worker", "retries", "trusted_urls"}; a step without one is pending.
+    records: Annotated[dict[str, Any], merge_records]
+    results: Annotated[dict[str, Any], merge_results]  # the running wave's, by step id
+    wave: list[dict[str, Any]]  # the running wave: [{"step", "worker", "reviewer"}]
+    cursor: int  # round-robin position over WORKERS
+    batches: int  # parallel waves so far, for "批次 #k"
+    outcome: str  # the final text
+    status: str  # "" running | completed | failed | partial
+    approved_all: list[str]  # "approve all" answers, shared by every worker of the run
+    external_sources: list[str]  # reference (o.1): what any worker read
+    error: Optional[str]
+
+
+class StepInput(UnitInput, total=False):
+    step: TeamStep
+    worker: str
+    reviewer: str
+    context: str
+
+
+class StepState(UnitState, total=False):
+    """One step: its worker's unit (messages, loop) plus what review needs."""
+
+    step: TeamStep
+    worker: str
+    reviewer: str
+    context: str  # the step's context (goal and dependency results), reused by retries
+    progress: dict[str, Any]  # nodes.team.attempts.Progress as a dict
+    next: str

@@ -1,0 +1,79 @@
+"""worker_done, review and retry: a step's attempts around its worker's loop (reference s.5
+runStep). The decisions are ``nodes.team.attempts``; these nodes only apply them.
+
+The worker keeps its history for a retry (the rejection and its feedback are appended as a new
+brief); a new step is a new unit, so nothing of one step's attempts reaches another.
+"""
+
+from __future__ import annotations
+
+from dataclasses import asdict
+from typing import Any
+
+from langchain_core.messages import HumanMessage
+from langchain_core.runnables import RunnableConfig
+from langgraph.config import get_stream_writer
+
+from memory.context.rounds import internal
+from nodes.team import texts
+from nodes.team.attempts import Progress, after_review, after_worker
+from nodes.team.inputs import TeamInputs
+from nodes.team.members import reply_text
+from nodes.team.schedule import COMPLETED
+from nodes.team.state import StepState
+from nodes.team.verdict import parse_verdict
+from nodes.unit import UNIT_INPUT
+
+MODE = "team"
+
+
+def progress(state: StepState) -> Progress:
+    saved = state.get("progress")
+    return Progress(**saved) if saved else Progress(state["step"]["id"])
+
+
+def _apply(p: Progress, lines: list[str], nxt: str) -> dict[str, Any]:
+    notify = get_stream_writer()
+    for line in lines:
+        notify({"notice": line.rstrip("\n")})
+    return {"progress": asdict(p), "next": nxt}
+
+
+async def worker_done(state: StepState) -> dict[str, Any]:
+    result = state.get("result") or {"ok": False, "text": texts.EMPTY_RESULT}
+    return _apply(*after_worker(progress(state), bool(result.get("ok")), str(result.get("text") or "")))
+
+
+def make_review(reviewer: Any, inputs: TeamInputs, member_config: Any):
+    """``reviewer``: the compiled member graph; ``member_config(config, actor)`` labels its run."""
+
+    async def review(state: StepState, config: RunnableConfig) -> dict[str, Any]:
+        p, step = progress(state), state["step"]
+        get_stream_writer()({"notice": texts.reviewing(state["reviewer"], step["id"])})
+        out = await reviewer.ainvoke({"messages": [HumanMessage(inputs.review(step, p.accepted))]},
+                                     member_config(config, state["reviewer"]))
+        verdict = None if out.get("error") else parse_verdict(reply_text(out))
+        return _apply(*after_review(p, verdict))
+
+    return review
+
+
+def make_retry(inputs: TeamInputs):
+    async def retry(state: StepState) -> dict[str, Any]:
+        p = progress(state)
+        brief = inputs.retry(state["context"], state["step"], p.feedback)
+        return {"messages": [internal(brief, UNIT_INPUT)], "error": None, "result": None}
+
+    return retry
+
+
+async def step_finish(state: StepState) -> dict[str, Any]:
+    p = progress(state)
+    ok = p.status == COMPLETED
+    # the URLs the worker's web_search grounded, over all its attempts: its dependents may fetch them
+    urls = list((state.get("result") or {}).get("trusted_urls") or [])
+    return {"result": {"ok": ok, "text": p.accepted if ok else p.failure, "retries": p.retries, "trusted_urls": urls}}
+
+
+def after_step_node(state: StepState) -> str:
+    return {"review": "review", "retry": "retry"}.get(state.get("next", ""), "step_finish")

@@ -1,0 +1,26 @@
+"""Studio serves the Team graph (issue 15): registered in both configs, with a team context."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+from paicli.studio_command import write_config
+
+ROOT = Path(__file__).resolve().parents[2]
+
+
+def test_langgraph_configs_register_team(tmp_path, monkeypatch):
+    assert json.loads((ROOT / "langgraph.json").read_text())["graphs"]["team"] == "./paicli/studio.py:team"
+    written = json.loads(write_config(tmp_path).read_text())
+    assert written["graphs"]["team"] == "paicli.studio:team"
+
+
+def test_the_served_team_graph_runs_its_workers_in_team_mode(monkeypatch, tmp_path):
+    monkeypatch.setenv("PAICLI_HOME", str(tmp_path))
+    monkeypatch.setenv("PAICLI_API_KEY", "x")
+    from paicli import studio
+
+    assert studio.team.name == "team"
+    assert studio.TeamStudioContext().mode == "team"
+    assert {"plan_team", "schedule", "step", "collect", "finish"} <= set(studio.team.get_graph().nodes)
