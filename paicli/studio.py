@@ -45,7 +45,14 @@ _mcp.start()
 react = build_react(_deps, context_schema=StudioContext, raise_on_error=True)[0].compile(name="react")
 # The plan review and each task's approvals are interrupts; a task's messages are under its
 # own namespace (subgraphs=True in the SDK's stream, or the thread state's tasks).
-plan = build_plan(_deps, context_schema=StudioContext).compile(name="plan")
+@dataclass(frozen=True)
+class PlanStudioContext(StudioContext):
+    """A Plan run's context: its tasks get the plan prompt and its ledger lines say ``plan``."""
+
+    mode: str = "plan"
+
+
+plan = build_plan(_deps, context_schema=PlanStudioContext).compile(name="plan")
 
 
 @dataclass(frozen=True)

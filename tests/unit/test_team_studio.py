@@ -24,3 +24,14 @@ def test_the_served_team_graph_runs_its_workers_in_team_mode(monkeypatch, tmp_pa
     assert studio.team.name == "team"
     assert studio.TeamStudioContext().mode == "team"
     assert {"plan_team", "schedule", "step", "collect", "finish"} <= set(studio.team.get_graph().nodes)
+
+
+def test_the_served_plan_graph_runs_its_tasks_in_plan_mode(monkeypatch, tmp_path):
+    """Without its own context a Studio plan run would be mode "react": tasks would get the
+    agent prompt and the ledger would label the run react."""
+    monkeypatch.setenv("PAICLI_HOME", str(tmp_path))
+    monkeypatch.setenv("PAICLI_API_KEY", "x")
+    from paicli import studio
+
+    assert studio.PlanStudioContext().mode == "plan"
+    assert studio.plan.context_schema is studio.PlanStudioContext
