@@ -67,9 +67,11 @@ class Renderer:
     """Turn output for the REPL (answer streamed to ``out``) or for ``-p`` (progress on stderr,
     answer printed once at the end by the caller)."""
 
-    def __init__(self, *, stream_answer: bool, read_line: Any = None, out: TextIO | None = None, err: TextIO | None = None):
+    def __init__(self, *, stream_answer: bool, read_line: Any = None, read_review: Any = None,
+                 out: TextIO | None = None, err: TextIO | None = None):
         self.stream_answer = stream_answer
         self.read_line = read_line  # async (prompt) -> str | None, for approval questions
+        self.read_review = read_review  # the same, with the plan review's keys bound (paicli.review.KEYS)
         # Everything shown here comes from the model or a tool: SafeConsole makes it inert.
         self.out = SafeConsole(file=out or sys.stdout, soft_wrap=True)
         self.err = SafeConsole(file=err or sys.stderr, soft_wrap=True)
@@ -135,7 +137,7 @@ class Renderer:
 
         self.stop_waiting()
         self._end_line()
-        answer = await ask_review(request, self.read_line, lambda line: self.progress.print(line))
+        answer = await ask_review(request, self.read_review or self.read_line, lambda line: self.progress.print(line))
         self.waiting("执行中…")
         return answer
 

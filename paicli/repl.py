@@ -15,6 +15,7 @@ from prompt_toolkit import PromptSession
 from prompt_toolkit.application import run_in_terminal
 from prompt_toolkit.completion import WordCompleter
 from prompt_toolkit.history import FileHistory
+from prompt_toolkit.key_binding import KeyBindings
 from rich.console import Console
 from rich.text import Text
 
@@ -33,6 +34,16 @@ def history_file(home: Path) -> FileHistory:
     return FileHistory(str(path))
 
 
+def review_bindings() -> KeyBindings:
+    """Each key of the plan review ends the question with the line it stands for."""
+    from paicli.review import KEYS
+
+    bindings = KeyBindings()
+    for key, line in KEYS.items():
+        bindings.add(key, eager=True)(lambda event, line=line: event.app.exit(result=line))
+    return bindings
+
+
 def banner(app: App, console: Console) -> None:
     s = app.settings
     console.print(Text.assemble(("paicli", "bold"), visible(f" · {s.model} ({s.provider}) · {s.project_root}")))
@@ -49,6 +60,7 @@ class Repl:
             completer=WordCompleter(commands.NAMES, sentence=True),
         )
         self.answers: PromptSession = PromptSession()  # approval answers stay out of the input history
+        self._review_keys: KeyBindings | None = None
 
     async def read_line(self, text: str) -> str | None:
         """A question outside a turn (``/resume``'s choice): Ctrl-C or Ctrl-D answers nothing."""
@@ -64,6 +76,19 @@ class Repl:
         handler when the question closes."""
         try:
             return await self.answers.prompt_async(text, handle_sigint=False)
+        except EOFError:
+            return None
+        except KeyboardInterrupt:
+            raise asyncio.CancelledError from None
+
+    async def read_review(self, text: str) -> str | None:
+        """The plan review's question: as ``read_answer``, with Ctrl+O and ESC answering at once
+        (``paicli.review.KEYS``). Without these bindings prompt_toolkit's Ctrl+O would accept the
+        empty line, which executes the plan."""
+        if self._review_keys is None:
+            self._review_keys = review_bindings()
+        try:
+            return await self.answers.prompt_async(text, handle_sigint=False, key_bindings=self._review_keys)
         except EOFError:
             return None
         except KeyboardInterrupt:
@@ -132,7 +157,7 @@ class Repl:
                 await self.mode_turn(mode, text.strip())
 
     async def turn(self, text: str) -> None:
-        renderer = Renderer(stream_answer=True, read_line=self.read_answer)
+        renderer = Renderer(stream_answer=True, read_line=self.read_answer, read_review=self.read_review)
         renderer.waiting()
         task = asyncio.ensure_future(self.app.session.run_turn(text, renderer))
         loop = asyncio.get_running_loop()
@@ -155,7 +180,7 @@ class Repl:
         """A Plan (or Team) run: reviewed here, Ctrl-C cancels it (reference s.7)."""
         from paicli.modes import CANCELLED, MODE_BANNERS
 
-        renderer = Renderer(stream_answer=True, read_line=self.read_answer)
+        renderer = Renderer(stream_answer=True, read_line=self.read_answer, read_review=self.read_review)
         renderer.notice(MODE_BANNERS[mode], style="bold")
         task = asyncio.ensure_future(self.app.session.mode_run(mode).run(text, renderer, review=True))
         loop = asyncio.get_running_loop()

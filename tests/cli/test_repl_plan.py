@@ -86,3 +86,28 @@ def test_two_parallel_approvals_are_asked_in_turn_and_ctrl_c_cancels_then_contin
     ask(repl, "/continue")
     repl.expect("✅ 计划执行完成！", timeout=90)
     repl.expect("[task_3] 收尾好")
+
+
+def test_every_key_the_review_lists_works_ctrl_o_shows_i_supplements_esc_cancels(repl, server, project):
+    """The summary lists Enter, Ctrl+O, ESC and I. Ctrl+O must not run the plan (prompt_toolkit's
+    own Ctrl+O would accept the empty line), and ESC must cancel without any task running."""
+    routes = ByContent({
+        "补充要求：只统计 py 文件": [plan_reply(("a", "统计 py", []), ("b", "汇报", ["a"]))],
+        PLANNING: [plan_reply(("a", "统计", []))]})
+    server.script = routes.script()
+    ask(repl, "/plan 统计文件数量然后汇报")  # not a simple goal: the model plans it
+    repl.expect("Ctrl+O：展开完整计划")
+    repl.expect("操作/补充>")
+    repl.type("\x0f")  # Ctrl+O
+    repl.expect("已展开完整计划")
+    repl.expect("操作/补充>")
+    repl.type("I\r")
+    repl.expect("补充要求>")
+    repl.type("只统计 py 文件\r")
+    repl.expect("正在重新规划")
+    repl.expect("任务数: 2")
+    repl.expect("操作/补充>")
+    repl.type("\x1b")  # ESC
+    repl.expect("❯")
+    assert routes.left() == {}  # both plans were made; no task ever reached the model
+    assert not any(key.startswith("当前任务") for key, _ in routes.arrivals)
