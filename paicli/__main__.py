@@ -28,7 +28,7 @@ def parser() -> argparse.ArgumentParser:
     p.add_argument("--project", metavar="DIR", help="project root the tools work in (default: current directory)")
     p.add_argument("--yes", action="store_true", help="approve every approval request (for scripts)")
     p.add_argument("--continue", dest="resume_run", action="store_true",
-                   help="with --session: finish that session's run that was cut short (a plan interrupted mid-batch)")
+                   help="with --session: finish that session's Plan or Team run that was cut short")
     p.add_argument("--debug", action="store_true", help="show tracebacks for unexpected errors and log background work")
     return p
 
