@@ -249,3 +249,36 @@ async def test_the_planner_request_carries_the_memories_relevant_to_the_goal(pro
     [planner] = [p for p in model.seen if "## Mode: Team Planner" in p[0].content]
     assert planner[1].content.startswith(PLANNING) and "## 相关长期记忆" not in planner[0].content
     assert internal_kind(planner[2]) == "memory_context" and "项目使用 pnpm 管理依赖" in planner[2].content
+
+
+async def test_a_step_cut_short_mid_tool_continues_without_running_the_call_again(project):
+    """Q11 for Team: a step killed inside execute_tools reports its unanswered call as
+    cancelled when the run continues, instead of running it a second time."""
+    from tools.base import ToolSpec
+
+    runs: list[str] = []
+
+    async def slow(args, ctx):
+        runs.append("slow")
+        await asyncio.sleep(5)
+        return "slow done"
+
+    spec = ToolSpec("slow", "一个很慢的工具", {"type": "object", "properties": {}}, slow, is_async=True)
+    model = ScriptedChatModel.by_content({PLANNING: [plan(("a", "读 A", []))],
+                                          "当前任务：读 A": [ai("", tool_call("slow", {})), ai("换了办法")],
+                                          "原始任务：读 A": [YES]})
+    team = Team(model, project, tools={"slow": spec})
+    run = asyncio.ensure_future(team.run("目标"))
+    while not runs:
+        await asyncio.sleep(0.02)
+    run.cancel()
+    with pytest.raises(asyncio.CancelledError):
+        await run
+    async for _ in team.graph.astream(None, team.config, context=team.context, subgraphs=True):
+        pass
+    values = dict((await team.graph.aget_state(team.config)).values)
+    assert runs == ["slow"]
+    assert values["status"] == "completed" and "换了办法" in values["outcome"]
+    assert team.requests("当前任务：读 A")[-1][-1].content == "用户取消了此次工具调用"
+    model.assert_consumed()
+    team.check_prompts()
