@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import asyncio
 from typing import Any
 
 import pytest
@@ -12,6 +13,7 @@ from langgraph.types import Command
 from graphs.react import build_graph
 from nodes.support.state import Deps, RunContext
 from tests.support.scripted_model import ScriptedChatModel
+from tools.base import ToolSpec
 
 
 def assert_paired(messages: list[Any]) -> None:
@@ -73,3 +75,15 @@ def project(tmp_path):
     root = tmp_path / "project"
     root.mkdir()
     return root
+
+
+def slow_tool(runs: list[str], seconds: float = 5.0) -> ToolSpec:
+    """A tool named ``slow`` that records each run in ``runs`` and then takes ``seconds``: a
+    run cut short while it is running is a crash inside execute_tools (Q11)."""
+
+    async def slow(args: dict[str, Any], ctx: Any) -> str:
+        runs.append("slow")
+        await asyncio.sleep(seconds)
+        return "slow done"
+
+    return ToolSpec("slow", "一个很慢的工具", {"type": "object", "properties": {}}, slow, is_async=True)

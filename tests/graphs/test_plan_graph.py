@@ -12,9 +12,9 @@ from langchain_core.messages import HumanMessage
 from memory.longterm.manager import LongTermMemory, MemoryOptions
 from nodes.plan.text import REVIEW_CANCELLED
 from nodes.support.background import Background
+from tests.graphs.conftest import slow_tool
 from tests.graphs.plan_support import PLANNING, PlanHarness, plan_json, task_key
 from tests.support.scripted_model import ScriptedChatModel, ai, tool_call
-from tools.base import ToolSpec
 
 GOAL = "先统计项目再写总结，最后检查"
 
@@ -209,13 +209,7 @@ async def test_a_run_cut_short_mid_tool_continues_without_rerunning_finished_wor
     """Q11: the sibling that finished keeps its result; the interrupted task's tool call is
     reported as cancelled instead of being run a second time."""
     runs: list[str] = []
-
-    async def slow(args, ctx):
-        runs.append("slow")
-        await asyncio.sleep(5)
-        return "slow done"
-
-    spec = ToolSpec("slow", "一个很慢的工具", {"type": "object", "properties": {}}, slow, is_async=True)
+    spec = slow_tool(runs)
     model = ScriptedChatModel.by_content({
         PLANNING: [plan_json(("a", "甲", []), ("b", "乙", []))],
         task_key("甲"): [ai("", tool_call("slow", {})), ai("甲换了办法")], task_key("乙"): [ai("乙好")]})

@@ -14,7 +14,7 @@ from langgraph.checkpoint.memory import InMemorySaver
 
 from graphs.team import build_graph
 from nodes.support.state import Deps, RunContext
-from tests.graphs.conftest import assert_paired
+from tests.graphs.conftest import assert_paired, slow_tool
 from tests.support.scripted_model import ScriptedChatModel, ai, tool_call
 
 PLANNING = "请为以下任务制定执行计划"
@@ -254,16 +254,8 @@ async def test_the_planner_request_carries_the_memories_relevant_to_the_goal(pro
 async def test_a_step_cut_short_mid_tool_continues_without_running_the_call_again(project):
     """Q11 for Team: a step killed inside execute_tools reports its unanswered call as
     cancelled when the run continues, instead of running it a second time."""
-    from tools.base import ToolSpec
-
     runs: list[str] = []
-
-    async def slow(args, ctx):
-        runs.append("slow")
-        await asyncio.sleep(5)
-        return "slow done"
-
-    spec = ToolSpec("slow", "一个很慢的工具", {"type": "object", "properties": {}}, slow, is_async=True)
+    spec = slow_tool(runs)
     model = ScriptedChatModel.by_content({PLANNING: [plan(("a", "读 A", []))],
                                           "当前任务：读 A": [ai("", tool_call("slow", {})), ai("换了办法")],
                                           "原始任务：读 A": [YES]})

@@ -68,19 +68,16 @@ def decide(tool: str, args: dict[str, Any], level: str, approved_all: frozenset[
 
 def approved_before(tool: str, approved_all: frozenset[str] | set[str]) -> bool:
     """The user chose "approve all" for this tool, or for a tool of the same MCP server (v.1)."""
-    return tool in approved_all or server_approved(tool, approved_all)
+    if tool in approved_all:
+        return True
+    server = server_of(tool)
+    return server is not None and any(server_of(name) == server for name in approved_all)
 
 
 def covered(ask: Ask, approved_all: frozenset[str] | set[str]) -> bool:
     """An "approve all" given earlier in the same step answers this question, unless the call
     writes a protected path: those are asked every time (v.1)."""
     return not ask.notice and approved_before(ask.tool, approved_all)
-
-
-def server_approved(tool: str, approved_all: frozenset[str] | set[str]) -> bool:
-    """An MCP tool whose server had one of its tools approved-all this session (v.1)."""
-    server = server_of(tool)
-    return server is not None and any(server_of(name) == server for name in approved_all)
 
 
 @dataclass(frozen=True)

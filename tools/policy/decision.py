@@ -15,7 +15,8 @@ from __future__ import annotations
 from dataclasses import asdict, dataclass
 from typing import Any, Union
 
-APPROVERS = ("none", "hitl", "policy")  # audit (v.7): the level, the user, the turn policy / a guard
+# ``approver`` (audit, v.7): "none" the approval level decided, "hitl" the user, "policy" the
+# turn policy.
 
 
 @dataclass(frozen=True)
