@@ -1,9 +1,9 @@
 """Issue 16's evaluation set: memories asked about in other words and in the other language.
 
-70 memories of one developer's projects (most in Chinese, some in English), each planted with
+Memories of one developer's projects (most in Chinese, some in English), each planted with
 hand-written look-alikes that share its words but answer something else, among generated
 distractors (``memory_corpus.Generator`` plus templates like "X 服务使用 Y 作为数据库", the
-look-alikes that buried the right answer before). 175 questions of five kinds:
+look-alikes that buried the right answer before). Questions of five kinds:
 
 - ``zh``: a Chinese paraphrase of a Chinese memory ("主库是什么数据库？");
 - ``en-zh``: an English question about a Chinese memory;
@@ -11,11 +11,15 @@ look-alikes that buried the right answer before). 175 questions of five kinds:
 - ``pref``: the user's preferences ("回答用什么语言");
 - ``me``: about the user ("我的技术背景").
 
-Two parts. ``tune`` (the first 120 questions): looked at while the thesaurus and the weights were
-made; it began as half tune, half measured, and once the measured half had been looked at it was
-folded in. ``blind`` (55 questions, ``BLIND``): written after that, before any further tuning,
-about the same memories and four new ones, and measured once at the end; its misses are never
-printed.
+Three parts:
+- ``tune`` (``QUESTIONS``, 120): looked at while the thesaurus and the weights were made; it began
+  as half tune, half measured, and once the measured half had been looked at it was folded in.
+- ``seen`` (``SEEN``, 55): written as the blind part before the second round of tuning and
+  measured once (recall@5 zh 0.83 at 1k, 0.75 at 10k: short of the target); its misses were then
+  read, so it became a tune part too.
+- ``blind`` (``recall_blind.QUESTIONS``, 113, and 25 more memories with their look-alikes):
+  written on 2026-12-01 by another engineer who read neither the ranker nor the thesaurus, before
+  the third round of tuning; measured once at the end. Its misses are never printed.
 """
 
 from __future__ import annotations
@@ -26,6 +30,8 @@ from dataclasses import dataclass
 from memory.longterm.entry import Entry
 
 from memory_corpus import NOW, SEED, SERVICES, W, Generator
+from recall_blind import MEMORIES as BLIND_MEMORIES
+from recall_blind import QUESTIONS as BLIND
 
 # name: (content, scope, look-alikes that share its words but answer something else)
 MEMORIES: dict[str, tuple[str, str, tuple[str, ...]]] = {
@@ -144,7 +150,7 @@ MEMORIES: dict[str, tuple[str, str, tuple[str, ...]]] = {
                       ("MySQL runs version 8.0 in every environment",)),
     "en-sql-review": ("Schema changes need a DBA review before they are merged", "project",
                       ("The DBA team sits in Beijing",)),
-    # added with the blind part (below), asked about only there
+    # added with the second blind part (``SEEN``), asked about only there
     "apifox": ("接口文档用 Apifox 维护，项目名 shop-api", "project",
                ("Apifox 的团队席位由行政采购", "接口文档的截图不要放进仓库")),
     "compose": ("本地开发用 docker compose 启动依赖服务，配置在 dev/compose.yaml", "project",
@@ -284,10 +290,9 @@ QUESTIONS: tuple[tuple[str, tuple[str, ...], str], ...] = (
     ("我以前做过什么方向", ("en-data-bg",), "me"),
 )
 
-# The blind part: written after the tune and measured parts had both been looked at, before any
-# further tuning, and measured once at the end. Its wording avoids the memories' words and the
-# questions above; never tune on it (``--recall blind`` prints no misses).
-BLIND: tuple[tuple[str, tuple[str, ...], str], ...] = (
+# The second blind part, now seen: written after the tune and measured parts had both been looked
+# at, measured once, then read (see the module docstring).
+SEEN: tuple[tuple[str, tuple[str, ...], str], ...] = (
     ("核心业务数据存在哪种关系型数据库", ("pg-main",), "zh"),
     ("Web 端项目靠什么编译打包", ("vite",), "zh"),
     ("App 是原生开发还是跨平台", ("mobile-rn",), "zh"),
@@ -364,9 +369,9 @@ class RecallSet:
 
 
 def questions() -> list[tuple[str, tuple[str, ...], str, str]]:
-    """(question, gold names, kind, part): the 120 first questions are the tune part (the old
-    measured half was looked at, so it joined the tune part), ``BLIND`` the blind part."""
+    """(question, gold names, kind, part) for the three parts (see the module docstring)."""
     return ([(question, gold, kind, "tune") for question, gold, kind in QUESTIONS]
+            + [(question, gold, kind, "seen") for question, gold, kind in SEEN]
             + [(question, gold, kind, "blind") for question, gold, kind in BLIND])
 
 
@@ -374,7 +379,7 @@ def build(size: int) -> RecallSet:
     """The memories, their look-alikes, then generated distractors up to ``size``, shuffled."""
     gen = Generator(SEED + 16)
     gold, entries = {}, []
-    for name, (content, scope, near) in MEMORIES.items():
+    for name, (content, scope, near) in (MEMORIES | BLIND_MEMORIES).items():
         entry = gen.entry(content, scope, 200)
         gold[name] = entry.id
         entries += [entry, *(gen.entry(text, scope, 365) for text in near)]
@@ -394,6 +399,7 @@ def build(size: int) -> RecallSet:
 
 assert len(QUESTIONS) == 120, len(QUESTIONS)
 assert len(MEMORIES) >= 60
-assert all(g in MEMORIES for _, names, _ in QUESTIONS + BLIND for g in names)
-assert len(BLIND) >= 40 and len({q for q, _, _ in QUESTIONS + BLIND}) == len(QUESTIONS) + len(BLIND)
+assert not MEMORIES.keys() & BLIND_MEMORIES.keys()
+assert all(g in MEMORIES | BLIND_MEMORIES for _, names, _ in QUESTIONS + SEEN + BLIND for g in names)
+assert len({q for q, _, _ in QUESTIONS + SEEN + BLIND}) == len(QUESTIONS) + len(SEEN) + len(BLIND)
 assert NOW
