@@ -7,6 +7,8 @@ A member occurs in a query when all its key terms do (``memory.longterm.terms.ke
 character pairs and words, so jieba's cut of the query does not matter). Each group with a
 member in the query is a ``Match``: the query's own terms for it and the terms of its other
 members, which the retriever weighs below the user's own words (``memory.longterm.retriever``).
+A member with no such terms
+("优先级": every pair holds a grammar character) occurs when jieba cuts it out of the query whole.
 A member inside a longer one that also occurs
 ("数据库" in "数据库迁移") brings in nothing of its own: the longer phrase says what is meant.
 """
@@ -41,7 +43,7 @@ class Thesaurus:
         self.groups: list[list[Member]] = []
         self._by_key: dict[str, list[Member]] = {}
         for words in groups:
-            members = [Member(len(self.groups), key_terms(w), frozenset(terms(w))) for w in words if w.strip()]
+            members = [_member(len(self.groups), w) for w in words if w.strip()]
             members = [m for m in members if m.keys]
             if len(members) < 2:
                 continue
@@ -63,6 +65,13 @@ class Thesaurus:
     def expand(self, query_terms: Iterable[str]) -> set[str]:
         """Every term the query's groups bring in that the query does not hold itself."""
         return set().union(*(m.others for m in self.matches(query_terms)))
+
+
+def _member(group: int, words: str) -> Member:
+    """A word whose character pairs all hold a grammar character ("优先级", "端到端") has no key
+    terms; jieba's whole word, when jieba cuts it out of the query too, is the only way it occurs."""
+    found = frozenset(terms(words))
+    return Member(group, key_terms(words) or found, found)
 
 
 def parse(text: str) -> list[list[str]]:
