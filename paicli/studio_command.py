@@ -7,6 +7,8 @@ directory is that private folder (the in-memory runtime keeps ``.langgraph_api/`
 project root reaches the graph as ``PAICLI_PROJECT_ROOT``. Checkpoints are the session ledger
 and the store is long-term memory, as in the CLI. CLI sessions are registered as threads.
 Ctrl-C (or SIGTERM) is passed to the server's process group, and the command exits quietly.
+The server runs on a leash (``paicli/studio_leash.py``): it stops when paicli dies, even by
+SIGKILL. A port something already listens on is refused before starting (``paicli/studio_port.py``).
 """
 
 from __future__ import annotations
@@ -21,6 +23,9 @@ import time
 import urllib.request
 from pathlib import Path
 from typing import Any
+
+from paicli.studio_leash import leash_command
+from paicli.studio_port import connect_host, pid_file, refuse_busy_port, write_pid
 
 STARTUP_SECONDS = 120  # the first start compiles the graph and imports LangGraph: a few seconds
 STOP_SECONDS = 10  # then the server is killed
@@ -67,11 +72,18 @@ def run_studio(argv: list[str]) -> int:
 
     settings = load_settings(args.project)
     settings.require_key()  # the server would fail to load the graph, with a traceback
+    pids = pid_file(settings.home, args.port)
+    refuse_busy_port(args.host, args.port, pids)
     state_dir = settings.project_root / ".paicli" / "studio"
     config = write_config(state_dir)
-    child = subprocess.Popen(server_command(config, args.host, args.port), cwd=state_dir,
-                             env=studio_environ(settings), stdin=subprocess.DEVNULL, process_group=0)
-    return Supervisor(child, args.host, args.port, settings.home / "history" / "raw").run()
+    command = leash_command(server_command(config, args.host, args.port), os.getpid())
+    child = subprocess.Popen(command, cwd=state_dir, env=studio_environ(settings), stdin=subprocess.DEVNULL,
+                             process_group=0)  # its own group: Ctrl-C is ours to pass on, after we stop syncing
+    try:
+        write_pid(pids, child.pid)
+        return Supervisor(child, args.host, args.port, settings.home / "history" / "raw").run()
+    finally:
+        pids.unlink(missing_ok=True)
 
 
 class Supervisor:
@@ -79,7 +91,7 @@ class Supervisor:
 
     def __init__(self, child: subprocess.Popen, host: str, port: int, ledger_dir: Path) -> None:
         self.child, self.ledger_dir = child, ledger_dir
-        self.api = f"http://{'127.0.0.1' if host in ('0.0.0.0', '::', '') else host}:{port}"
+        self.api = f"http://{connect_host(host)}:{port}"
         self.stopping = False
 
     def run(self) -> int:

@@ -1,0 +1,87 @@
+"""Runs the server of ``paicli studio`` on a leash: it stops when paicli dies, however paicli dies
+(Ctrl-C, SIGTERM, a crash, SIGKILL), so no server is left holding the port.
+
+``python -m paicli.studio_leash PARENT_PID [--watch] -- COMMAND...``
+
+- **Linux**: ask the kernel to send SIGTERM when the parent dies (``prctl(PR_SET_PDEATHSIG)``),
+  check that the parent is still PARENT_PID (it may have died before the prctl), then ``exec``
+  the server. Nothing stays in between: the server is paicli's own child, and the kernel's signal
+  comes however paicli ends. It is set here, in a process of our own, not in a ``preexec_fn``,
+  which is unsafe once paicli has threads (it may: MCP, logging).
+- **Elsewhere** (macOS has no PDEATHSIG), or with ``--watch``: this process stays as the server's
+  parent and checks every half second that its own parent is still PARENT_PID; once paicli is
+  gone it stops the server (SIGTERM, then SIGKILL). Polling ``getppid`` needs no file descriptor
+  passed along and works the same on every POSIX system. SIGINT and SIGTERM sent to this process
+  are passed to the server as SIGTERM (a server that gets one twice stops gracefully once), and
+  this process exits when the server does, with its status.
+"""
+
+from __future__ import annotations
+
+import ctypes
+import os
+import signal
+import subprocess
+import sys
+from typing import Any
+
+PR_SET_PDEATHSIG = 1  # <linux/prctl.h>
+WATCH_SECONDS = 0.5  # how often the fallback looks at its parent
+STOP_SECONDS = 10  # then the server is killed
+PARENT_GONE = 3  # exit status when paicli died before the server started
+
+
+def leash_command(command: list[str], parent: int, *, watch: bool = False) -> list[str]:
+    """``command`` run on a leash to process ``parent`` (paicli's own pid)."""
+    return [sys.executable, "-m", "paicli.studio_leash", str(parent), *(["--watch"] if watch else []),
+            "--", *command]
+
+
+def main(argv: list[str]) -> int:
+    split = argv.index("--")
+    parent, watch, command = int(argv[0]), "--watch" in argv[1:split], argv[split + 1:]
+    if not watch and sys.platform.startswith("linux") and _die_with_parent():
+        if os.getppid() != parent:
+            return PARENT_GONE
+        os.execv(command[0], command)
+    return watch_parent(parent, command)
+
+
+def _die_with_parent() -> bool:
+    """SIGTERM when the thread that started us exits; paicli starts the server from its main
+    thread, whose end is the process's end. Kept across exec (the interpreter is not setuid)."""
+    libc = ctypes.CDLL(None, use_errno=True)
+    return libc.prctl(PR_SET_PDEATHSIG, signal.SIGTERM, 0, 0, 0) == 0
+
+
+def watch_parent(parent: int, command: list[str]) -> int:
+    if os.getppid() != parent:
+        return PARENT_GONE
+    server = subprocess.Popen(command)  # same process group: paicli's signals to the group reach it
+
+    def forward(_signum: int, _frame: Any) -> None:
+        if server.poll() is None:
+            server.send_signal(signal.SIGTERM)
+
+    for sig in (signal.SIGINT, signal.SIGTERM):
+        signal.signal(sig, forward)
+    while server.poll() is None:
+        try:
+            server.wait(timeout=WATCH_SECONDS)
+        except subprocess.TimeoutExpired:
+            if os.getppid() != parent:
+                _stop(server)
+    return server.returncode if server.returncode >= 0 else 128 - server.returncode
+
+
+def _stop(server: subprocess.Popen) -> None:
+    server.terminate()
+    try:
+        server.wait(timeout=STOP_SECONDS)
+    except subprocess.TimeoutExpired:
+        server.kill()
+        server.wait()
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv[1:]))
