@@ -18,6 +18,7 @@ import logging
 import re
 from collections import Counter
 from functools import lru_cache
+from importlib.resources import files
 
 import jieba
 
@@ -79,14 +80,28 @@ def _piece_terms(piece: str) -> tuple[str, ...]:
     return tuple(t for t in found if t not in STOP)
 
 
+@lru_cache(maxsize=1)
+def known_pairs() -> frozenset[str]:
+    """Two-character words holding a function character that the developer thesaurus names
+    (``从库``, ``会话``, ``站会``): jieba splits them in some sentences ("从/库", "会/话"), and a
+    thesaurus word must be a term wherever it occurs. Read from the thesaurus's data file, which
+    stays the one list of such words."""
+    text = files("memory.longterm").joinpath("data/thesaurus.txt").read_text(encoding="utf-8")
+    members = (m.strip() for line in text.splitlines() if not line.lstrip().startswith("#") for m in line.split("|"))
+    return frozenset(m for m in members if len(m) == 2 and HAN.fullmatch(m) and FUNCTION_CHARS & set(m))
+
+
 def _han_terms(run: str) -> tuple[str, ...]:
     if len(run) == 1:
         return () if run in STOP or run in FUNCTION_CHARS else (run,)
     cut = jieba.lcut(run, HMM=False)
     words = [w for w in cut if len(w) >= MIN_JIEBA_WORD]
-    # A pair with a function character counts only where jieba cut it as a word here: "用户" in
-    # "用户是", not "试用" across "测试/用" nor "存在" across "缓存/在".
-    pairs = [p for p in (run[i:i + 2] for i in range(len(run) - 1)) if not FUNCTION_CHARS & set(p) or p in cut]
+    # A pair with a function character counts only where jieba cut it as a word here ("用户" in
+    # "用户是", not "试用" across "测试/用" nor "存在" across "缓存/在"), or where the thesaurus
+    # knows it as a word ("从库" in "读走从库", which jieba cuts "从/库").
+    known = known_pairs()
+    pairs = [p for p in (run[i:i + 2] for i in range(len(run) - 1))
+             if not FUNCTION_CHARS & set(p) or p in cut or p in known]
     return tuple(t for t in pairs + words if t not in STOP)
 
 

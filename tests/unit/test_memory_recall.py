@@ -43,6 +43,14 @@ def test_terms_cover_chinese_pairs_words_identifiers_and_versions():
     assert key_terms("数据库迁移") == frozenset({"数据", "据库", "库迁", "迁移"})
 
 
+def test_a_thesaurus_word_jieba_splits_is_still_a_term():
+    assert {"从库", "会话", "站会"} <= set(terms("读请求走从库，会话多久过期，站会几点开"))  # jieba: 从/库, 会/话, 站/会
+    assert "试用" not in terms("单元测试用 cargo test")  # a pair across words the thesaurus does not name stays out
+    entries = [_e("Read traffic goes to a MySQL read replica"), _e("MySQL slow query log threshold is 1 second"),
+               _e("读请求的超时是 3 秒")]
+    assert _top(entries, "读请求走从库吗")[0] == "Read traffic goes to a MySQL read replica"
+
+
 def test_an_identifier_and_a_version_match_as_their_own_terms():
     entries = [_e("billing-api 在 staging 监听 7443"), _e("billing 报表每天生成"), _e("api 文档在 docs/")]
     assert _top(entries, "billing-api 端口")[0] == "billing-api 在 staging 监听 7443"
