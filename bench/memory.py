@@ -232,7 +232,7 @@ def set_report(size: int, result: dict, misses: str | None) -> None:
         cells = [statistics.mean(r[i] for r in result[name][key]) for i in (0, 1) for name in ("old", "new")]
         rows.append((key[0], key[1], str(len(result["new"][key])), *(f"{c:.2f}" for c in cells)))
     rows.sort(key=lambda r: (r[0] != "blind", r[1] == "all", r[1] == "cross-language", r[1]))
-    table(f"issue 16 set at {size:,} memories ({len(recall_set.MEMORIES)} memories, look-alikes, "
+    table(f"issue 16 set at {size:,} memories ({len(recall_set.MEMORIES | recall_set.BLIND_MEMORIES)} memories, look-alikes, "
           f"{len(recall_set.questions())} questions): recall@1 and recall@5, old retriever vs new",
           ("part", "kind", "n", "@1 old", "@1 new", "@5 old", "@5 new"), rows)
     if misses:
