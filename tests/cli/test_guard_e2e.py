@@ -93,3 +93,19 @@ def test_with_yes_legitimate_cleanup_still_runs(server, run_paicli, project, fak
     assert not (project / "build").exists() and (project / "ran").exists()
     assert (project / "notes.txt").read_text(encoding="utf-8") == "rm -rf ~\n"
     assert "命令执行完成 (exit code: 0)" in tool_results(server.requests[1])[0]["content"]
+
+
+def test_with_yes_a_script_written_first_and_run_afterwards_is_read_and_refused(server, run_paicli, project, fake_home):
+    script = "touch ran-first\nrm -rf ~\n"
+    server.script = [Reply("", tool_calls=[call("write_file", {"path": "clean.sh", "content": script}, "w")]),
+                     Reply("", tool_calls=[call("execute_command", {"command": "bash clean.sh"}, "c")]),
+                     Reply("Refused.")]
+    done = run_paicli("-p", "clean up", "--yes", env={"HOME": str(fake_home)})
+    assert done.returncode == 0, done.stderr
+    assert (project / "clean.sh").read_text(encoding="utf-8") == script  # the write itself ran
+    assert not (project / "ran-first").exists()  # nothing of the script ran
+    assert (fake_home / "keep.txt").read_text(encoding="utf-8") == "precious\n"
+    refusal = "🛡️ 策略拒绝: 禁止 rm -rf 删除全盘或用户目录（脚本 clean.sh 第 2 行: rm -rf ~）"
+    assert refusal in tool_results(server.requests[2])[0]["content"]
+    assert refusal in done.stderr + done.stdout  # the user sees the same line
+    server.assert_consumed()

@@ -1,7 +1,8 @@
 """PathGuard and CommandGuard: the built-in refusals no approval can override (v.4).
 
 CommandGuard parses the command (``tools.policy.shell_parse``) and judges each simple command
-(``tools.policy.command_rules``). What bashlex cannot parse falls back to the reference's text rules,
+(``tools.policy.command_rules``), then reads the shell scripts it runs and judges them the same
+way (``tools.policy.scripts``). What bashlex cannot parse falls back to the reference's text rules,
 and is refused outright when it names a command the rules watch: a check that cannot read
 the command must not let it through under ``--yes`` (there is nobody to ask then).
 
@@ -17,6 +18,7 @@ from pathlib import Path
 
 from tools.base import PolicyError
 from tools.policy.command_rules import refusal
+from tools.policy.scripts import script_refusal
 from tools.policy.shell_parse import parse
 from tools.policy.shell_words import SHELLS
 from tools.policy.protected_paths import notice, protected_write
@@ -101,7 +103,8 @@ class CommandGuard:
 
     @classmethod
     def refusal(cls, command: str, root: str, home: str | None) -> str | None:
-        """The pure decision: why ``command``, run in ``root``, is refused, or None."""
+        """Why ``command``, run in ``root``, is refused, or None. Reads the scripts it runs, so
+        it blocks: the tool calls it in a worker thread."""
         normalized = " ".join(command.split())
         if cls.rules[_FORK_BOMB][1].search(normalized):
             return cls.rules[_FORK_BOMB][0]
@@ -111,7 +114,11 @@ class CommandGuard:
             return exc.reason
         except Exception:  # bashlex is incomplete; what it cannot read is judged as text
             return cls.unparseable(command, normalized)
-        return refusal(parsed, root)
+        return refusal(parsed, root) or script_refusal(parsed, command, root, cls.unparseable_text)
+
+    @classmethod
+    def unparseable_text(cls, text: str) -> str | None:
+        return cls.unparseable(text, " ".join(text.split()))
 
     @classmethod
     def unparseable(cls, command: str, normalized: str) -> str | None:

@@ -43,18 +43,37 @@ class Parsed:
     simples: list[Simple] = field(default_factory=list)
     pipelines: list[list[list[Simple]]] = field(default_factory=list)  # stages, each its commands
     recursive_calls: list[str] = field(default_factory=list)  # a function calling itself
+    # For reading a script: where each top-level command starts in the text and how many of the
+    # lists above it filled, so a refusal can name its line; ``at``: the command being walked.
+    tops: list[tuple[int, int, int, int]] = field(default_factory=list)
+    at: int = 0
+    cwd: str | None = None  # where the text leaves the shell (``source`` runs it in the caller's shell)
+    home: str | None = None
+
+    def by_top(self) -> list[tuple[int, Parsed]]:
+        """Each top-level command's start offset and what it alone would run."""
+        found, last = [], (0, 0, 0)
+        for start, *ends in self.tops:
+            a, b, c = last
+            found.append((start, Parsed(self.simples[a:ends[0]], self.pipelines[b:ends[1]],
+                                        self.recursive_calls[c:ends[2]])))
+            last = (ends[0], ends[1], ends[2])
+        return found
 
 
-def parse(command: str, cwd: str, home: str | None) -> Parsed:
-    """Raises PolicyError for a computed command name, bashlex's errors for syntax it lacks."""
-    walker = _Walker()
-    walker.text(command, Scope(cwd, home), 0)
+def parse(command: str, cwd: str | None, home: str | None, out: Parsed | None = None) -> Parsed:
+    """Raises PolicyError for a computed command name, bashlex's errors for syntax it lacks;
+    ``out``, when given, is filled as the walk goes (its ``at`` then tells where it stopped)."""
+    walker, scope = _Walker(out), Scope(cwd, home)
+    walker.text(command, scope, 0)
+    walker.out.cwd, walker.out.home = scope.cwd, scope.home
     return walker.out
 
 
 class _Walker:
-    def __init__(self) -> None:
-        self.out = Parsed()
+    def __init__(self, out: Parsed | None = None) -> None:
+        self.out = out if out is not None else Parsed()
+        self.at = 0  # where the simple command being walked starts in the text parsed
 
     def text(self, command: str, scope: Scope, depth: int) -> None:
         import bashlex  # 0.15 s to import: only when a command is actually checked
@@ -62,8 +81,13 @@ class _Walker:
         if depth > MAX_DEPTH:
             raise PolicyError(TOO_DEEP)
         self.depth, self.source = depth, command
+        out = self.out
         for node in bashlex.parse(command):
+            if depth == 0:
+                out.at = self.at = node.pos[0]
             self.node(node, scope)
+            if depth == 0:
+                out.tops.append((node.pos[0], len(out.simples), len(out.pipelines), len(out.recursive_calls)))
 
     def node(self, node: Any, scope: Scope) -> None:
         kind = node.kind
@@ -97,6 +121,8 @@ class _Walker:
         self.out.pipelines.append(grouped)
 
     def command(self, node: Any, scope: Scope) -> None:
+        if self.depth == 0:  # positions inside a `bash -c` string are not positions in the text
+            self.out.at = self.at = node.pos[0]
         words: list[Word] = []
         stdin: Word | None = None
         for part in node.parts:
@@ -115,7 +141,7 @@ class _Walker:
         name = words[0]
         if not name.known or name.inner is not None or os.path.basename(name.text) == "eval":
             raise PolicyError(COMPUTED)
-        simple = Simple(tuple(words), scope.cwd, scope.home, stdin_args, stdin)
+        simple = Simple(tuple(words), scope.cwd, scope.home, stdin_args, stdin, self.at)
         self.out.simples.append(simple)  # before what it wraps: a stage's last command is the one that reads
         if simple.name in scope.functions:
             self.out.recursive_calls.append(simple.name)
@@ -182,7 +208,7 @@ class _Walker:
             return None
         word = self.word(target, scope)
         if node.type not in ("<", "<<<"):
-            self.out.simples.append(Simple((Word(">"), word), scope.cwd, scope.home))
+            self.out.simples.append(Simple((Word(">"), word), scope.cwd, scope.home, at=self.at))
         return word if node.type == "<<<" else None
 
 

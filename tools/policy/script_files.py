@@ -1,0 +1,145 @@
+"""Which shell script file a simple command runs, and reading it for CommandGuard.
+
+``bash F``, ``sh -- F``, ``source F`` / ``. F`` run F as a shell script; ``./F`` or ``dir/F``
+does when F starts with a shell shebang or has none (bash then runs it itself). A script is
+read only inside the project: one elsewhere is a path nobody vetted. Other interpreters
+(``python x.py``, ``node x.js``), compiled programs and ``make`` are not read.
+
+This module touches the file system: ``CommandGuard.check`` runs in a worker thread.
+"""
+
+from __future__ import annotations
+
+import glob
+import os
+import stat
+from dataclasses import dataclass
+
+from tools.policy.command_rules import inside, location
+from tools.policy.shell_words import SHELLS, STDIN_NAMES, Simple, Word, script_file, shell_operand
+
+MAX_BYTES = 256 * 1024  # a larger script is refused rather than parsed on every command
+
+OUTSIDE = "禁止执行项目外的脚本 {}：不在项目根 {} 之内，无人审查过"
+UNKNOWN = "禁止执行路径无法确定的脚本（变量、命令替换、xargs 输入或去向不明的 cd）"
+TOO_LARGE = "脚本 {} 超过 {} KB，无法检查"
+BINARY = "脚本 {} 含二进制内容，无法检查"
+UNREADABLE = "无法读取脚本 {}（{}），无法检查"
+
+# Where a process without root can leave a program to run by path later (direct execution
+# outside the project is refused only there: elsewhere it is an installed program).
+SCRATCH = ("/tmp", "/var/tmp", "/dev/shm")
+
+
+class Refused(Exception):
+    """A script the guard refuses: ``reason``, and the script lines that led to it."""
+
+    def __init__(self, reason: str, trail: tuple[str, ...] = ()):
+        super().__init__(reason)
+        self.reason, self.trail = reason, trail
+
+    def within(self, step: str) -> Refused:
+        return Refused(self.reason, (step, *self.trail))
+
+    def text(self) -> str:
+        return f"{self.reason}（{' → '.join(self.trail)}）" if self.trail else self.reason
+
+
+@dataclass(frozen=True)
+class Run:
+    """A script file a command runs: ``shell`` (bash F), ``source`` or ``exec`` (./F)."""
+
+    path: str  # absolute, symlinks resolved, inside the project
+    shown: str  # relative to the project root, for messages
+    how: str
+    cwd: str | None  # the script runs in its caller's directory, not its own
+    home: str | None
+
+
+def runs(simple: Simple, root: str) -> list[Run]:
+    """The script files ``simple`` runs (a glob can name several); raises Refused for a script
+    whose path cannot be known or lies outside the project."""
+    word, how = _script_word(simple)
+    if word is None:
+        return []
+    path = location(word, simple.cwd) if "{}" not in word.text else None  # {}: find -exec's file
+    if path is None:
+        raise Refused(UNKNOWN)
+    real_root = os.path.realpath(root)
+    found = []
+    for candidate in _expand(word.text, path, simple.cwd):
+        real = os.path.realpath(candidate)
+        if inside(real, real_root):
+            found.append(Run(real, os.path.relpath(real, real_root), how, simple.cwd, simple.home))
+        elif how != "exec" or _scratch(real, simple.home):
+            raise Refused(OUTSIDE.format(word.text, real_root))
+    return found
+
+
+def _expand(text: str, path: str, cwd: str | None) -> list[str]:
+    """Every file a glob names (bash runs the first, the guard reads them all)."""
+    if not glob.has_magic(text):
+        return [path]
+    if os.path.isabs(text) or cwd is None:
+        return sorted(glob.glob(text)) or [path]
+    return sorted(os.path.join(cwd, m) for m in glob.glob(text, root_dir=cwd)) or [path]
+
+
+def _script_word(simple: Simple) -> tuple[Word | None, str]:
+    name, args = simple.name, simple.args
+    if name in SHELLS:
+        if simple.stdin_args and shell_operand(simple)[1] is None:
+            raise Refused(UNKNOWN)  # `… | xargs bash`: the script is the first line of input
+        return script_file(simple), "shell"
+    if name in ("source", "."):
+        operands = args[1:] if args and args[0].text == "--" else args
+        if not operands:
+            if simple.stdin_args:
+                raise Refused(UNKNOWN)
+            return None, "source"
+        return (None if operands[0].text in STDIN_NAMES else operands[0]), "source"
+    if "/" in simple.words[0].text:
+        return simple.words[0], "exec"
+    return None, ""
+
+
+def _scratch(path: str, home: str | None) -> bool:
+    places = (*SCRATCH, *([home] if home else []))
+    return any(path == p or inside(path, p) for p in places)
+
+
+def read(run: Run) -> str | None:
+    """The script's text; None when it is not there (bash reports that itself) or is not a
+    shell script (``./F`` of a compiled program or a ``#!/usr/bin/env python`` file)."""
+    try:
+        info = os.stat(run.path)
+        if stat.S_ISDIR(info.st_mode):
+            return None
+        if not stat.S_ISREG(info.st_mode):  # a FIFO would block the guard forever
+            raise Refused(UNREADABLE.format(run.shown, "不是普通文件"))
+        if info.st_size > MAX_BYTES:
+            raise Refused(TOO_LARGE.format(run.shown, MAX_BYTES // 1024))
+        with open(run.path, "rb") as f:
+            data = f.read(MAX_BYTES + 1)
+    except FileNotFoundError:
+        return None
+    except OSError as exc:
+        raise Refused(UNREADABLE.format(run.shown, exc.strerror or type(exc).__name__)) from None
+    if len(data) > MAX_BYTES:  # it grew between stat and read
+        raise Refused(TOO_LARGE.format(run.shown, MAX_BYTES // 1024))
+    if run.how == "exec" and not _runs_as_shell(data):
+        return None
+    if b"\0" in data:
+        raise Refused(BINARY.format(run.shown))
+    # Invalid UTF-8 becomes U+FFFD, which never merges with the ASCII bytes shell syntax uses.
+    return data.decode("utf-8", errors="replace")
+
+
+def _runs_as_shell(data: bytes) -> bool:
+    """A shell shebang (``#!/bin/sh``, ``#!/usr/bin/env -S bash -e``), or none on a text file."""
+    if not data.startswith(b"#!"):
+        return b"\0" not in data  # no shebang: bash runs a text file itself; a binary is a program
+    words = data[2:].split(b"\n", 1)[0].decode("utf-8", errors="replace").split()
+    if words and os.path.basename(words[0]) == "env":
+        words = [w for w in words[1:] if not w.startswith("-") and "=" not in w]
+    return not words or os.path.basename(words[0]) in SHELLS
