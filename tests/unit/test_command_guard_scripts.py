@@ -137,8 +137,12 @@ def test_running_by_path_outside_the_project(root):
     home = root.parent / "home"
     write(home / "bin" / "x", "rm -rf ~\n")
     assert refusal("~/bin/x", root, str(home)) == OUTSIDE.format(f"{home}/bin/x", os.path.realpath(root))
-    assert refusal("/tmp/x.sh", root) == OUTSIDE.format("/tmp/x.sh", os.path.realpath(root))
     assert refusal("/usr/bin/env true && /bin/ls", root) is None  # installed programs are not scripts we vet
+    write(home / ".pyenv" / "python3", b"\x7fELF\x02\x01\x01\x00")
+    (root / ".venv" / "bin").mkdir(parents=True)
+    (root / ".venv" / "bin" / "python").symlink_to(home / ".pyenv" / "python3")
+    write(home / "bin" / "tool.py", "#!/usr/bin/env python3\nprint(1)\n")
+    assert refusal(".venv/bin/python -m pytest && ~/bin/tool.py", root, str(home)) is None  # programs, not scripts
 
 
 def test_a_binary_script_is_refused(root):

@@ -26,8 +26,8 @@ TOO_LARGE = "脚本 {} 超过 {} KB，无法检查"
 BINARY = "脚本 {} 含二进制内容，无法检查"
 UNREADABLE = "无法读取脚本 {}（{}），无法检查"
 
-# Where a process without root can leave a program to run by path later (direct execution
-# outside the project is refused only there: elsewhere it is an installed program).
+# Where a process without root can leave a script to run by path later: a shell script run by
+# path outside the project is refused there; elsewhere it is an installed program.
 SCRATCH = ("/tmp", "/var/tmp", "/dev/shm")
 
 
@@ -71,7 +71,7 @@ def runs(simple: Simple, root: str) -> list[Run]:
         real = os.path.realpath(candidate)
         if inside(real, real_root):
             found.append(Run(real, os.path.relpath(real, real_root), how, simple.cwd, simple.home))
-        elif how != "exec" or _scratch(real, simple.home):
+        elif how != "exec" or (_scratch(real, simple.home) and _shell_script(real)):
             raise Refused(OUTSIDE.format(word.text, real_root))
     return found
 
@@ -101,6 +101,16 @@ def _script_word(simple: Simple) -> tuple[Word | None, str]:
     if "/" in simple.words[0].text:
         return simple.words[0], "exec"
     return None, ""
+
+
+def _shell_script(path: str) -> bool:
+    """Whether a file run by path outside the project is a shell script: its first line says
+    so (a program installed under HOME, such as a venv's interpreter, is not)."""
+    try:
+        with open(path, "rb") as f:
+            return _runs_as_shell(f.read(512))
+    except OSError:
+        return False  # not there or not readable: not something the guard can call a script
 
 
 def _scratch(path: str, home: str | None) -> bool:

@@ -63,7 +63,7 @@ def _judge_file(run: Run, source: str, root: str, unparseable: Unparseable, dept
     if not readable:  # syntax bashlex lacks: the guard's text rules, line by line
         _judge_unparseable(run, text, unparseable)
         return
-    for start, part in out.by_top():
+    for start, part in _by_top(out):
         reason = refusal(part, root)
         if reason:
             raise Refused(reason, (_at(run, text, _first_refused(part, root, start)),))
@@ -74,6 +74,16 @@ def _judge_file(run: Run, source: str, root: str, unparseable: Unparseable, dept
                 raise inner.within(_at(run, text, simple.at)) from None
     if run.how == "source" and (out.cwd, out.home) != (run.cwd, run.home):
         raise Refused(MOVES.format(run.shown))
+
+
+def _by_top(parsed: Parsed) -> list[tuple[int, Parsed]]:
+    """Each top-level command's start offset and what it alone runs."""
+    found, last = [], (0, 0, 0)
+    for start, *ends in parsed.tops:
+        (a, b, c), last = last, (ends[0], ends[1], ends[2])
+        found.append((start, Parsed(parsed.simples[a:last[0]], parsed.pipelines[b:last[1]],
+                                    parsed.recursive_calls[c:last[2]])))
+    return found
 
 
 @functools.lru_cache(maxsize=32)

@@ -50,16 +50,6 @@ class Parsed:
     cwd: str | None = None  # where the text leaves the shell (``source`` runs it in the caller's shell)
     home: str | None = None
 
-    def by_top(self) -> list[tuple[int, Parsed]]:
-        """Each top-level command's start offset and what it alone would run."""
-        found, last = [], (0, 0, 0)
-        for start, *ends in self.tops:
-            a, b, c = last
-            found.append((start, Parsed(self.simples[a:ends[0]], self.pipelines[b:ends[1]],
-                                        self.recursive_calls[c:ends[2]])))
-            last = (ends[0], ends[1], ends[2])
-        return found
-
 
 def parse(command: str, cwd: str | None, home: str | None, out: Parsed | None = None) -> Parsed:
     """Raises PolicyError for a computed command name, bashlex's errors for syntax it lacks;
