@@ -1,9 +1,16 @@
-"""Which shell script file a simple command runs, and reading it for CommandGuard.
+"""Which shell script file a simple command runs, whether it is fresh, and reading it.
 
 ``bash F``, ``sh -- F``, ``source F`` / ``. F`` run F as a shell script; ``./F`` or ``dir/F``
-does when F starts with a shell shebang or has none (bash then runs it itself). A script is
-read only inside the project: one elsewhere is a path nobody vetted. Other interpreters
-(``python x.py``, ``node x.js``), compiled programs and ``make`` are not read.
+does when F starts with a shell shebang or has none (bash then runs it itself). Other
+interpreters (``python x.py``, ``node x.js``), compiled programs and ``make`` are not read.
+
+A script is **fresh** when it was written or changed since this process started (its mtime or
+ctime is at or after ``PROCESS_STARTED``; the ctime cannot be set back, so ``touch -d`` does not
+hide a rewrite) or when it is not there yet. A fresh script is what a model could have written
+to slip past the guard: it gets every rule, and what the guard cannot tell is refused. A
+script that was already there (**pre-existing**: the repository's ``./gradlew``, the machine's
+``~/.nvm/nvm.sh``) is refused only for what it certainly does (``tools.policy.scripts``); one
+outside the project is not even read. A fresh one outside the project is refused unread.
 
 This module touches the file system: ``CommandGuard.check`` runs in a worker thread.
 """
@@ -13,15 +20,26 @@ from __future__ import annotations
 import glob
 import os
 import stat
+import time
 from dataclasses import dataclass
 
 from tools.policy.command_rules import inside, location
+from tools.policy.shell_parse import Doubt
 from tools.policy.shell_words import SHELLS, STDIN_NAMES, Simple, Word, script_file, shell_operand
 
-MAX_BYTES = 256 * 1024  # a larger script is refused rather than parsed on every command
+# Taken when the guard is first imported, which the tool registry does before any tool can run
+# (write_file and execute_command import it): in `paicli -p`, the REPL and the Studio server
+# alike it predates every file a tool wrote. A ToolContext is rebuilt for every batch of tool
+# calls, so its creation time would make a script written one batch earlier look old.
+PROCESS_STARTED = time.time()
+# File systems stamp files with a coarse clock (a kernel tick behind time.time()), some round
+# to whole seconds: a file stamped up to this long before the start still counts as fresh.
+CLOCK_SLACK = 1.0
 
-OUTSIDE = "禁止执行项目外的脚本 {}：不在项目根 {} 之内，无人审查过"
-UNKNOWN = "禁止执行路径无法确定的脚本（变量、命令替换、xargs 输入或去向不明的 cd）"
+MAX_BYTES = 256 * 1024  # a larger fresh script is refused rather than parsed on every command
+
+OUTSIDE = "禁止执行项目外的脚本 {}：不在项目根 {} 之内，且在 paicli 启动后写入或改动过"
+UNKNOWN = Doubt("禁止执行路径无法确定的脚本（变量、命令替换、xargs 输入或去向不明的 cd）")
 TOO_LARGE = "脚本 {} 超过 {} KB，无法检查"
 BINARY = "脚本 {} 含二进制内容，无法检查"
 UNREADABLE = "无法读取脚本 {}（{}），无法检查"
@@ -54,26 +72,40 @@ class Run:
     how: str
     cwd: str | None  # the script runs in its caller's directory, not its own
     home: str | None
+    fresh: bool  # judged strictly: see the module's docstring
 
 
-def runs(simple: Simple, root: str) -> list[Run]:
-    """The script files ``simple`` runs (a glob can name several); raises Refused for a script
-    whose path cannot be known or lies outside the project."""
-    word, how = _script_word(simple)
+def runs(simple: Simple, root: str, started: float, strict: bool = True) -> list[Run]:
+    """The script files ``simple`` runs (a glob can name several), but for pre-existing ones
+    outside the project. Raises Refused for a fresh script outside the project and, when the
+    text ``simple`` comes from is judged ``strict``ly, for a script whose path cannot be known."""
+    word, how = _script_word(simple, strict)
     if word is None:
         return []
     path = location(word, simple.cwd) if "{}" not in word.text else None  # {}: find -exec's file
     if path is None:
-        raise Refused(UNKNOWN)
+        if strict:
+            raise Refused(UNKNOWN)
+        return []
     real_root = os.path.realpath(root)
     found = []
     for candidate in _expand(word.text, path, simple.cwd):
         real = os.path.realpath(candidate)
+        new = fresh(real, started)
         if inside(real, real_root):
-            found.append(Run(real, os.path.relpath(real, real_root), how, simple.cwd, simple.home))
-        elif how != "exec" or (_scratch(real, simple.home) and _shell_script(real)):
+            found.append(Run(real, os.path.relpath(real, real_root), how, simple.cwd, simple.home, new))
+        elif new and (how != "exec" or (_scratch(real, simple.home) and _shell_script(real))):
             raise Refused(OUTSIDE.format(word.text, real_root))
     return found
+
+
+def fresh(path: str, started: float) -> bool:
+    """Written or changed since ``started``, or not there (yet)."""
+    try:
+        info = os.stat(path)
+    except OSError:
+        return True
+    return max(info.st_mtime, info.st_ctime) >= started - CLOCK_SLACK
 
 
 def _expand(text: str, path: str, cwd: str | None) -> list[str]:
@@ -85,16 +117,16 @@ def _expand(text: str, path: str, cwd: str | None) -> list[str]:
     return sorted(os.path.join(cwd, m) for m in glob.glob(text, root_dir=cwd)) or [path]
 
 
-def _script_word(simple: Simple) -> tuple[Word | None, str]:
+def _script_word(simple: Simple, strict: bool) -> tuple[Word | None, str]:
     name, args = simple.name, simple.args
     if name in SHELLS:
-        if simple.stdin_args and shell_operand(simple)[1] is None:
+        if simple.stdin_args and shell_operand(simple)[1] is None and strict:
             raise Refused(UNKNOWN)  # `… | xargs bash`: the script is the first line of input
         return script_file(simple), "shell"
     if name in ("source", "."):
         operands = args[1:] if args and args[0].text == "--" else args
         if not operands:
-            if simple.stdin_args:
+            if simple.stdin_args and strict:
                 raise Refused(UNKNOWN)
             return None, "source"
         return (None if operands[0].text in STDIN_NAMES else operands[0]), "source"
@@ -120,7 +152,18 @@ def _scratch(path: str, home: str | None) -> bool:
 
 def read(run: Run) -> str | None:
     """The script's text; None when it is not there (bash reports that itself) or is not a
-    shell script (``./F`` of a compiled program or a ``#!/usr/bin/env python`` file)."""
+    shell script (``./F`` of a compiled program or a ``#!/usr/bin/env python`` file). What
+    cannot be read raises Refused for a fresh script and is None for a pre-existing one (its
+    run falls to the approval question)."""
+    try:
+        return _read(run)
+    except Refused:
+        if run.fresh:
+            raise
+        return None
+
+
+def _read(run: Run) -> str | None:
     try:
         info = os.stat(run.path)
         if stat.S_ISDIR(info.st_mode):
