@@ -6,7 +6,12 @@ interpreters (``python x.py``, ``node x.js``), compiled programs and ``make`` ar
 
 A script is **fresh** when it was written or changed since this process started (its mtime or
 ctime is at or after ``PROCESS_STARTED``; the ctime cannot be set back, so ``touch -d`` does not
-hide a rewrite) or when it is not there yet. A fresh script is what a model could have written
+hide a rewrite) or when it is not there yet. One exception: when only the ctime is that recent
+(``chmod +x gradlew``, a ``chown``, a rename; or a write hidden by ``touch -d``), a file whose
+content is byte for byte its entry in the git index is pre-existing (``tools.policy.git_blob``).
+A model could still write a script, ``git add`` it and back-date it: three deliberate steps, and
+the script still gets the rules for what it certainly does. A recent mtime is never excused by
+git (``git add`` alone is easy). A fresh script is what a model could have written
 to slip past the guard: it gets every rule, and what the guard cannot tell is refused. A
 script that was already there (**pre-existing**: the repository's ``./gradlew``, the machine's
 ``~/.nvm/nvm.sh``) is refused only for what it certainly does (``tools.policy.scripts``); one
@@ -24,6 +29,7 @@ import time
 from dataclasses import dataclass
 
 from tools.policy.command_rules import inside, location
+from tools.policy.git_blob import matches_index
 from tools.policy.shell_parse import Doubt
 from tools.policy.shell_words import SHELLS, STDIN_NAMES, Simple, Word, script_file, shell_operand
 
@@ -100,12 +106,16 @@ def runs(simple: Simple, root: str, started: float, strict: bool = True) -> list
 
 
 def fresh(path: str, started: float) -> bool:
-    """Written or changed since ``started``, or not there (yet)."""
+    """Written or changed since ``started``, or not there (yet); but a file whose metadata
+    alone changed since (``chmod +x gradlew``) is still what git has for it is not."""
     try:
         info = os.stat(path)
     except OSError:
         return True
-    return max(info.st_mtime, info.st_ctime) >= started - CLOCK_SLACK
+    since = started - CLOCK_SLACK
+    if info.st_mtime >= since:
+        return True
+    return info.st_ctime >= since and not (stat.S_ISREG(info.st_mode) and matches_index(path))
 
 
 def _expand(text: str, path: str, cwd: str | None) -> list[str]:
