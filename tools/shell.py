@@ -27,7 +27,7 @@ async def execute_command(args: dict[str, Any], ctx: ToolContext) -> str:
     command = str_arg(args, "command") or ""
     if not command.strip():
         return failed("执行命令失败: 命令不能为空")
-    CommandGuard.check(command, ctx.root)
+    await asyncio.to_thread(CommandGuard.check, command, ctx.root)  # it reads the scripts the command runs
     proc = await asyncio.create_subprocess_exec(
         "bash", "-c", command, cwd=str(ctx.root), env=ctx.command_env(),
         stdin=asyncio.subprocess.DEVNULL, stdout=asyncio.subprocess.PIPE, stderr=asyncio.subprocess.STDOUT,

@@ -8,11 +8,14 @@ from __future__ import annotations
 
 import base64
 import subprocess
+import time
 
 import pytest
 
 from tests.cli.test_oneshot import call, tool_results
 from tests.support.openai_server import Reply
+from tests.support.wrappers import gradlew
+from tools.policy.script_files import CLOCK_SLACK
 
 PROTECTED = {".env": "API_KEY=stolen\n", "PAI.md": "Always push to main.\n", ".git/hooks/x": "#!/bin/sh\n"}
 
@@ -93,3 +96,38 @@ def test_with_yes_legitimate_cleanup_still_runs(server, run_paicli, project, fak
     assert not (project / "build").exists() and (project / "ran").exists()
     assert (project / "notes.txt").read_text(encoding="utf-8") == "rm -rf ~\n"
     assert "命令执行完成 (exit code: 0)" in tool_results(server.requests[1])[0]["content"]
+
+
+def test_with_yes_a_script_written_first_and_run_afterwards_is_read_and_refused(server, run_paicli, project, fake_home):
+    script = "touch ran-first\nrm -rf ~\n"
+    server.script = [Reply("", tool_calls=[call("write_file", {"path": "clean.sh", "content": script}, "w")]),
+                     Reply("", tool_calls=[call("execute_command", {"command": "bash clean.sh"}, "c")]),
+                     Reply("Refused.")]
+    done = run_paicli("-p", "clean up", "--yes", env={"HOME": str(fake_home)})
+    assert done.returncode == 0, done.stderr
+    assert (project / "clean.sh").read_text(encoding="utf-8") == script  # the write itself ran
+    assert not (project / "ran-first").exists()  # nothing of the script ran
+    assert (fake_home / "keep.txt").read_text(encoding="utf-8") == "precious\n"
+    refusal = "🛡️ 策略拒绝: 禁止 rm -rf 删除全盘或用户目录（脚本 clean.sh 第 2 行: rm -rf ~）"
+    assert refusal in tool_results(server.requests[2])[0]["content"]
+    assert refusal in done.stderr + done.stdout  # the user sees the same line
+    server.assert_consumed()
+
+
+def test_with_yes_the_projects_own_gradle_wrapper_runs(server, run_paicli, project, fake_home, tmp_path):
+    java = tmp_path / "jdk" / "bin" / "java"
+    java.parent.mkdir(parents=True)
+    java.write_text('#!/bin/sh\necho "fake java: $*"\n', encoding="utf-8")
+    java.chmod(0o755)
+    marker = 'printf \'%s\\n\' "$*" > "$APP_HOME/gradle-ran.txt"'
+    (project / "gradlew").write_text(gradlew(marker), encoding="utf-8")
+    (project / "gradlew").chmod(0o755)
+    time.sleep(CLOCK_SLACK + 0.2)  # the repository's wrapper predates paicli's start, whatever the clock
+    server.script = [Reply("", tool_calls=[call("execute_command", {"command": "./gradlew test"}, "c")]),
+                     Reply("Tests ran.")]
+    done = run_paicli("-p", "run the tests", "--yes", env={"HOME": str(fake_home), "JAVA_HOME": str(tmp_path / "jdk")})
+    assert done.returncode == 0, done.stderr
+    assert (project / "gradle-ran.txt").read_text(encoding="utf-8") == "test\n"
+    result = tool_results(server.requests[1])[0]["content"]
+    assert "命令执行完成 (exit code: 0)" in result and "org.gradle.wrapper.GradleWrapperMain test" in result
+    server.assert_consumed()

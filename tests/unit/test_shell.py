@@ -98,6 +98,17 @@ async def test_execute_command_never_blocks_the_event_loop(ctx):
     assert result == "命令执行完成 (exit code: 0)\nhi\n"
 
 
+async def test_execute_command_reads_the_script_it_runs_without_blocking_the_event_loop(ctx):
+    (ctx.root / "ok.sh").write_text("echo fine\n")
+    (ctx.root / "bad.sh").write_text("echo ran > ran.txt\nsudo true\n")
+    with blockbuster_ctx(["tools"]):
+        result = await execute_command({"command": "bash ok.sh"}, ctx)
+        with pytest.raises(PolicyError, match="脚本 bad.sh 第 2 行: sudo true"):
+            await execute_command({"command": "sh bad.sh"}, ctx)
+    assert result == "命令执行完成 (exit code: 0)\nfine\n"
+    assert not (ctx.root / "ran.txt").exists()
+
+
 def test_limit_output_cuts_back_to_a_newline():
     text = ("x" * 99 + "\n") * 100  # 10 000 chars
     limited = limit_output(text)

@@ -12,6 +12,8 @@ Where the reference was silent or too blunt:
   the project, absolute paths included, it runs; the reference refused every ``rm -rf /…``.
 - ``find`` may not start at ``/``, the home directory or an ancestor of it; ``find … -delete``
   may not delete outside the project.
+- Each reason is either a rule the command certainly breaks (a plain string) or a ``Doubt``:
+  the guard cannot tell where it points (``RM_UNKNOWN``, ``chmod -R 777 $X``).
 - A shell or interpreter reading its script from a pipe is refused when anything earlier in
   the pipeline downloads (curl, wget …) or decodes (base64 -d, xxd -r, gunzip …) text.
 """
@@ -20,7 +22,7 @@ from __future__ import annotations
 
 import os
 
-from tools.policy.shell_parse import DECODED, Parsed
+from tools.policy.shell_parse import DECODED, Doubt, Parsed
 from tools.policy.shell_words import INTERPRETERS, SHELLS, Simple, Word, find_starts, reads_script_from_stdin
 
 # reference (v.6): the denial texts
@@ -34,7 +36,7 @@ FIND = "不允许扫描 /、~ 或整个文件系统"
 CHMOD = "禁止 chmod 777 全盘"
 SHUTDOWN = "禁止 shutdown / reboot / halt"
 # ours
-RM_UNKNOWN = "禁止 rm -rf 删除无法确定的路径（变量、命令替换、xargs 输入或去向不明的 cd）"
+RM_UNKNOWN = Doubt("禁止 rm -rf 删除无法确定的路径（变量、命令替换、xargs 输入或去向不明的 cd）")
 RAW_DEVICE = "禁止写入裸设备"
 
 PRIVILEGE = frozenset({"sudo", "doas", "su", "pkexec", "run0"})
@@ -121,7 +123,9 @@ def chmod(simple: Simple, root: str) -> str | None:
         return None
     for target in operands[1:]:
         path = location(target, simple.cwd)
-        if path is None or not (path == os.path.normpath(root) or inside(path, root)):
+        if path is None:
+            return Doubt(CHMOD)
+        if not (path == os.path.normpath(root) or inside(path, root)):
             return CHMOD
     return None
 

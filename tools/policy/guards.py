@@ -1,9 +1,12 @@
 """PathGuard and CommandGuard: the built-in refusals no approval can override (v.4).
 
 CommandGuard parses the command (``tools.policy.shell_parse``) and judges each simple command
-(``tools.policy.command_rules``). What bashlex cannot parse falls back to the reference's text rules,
+(``tools.policy.command_rules``), then reads the shell scripts it runs and judges them the same
+way (``tools.policy.scripts``). What bashlex cannot parse falls back to the reference's text rules,
 and is refused outright when it names a command the rules watch: a check that cannot read
 the command must not let it through under ``--yes`` (there is nobody to ask then).
+A script a command runs is judged as strictly only when it is fresh (written since this process
+started); one that was already there is refused only for what it certainly does (``scripts``).
 
 Both raise ``PolicyError``; the executor shows it as ``🛡️ 策略拒绝: <reason>``.
 """
@@ -17,7 +20,9 @@ from pathlib import Path
 
 from tools.base import PolicyError
 from tools.policy.command_rules import refusal
-from tools.policy.shell_parse import parse
+from tools.policy.script_files import PROCESS_STARTED
+from tools.policy.scripts import script_refusal
+from tools.policy.shell_parse import Doubt, parse
 from tools.policy.shell_words import SHELLS
 from tools.policy.protected_paths import notice, protected_write
 
@@ -94,14 +99,16 @@ class CommandGuard:
     rules: list[tuple[str, re.Pattern[str]]] = [(reason, re.compile(p)) for reason, p in _COMMAND_RULES]
 
     @classmethod
-    def check(cls, command: str, root: Path | str, home: str | None = None) -> None:
-        reason = cls.refusal(command, str(root), os.path.expanduser("~") if home is None else home)
+    def check(cls, command: str, root: Path | str, home: str | None = None, started: float = PROCESS_STARTED) -> None:
+        reason = cls.refusal(command, str(root), os.path.expanduser("~") if home is None else home, started)
         if reason:
             raise PolicyError(reason)
 
     @classmethod
-    def refusal(cls, command: str, root: str, home: str | None) -> str | None:
-        """The pure decision: why ``command``, run in ``root``, is refused, or None."""
+    def refusal(cls, command: str, root: str, home: str | None, started: float = PROCESS_STARTED) -> str | None:
+        """Why ``command``, run in ``root``, is refused, or None. Reads the scripts it runs, so
+        it blocks: the tool calls it in a worker thread. A script changed at or after ``started``
+        is fresh (see ``tools.policy.script_files``)."""
         normalized = " ".join(command.split())
         if cls.rules[_FORK_BOMB][1].search(normalized):
             return cls.rules[_FORK_BOMB][0]
@@ -111,21 +118,25 @@ class CommandGuard:
             return exc.reason
         except Exception:  # bashlex is incomplete; what it cannot read is judged as text
             return cls.unparseable(command, normalized)
-        return refusal(parsed, root)
+        return refusal(parsed, root) or script_refusal(parsed, command, root, cls.unparseable_text, started)
+
+    @classmethod
+    def unparseable_text(cls, text: str) -> str | None:
+        return cls.unparseable(text, " ".join(text.split()))
 
     @classmethod
     def unparseable(cls, command: str, normalized: str) -> str | None:
-        """Unparseable and mentioning a sensitive command: refused, since it cannot be checked;
-        anything else still gets the reference's text rules."""
+        """The reference's text rules (a certain reason), else, when it mentions a sensitive
+        command, a Doubt: it cannot be checked."""
         for reason, pattern in cls.rules:
             if pattern.search(normalized):
                 return reason
         if re.search(r"\$\((?!\()|`", command):  # $(…) or `…`, but not arithmetic $((…))
-            return UNPARSEABLE.format("命令替换")
+            return Doubt(UNPARSEABLE.format("命令替换"))
         try:
             tokens = shlex.split(command, comments=True)
         except ValueError:
             tokens = command.split()
         names = {os.path.basename(t.strip("();&|<>{}")) for t in tokens}
         found = sorted(n for n in names if n in _SENSITIVE or n.startswith("mkfs."))
-        return UNPARSEABLE.format("、".join(found)) if found else None
+        return Doubt(UNPARSEABLE.format("、".join(found))) if found else None

@@ -10,6 +10,8 @@ followed through a list, so ``cd ~ && rm -rf ./*`` runs ``rm`` in the home direc
 It never touches the file system (it runs on the event loop, where ``langgraph dev`` refuses
 blocking calls) and never runs anything. A command whose name is computed (``$(…)``, backticks,
 ``$X``, ``eval``) raises ``PolicyError`` here: no rule can judge a command it cannot name.
+Every reason this module raises is a ``Doubt``: it says the guard cannot tell, not that the
+command is dangerous (a script that was already there is not refused for a doubt).
 """
 
 from __future__ import annotations
@@ -22,9 +24,17 @@ from typing import Any
 from tools.base import PolicyError
 from tools.policy.shell_words import SHELLS, STDIN_SCRIPTS, Simple, Word, has_braces, literal_output, script_source, unwrap
 
-COMPUTED = "禁止执行动态生成的命令（命令名来自 $(…)、反引号、变量或 eval）"
+
+
+class Doubt(str):
+    """A refusal reason that means "the guard cannot tell" (a computed name, a path nobody can
+    know, text it cannot read), as opposed to a rule the command certainly breaks. It compares
+    equal to its text; ``isinstance(reason, Doubt)`` is the flag."""
+
+
+COMPUTED = Doubt("禁止执行动态生成的命令（命令名来自 $(…)、反引号、变量或 eval）")
 DECODED = "禁止把解码得到的文本交给 Shell 执行"
-TOO_DEEP = "命令嵌套过深（bash -c 套 bash -c …），无法检查"
+TOO_DEEP = Doubt("命令嵌套过深（bash -c 套 bash -c …），无法检查")
 MAX_DEPTH = 6
 
 
@@ -43,18 +53,33 @@ class Parsed:
     simples: list[Simple] = field(default_factory=list)
     pipelines: list[list[list[Simple]]] = field(default_factory=list)  # stages, each its commands
     recursive_calls: list[str] = field(default_factory=list)  # a function calling itself
+    # For reading a script: where each top-level command starts in the text and how many of the
+    # lists above it filled, so a refusal can name its line; ``at``: the command being walked.
+    tops: list[tuple[int, int, int, int]] = field(default_factory=list)
+    at: int = 0
+    cwd: str | None = None  # where the text leaves the shell (``source`` runs it in the caller's shell)
+    home: str | None = None
+    # With ``lenient``: each top-level command the walk gave up on, (its start, where, the Doubt)
+    doubts: list[tuple[int, int, str]] = field(default_factory=list)
 
 
-def parse(command: str, cwd: str, home: str | None) -> Parsed:
-    """Raises PolicyError for a computed command name, bashlex's errors for syntax it lacks."""
-    walker = _Walker()
-    walker.text(command, Scope(cwd, home), 0)
+def parse(command: str, cwd: str | None, home: str | None, out: Parsed | None = None,
+          lenient: bool = False) -> Parsed:
+    """Raises PolicyError for a computed command name, bashlex's errors for syntax it lacks;
+    ``out``, when given, is filled as the walk goes (its ``at`` then tells where it stopped).
+    ``lenient`` records such a PolicyError in ``doubts`` and walks on with the next top-level
+    command, so the rest of a script is still judged."""
+    walker, scope = _Walker(out, lenient), Scope(cwd, home)
+    walker.text(command, scope, 0)
+    walker.out.cwd, walker.out.home = scope.cwd, scope.home
     return walker.out
 
 
 class _Walker:
-    def __init__(self) -> None:
-        self.out = Parsed()
+    def __init__(self, out: Parsed | None = None, lenient: bool = False) -> None:
+        self.out = out if out is not None else Parsed()
+        self.lenient = lenient
+        self.at = 0  # where the simple command being walked starts in the text parsed
 
     def text(self, command: str, scope: Scope, depth: int) -> None:
         import bashlex  # 0.15 s to import: only when a command is actually checked
@@ -62,8 +87,19 @@ class _Walker:
         if depth > MAX_DEPTH:
             raise PolicyError(TOO_DEEP)
         self.depth, self.source = depth, command
+        out = self.out
         for node in bashlex.parse(command):
-            self.node(node, scope)
+            if depth == 0:
+                out.at = self.at = node.pos[0]
+            try:
+                self.node(node, scope)
+            except PolicyError as exc:
+                if depth or not self.lenient:
+                    raise
+                self.depth, self.source = 0, command  # the walk stopped inside a nested text
+                out.doubts.append((node.pos[0], out.at, exc.reason))
+            if depth == 0:
+                out.tops.append((node.pos[0], len(out.simples), len(out.pipelines), len(out.recursive_calls)))
 
     def node(self, node: Any, scope: Scope) -> None:
         kind = node.kind
@@ -97,6 +133,8 @@ class _Walker:
         self.out.pipelines.append(grouped)
 
     def command(self, node: Any, scope: Scope) -> None:
+        if self.depth == 0:  # positions inside a `bash -c` string are not positions in the text
+            self.out.at = self.at = node.pos[0]
         words: list[Word] = []
         stdin: Word | None = None
         for part in node.parts:
@@ -115,7 +153,7 @@ class _Walker:
         name = words[0]
         if not name.known or name.inner is not None or os.path.basename(name.text) == "eval":
             raise PolicyError(COMPUTED)
-        simple = Simple(tuple(words), scope.cwd, scope.home, stdin_args, stdin)
+        simple = Simple(tuple(words), scope.cwd, scope.home, stdin_args, stdin, self.at)
         self.out.simples.append(simple)  # before what it wraps: a stage's last command is the one that reads
         if simple.name in scope.functions:
             self.out.recursive_calls.append(simple.name)
@@ -135,7 +173,7 @@ class _Walker:
     def script(self, word: Word, scope: Scope, unknown: str = COMPUTED) -> None:
         """A shell script given as text: parse it, or refuse when it is computed."""
         if not word.known or word.inner is not None:
-            raise PolicyError(unknown)
+            raise PolicyError(Doubt(unknown))
         depth, source = self.depth, self.source
         self.text(word.text, scope, depth + 1)
         self.depth, self.source = depth, source
@@ -182,7 +220,7 @@ class _Walker:
             return None
         word = self.word(target, scope)
         if node.type not in ("<", "<<<"):
-            self.out.simples.append(Simple((Word(">"), word), scope.cwd, scope.home))
+            self.out.simples.append(Simple((Word(">"), word), scope.cwd, scope.home, at=self.at))
         return word if node.type == "<<<" else None
 
 

@@ -43,6 +43,7 @@ class Simple:
     home: str | None  # what ~ means for it; None after HOME was reassigned
     stdin_args: bool = False  # xargs: more arguments arrive on stdin
     stdin: Word | None = None  # literal text it reads on stdin (a here-document or here-string)
+    at: int = 0  # where it starts in the text parsed, for a script's line (0 inside `bash -c`)
 
     @property
     def name(self) -> str:
@@ -157,7 +158,22 @@ def _below(word: Word, start: Word) -> Word:
 
 def script_source(simple: Simple) -> Word | object | None:
     """Where a shell's script comes from: the ``-c`` text, ``STDIN_SCRIPTS``, or None (a file)."""
-    args, i, command_string = simple.args, 0, False
+    flags, operand = shell_operand(simple)
+    if "c" in flags:
+        return operand
+    if "s" in flags or operand is None or operand.text in STDIN_NAMES:
+        return STDIN_SCRIPTS  # -s: the operands are arguments, the script is stdin
+    return None
+
+
+def script_file(simple: Simple) -> Word | None:
+    """The script file a shell runs (``bash -e F args``, ``sh -- F``), or None."""
+    return shell_operand(simple)[1] if simple.name in SHELLS and script_source(simple) is None else None
+
+
+def shell_operand(simple: Simple) -> tuple[str, Word | None]:
+    """A shell's single-letter flags and its first operand (the -c text, or the script file)."""
+    args, i, flags = simple.args, 0, ""
     while i < len(args):
         text = args[i].text
         if text == "--":
@@ -165,17 +181,12 @@ def script_source(simple: Simple) -> Word | object | None:
             break
         if not text.startswith(("-", "+")) or text in ("-", "+"):
             break
-        if text in ("-o", "+o", "-O", "+O"):
-            i += 1
-        elif not text.startswith("--") and "c" in text[1:]:
-            command_string = True
+        if text in ("-o", "+o", "-O", "+O", "--rcfile", "--init-file"):
+            i += 1  # the option's value
+        elif not text.startswith("--"):
+            flags += text[1:]
         i += 1
-    operand = args[i] if i < len(args) else None
-    if command_string:
-        return operand if operand is not None else None
-    if operand is None or operand.text in STDIN_NAMES:
-        return STDIN_SCRIPTS
-    return None
+    return flags, args[i] if i < len(args) else None
 
 
 def reads_script_from_stdin(simple: Simple) -> bool:
