@@ -10,7 +10,8 @@ Every past tool call goes out with a JSON-object arguments string and a name: se
 Kimi, vLLM and llama.cpp reject the whole request otherwise, and a session stored before refused
 calls were kept as ``{}`` (``nodes.guards.cutoff``) may still hold a cut-off call's raw text.
 
-Cached input tokens are read in every provider's spelling (``paicli.cache_usage``).
+Cached input tokens are read in every provider's spelling, and Kimi's streamed usage in
+``choices[0].usage`` is read too, counted once (``paicli.cache_usage``).
 
 Retries: the openai client retries 408/409/429/5xx and connection errors with exponential
 backoff, honouring ``Retry-After``; 400 and 401 are never retried. We only set the count.
@@ -19,13 +20,15 @@ backoff, honouring ``Retry-After``; 400 and 401 are never retried. We only set t
 from __future__ import annotations
 
 import json
+from collections.abc import AsyncIterator, Iterator
 from typing import Any
 
-from langchain_core.messages import AIMessage
+from langchain_core.messages import AIMessage, AIMessageChunk
+from langchain_core.outputs import ChatGenerationChunk
 from langchain_deepseek import ChatDeepSeek
 
 from nodes.guards.cutoff import NAMELESS, REFUSED_ARGUMENTS
-from paicli.cache_usage import record_cache_read, response_usage
+from paicli.cache_usage import CHOICE_USAGE, StreamUsage, choice_usage, record_cache_read, response_usage
 from paicli.settings import Settings
 
 MAX_RETRIES = 3  # reference (x): LLM retry, 3 attempts for 408/429/5xx
@@ -64,7 +67,35 @@ class ReasoningChatModel(ChatDeepSeek):
         generation = super()._convert_chunk_to_generation_chunk(chunk, default_chunk_class, base_generation_info)
         if generation is not None:  # usage comes in the last chunk, which has no choices
             record_cache_read(generation.message, response_usage(chunk))
+            if (usage := choice_usage(chunk)) is not None:  # Kimi's: held by _stream / _astream
+                generation.generation_info = {**(generation.generation_info or {}), CHOICE_USAGE: usage}
         return generation
+
+    def _stream(self, messages: Any, stop: list[str] | None = None, run_manager: Any = None,
+                **kwargs: Any) -> Iterator[ChatGenerationChunk]:
+        usage = StreamUsage()
+        for generation in super()._stream(messages, stop=stop, run_manager=run_manager, **kwargs):
+            yield usage.see(generation)
+        for generation in self._trailing_usage(usage):
+            if run_manager:
+                run_manager.on_llm_new_token("", chunk=generation)
+            yield generation
+
+    async def _astream(self, messages: Any, stop: list[str] | None = None, run_manager: Any = None,
+                       **kwargs: Any) -> AsyncIterator[ChatGenerationChunk]:
+        usage = StreamUsage()
+        async for generation in super()._astream(messages, stop=stop, run_manager=run_manager, **kwargs):
+            yield usage.see(generation)
+        for generation in self._trailing_usage(usage):
+            if run_manager:
+                await run_manager.on_llm_new_token("", chunk=generation)
+            yield generation
+
+    def _trailing_usage(self, usage: StreamUsage) -> list[ChatGenerationChunk]:
+        """The usage-only chunk OpenAI would have sent for usage a stream gave in its choice only."""
+        chunk = usage.trailing_chunk()
+        generation = None if chunk is None else self._convert_chunk_to_generation_chunk(chunk, AIMessageChunk, None)
+        return [] if generation is None else [generation]
 
     @property
     def _llm_type(self) -> str:

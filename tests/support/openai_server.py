@@ -74,6 +74,7 @@ class RecordedRequest(dict):
 
 
 CACHE_SPELLINGS = ("openai", "deepseek", "kimi")
+USAGE_PLACES = ("top", "choice", "both")
 
 
 class FakeOpenAIServer:
@@ -81,14 +82,22 @@ class FakeOpenAIServer:
     ("openai": ``prompt_tokens_details.cached_tokens``, also GLM's; "deepseek":
     ``prompt_cache_hit_tokens``; "kimi": top-level ``cached_tokens``) in which usage reports
     as cached the start of the request's messages that repeats the previous request's (4 chars
-    a token, like the estimate)."""
+    a token, like the estimate).
+
+    ``stream_usage_at``: where a stream reports usage. "top" (OpenAI's way): a trailing chunk
+    with no choices and a top-level ``usage``, sent when the request asks for it
+    (``stream_options.include_usage``). "choice" (Moonshot's way): ``choices[0].usage`` of the
+    finish chunk, always, and no top-level usage. "both": the two, the same figures twice."""
 
     def __init__(self, script: Sequence[Item] = (), *, echo: bool = False,
-                 host: str = "127.0.0.1", port: int = 0, prefix_cache: str | None = None) -> None:
+                 host: str = "127.0.0.1", port: int = 0, prefix_cache: str | None = None,
+                 stream_usage_at: str = "top") -> None:
         assert prefix_cache in (None, *CACHE_SPELLINGS), prefix_cache
+        assert stream_usage_at in USAGE_PLACES, stream_usage_at
         self.script = list(script)
         self.echo = echo
         self.prefix_cache = prefix_cache
+        self.stream_usage_at = stream_usage_at
         self.requests: list[RecordedRequest] = []
         self.exhausted_hits = 0
         self._cursor = 0
@@ -224,8 +233,10 @@ class _Handler(BaseHTTPRequestHandler):
         completion = _Completion(reply, request, number, self._cache_usage(request, number))
         if not request.get("stream"):
             return self._json(200, completion.whole())
-        usage = (request.get("stream_options") or {}).get("include_usage", False)
-        events = [f"data: {json.dumps(event)}\n\n".encode() for event in completion.chunks(usage)]
+        asked = (request.get("stream_options") or {}).get("include_usage", False)
+        place = self.fake.stream_usage_at
+        events = [f"data: {json.dumps(event)}\n\n".encode()
+                  for event in completion.chunks(asked and place != "choice", place != "top")]
         events += [b"data: [DONE]\n\n"] if reply.done else []
         self.send_response(200)
         self.send_header("Content-Type", "text/event-stream")
@@ -284,7 +295,7 @@ class _Completion:
         choice = {"index": 0, "message": message, "logprobs": None, "finish_reason": self.finish}
         return {**self.base, "object": "chat.completion", "choices": [choice], "usage": self.usage}
 
-    def chunks(self, include_usage: bool) -> Iterator[dict]:
+    def chunks(self, include_usage: bool, usage_in_choice: bool = False) -> Iterator[dict]:
         yield self._chunk({"role": "assistant", "content": ""})
         for piece in _pieces(self.reply.reasoning_content or ""):
             yield self._chunk({"reasoning_content": piece})
@@ -296,7 +307,10 @@ class _Completion:
             for piece in _pieces(call["function"]["arguments"]):
                 yield self._chunk({"tool_calls": [{"index": index, "function": {"arguments": piece}}]})
         if self.finish is not None:
-            yield self._chunk({}, self.finish)
+            finish = self._chunk({}, self.finish)
+            if usage_in_choice:
+                finish["choices"][0]["usage"] = self.usage
+            yield finish
         if include_usage:
             yield {**self.base, "object": "chat.completion.chunk", "choices": [], "usage": self.usage}
 
