@@ -80,7 +80,7 @@ async def _list(app: Any, servers: Any, say: Any) -> None:
 
 def _row(name: str, state: Any) -> str:
     source = "项目 .mcp.json" if state.config.source == "project" else "用户配置"
-    tools = f"{len(state.specs)} 个工具" if state.status == "ready" else "-"
+    tools = f"{len(state.tools)} 个工具" if state.status == "ready" else "-"  # the server's own
     return (f"   {name:<16} {STATE_LABELS.get(state.status, state.status):<10} {tools:<8} "
             f"{state.config.transport:<5} {source}  {state.config.describe()}")
 

@@ -96,3 +96,19 @@ def test_a_mention_that_cannot_be_read_stays_as_typed_with_one_warning(run_paicl
     assert "看看 @srv:file:///missing 和 @nosuch:file:///x" in _user_contents(server.requests[0])
     assert not any("<resource" in u for u in _user_contents(server.requests[0]))
     server.assert_consumed()
+
+
+def test_the_model_reads_a_resource_with_the_virtual_tool_and_memory_is_then_blocked(run_paicli, server, paicli_home):
+    from tests.support.openai_server import Reply
+
+    _config(paicli_home / "mcp.json")
+    server.script = [_call("mcp__srv__read_resource", uri="file:///x"),
+                     _call("save_memory", fact="部署端口是 8080", scope="global"), Reply("读完了。")]
+    done = run_paicli("-p", "看看 srv 有什么资源", "--yes")
+    assert done.returncode == 0, done.stderr
+    tools = {t["function"]["name"] for t in server.requests[0]["tools"]}
+    assert {"mcp__srv__list_resources", "mcp__srv__read_resource"} <= tools
+    results = [m["content"] for m in server.requests[2]["messages"] if m["role"] == "tool"]
+    assert 'tool="mcp__srv__read_resource" trust="untrusted-data"' in results[0] and "部署端口是 8080" in results[0]
+    assert "🛡️ 工具调用已拒绝 [MEMORY_EXTERNAL_CONTEXT]" in results[1]
+    server.assert_consumed()

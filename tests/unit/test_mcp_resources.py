@@ -94,3 +94,24 @@ async def test_read_resource_returns_text_and_a_bad_uri_is_unavailable(tmp_path)
             await read_resource(servers, "other", "file:///x")
     finally:
         servers.close()
+
+
+async def test_a_server_with_resources_gets_the_two_resource_tools(tmp_path):
+    servers = _servers(tmp_path, demo=[], bare=["--no-resources"])
+    servers.start()
+    await servers.wait_started()
+    try:
+        specs = servers.specs()
+        assert "mcp__demo__list_resources" in specs and "mcp__demo__read_resource" in specs
+        assert not any(name.startswith("mcp__bare__") and "resource" in name for name in specs)
+        listed = await specs["mcp__demo__list_resources"].fn({}, None)
+        assert listed.ok and "- file:///x | x.txt | text/plain | 资源 X 的说明" in listed.splitlines()
+        read = await specs["mcp__demo__read_resource"].fn({"uri": "file:///x"}, None)
+        assert (str(read), read.ok) == ("资源 X 的内容：部署端口是 8080", True)
+        missing = await specs["mcp__demo__read_resource"].fn({"uri": "file:///nope"}, None)
+        assert not missing.ok and missing.startswith("MCP 工具调用失败: MCP server demo 返回错误")
+        assert not (await specs["mcp__demo__read_resource"].fn({}, None)).ok
+        servers.disable("demo")
+        assert "mcp__demo__read_resource" not in servers.specs()
+    finally:
+        servers.close()

@@ -6,7 +6,8 @@ start-up. Each server is one task that holds its session open (``connect.open_se
 lists its tools through ``langchain_mcp_adapters.tools.load_mcp_tools`` and waits to be
 stopped. ``on_change`` receives the tool specs whenever a server becomes ready or goes away;
 the session swaps its tool table (one attribute assignment, so a reader sees the old table or
-the new one). A tool of a server that died stays advertised and answers
+the new one). A server that announced ``resources`` also gets the two resource tools
+(``tools.mcp.resource_tools``). A tool of a server that died stays advertised and answers
 ``MCP 工具调用失败: …`` with the fix (``/mcp restart``), so the model learns why.
 
 States: starting, ready, failed, untrusted (a project server not trusted for this entry),
@@ -110,6 +111,12 @@ class McpServers:
         for tool in tools:
             spec = tool_spec(state.config.name, tool, self.call)
             specs.setdefault(spec.name, spec)  # two names the same after sanitising: the first wins
+        capabilities = state.session.get_server_capabilities() if state.session is not None else None
+        if capabilities is not None and capabilities.resources is not None:
+            from tools.mcp.resource_tools import resource_specs  # imports this module: load it late
+
+            for name, spec in resource_specs(state.config.name, self).items():
+                specs.setdefault(name, spec)  # the server's own tool of that name wins
         state.tools = {tool.name: tool for tool in tools}
         state.specs, state.status = specs, "ready"
         self._changed()
