@@ -8,6 +8,8 @@ import json
 import sys
 from pathlib import Path
 
+from tests.support.openai_server import Reply
+
 SERVER = str(Path(__file__).resolve().parents[1] / "support" / "mcp_server.py")
 
 
@@ -36,9 +38,7 @@ def test_mcp_resources_of_an_unknown_server_fails_with_one_line(run_paicli, serv
     assert done.stderr.strip().startswith("❌ 未找到 MCP server: nosuch") and "Traceback" not in done.stderr
 
 
-def _call(name: str, **args):
-    from tests.support.openai_server import Reply
-
+def _call(name: str, **args) -> Reply:
     return Reply("", tool_calls=[{"name": name, "arguments": args}])
 
 
@@ -48,8 +48,6 @@ def _user_contents(request: dict) -> list[str]:
 
 
 def test_a_mention_gives_the_model_the_wrapped_resource_and_blocks_memory(run_paicli, server, paicli_home):
-    from tests.support.openai_server import Reply
-
     _config(paicli_home / "mcp.json")
     assert run_paicli("-p", "/save --global 默认用中文回答").returncode == 0
     memory_file = paicli_home / "memory" / "long_term_memory.json"
@@ -70,8 +68,6 @@ def test_a_mention_gives_the_model_the_wrapped_resource_and_blocks_memory(run_pa
 
 
 def test_the_ledger_replays_what_the_model_saw_without_reading_the_resource_again(run_paicli, server, paicli_home):
-    from tests.support.openai_server import Reply
-
     _config(paicli_home / "mcp.json")
     server.script = [Reply("总结完毕。"), Reply("还记得。")]
     assert run_paicli("-p", "总结 @srv:file:///x", "--session", "m").returncode == 0
@@ -85,8 +81,6 @@ def test_the_ledger_replays_what_the_model_saw_without_reading_the_resource_agai
 
 
 def test_a_mention_that_cannot_be_read_stays_as_typed_with_one_warning(run_paicli, server, paicli_home):
-    from tests.support.openai_server import Reply
-
     _config(paicli_home / "mcp.json")
     server.script = [Reply("好的。")]
     done = run_paicli("-p", "看看 @srv:file:///missing 和 @nosuch:file:///x", "--yes")
@@ -99,8 +93,6 @@ def test_a_mention_that_cannot_be_read_stays_as_typed_with_one_warning(run_paicl
 
 
 def test_the_model_reads_a_resource_with_the_virtual_tool_and_memory_is_then_blocked(run_paicli, server, paicli_home):
-    from tests.support.openai_server import Reply
-
     _config(paicli_home / "mcp.json")
     server.script = [_call("mcp__srv__read_resource", uri="file:///x"),
                      _call("save_memory", fact="部署端口是 8080", scope="global"), Reply("读完了。")]
