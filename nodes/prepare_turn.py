@@ -5,6 +5,10 @@ can leave tool calls without results. The next request would be refused with a 4
 unanswered call gets a "cancelled" result in place (``memory.context.pairing``). A turn needs a user
 message to answer: input without one (an empty message list from Studio) is refused here,
 before anything reaches the model or the ledger's view.
+
+A turn whose user message came with MCP resources it mentioned (an internal ``mcp_resource``
+message, ``tools.mcp.mentions``) has read external content before the model even starts, so it
+is recorded here as ``mcp_resource_mention`` (reference s.2 step 3, o.1).
 """
 
 from __future__ import annotations
@@ -15,8 +19,11 @@ from langgraph.graph.message import REMOVE_ALL_MESSAGES
 from langchain_core.messages import RemoveMessage
 
 from memory.context.pairing import repair_pairing
+from memory.context.rounds import MCP_RESOURCE, internal_kind
+from nodes.guards.turn import current_turn
 from nodes.support.run_errors import require_user_message
 from nodes.support.state import AgentState
+from tools.policy.external_context import MCP_MENTION_SOURCE, record
 
 
 async def prepare_turn(state: AgentState) -> dict[str, Any]:
@@ -27,4 +34,8 @@ async def prepare_turn(state: AgentState) -> dict[str, Any]:
         update["decisions"] = {}
     if repaired is not None:
         update["messages"] = [RemoveMessage(id=REMOVE_ALL_MESSAGES), *repaired]
+    if any(internal_kind(m) == MCP_RESOURCE for m in current_turn(state.get("messages") or [])):
+        sources = tuple(state.get("external_sources") or ())
+        if (after := record(sources, MCP_MENTION_SOURCE)) != sources:
+            update["external_sources"] = list(after)
     return update

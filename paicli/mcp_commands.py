@@ -1,4 +1,5 @@
-"""``/mcp`` (reference u.1): the servers and their state, and restart, disable, enable, trust, logs.
+"""``/mcp`` (reference u.1): the servers and their state, and restart, disable, enable, trust, logs;
+``resources`` and ``prompts`` are in ``paicli.mcp_offers``.
 
 ``app.mcp`` is a ``tools.mcp.servers.McpServers``. In the REPL the servers were started with
 the session; under ``paicli -p "/mcp"`` the listing starts them first (and waits the startup
@@ -10,7 +11,7 @@ from __future__ import annotations
 
 from typing import Any
 
-USAGE = "❌ 用法: /mcp [restart|disable|enable|trust|logs <name>]"
+USAGE = "❌ 用法: /mcp [resources|prompts [name]] [restart|disable|enable|trust|logs <name>]"
 STATE_LABELS = {"ready": "ready", "starting": "starting", "failed": "failed", "untrusted": "untrusted",
                 "disabled": "disabled"}
 VERBS = ("restart", "disable", "enable", "trust", "logs")
@@ -22,6 +23,11 @@ async def mcp(payload: str, app: Any, say: Any, interactive: bool) -> None:
     servers = app.mcp
     if not verb:
         await _list(app, servers, say)
+        return
+    if verb in ("resources", "prompts"):
+        from paicli.mcp_offers import offers
+
+        await offers(verb, name, app, say)
         return
     if verb not in VERBS:
         say.fail(USAGE)
@@ -74,7 +80,7 @@ async def _list(app: Any, servers: Any, say: Any) -> None:
 
 def _row(name: str, state: Any) -> str:
     source = "项目 .mcp.json" if state.config.source == "project" else "用户配置"
-    tools = f"{len(state.specs)} 个工具" if state.status == "ready" else "-"
+    tools = f"{len(state.tools)} 个工具" if state.status == "ready" else "-"  # the server's own
     return (f"   {name:<16} {STATE_LABELS.get(state.status, state.status):<10} {tools:<8} "
             f"{state.config.transport:<5} {source}  {state.config.describe()}")
 

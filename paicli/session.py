@@ -288,15 +288,25 @@ class Session:
 
     async def run_turn(self, text: str, ui: TurnUI) -> TurnResult:
         result, started = TurnResult(), time.monotonic()
-        pending: Any = {"messages": [HumanMessage(text)]}
         if self.mcp is not None:  # servers still starting get the startup wait (reference x)
             await self.mcp.wait_started()
+        pending: Any = {"messages": await self._user_messages(text, ui)}
         async with self.turn_lock(ui.notice):
             while pending is not None:
                 interrupts = await self._stream(pending, ui, result)
                 pending = Command(resume={i.id: await ui.approve(i.value) for i in interrupts}) if interrupts else None
         result.seconds = time.monotonic() - started
         return result
+
+    async def _user_messages(self, text: str, ui: TurnUI) -> list[Any]:
+        """The user's message as typed, then the MCP resources it mentions (``tools.mcp.mentions``)."""
+        from tools.mcp.mentions import expand, expansion_message
+
+        expansion = await expand(text, self.mcp)
+        for warning in expansion.warnings:
+            ui.notice(warning)
+        resources = expansion_message(expansion)
+        return [HumanMessage(text), *([resources] if resources else [])]
 
     async def _stream(self, graph_input: Any, ui: TurnUI, result: TurnResult) -> list[Any]:
         interrupts: dict[str, Any] = {}
@@ -331,8 +341,8 @@ class Session:
                     ui.model_message(message)
         elif node == "execute_tools":
             ui.tool_results([m for m in update.get("messages") or [] if isinstance(m, ToolMessage)])
-            if "external_sources" in update:
-                self.external_sources = tuple(update["external_sources"] or ())
+        if "external_sources" in update:  # execute_tools, or prepare_turn for a mentioned resource
+            self.external_sources = tuple(update["external_sources"] or ())
 
     def _count(self, message: AIMessage, result: TurnResult) -> None:
         usage = message.usage_metadata or {}

@@ -7,11 +7,14 @@ wrapper early and smuggling text outside it.
 
 from __future__ import annotations
 
+import html
 import re
 
 _UNSAFE_NAME_CHARS = re.compile(r"[^A-Za-z0-9_.:-]")
 # reference (r), Q17: escape `<tool_result` / `</tool_result` case-insensitively; spaced forms stay.
 _TAG_START = re.compile(r"<(/?tool_result)", re.IGNORECASE)
+# The same for an MCP resource a user mentioned (reference s.1 item 2): its wrapper's tag too.
+_RESOURCE_TAG_START = re.compile(r"<(/?(?:tool_result|resource))", re.IGNORECASE)
 
 
 def sanitize_name(tool_name: str) -> str:
@@ -28,6 +31,17 @@ def wrap(tool_name: str, content: str) -> str:
         f'<tool_result tool="{sanitize_name(tool_name)}" trust="untrusted-data">\n'
         f"{escape_content(content)}\n"
         "</tool_result>"
+    )
+
+
+def wrap_resource(server: str, uri: str, content: str) -> str:
+    """An MCP resource's contents as untrusted data; the URI (typed by the user) is escaped so
+    it cannot add attributes, the contents so they cannot close the wrapper."""
+    escaped = _RESOURCE_TAG_START.sub(r"&lt;\1", content)
+    return (
+        f'<resource server="{sanitize_name(server)}" uri="{html.escape(uri, quote=True)}" trust="untrusted-data">\n'
+        f"{escaped}\n"
+        "</resource>"
     )
 
 

@@ -2,7 +2,7 @@
 
 Internal user messages (Q5, docs/behavior.md#decisions) are HumanMessages the program wrote: skill
 injections, runaway reminders, budget finalization, image tool results, a turn's relevant
-memories, and our own summaries.
+memories, the MCP resources a user's message mentioned, and our own summaries.
 They carry ``additional_kwargs["paicli_internal"] = "<kind>"`` (use ``internal()`` to build
 one). They never count as a round, so "keep the last 3 rounds" means 3 things the user typed.
 The flag, not the text, decides: a user who pastes ``[runaway guard]`` still starts a round.
@@ -26,6 +26,7 @@ IMAGE_TOOL_RESULT = "image_tool_result"  # reference s.2: one user message per r
 COMPACTION_SUMMARY = "compaction_summary"  # the summary message of a rebuild (f.6)
 COMPACTION_ACK = "compaction_ack"
 MEMORY_CONTEXT = "memory_context"  # a turn's relevant long-term memories (memory/context/turn_memory.py)
+MCP_RESOURCE = "mcp_resource"  # the MCP resources the user's message mentioned (tools/mcp/mentions.py)
 # Skill bodies are never summarised (f.3 step 5); reminders and the finalization order would
 # only teach the summary to repeat one-off instructions; memories are clues, not facts, and a
 # summary would state them as facts (they come back from the memory file when relevant again).

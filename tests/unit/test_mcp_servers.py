@@ -46,7 +46,9 @@ async def test_a_stdio_tool_is_offered_under_its_mcp_name_and_called(tmp_path):
         assert spec.description == "Echo the text back. (MCP server: demo, tool: echo)"
         result = await spec.fn({"text": "hi"}, None)
         assert (str(result), result.ok) == ("echo: hi", True)
-        assert changes[-1] == ["mcp__demo__broken", "mcp__demo__crash", "mcp__demo__echo", "mcp__demo__slow"]
+        assert changes[-1] == ["mcp__demo__broken", "mcp__demo__crash", "mcp__demo__echo",
+                               "mcp__demo__list_resources", "mcp__demo__read_resource",  # it offers resources
+                               "mcp__demo__slow"]
         assert servers.status_label() == "MCP 1/1"
         broken = await servers.specs()["mcp__demo__broken"].fn({}, None)
         assert not broken.ok and broken.startswith("MCP 工具返回错误:") and "this tool is broken" in broken

@@ -6,7 +6,8 @@ start-up. Each server is one task that holds its session open (``connect.open_se
 lists its tools through ``langchain_mcp_adapters.tools.load_mcp_tools`` and waits to be
 stopped. ``on_change`` receives the tool specs whenever a server becomes ready or goes away;
 the session swaps its tool table (one attribute assignment, so a reader sees the old table or
-the new one). A tool of a server that died stays advertised and answers
+the new one). A server that announced ``resources`` also gets the two resource tools
+(``tools.mcp.resource_tools``). A tool of a server that died stays advertised and answers
 ``MCP 工具调用失败: …`` with the fix (``/mcp restart``), so the model learns why.
 
 States: starting, ready, failed, untrusted (a project server not trusted for this entry),
@@ -21,7 +22,7 @@ import threading
 import time
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Callable
+from typing import Any, Awaitable, Callable
 
 from tools.base import ToolSpec, ToolText, failed
 from tools.mcp.adapter import content_text, tool_spec
@@ -40,6 +41,7 @@ class ServerState:
     error: str = ""
     tools: dict[str, Any] = field(default_factory=dict)  # MCP tool name -> LangChain tool
     specs: dict[str, ToolSpec] = field(default_factory=dict)
+    session: Any = None  # the live ClientSession while ready (resources, prompts)
     stop: Any = None  # asyncio.Event on the servers' loop
     task: Any = None  # its concurrent future
 
@@ -89,6 +91,7 @@ class McpServers:
                 async with open_session(state.config, self.root, errlog) as session:
                     tools = await load_mcp_tools(session, server_name=name, handle_tool_errors=False)
                     timer.cancel()
+                    state.session = session
                     self._ready(state, tools)
                     await state.stop.wait()
         except asyncio.CancelledError:
@@ -99,6 +102,7 @@ class McpServers:
             self._failed(state, describe_error(exc), log)
         finally:
             timer.cancel()
+            state.session = None
         if state.status == "ready":  # stopped on purpose
             log.note("已停止")
 
@@ -107,6 +111,12 @@ class McpServers:
         for tool in tools:
             spec = tool_spec(state.config.name, tool, self.call)
             specs.setdefault(spec.name, spec)  # two names the same after sanitising: the first wins
+        capabilities = state.session.get_server_capabilities() if state.session is not None else None
+        if capabilities is not None and capabilities.resources is not None:
+            from tools.mcp.resource_tools import resource_specs  # imports this module: load it late
+
+            for name, spec in resource_specs(state.config.name, self).items():
+                specs.setdefault(name, spec)  # the server's own tool of that name wins
         state.tools = {tool.name: tool for tool in tools}
         state.specs, state.status = specs, "ready"
         self._changed()
@@ -187,6 +197,23 @@ class McpServers:
         return {name: spec for s in self.servers.values() if s.status != "disabled" for name, spec in s.specs.items()}
 
     # -- calls -----------------------------------------------------------------------------
+    async def on_session(self, server: str, request: Callable[[Any], Awaitable[Any]]) -> Any:
+        """``request(session)`` run on the servers' loop within the call timeout; ``Unavailable``
+        when the server is not ready, times out or the request fails (its message says why)."""
+        state = self.servers.get(server)
+        if state is None or state.status != "ready" or state.session is None or self._loop is None:
+            raise Unavailable(unavailable_reason(server, state))
+        timeout = self.setup.call_timeout
+        future = asyncio.run_coroutine_threadsafe(asyncio.wait_for(request(state.session), timeout), self._loop)
+        try:
+            return await asyncio.wrap_future(future)
+        except asyncio.TimeoutError:
+            raise Unavailable(f"MCP server {server} 超过 {timeout:g} 秒未响应") from None
+        except Unavailable:
+            raise
+        except Exception as exc:  # noqa: BLE001 - the server's error, told as one line
+            raise Unavailable(f"MCP server {server} 返回错误: {describe_error(exc)}") from None
+
     async def call(self, server: str, tool: str, args: dict[str, Any]) -> ToolText:
         """One tool call, run on the servers' loop; every failure is a typed failed result."""
         state = self.servers.get(server)
@@ -216,6 +243,19 @@ class McpServers:
             self._changed()
             return failed(f"MCP 工具调用失败: {name}.{tool}: {error}（server 已断开，用户可用 /mcp restart {name} 重启）")
         return ToolText(content_text(content))
+
+
+class Unavailable(Exception):
+    """A server that cannot answer a session request now; the message says why and the fix."""
+
+
+def unavailable_reason(server: str, state: ServerState | None) -> str:
+    if state is None:
+        return f"未找到 MCP server: {server}（/mcp 查看已配置的 server）"
+    if state.status == "untrusted":
+        return f"MCP server {server} 来自项目的 .mcp.json，尚未信任（/mcp trust {server}）"
+    detail = f"：{state.error}" if state.error else ""
+    return f"MCP server {server} 当前不可用（{state.status}{detail}），可用 /mcp restart {server} 重启"
 
 
 def _timeout(state: ServerState, task: asyncio.Task) -> None:

@@ -17,8 +17,9 @@ from tools.policy.classify import WEB_COMMAND, command_of, has_explicit_remember
 
 MAX_RECORDED_SOURCES = 8  # reference o.1
 WEB_COMMAND_SOURCE = "execute_command(curl/wget)"  # reference o.1
+MCP_MENTION_SOURCE = "mcp_resource_mention"  # reference o.1, s.2 step 3: user input carried a resource
 
-__all__ = ["MAX_RECORDED_SOURCES", "blocks_automatic_memory", "external_source",
+__all__ = ["MAX_RECORDED_SOURCES", "MCP_MENTION_SOURCE", "blocks_automatic_memory", "external_source",
            "has_explicit_remember_intent", "record"]
 
 

@@ -1,0 +1,91 @@
+"""What a running MCP server offers besides tools: its resources and prompts (reference u.1).
+
+``/mcp resources`` and ``/mcp prompts`` list them; ``@server:uri`` mentions read one
+(``tools.mcp.mentions``). Each is one request on the server's live ``ClientSession``
+(``McpServers.on_session``), asked only when the server announced the capability at
+``initialize``. The answers are the server's words, kept as plain data here; whoever prints
+them makes them safe for the terminal, whoever gives them to the model wraps them as data.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+from tools.mcp.servers import McpServers, Unavailable
+
+@dataclass(frozen=True)
+class Resource:
+    uri: str
+    name: str
+    mime_type: str
+    description: str
+
+
+@dataclass(frozen=True)
+class Prompt:
+    name: str
+    description: str
+    arguments: tuple[tuple[str, bool, str], ...]  # (name, required, description)
+
+
+def _check(session: Any, server: str, capability: str) -> None:
+    capabilities = session.get_server_capabilities()
+    if capabilities is None or getattr(capabilities, capability, None) is None:
+        raise Unavailable(f"MCP server {server} 不支持 {capability}")
+
+
+async def list_resources(servers: McpServers, server: str) -> list[Resource]:
+    async def request(session: Any) -> list[Resource]:
+        _check(session, server, "resources")
+        found, cursor = [], None
+        while True:  # the listing is paginated; follow the cursor to the end
+            page = await session.list_resources(cursor=cursor) if cursor else await session.list_resources()
+            found += [Resource(str(r.uri), r.name or "", r.mimeType or "", r.description or "")
+                      for r in page.resources]
+            cursor = page.nextCursor
+            if not cursor:
+                return found
+
+    return await servers.on_session(server, request)
+
+
+async def list_prompts(servers: McpServers, server: str) -> list[Prompt]:
+    async def request(session: Any) -> list[Prompt]:
+        _check(session, server, "prompts")
+        found, cursor = [], None
+        while True:
+            page = await session.list_prompts(cursor=cursor) if cursor else await session.list_prompts()
+            found += [Prompt(p.name, p.description or "",
+                             tuple((a.name, bool(a.required), a.description or "") for a in p.arguments or ()))
+                      for p in page.prompts]
+            cursor = page.nextCursor
+            if not cursor:
+                return found
+
+    return await servers.on_session(server, request)
+
+
+async def read_resource(servers: McpServers, server: str, uri: str) -> str:
+    """The resource's text contents joined; one line per binary part (never decoded)."""
+    from pydantic import AnyUrl, ValidationError
+
+    try:
+        url = AnyUrl(uri)
+    except ValidationError:
+        raise Unavailable(f"无效的资源 URI: {uri}") from None
+
+    async def request(session: Any) -> str:
+        _check(session, server, "resources")
+        result = await session.read_resource(url)
+        return "\n".join(_content_text(part) for part in result.contents)
+
+    return await servers.on_session(server, request)
+
+
+def _content_text(part: Any) -> str:
+    text = getattr(part, "text", None)
+    if isinstance(text, str):
+        return text
+    blob = getattr(part, "blob", "") or ""
+    return f"[二进制资源内容未展示: {part.mimeType or 'application/octet-stream'}, 约 {len(blob) * 3 // 4} 字节]"
