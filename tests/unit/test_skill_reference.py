@@ -16,7 +16,9 @@ from filelock import FileLock
 from tools.base import ToolContext
 from tools.registry import run_tool
 from tools.skills.library import SkillLibrary
-from tools.skills.reference import LOCK_FILE, MAX_FILE_BYTES, MAX_WRITE_CHARS, save_skill_reference_spec
+from tools.skills.reference import (
+    LOCK_FILE, MAX_FILE_BYTES, MAX_WRITE_CHARS, save_skill_reference, save_skill_reference_spec,
+)
 from tests.unit.test_skills_catalog import home, project, write_skill  # noqa: F401 (fixtures)
 
 TOOL = "save_skill_reference"
@@ -245,7 +247,6 @@ APPEND = textwrap.dedent("""
     from pathlib import Path
     from tools.base import ToolContext
     from tools.skills.library import SkillLibrary
-    from tools.skills.reference import save_skill_reference
     home, project, tag, count = Path(sys.argv[1]), Path(sys.argv[2]), sys.argv[3], int(sys.argv[4])
     library = SkillLibrary(home)
     for i in range(count):
@@ -282,3 +283,12 @@ def test_two_processes_appending_keep_every_entry_whole(home, project, skill):
         lines = entry.split("\n")
         tag, i = lines[0].split("-")[:2]
         assert lines == [f"{tag}-{i}-{n}" for n in range(40)]
+
+
+def test_a_lock_held_too_long_gives_a_clear_failure(home, project, skill):
+    args = {"name": "notes", "file": "references/x.md", "content": "x"}
+    with FileLock(str(home / LOCK_FILE)):
+        result = save_skill_reference(args, ToolContext(root=project), SkillLibrary(home), lock_timeout=0.2)
+    assert not result.ok
+    assert result == "保存 Skill 参考文件失败: 另一个 paicli 进程正在写 Skill 参考文件，0.2 秒内没有等到，请稍后重试"
+    assert not (skill / "references").exists()

@@ -30,7 +30,7 @@ from contextlib import ExitStack
 from pathlib import Path, PurePosixPath
 from typing import Any
 
-from filelock import FileLock
+from filelock import FileLock, Timeout
 
 from tools.base import PolicyError, ToolContext, ToolSpec, failed
 from tools.common import bool_arg, str_arg
@@ -65,7 +65,8 @@ def save_skill_reference_spec(library: SkillLibrary) -> ToolSpec:
     )
 
 
-def save_skill_reference(args: dict[str, Any], ctx: ToolContext, library: SkillLibrary) -> str:
+def save_skill_reference(args: dict[str, Any], ctx: ToolContext, library: SkillLibrary,
+                         lock_timeout: float = LOCK_TIMEOUT) -> str:
     name = (str_arg(args, "name") or "").strip()
     file = (str_arg(args, "file") or "").strip()
     content = str_arg(args, "content")
@@ -78,13 +79,15 @@ def save_skill_reference(args: dict[str, Any], ctx: ToolContext, library: SkillL
     parts = reference_parts(file)
     directory = user_skill_dir(library, ctx.root, name)
     overwrite = bool_arg(args, "overwrite", False)
-    with FileLock(str(library.home / LOCK_FILE), timeout=LOCK_TIMEOUT, mode=0o600, thread_local=False):
-        try:
+    try:
+        with FileLock(str(library.home / LOCK_FILE), timeout=lock_timeout, mode=0o600, thread_local=False):
             total = write(directory, parts, content.encode("utf-8"), overwrite)
-        except LimitError as exc:
-            return failed(FAIL + str(exc))
-        except OSError as exc:
-            return failed(FAIL + f"{'/'.join(parts)}: {exc.strerror or exc}")
+    except Timeout:
+        return failed(FAIL + f"另一个 paicli 进程正在写 Skill 参考文件，{lock_timeout:g} 秒内没有等到，请稍后重试")
+    except LimitError as exc:
+        return failed(FAIL + str(exc))
+    except OSError as exc:
+        return failed(FAIL + f"{'/'.join(parts)}: {exc.strerror or exc}")
     shown = "/".join(parts)
     verb = "已覆盖写入" if overwrite else "已追加"
     return (f"Skill 参考文件{verb}: {name}/{shown}（本次 {len(content)} 字符，文件共 {total} 字节）。"
