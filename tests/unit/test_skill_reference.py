@@ -247,6 +247,7 @@ APPEND = textwrap.dedent("""
     from pathlib import Path
     from tools.base import ToolContext
     from tools.skills.library import SkillLibrary
+    from tools.skills.reference import save_skill_reference
     home, project, tag, count = Path(sys.argv[1]), Path(sys.argv[2]), sys.argv[3], int(sys.argv[4])
     library = SkillLibrary(home)
     for i in range(count):
