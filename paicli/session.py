@@ -45,6 +45,7 @@ from tools.base import WebConfig
 from tools.registry import BUILTIN_TOOLS
 from tools.skills.library import SkillLibrary
 from tools.skills.load import load_skill_spec
+from tools.skills.reference import save_skill_reference_spec
 
 RECURSION_LIMIT = 10_000  # reference s.2.9: no iteration cap; this only stops a runaway graph
 
@@ -66,7 +67,8 @@ def make_deps(settings: Settings, *, auto_extract: bool, skills: SkillLibrary | 
     skills = skills or SkillLibrary(settings.home, settings.skill_budget)
     return Deps(
         model=make_chat_model(settings),
-        tools={**BUILTIN_TOOLS, "load_skill": load_skill_spec(skills)},
+        tools={**BUILTIN_TOOLS, "load_skill": load_skill_spec(skills),
+               "save_skill_reference": save_skill_reference_spec(skills)},
         skills=skills,
         light_model=make_chat_model(settings, settings.light_model) if settings.light_model != settings.model else None,
         prompt_home=settings.home,

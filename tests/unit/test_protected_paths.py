@@ -88,3 +88,18 @@ def test_a_symlink_into_git_is_refused_at_write_time(tmp_path):
     assert "实际指向受保护路径 .git/hooks/pre-commit" in info.value.reason
     assert guard.resolve_write(".git/hooks/pre-commit") == guard.root / ".git" / "hooks" / "pre-commit"
     assert guard.resolve_write("src/a.py") == guard.root / "src" / "a.py"
+
+
+def test_every_save_skill_reference_call_asks_as_a_protected_write():
+    args = {"name": "notes", "file": "references/x.md", "content": "x"}
+    notice = protected_write("save_skill_reference", args, ROOT)
+    assert notice == ("写入 Skill 参考文件 notes/references/x.md（用户 Skill 的参考文件：以后加载该 Skill 时会作为资料读取），"
+                      "写入需要用户确认")
+    assert protected_write("save_skill_reference", "not a dict", ROOT).startswith("写入 Skill 参考文件 ?/?（")
+    shown = protected_write("save_skill_reference", {"name": "a\x1b[2Jb", "file": "f" * 500}, ROOT)
+    assert "\x1b" not in shown and "f" * 120 + "…" in shown and "f" * 121 not in shown
+    asked = decide("save_skill_reference", args, "auto", protected=notice)
+    assert isinstance(asked, Ask) and asked.danger == "🔴 高危" and asked.notice == notice
+    assert asked.risk == "将写入用户 Skill 的参考文件，以后加载该 Skill 的会话会读到这些内容"
+    assert isinstance(decide("save_skill_reference", args, "ask", {"save_skill_reference"}, notice), Ask)
+    assert decide("save_skill_reference", args, "yes", protected=notice) == Allow(args)

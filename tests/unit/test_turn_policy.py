@@ -3,7 +3,7 @@ import pytest
 from tools.policy import external_context as ext
 from tools.policy.classify import HEADLINE_NOTICE, INTERACT, NONE, READ, classify
 from tools.policy.turn import (
-    NETWORK_COMMAND, WEB_COMMAND, add_discovered, authorize, denial_text, expose, policy_denial,
+    MSG_SKILL_EXTERNAL, NETWORK_COMMAND, WEB_COMMAND, add_discovered, authorize, denial_text, expose, policy_denial,
     urls_in_args,
 )
 from tools.policy.decision import Deny
@@ -286,3 +286,20 @@ def test_recorded_sources_are_an_ordered_set_of_at_most_eight():
         sources = ext.record(sources, ext.external_source(name))
     assert sources[0] == "web_search" and len(sources) == 8 and len(set(sources)) == 8
     assert ext.record(sources, None) == sources
+
+
+SKILL_DENIED = Deny(denial_text("SKILL_EXTERNAL_CONTEXT", MSG_SKILL_EXTERNAL), "policy", "SKILL_EXTERNAL_CONTEXT")
+
+
+def test_save_skill_reference_is_denied_after_external_content_whatever_the_user_said():
+    tools = LOCAL + ["web_fetch", "save_skill_reference"]
+    args = {"name": "notes", "file": "references/x.md", "content": "x"}
+    sources = after("web_fetch", {"url": "https://a.io"})
+    for text in ("把这个总结存进 skill", "记住这个，存到 notes skill 的参考文件里"):
+        assert decide(text, "save_skill_reference", args, tools, external_sources=sources) == SKILL_DENIED
+    # the memory guard's setting does not lift it: skills are read back as instructions
+    assert decide("存进 skill", "save_skill_reference", args, tools, external_sources=sources,
+                  guard_on=False) == SKILL_DENIED
+    later = after("mcp__docs__lookup", {"q": "x"})  # a source from an earlier turn counts too
+    assert decide("存进 skill", "save_skill_reference", args, tools, external_sources=later) == SKILL_DENIED
+    assert decide("存进 skill", "save_skill_reference", args, tools, external_sources=()) is ALLOW

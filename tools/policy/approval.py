@@ -34,16 +34,18 @@ from tools.mcp.names import is_mcp, server_of
 __all__ = ["Allow", "Ask", "Decision", "Deny", "Unclear", "approval_request", "approved_before", "covered",
            "decide", "read_answer"]
 
-DANGEROUS_TOOLS = frozenset({"write_file", "edit_file", "execute_command"})  # reference v.1
+DANGEROUS_TOOLS = frozenset({"write_file", "edit_file", "execute_command", "save_skill_reference"})  # reference v.1, t
 AUTO_ASK_TOOLS = frozenset({"execute_command"})
 
 # reference v.3: danger labels and risk descriptions shown in the approval dialog.
-DANGER = {"execute_command": "🔴 高危", "write_file": "🟡 中危", "edit_file": "🟡 中危"}
+DANGER = {"execute_command": "🔴 高危", "write_file": "🟡 中危", "edit_file": "🟡 中危",
+          "save_skill_reference": "🔴 高危"}
 PROTECTED_DANGER = "🔴 高危"  # so the dialog wants an explicit y, as for a command
 RISK = {
     "execute_command": "将在系统上执行 Shell 命令，可能修改文件、安装软件或影响系统状态",
     "write_file": "将写入或覆盖文件内容，原有内容将丢失",
     "edit_file": "将替换文件中唯一匹配的原文片段",
+    "save_skill_reference": "将写入用户 Skill 的参考文件，以后加载该 Skill 的会话会读到这些内容",
 }
 MCP_DANGER = "🟡 MCP"  # reference v.3
 MCP_RISK = "将调用外部 MCP server 提供的工具，可能访问网络、文件或第三方服务"

@@ -13,6 +13,9 @@ Decisions where the issue left room:
 - **All of ``.paicli/``**, the offload files (``.paicli/tool-outputs/``) included: reading them
   is the point and reads are never gated, but a model-written file there would later be read
   back as if it were our own tool output.
+- **A user skill's references** (``save_skill_reference``): they live in the user's home, not
+  the project, but the next ``load_skill`` reads them as that skill's material, so every call
+  asks as a protected write does. The tool refuses links at write time.
 - **Lexical here, symlinks at write time.** The gate runs on the event loop, where
   ``langgraph dev`` refuses file-system calls, so ``protected_write`` only normalises text
   (``..``, ``./``, duplicate slashes). ``PathGuard.resolve_write`` then resolves symlinks and
@@ -25,6 +28,7 @@ import os
 from typing import Any
 
 WRITE_TOOLS = frozenset({"write_file", "edit_file"})
+SKILL_REFERENCE_TOOL = "save_skill_reference"  # tools.skills.reference; policy never imports a tool
 
 # Why each is protected, shown in the approval dialog and in a refusal the model reads.
 GIT = "git 内部文件：hooks 会被 git 执行，config 可改变 git 的行为"
@@ -33,6 +37,8 @@ PAI = "项目指令文件：下次会话会作为指令载入"
 PAICLI = "paicli 的项目数据（配置、记忆与工具输出）"
 MCP = "MCP 配置：可让 paicli 启动任意程序"
 CI = "CI 工作流：推送后会在 CI 中执行"
+SKILL = "用户 Skill 的参考文件：以后加载该 Skill 时会作为资料读取"
+SHOWN_CHARS = 120  # of a model-written name or file in the notice
 
 
 def protected_reason(parts: tuple[str, ...]) -> str | None:
@@ -76,6 +82,8 @@ def notice(parts: tuple[str, ...]) -> str | None:
 
 def protected_write(tool: str, args: Any, root: str) -> str | None:
     """The notice for a write or edit of a protected path; None for anything else."""
+    if tool == SKILL_REFERENCE_TOOL:
+        return skill_reference_notice(args)
     if tool not in WRITE_TOOLS or not isinstance(args, dict):
         return None
     path = args.get("path")
@@ -83,3 +91,16 @@ def protected_write(tool: str, args: Any, root: str) -> str | None:
         return None
     parts = relative_parts(root, path)
     return notice(parts) if parts is not None else None
+
+
+def skill_reference_notice(args: Any) -> str:
+    """Every ``save_skill_reference`` call asks, whatever its arguments look like."""
+    values = args if isinstance(args, dict) else {}
+    target = f"{_shown(values.get('name'))}/{_shown(values.get('file'))}"
+    return f"写入 Skill 参考文件 {target}（{SKILL}），写入需要用户确认"
+
+
+def _shown(value: Any) -> str:
+    """A model-written value on one visible line, cut short."""
+    text = "".join(c if c.isprintable() else " " for c in str(value or "?"))
+    return text if len(text) <= SHOWN_CHARS else text[:SHOWN_CHARS] + "…"
