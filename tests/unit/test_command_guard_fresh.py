@@ -22,20 +22,6 @@ from tools.policy.shell_parse import COMPUTED, DECODED, Doubt
 
 
 @pytest.fixture
-def root(tmp_path: Path) -> Path:
-    project = tmp_path / "project"
-    project.mkdir()
-    return project
-
-
-@pytest.fixture
-def home(tmp_path: Path) -> Path:
-    path = tmp_path / "home"
-    path.mkdir()
-    return path
-
-
-@pytest.fixture
 def earlier() -> float:
     """A start time taken before the test writes anything: every file it writes is fresh."""
     return time.time()

@@ -14,7 +14,6 @@ import subprocess
 import time
 from pathlib import Path
 
-import pytest
 
 from tests.support.wrappers import gradlew
 from tools.policy.guards import UNPARSEABLE, CommandGuard
@@ -23,20 +22,6 @@ from tools.policy.shell_parse import COMPUTED
 
 CI = 'eval "$SETUP"\n$RUNNER --fast\n'  # pre-existing: runs; fresh: refused (a computed command)
 HOUR = 3600
-
-
-@pytest.fixture
-def root(tmp_path: Path) -> Path:
-    project = tmp_path / "project"
-    project.mkdir()
-    return project
-
-
-@pytest.fixture
-def home(tmp_path: Path) -> Path:
-    path = tmp_path / "home"
-    path.mkdir()
-    return path
 
 
 def git(root: Path, *args: str) -> None:

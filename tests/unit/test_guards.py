@@ -4,13 +4,6 @@ from tools.base import PolicyError
 from tools.policy.guards import CommandGuard, PathGuard
 
 
-@pytest.fixture
-def root(tmp_path):
-    project = tmp_path / "project"
-    project.mkdir()
-    return project
-
-
 def refusal(fn, *args) -> str:
     with pytest.raises(PolicyError) as info:
         fn(*args)
