@@ -14,7 +14,6 @@ import subprocess
 import time
 from pathlib import Path
 
-
 from tests.support.wrappers import gradlew
 from tools.policy.guards import UNPARSEABLE, CommandGuard
 from tools.policy.script_files import fresh
