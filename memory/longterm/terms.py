@@ -18,9 +18,10 @@ import logging
 import re
 from collections import Counter
 from functools import lru_cache
-from importlib.resources import files
 
 import jieba
+
+from memory.longterm.thesaurus_data import shipped
 
 jieba.setLogLevel(logging.WARNING)  # its "Building prefix dict" lines are not for the user
 
@@ -84,11 +85,10 @@ def _piece_terms(piece: str) -> tuple[str, ...]:
 def known_pairs() -> frozenset[str]:
     """Two-character words holding a function character that the developer thesaurus names
     (``从库``, ``会话``, ``站会``): jieba splits them in some sentences ("从/库", "会/话"), and a
-    thesaurus word must be a term wherever it occurs. Read from the thesaurus's data file, which
-    stays the one list of such words."""
-    text = files("memory.longterm").joinpath("data/thesaurus.txt").read_text(encoding="utf-8")
-    members = (m.strip() for line in text.splitlines() if not line.lstrip().startswith("#") for m in line.split("|"))
-    return frozenset(m for m in members if len(m) == 2 and HAN.fullmatch(m) and FUNCTION_CHARS & set(m))
+    thesaurus word must be a term wherever it occurs. The thesaurus's data stays the one list of
+    such words."""
+    return frozenset(m for group in shipped() for m in group
+                     if len(m) == 2 and HAN.fullmatch(m) and FUNCTION_CHARS & set(m))
 
 
 def _han_terms(run: str) -> tuple[str, ...]:

@@ -1,7 +1,8 @@
-"""The developer thesaurus shipped in ``memory/longterm/data/thesaurus.txt``.
+"""The developer thesaurus shipped in ``memory/longterm/data/thesaurus.txt``
+(``memory.longterm.thesaurus_data`` reads it).
 
-One group per line, its members separated by ``|``: Chinese synonyms and the English words for
-the same thing (``主库 | 主数据库 | primary database``); a line starting with ``#`` is a comment.
+Each group: Chinese synonyms and the English words for the same thing
+(``主库 | 主数据库 | primary database``).
 
 A member occurs in a query when all its key terms do (``memory.longterm.terms.key_terms``:
 character pairs and words, so jieba's cut of the query does not matter). Each group with a
@@ -18,11 +19,11 @@ from __future__ import annotations
 from collections.abc import Iterable
 from dataclasses import dataclass
 from functools import lru_cache
-from importlib.resources import files
 
 from memory.longterm.terms import key_terms, terms
+from memory.longterm.thesaurus_data import parse, shipped
 
-DATA = ("memory.longterm", "data/thesaurus.txt")
+__all__ = ["Match", "Member", "Thesaurus", "builtin", "parse"]
 
 
 @dataclass(frozen=True)
@@ -74,13 +75,7 @@ def _member(group: int, words: str) -> Member:
     return Member(group, key_terms(words) or found, found)
 
 
-def parse(text: str) -> list[list[str]]:
-    lines = (line for line in text.splitlines() if not line.lstrip().startswith("#"))  # "C#" is a word
-    return [[w.strip() for w in line.split("|")] for line in lines if "|" in line]
-
-
 @lru_cache(maxsize=1)
 def builtin() -> Thesaurus:
-    """The shipped thesaurus, parsed once per process."""
-    package, name = DATA
-    return Thesaurus(parse(files(package).joinpath(name).read_text(encoding="utf-8")))
+    """The shipped thesaurus, built once per process."""
+    return Thesaurus(shipped())

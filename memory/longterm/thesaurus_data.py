@@ -1,0 +1,25 @@
+"""The developer thesaurus's data file, ``memory/longterm/data/thesaurus.txt``, read and split
+once per process: ``memory.longterm.thesaurus`` builds its groups from it, and
+``memory.longterm.terms`` takes from it the two-character words it must keep as terms.
+
+One group per line, its members separated by ``|``; a line starting with ``#`` is a comment.
+"""
+
+from __future__ import annotations
+
+from functools import lru_cache
+from importlib.resources import files
+
+DATA = ("memory.longterm", "data/thesaurus.txt")
+
+
+def parse(text: str) -> list[list[str]]:
+    lines = (line for line in text.splitlines() if not line.lstrip().startswith("#"))  # "C#" is a word
+    return [[w.strip() for w in line.split("|")] for line in lines if "|" in line]
+
+
+@lru_cache(maxsize=1)
+def shipped() -> tuple[tuple[str, ...], ...]:
+    """The shipped groups, read once per process."""
+    package, name = DATA
+    return tuple(tuple(group) for group in parse(files(package).joinpath(name).read_text(encoding="utf-8")))
