@@ -221,7 +221,9 @@ def studio_environ(settings: Settings) -> dict[str, str]:
     for its graph, checkpointer and store; passing the resolved paths keeps them equal even if a
     file changes meanwhile), and everything that would call out
     switched off (notes §0: analytics, version check, LangSmith tracing)."""
-    env = {k: v for k, v in os.environ.items() if k not in ("LANGSMITH_API_KEY", "LANGCHAIN_API_KEY")}
+    # CORS_CONFIG / CORS_ALLOW_ORIGINS would replace the exact origins of the config (paicli/studio_gate.py).
+    dropped = ("LANGSMITH_API_KEY", "LANGCHAIN_API_KEY", "CORS_CONFIG", "CORS_ALLOW_ORIGINS")
+    env = {k: v for k, v in os.environ.items() if k not in dropped}
     env.update(PAICLI_PROJECT_ROOT=str(settings.project_root), PAICLI_HOME=str(settings.home),
                PAICLI_MEMORY_DIR=str(settings.memory_dir), LANGGRAPH_CLI_NO_ANALYTICS="1",
                LANGGRAPH_NO_VERSION_CHECK="true", LANGSMITH_TRACING="false", LANGCHAIN_TRACING_V2="false",

@@ -206,3 +206,26 @@ def test_the_server_runs_isolated_from_paicli_home_with_the_gate(tmp_path):
     leashed = leash_command(server, 1)
     assert server[1] == "-I" and leashed[1] == "-I"  # no cwd, PYTHONPATH or user site on sys.path
     assert Path(server[0]) == Path(leashed[0])
+
+
+def test_the_checkouts_langgraph_json_has_the_same_front_door():
+    """`langgraph dev` in a checkout: the gate by file path, CORS by pattern. `allow_origins` must
+    be there, empty: without it langgraph_api fills in `*`."""
+    import re
+
+    http = json.loads((Path(__file__).resolve().parents[2] / "langgraph.json").read_text())["http"]
+    assert http["app"] == "./paicli/studio_gate.py:app" and http["cors"]["allow_origins"] == []
+    pattern = re.compile(http["cors"]["allow_origin_regex"])
+    assert all(pattern.fullmatch(o) for o in ("http://127.0.0.1:2024", "http://localhost:8123", "http://[::1]:1",
+                                              "https://smith.langchain.com"))
+    assert not any(pattern.fullmatch(o) for o in ("http://evil.example", "https://smith.langchain.com.evil.example",
+                                                  "http://localhost.evil.example:80", "*"))
+
+
+def test_the_servers_environment_cannot_replace_the_cors_origins(tmp_path, monkeypatch):
+    from paicli.settings import load_settings, studio_environ
+
+    monkeypatch.setenv("CORS_ALLOW_ORIGINS", "*")
+    monkeypatch.setenv("CORS_CONFIG", '{"allow_origins": ["*"]}')
+    env = studio_environ(load_settings(tmp_path, {"PAICLI_HOME": str(tmp_path / "home"), "PAICLI_MODEL": "m"}))
+    assert "CORS_ALLOW_ORIGINS" not in env and "CORS_CONFIG" not in env
