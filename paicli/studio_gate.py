@@ -9,7 +9,8 @@ answers. So, before any handler runs:
   rebinding page's requests carry its own host name). A server started with ``--allow-remote``
   also accepts the IP address the request arrived on, written as an address: never a name;
 - a request with an ``Origin`` gets 403 unless the origin is the server's own (loopback, its
-  port), LangGraph Studio's web UI, or one the user listed in ``PAICLI_STUDIO_ORIGINS``;
+  port), LangGraph Studio's web UI, or one the user listed in ``PAICLI_STUDIO_ORIGINS``; so does
+  a browser's cross-site request that carries none (``Sec-Fetch-Site: cross-site``);
 - a POST, PUT or PATCH whose body is not ``application/json`` gets 415, so no page can send one
   without a preflight (a bodiless POST, as the SDK's ``runs.cancel`` sends, passes);
 - ``access-control-allow-private-network`` (which ``langgraph dev`` adds to every OPTIONS answer)
@@ -85,6 +86,11 @@ class StudioGate:
         if origin is not None and origin not in allowed_origins(port, self.extra_origins):
             await _refuse(scope, send, 403, "paicli studio does not serve this web origin: add it to "
                           "PAICLI_STUDIO_ORIGINS (environment or config.json) to allow it")
+            return
+        if origin is None and headers.get("sec-fetch-site") == "cross-site":
+            # A browser's request from another site that carries no Origin (an <img>, a <script>,
+            # a link followed): no page of another site gets an answer, or a side effect.
+            await _refuse(scope, send, 403, "paicli studio does not serve requests from other sites")
             return
         if scope["type"] == "http" and scope["method"] in BODY_METHODS and _has_body(headers) \
                 and not _is_json(headers.get("content-type")):

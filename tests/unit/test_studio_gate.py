@@ -125,6 +125,15 @@ def test_the_servers_own_origin_and_studios_are_served(origin):
     assert status == 200 and len(downstream.seen) == 1
 
 
+def test_a_cross_site_request_without_origin_is_refused():
+    """A browser's no-cors GET (an <img> or <script> on another site) sends no Origin."""
+    status, _, downstream = call("GET", {"sec-fetch-site": "cross-site"})
+    assert status == 403 and downstream.seen == []
+    for site in ("none", "same-origin"):  # the address typed in, the server's own /docs page
+        assert call("GET", {"sec-fetch-site": site})[0] == 200
+    assert call("GET", {"sec-fetch-site": "cross-site", "origin": "https://smith.langchain.com"})[0] == 200
+
+
 def test_origins_the_user_lists_are_served():
     status, _, downstream = call("POST", {"origin": "https://tools.example.org", **JSON},
                                  extra=("https://tools.example.org",))
