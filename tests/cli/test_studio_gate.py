@@ -103,6 +103,9 @@ def test_nothing_the_project_ships_is_imported_and_the_server_works_from_paicli_
     served.fake.script.append(Reply("served"))
     client.runs.wait(thread, "react", input=user("hello"))  # the graph, the model, the ledger: all ran
     assert client.threads.get_state(thread)["values"]["messages"][-1]["content"] == "served"
+    served.fake.script.append(Reply("streamed"))  # and a stream, as Studio reads runs, passes the gate
+    events = list(client.runs.stream(thread, "react", input=user("again"), stream_mode="values"))
+    assert events[-1].data["messages"][-1]["content"] == "streamed"
     assert sorted(p.name for p in served.canaries.iterdir()) == []
     [state] = (served.home / "studio" / "projects").iterdir()
     assert {"langgraph.json", ".langgraph_api"} <= {p.name for p in state.iterdir()}
@@ -164,6 +167,13 @@ def test_a_rebinding_host_is_refused(served, client, host):
                         json.dumps({"assistant_id": "react", "input": user("write a file")}))
     assert status == 403 and served.fake.requests[start:] == []
     assert send(served, "GET", "/ok", {"Host": f"localhost:{served.port}"})[0] == 200
+
+
+def test_a_cross_site_request_without_origin_is_refused(served, client):
+    """What an <img> or <script> on another site sends: no Origin, Sec-Fetch-Site: cross-site."""
+    thread = client.threads.create()["thread_id"]
+    assert send(served, "GET", f"/threads/{thread}", {"Sec-Fetch-Site": "cross-site"})[0] == 403
+    assert send(served, "GET", f"/threads/{thread}", {"Sec-Fetch-Site": "none"})[0] == 200
 
 
 def test_allowed_origins_are_served_and_named_never_a_wildcard(served, client):
