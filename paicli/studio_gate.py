@@ -14,7 +14,7 @@ answers. So, before any handler runs:
 - a POST, PUT or PATCH whose body is not ``application/json`` gets 415, so no page can send one
   without a preflight (a bodiless POST, as the SDK's ``runs.cancel`` sends, passes);
 - ``access-control-allow-private-network`` (which ``langgraph dev`` adds to every OPTIONS answer)
-  goes only to a preflight from an allowed origin that asked for it.
+  goes only to a preflight from an allowed origin that asked for it, never elsewhere.
 
 Clients that send no ``Origin`` (langgraph-sdk, curl, paicli's own session registrar) need no
 token. The CORS answers themselves come from the server's CORS middleware, configured with the
@@ -96,17 +96,17 @@ class StudioGate:
                 and not _is_json(headers.get("content-type")):
             await _refuse(scope, send, 415, "paicli studio accepts request bodies as application/json only")
             return
-        if origin is None:
-            await self.app(scope, receive, _private_network(send, allow=False))
-        elif scope["type"] == "http" and scope["method"] == "OPTIONS" and REQUEST_PRIVATE_NETWORK in headers:
+        if scope["type"] != "http":
+            await self.app(scope, receive, send)
+            return
+        asks = origin is not None and scope["method"] == "OPTIONS" and REQUEST_PRIVATE_NETWORK in headers
+        if asks:
             # A Private Network Access preflight from an allowed origin. The server's CORS
             # middleware would fail it (the option cannot be set through langgraph.json): it
             # judges the rest of the preflight, the permission comes from here.
             scope = {**scope, "headers": [(k, v) for k, v in scope["headers"]
                                           if k.lower() != REQUEST_PRIVATE_NETWORK.encode()]}
-            await self.app(scope, receive, _private_network(send, allow=True))
-        else:
-            await self.app(scope, receive, send)
+        await self.app(scope, receive, _private_network(send, allow=asks))
 
 
 def host_allowed(host: str | None, local: str | None, port: int | None) -> bool:

@@ -168,6 +168,8 @@ def test_private_network_permission_only_for_an_allowed_origin_that_asks():
     assert b"access-control-request-private-network" not in dict(downstream.seen[0]["headers"])
     _, headers, _ = call("OPTIONS", {})  # no Origin: no browser asked, nothing granted
     assert b"access-control-allow-private-network" not in headers
+    _, headers, _ = call("OPTIONS", {"origin": "https://smith.langchain.com"})  # allowed, but did not ask
+    assert b"access-control-allow-private-network" not in headers
 
 
 def test_websockets_get_the_same_checks():
