@@ -77,29 +77,14 @@ class StudioGate:
             await self.app(scope, receive, send)
             return
         headers = _headers(scope)
-        local, port = scope.get("server") or (None, None)
-        origin = headers.get("origin")
-        if not host_allowed(headers.get("host"), local, port):
-            await _refuse(scope, send, 403, "paicli studio serves this machine only: the Host header must be "
-                          f"127.0.0.1:{port}, localhost:{port} or [::1]:{port}")
-            return
-        if origin is not None and origin not in allowed_origins(port, self.extra_origins):
-            await _refuse(scope, send, 403, "paicli studio does not serve this web origin: add it to "
-                          "PAICLI_STUDIO_ORIGINS (environment or config.json) to allow it")
-            return
-        if origin is None and headers.get("sec-fetch-site") == "cross-site":
-            # A browser's request from another site that carries no Origin (an <img>, a <script>,
-            # a link followed): no page of another site gets an answer, or a side effect.
-            await _refuse(scope, send, 403, "paicli studio does not serve requests from other sites")
-            return
-        if scope["type"] == "http" and scope["method"] in BODY_METHODS and _has_body(headers) \
-                and not _is_json(headers.get("content-type")):
-            await _refuse(scope, send, 415, "paicli studio accepts request bodies as application/json only")
+        refusal = self.refusal(scope, headers)
+        if refusal is not None:
+            await _refuse(scope, send, *refusal)
             return
         if scope["type"] != "http":
             await self.app(scope, receive, send)
             return
-        asks = origin is not None and scope["method"] == "OPTIONS" and REQUEST_PRIVATE_NETWORK in headers
+        asks = "origin" in headers and scope["method"] == "OPTIONS" and REQUEST_PRIVATE_NETWORK in headers
         if asks:
             # A Private Network Access preflight from an allowed origin. The server's CORS
             # middleware would fail it (the option cannot be set through langgraph.json): it
@@ -107,6 +92,25 @@ class StudioGate:
             scope = {**scope, "headers": [(k, v) for k, v in scope["headers"]
                                           if k.lower() != REQUEST_PRIVATE_NETWORK.encode()]}
         await self.app(scope, receive, _private_network(send, allow=asks))
+
+    def refusal(self, scope: Scope, headers: dict[str, str]) -> tuple[int, str] | None:
+        """(status, reason) for a request a web page could have sent, or None."""
+        local, port = scope.get("server") or (None, None)
+        origin = headers.get("origin")
+        if not host_allowed(headers.get("host"), local, port):
+            return 403, (f"paicli studio serves this machine only: the Host header must be 127.0.0.1:{port}, "
+                         f"localhost:{port} or [::1]:{port}")
+        if origin is not None and origin not in allowed_origins(port, self.extra_origins):
+            return 403, ("paicli studio does not serve this web origin: add it to PAICLI_STUDIO_ORIGINS "
+                         "(environment or config.json) to allow it")
+        if origin is None and headers.get("sec-fetch-site") == "cross-site":
+            # A browser's request from another site that carries no Origin (an <img>, a <script>,
+            # a link followed): no page of another site gets an answer, or a side effect.
+            return 403, "paicli studio does not serve requests from other sites"
+        if scope["type"] == "http" and scope["method"] in BODY_METHODS and _has_body(headers) \
+                and not _is_json(headers.get("content-type")):
+            return 415, "paicli studio accepts request bodies as application/json only"
+        return None
 
 
 def host_allowed(host: str | None, local: str | None, port: int | None) -> bool:
