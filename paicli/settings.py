@@ -42,7 +42,7 @@ DEFAULT_CONTEXT_WINDOW = 128_000  # reference (b): window when nothing else is k
 
 # config.json keys are the variable names without the PAICLI_ prefix, lower-cased.
 _CONFIG_KEYS = ("provider", "api_key", "base_url", "model", "context_window", "light_model", "memory_dir",
-                "searxng_url", "web_allow_hosts")
+                "searxng_url", "web_allow_hosts", "studio_origins")
 
 
 @dataclass(frozen=True)
@@ -66,6 +66,9 @@ class Settings:
     # Environment variables commands must not see: the key variables and any holding the key.
     secret_env: frozenset[str] = frozenset()
     mcp: McpSetup = McpSetup()  # $PAICLI_HOME/mcp.json and <project>/.mcp.json (tools.mcp.config)
+    # PAICLI_STUDIO_ORIGINS: web origins `paicli studio` serves besides its own and Studio's
+    # (environment or config.json only: a guard setting, see paicli.credentials).
+    studio_origins: tuple[str, ...] = ()
 
     @property
     def cache_dir(self) -> Path:
@@ -171,6 +174,7 @@ def load_settings(project: str | os.PathLike | None = None, environ: dict[str, s
         skill_budget=_positive(get, "PAICLI_SKILL_BODY_BUDGET", DEFAULT_SKILL_BUDGET),
         mcp=_mcp_setup(home, root, get),
         plan_max_replans=max_replans(get("PAICLI_PLAN_MAX_REPLANS")),
+        studio_origins=studio_origins(get("PAICLI_STUDIO_ORIGINS")),
     )
 
 
@@ -217,7 +221,9 @@ def studio_environ(settings: Settings) -> dict[str, str]:
     for its graph, checkpointer and store; passing the resolved paths keeps them equal even if a
     file changes meanwhile), and everything that would call out
     switched off (notes §0: analytics, version check, LangSmith tracing)."""
-    env = {k: v for k, v in os.environ.items() if k not in ("LANGSMITH_API_KEY", "LANGCHAIN_API_KEY")}
+    # CORS_CONFIG / CORS_ALLOW_ORIGINS would replace the exact origins of the config (paicli/studio_gate.py).
+    dropped = ("LANGSMITH_API_KEY", "LANGCHAIN_API_KEY", "CORS_CONFIG", "CORS_ALLOW_ORIGINS")
+    env = {k: v for k, v in os.environ.items() if k not in dropped}
     env.update(PAICLI_PROJECT_ROOT=str(settings.project_root), PAICLI_HOME=str(settings.home),
                PAICLI_MEMORY_DIR=str(settings.memory_dir), LANGGRAPH_CLI_NO_ANALYTICS="1",
                LANGGRAPH_NO_VERSION_CHECK="true", LANGSMITH_TRACING="false", LANGCHAIN_TRACING_V2="false",
@@ -252,7 +258,8 @@ _JSON_TYPES = {dict: "an object", list: "a list", bool: "true/false", float: "a 
 
 def _config_values(data: object, path: Path) -> dict[str, str]:
     """config.json as settings lookups; unknown keys are ignored, known ones must be text
-    (``context_window`` may be a whole number, ``web_allow_hosts`` a list of host names)."""
+    (``context_window`` may be a whole number, ``web_allow_hosts`` a list of host names,
+    ``studio_origins`` a list of origins)."""
     if not isinstance(data, dict):
         raise ConfigError(f"{path} must hold a JSON object such as {{\"model\": \"glm-5.1\"}}, "
                           f"not {_JSON_TYPES.get(type(data), 'text')}; fix or delete it")
@@ -265,7 +272,8 @@ def _config_text(key: str, value: object, path: Path) -> str:
         return value
     if isinstance(value, int) and not isinstance(value, bool) and key == "context_window":
         return str(value)
-    if key == "web_allow_hosts" and isinstance(value, list) and all(isinstance(v, str) for v in value):
+    listed = key in ("web_allow_hosts", "studio_origins")
+    if listed and isinstance(value, list) and all(isinstance(v, str) for v in value):
         return ",".join(value)
     raise ConfigError(f"\"{key}\" in {path} must be a string, not {_JSON_TYPES.get(type(value), 'a number')}")
 
@@ -296,6 +304,36 @@ def _url_problem(raw: str) -> str | None:
     except ValueError:
         port = 0
     return "has an invalid port (use 1-65535)" if port == 0 else None
+
+
+def studio_origins(raw: str | None) -> tuple[str, ...]:
+    """PAICLI_STUDIO_ORIGINS, comma-separated, each as a browser writes an ``Origin`` header
+    (``https://host[:port]``: lower case, no default port, no path); never ``*``."""
+    origins = []
+    for item in (raw or "").split(","):
+        if item.strip():
+            origin = _origin(item.strip())
+            if origin is None:
+                raise ConfigError(f"PAICLI_STUDIO_ORIGINS takes exact web origins such as https://studio.example.com "
+                                  f"(scheme, host and port only), got '{item.strip()}'")
+            origins.append(origin)
+    return tuple(dict.fromkeys(origins))
+
+
+def _origin(raw: str) -> str | None:
+    if _url_problem(raw) is not None:
+        return None
+    try:
+        parts = urlsplit(raw)
+        port = parts.port
+    except ValueError:
+        return None
+    if (parts.scheme not in ("http", "https") or not parts.hostname or parts.username is not None
+            or parts.path not in ("", "/") or parts.query or parts.fragment or "*" in raw):
+        return None
+    host = f"[{parts.hostname}]" if ":" in parts.hostname else parts.hostname
+    default = 443 if parts.scheme == "https" else 80
+    return f"{parts.scheme}://{host}" + (f":{port}" if port not in (None, default) else "")
 
 
 def _checked_web(web: WebKnobs) -> WebKnobs:
