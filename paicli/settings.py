@@ -18,7 +18,8 @@ from paicli.credentials import Sources, endpoint_refusal, guard_refusal, key_var
 from nodes.support.options import BudgetOptions, CompactionOptions
 from tools.skills.limits import DEFAULT_BUDGET as DEFAULT_SKILL_BUDGET
 from paicli.knobs import (ConfigError, Get, MemoryKnobs, WebKnobs, budget_options, compaction_options, memory_knobs,
-                          number, web_knobs)
+                          number, snapshot_options, web_knobs)
+from tools.snapshots.options import SnapshotOptions
 from tools.mcp.config import DEFAULT_CALL_TIMEOUT, DEFAULT_STARTUP_WAIT, McpSetup, merge, parse_document
 
 
@@ -66,6 +67,7 @@ class Settings:
     # Environment variables commands must not see: the key variables and any holding the key.
     secret_env: frozenset[str] = frozenset()
     mcp: McpSetup = McpSetup()  # $PAICLI_HOME/mcp.json and <project>/.mcp.json (tools.mcp.config)
+    snapshots: SnapshotOptions = SnapshotOptions()  # PAICLI_SNAPSHOT_*, PAICLI_ALLOW_REVERT (tools.snapshots)
 
     @property
     def cache_dir(self) -> Path:
@@ -171,6 +173,7 @@ def load_settings(project: str | os.PathLike | None = None, environ: dict[str, s
         skill_budget=_positive(get, "PAICLI_SKILL_BODY_BUDGET", DEFAULT_SKILL_BUDGET),
         mcp=_mcp_setup(home, root, get),
         plan_max_replans=max_replans(get("PAICLI_PLAN_MAX_REPLANS")),
+        snapshots=snapshot_options(get, lambda name: env.get(name)),
     )
 
 
