@@ -448,7 +448,8 @@ def _prune_empty(folder: Path, root: Path) -> None:
 def left_out_line(left: tuple[LeftOut, ...] | list[LeftOut], shown: int = 5) -> str:
     names = "、".join(f"{x.path}（{size_text(x.size)}）" if x.size else x.path for x in list(left)[:shown])
     more = f" 等 {len(left)} 个文件" if len(left) > shown else ""
-    return f"📸 快照没有包含 {names}{more}：{WHY[left[0].why] if len(left) == 1 else '过大或无法读取'}"
+    whys = {x.why for x in left}
+    return f"📸 快照没有包含 {names}{more}：{WHY[whys.pop()] if len(whys) == 1 else '过大或无法读取'}"
 
 
 WHY = {"file": "单个文件超过大小上限", "snapshot": "超过单个快照的大小上限", "unreadable": "无法读取"}
