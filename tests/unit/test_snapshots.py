@@ -207,3 +207,49 @@ def test_settings_read_the_snapshot_knobs_and_allow_revert_only_from_the_environ
     assert load_settings(project, {**base, "PAICLI_ALLOW_REVERT": "yes"}).snapshots.allow_revert
     with pytest.raises(ConfigError, match="PAICLI_SNAPSHOT_MAX_MB must be a positive whole number"):
         load_settings(project, {**base, "PAICLI_SNAPSHOT_MAX_MB": "0"})
+
+
+class SnapshotApp:
+    """What /snapshot and /restore read of the App: settings and the session id."""
+
+    def __init__(self, home: Path, project: Path):
+        self.settings = type("S", (), {"home": home, "project_root": project, "snapshots": SnapshotOptions()})()
+        self.session_id = "repl-session"
+        self.args = type("A", (), {"yes": False})()
+
+
+def answers(*lines: str):
+    queue = list(lines)
+
+    async def read_line(prompt: str) -> str | None:
+        return queue.pop(0) if queue else None
+
+    return read_line
+
+
+async def test_restore_at_the_repl_lists_the_changes_asks_and_a_no_changes_nothing(tmp_path, project):
+    from paicli import commands
+    from tools.snapshots.store import snapshot_home
+
+    app = SnapshotApp(tmp_path / "home", project)
+    TurnSnapshots(snapshot_home(app.settings.home)).take(project, LABEL)
+    (project / "README.md").write_text("broken\n")
+    said, failed = [], []
+    outcome = await commands.handle("/restore", app, commands.Output(said.append, failed.append), answers("n"))
+    assert not outcome.failed and said[-1] == "已取消，工作区没有改动。"
+    assert said[0].startswith("↩️ 将恢复到快照 1（") and said[0].endswith("将新增 0 个、删除 0 个、修改 1 个文件")
+    assert "   ~ README.md" in said
+    assert (project / "README.md").read_text() == "broken\n"
+
+    said.clear()
+    outcome = await commands.handle("/restore 1", app, commands.Output(said.append, failed.append), answers("y"))
+    assert not outcome.failed and failed == []
+    assert (project / "README.md").read_text() == "readme\n"
+    assert said[-1] == "   恢复前的工作区已保存为快照 1：再输入 /restore 1 可撤销这次恢复"
+    latest = TurnSnapshots(snapshot_home(app.settings.home)).project(project).entries()[0]
+    assert (latest.mode, latest.input, latest.session) == ("restore", "/restore 1", "repl-session")
+
+    for bad in ("/restore 0", "/restore x", "/snapshot clean -1", "/snapshot nope"):
+        failed.clear()
+        assert (await commands.handle(bad, app, commands.Output(said.append, failed.append), answers())).failed
+        assert len(failed) == 1 and failed[0].startswith("❌ "), bad

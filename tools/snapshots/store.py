@@ -24,6 +24,7 @@ before touching any of them (``filelock``).
 
 from __future__ import annotations
 
+import functools
 import hashlib
 import json
 import os
@@ -48,6 +49,20 @@ _UNREADABLE = re.compile(r"unable to index file '?(.+?)'?$", re.MULTILINE)
 
 class SnapshotError(Exception):
     """A snapshot or restore that could not be done; the message is one line for a person."""
+
+
+def _one_line(method):
+    """A file-system error (an unwritable $PAICLI_HOME, a vanished project) becomes a SnapshotError."""
+
+    @functools.wraps(method)
+    def guarded(*args, **kwargs):
+        try:
+            return method(*args, **kwargs)
+        except OSError as error:
+            where = f": {error.filename}" if error.filename else ""
+            raise SnapshotError(f"{error.strerror or error}{where}") from None
+
+    return guarded
 
 
 @dataclass(frozen=True)
@@ -260,6 +275,7 @@ class ProjectSnapshots:
             self.git.run("update-index", "-z", "--force-remove", "--stdin", input=nul_join(unreadable))
         return self.git.out("write-tree"), tuple(left)
 
+    @_one_line
     def take(self, label: Label) -> Taken:
         notices: list[str] = []
         with self._locked():
@@ -303,6 +319,7 @@ class ProjectSnapshots:
             (added if status == "A" else removed if status == "D" else modified).append(path)
         return Changes(tuple(added), tuple(removed), tuple(modified))
 
+    @_one_line
     def changed_since(self) -> tuple[list[tuple[Entry, int | None]], list[str]]:
         """Each snapshot, newest first, with how many files differ between it and the working
         tree now (None: its tree is gone)."""
@@ -341,6 +358,7 @@ class ProjectSnapshots:
         return Restore(target, number, Changes(keep(changes.added), keep(changes.removed), keep(changes.modified)),
                        tuple(kept[p] for p in sorted(kept)))
 
+    @_one_line
     def preview(self, number: int) -> Restore:
         """What restoring snapshot ``number`` would change now; nothing is written but the
         staging cache."""
@@ -353,6 +371,7 @@ class ProjectSnapshots:
         plan.notices = notices
         return plan
 
+    @_one_line
     def restore(self, number: int, label: Label) -> Restore:
         """Record the tree as it is (``label``), then bring snapshot ``number`` back. Files left
         out of either snapshot are not touched."""
@@ -399,12 +418,14 @@ class ProjectSnapshots:
 
     # --- status and clean ------------------------------------------------------------------------
 
+    @_one_line
     def status(self) -> Status:
         with self._locked():
             entries = self._entries()
             size = sum(f.stat().st_size for f in self.repo.rglob("*") if f.is_file()) if self.repo.is_dir() else 0
         return Status(self.folder, len(entries), len({e.tree for e in entries}), size, self.options)
 
+    @_one_line
     def clean(self, keep: int) -> tuple[int, int]:
         """Keep the newest ``keep`` snapshots; returns (snapshots removed, bytes freed)."""
         with self._locked():
