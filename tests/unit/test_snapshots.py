@@ -253,3 +253,23 @@ async def test_restore_at_the_repl_lists_the_changes_asks_and_a_no_changes_nothi
         failed.clear()
         assert (await commands.handle(bad, app, commands.Output(said.append, failed.append), answers())).failed
         assert len(failed) == 1 and failed[0].startswith("❌ "), bad
+
+
+def test_a_file_that_becomes_a_folder_and_back_and_a_nested_repository(snapshots, project):
+    (project / "thing").write_text("a file\n")
+    snapshots.take(project, LABEL)
+    (project / "thing").unlink()
+    (project / "thing" / "inner").mkdir(parents=True)
+    (project / "thing" / "inner" / "x.txt").write_text("now a folder\n")
+    (project / "vendor" / "lib").mkdir(parents=True)  # someone else's repository: not snapshotted
+    subprocess.run(["git", "init", "-q"], cwd=project / "vendor" / "lib", check=True,
+                   env={"PATH": os.environ["PATH"], "GIT_CONFIG_GLOBAL": os.devnull, "GIT_CONFIG_NOSYSTEM": "1"})
+    (project / "vendor" / "lib" / "code.c").write_text("int x;\n")
+    snapshots.take(project, LABEL)
+    assert files(snapshots, project) == {"README.md", "src/a.py", "thing/inner/x.txt"}
+    store = snapshots.project(project)
+    store.restore(2, Label.of("restore", "/restore 2", "s1"))
+    assert (project / "thing").read_text() == "a file\n"
+    assert (project / "vendor" / "lib" / "code.c").exists()  # not in any snapshot: left alone
+    store.restore(1, Label.of("restore", "/restore 1", "s1"))
+    assert (project / "thing" / "inner" / "x.txt").read_text() == "now a folder\n"

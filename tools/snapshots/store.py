@@ -44,7 +44,6 @@ INPUT_CHARS = 80  # of the input's first line, in a label
 RESTORE_MODE = "restore"
 # Never part of a snapshot: paicli's own project data. (git itself never adds a `.git`.)
 ALWAYS_LEFT_OUT = (".paicli",)
-_UNREADABLE = re.compile(r"unable to index file '?(.+?)'?$", re.MULTILINE)
 
 
 class SnapshotError(Exception):
@@ -242,37 +241,42 @@ class ProjectSnapshots:
         return [f":(exclude,literal,top){inner.as_posix()}"]
 
     def _stage(self) -> tuple[str, tuple[LeftOut, ...]]:
-        """The working tree as a tree object, and what was left out of it (lock held)."""
-        excludes = self._excludes()
+        """The working tree as a tree object, and what was left out of it (lock held).
+
+        One directory walk: ``ls-files`` lists what differs from the staging index (new,
+        changed and deleted files, ignored ones excluded); only those are re-read, with the
+        plumbing ``update-index``, and ``write-tree`` reuses the cached trees of the rest.
+        """
         raw = self.git.run("ls-files", "-z", "--others", "--modified", "--exclude-standard", "--", ".",
-                           *excludes).stdout
+                           *self._excludes()).stdout
+        add: list[str] = []
+        drop: list[str] = []
         left: list[LeftOut] = []
         total = 0
         for path in sorted(set(nul_list(raw))):
             try:
                 info = os.lstat(self.root / path)
             except OSError:
-                continue  # deleted: `add -A` records that
-            if not stat.S_ISREG(info.st_mode):
+                drop.append(path)  # deleted
                 continue
-            if info.st_size > self.options.max_file_bytes:
+            if stat.S_ISLNK(info.st_mode):
+                add.append(path)  # stored as a link, never followed
+            elif not stat.S_ISREG(info.st_mode):
+                drop.append(path.rstrip("/"))  # a file that became a folder; a nested repository
+            elif not os.access(self.root / path, os.R_OK):
+                left.append(LeftOut(path, info.st_size, "unreadable"))
+            elif info.st_size > self.options.max_file_bytes:
                 left.append(LeftOut(path, info.st_size, "file"))
             elif total + info.st_size > self.options.max_snapshot_bytes:
                 left.append(LeftOut(path, info.st_size, "snapshot"))
             else:
                 total += info.st_size
-        skipped = [f":(exclude,literal,top){x.path}" for x in left]
-        if left:  # an earlier, smaller version must not stay in the snapshot
-            self.git.run("update-index", "-z", "--force-remove", "--stdin", input=nul_join([x.path for x in left]))
-        added = self.git.run("add", "-A", "--ignore-errors", "--pathspec-from-file=-", "--pathspec-file-nul",
-                             input=nul_join([".", *excludes, *skipped]), ok=(0, 1, 128))
-        if added.returncode != 0:
-            errors = added.stderr.decode("utf-8", "replace")
-            unreadable = _UNREADABLE.findall(errors)
-            if not unreadable:
-                raise GitError(["add"], added.returncode, errors)
-            left += [LeftOut(p, 0, "unreadable") for p in unreadable]
-            self.git.run("update-index", "-z", "--force-remove", "--stdin", input=nul_join(unreadable))
+                add.append(path)
+        drop += [x.path for x in left]  # an earlier, smaller version must not stay in the snapshot
+        if drop:
+            self.git.run("update-index", "-z", "--force-remove", "--stdin", input=nul_join(drop))
+        if add:
+            self.git.run("update-index", "-z", "--add", "--replace", "--stdin", input=nul_join(add))
         return self.git.out("write-tree"), tuple(left)
 
     @_one_line
