@@ -177,7 +177,9 @@ def test_clean_keeps_the_newest(snapshots, project):
     assert store.status().count == 2 and store.status().trees == 2
 
 
-def test_the_shadow_folder_inside_the_project_is_never_snapshotted(project):
+def test_paicli_home_inside_the_project_is_never_snapshotted(project):
+    (project / "home" / "history").mkdir(parents=True)
+    (project / "home" / "history" / "s1.jsonl").write_text("{}\n")  # a ledger a restore must not rewind
     inner = TurnSnapshots(project / "home" / "snapshots")
     inner.take(project, LABEL)
     assert files(inner, project) == {"README.md", "src/a.py"}

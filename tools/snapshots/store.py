@@ -233,9 +233,10 @@ class ProjectSnapshots:
         return [f":(exclude,literal,top){p}" for p in ALWAYS_LEFT_OUT] + self._home_inside()
 
     def _home_inside(self) -> list[str]:
-        """The snapshot folder itself, when $PAICLI_HOME lies inside the project."""
+        """$PAICLI_HOME (the parent of the snapshots folder: ledger, memory, the snapshots
+        themselves) when it lies inside the project: a restore must never rewind it."""
         try:
-            inner = Path(os.path.realpath(self.folder)).relative_to(self.root)
+            inner = Path(os.path.realpath(self.folder.parent.parent)).relative_to(self.root)
         except ValueError:
             return []
         return [f":(exclude,literal,top){inner.as_posix()}"]
