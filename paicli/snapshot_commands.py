@@ -56,21 +56,21 @@ async def snapshot(payload: str, app: App, say: Output) -> None:
 
 
 async def _list(store: ProjectSnapshots, say: Output) -> None:
-    rows, notices = await asyncio.to_thread(store.changed_since)
+    rows, total, notices = await asyncio.to_thread(store.changed_since, LISTED)
     for line in notices:
         say(line)
     if not rows:
         say("📭 这个项目还没有快照：每次运行（ReAct、Plan、Team）开始前会自动保存一个。")
         return
-    say(f"📸 快照（最近的在前，共 {len(rows)} 个；/restore N 恢复到第 N 个）：")
-    for number, (entry, changed) in enumerate(rows[:LISTED], 1):
+    say(f"📸 快照（最近的在前，共 {total} 个；/restore N 恢复到第 N 个）：")
+    for number, (entry, changed) in enumerate(rows, 1):
         since = "内容已不在仓库中" if changed is None else ("与当前相同" if changed == 0 else f"此后改动 {changed} 个文件")
         kind = "恢复前" if entry.mode == RESTORE_MODE else "运行前"
         session = f" · 会话 {entry.session[:8]}" if entry.session else ""
         left = f" · {len(entry.left_out)} 个文件未收录" if entry.left_out else ""
         say(f"  {number:>2}. {describe(entry)}{session} · {kind} · {since}{left}")
-    if len(rows) > LISTED:
-        say(f"   …另有 {len(rows) - LISTED} 个更早的快照")
+    if total > len(rows):
+        say(f"   …另有 {total - len(rows)} 个更早的快照（/snapshot clean 只保留最近的）")
 
 
 def _status(store: ProjectSnapshots, say: Output) -> None:

@@ -325,19 +325,20 @@ class ProjectSnapshots:
         return Changes(tuple(added), tuple(removed), tuple(modified))
 
     @_one_line
-    def changed_since(self) -> tuple[list[tuple[Entry, int | None]], list[str]]:
-        """Each snapshot, newest first, with how many files differ between it and the working
-        tree now (None: its tree is gone)."""
+    def changed_since(self, limit: int) -> tuple[list[tuple[Entry, int | None]], int, list[str]]:
+        """The newest ``limit`` snapshots, each with how many files differ between it and the
+        working tree now (None: its tree is gone); how many there are in all; notices."""
         notices: list[str] = []
         with self._locked():
             now, _ = self._with_repair(self._stage, notices)
             rows: list[tuple[Entry, int | None]] = []
-            for entry in self.entries():
+            entries = self.entries()
+            for entry in entries[:limit]:
                 try:
                     rows.append((entry, self._diff(now, entry.tree).count))
                 except GitError:
                     rows.append((entry, None))
-        return rows, notices
+        return rows, len(entries), notices
 
     def _target(self, number: int) -> Entry:
         entries = self.entries()
