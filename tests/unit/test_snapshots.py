@@ -275,3 +275,13 @@ def test_a_file_that_becomes_a_folder_and_back_and_a_nested_repository(snapshots
     assert (project / "vendor" / "lib" / "code.c").exists()  # not in any snapshot: left alone
     store.restore(1, Label.of("restore", "/restore 1", "s1"))
     assert (project / "thing" / "inner" / "x.txt").read_text() == "now a folder\n"
+
+
+def test_lock_files_a_killed_git_left_behind_are_cleared(snapshots, project):
+    snapshots.take(project, LABEL)
+    store = snapshots.project(project)
+    (store.folder / "index.lock").write_text("")
+    (project / "README.md").write_text("changed\n")
+    taken = snapshots.take(project, LABEL)
+    assert taken.new_tree and taken.notices == [] and not (store.folder / "index.lock").exists()
+    assert "README.md" in files(snapshots, project)

@@ -47,6 +47,11 @@ class GitError(Exception):
         return not self.bad_index and any(word in text for word in _CORRUPT)
 
     @property
+    def stale_lock(self) -> bool:
+        """``index.lock`` (or a ref's ``.lock``) exists: left by a git that was killed."""
+        return ".lock': file exists" in self.stderr.lower()
+
+    @property
     def bad_index(self) -> bool:
         text = self.stderr.lower()
         return any(word in text for word in _BAD_INDEX)

@@ -215,7 +215,9 @@ class ProjectSnapshots:
         try:
             return work()
         except GitError as error:
-            if error.bad_index:
+            if error.stale_lock:  # we hold the lock: a git killed mid-write left it behind
+                self._clear_locks()
+            elif error.bad_index:
                 self.git.index.unlink(missing_ok=True)
             elif error.corrupt:
                 self._set_aside(notices)
@@ -226,6 +228,11 @@ class ProjectSnapshots:
             return work()
         except GitError as error:
             raise SnapshotError(str(error)) from None
+
+    def _clear_locks(self) -> None:
+        for stale in [*self.folder.glob("*.lock"), *self.repo.rglob("*.lock")]:
+            if stale.name != "lock":
+                stale.unlink(missing_ok=True)
 
     # --- snapshots ---------------------------------------------------------------------------
 
@@ -293,7 +300,7 @@ class ProjectSnapshots:
         # The same files left out as last time are said once, not before every turn.
         repeated = bool(entries) and {x.path for x in entries[-1].left_out} == {x.path for x in left}
         if new_tree:
-            self.git.run("update-ref", f"refs/snapshots/{tree}", tree)
+            self._with_repair(lambda: self.git.run("update-ref", f"refs/snapshots/{tree}", tree), notices)
         entry = Entry(max((e.seq for e in entries), default=0) + 1, time.time(), label.mode, label.input,
                       label.session, tree, left)
         with open(self.log, "a", encoding="utf-8") as log:
