@@ -44,11 +44,13 @@ HELP = [
     ("/plan [任务]", "用 Plan-and-Execute 模式执行任务；不带任务时下一条输入使用该模式"),
     ("/team [任务]", "用 Multi-Agent 协作模式（规划者 + 执行者 + 检查者）执行任务；不带任务时下一条输入使用该模式"),
     ("/continue", "继续执行当前会话中被中断的计划或多 Agent 运行"),
+    ("/snapshot [list|status|clean [N]]", "查看每次运行前自动保存的项目快照、仓库占用；clean 只保留最近 N 个"),
+    ("/restore [N]", "把工作区恢复到第 N 个快照（默认 1 = 最近一次运行之前），先列出改动并确认；可再次 /restore 1 撤销"),
     ("/exit", "退出 paicli（也可以输入 exit / quit，或连按两次 Ctrl-C）"),
 ]
 EXIT_WORDS = {"/exit", "/quit", "exit", "quit"}
 NAMES = ["/help", "/model", "/resume", "/clear", "/compact", "/context", "/save", "/memory", "/skill", "/audit", "/mcp",
-         "/plan", "/team", "/continue", "/exit", "/quit"]  # for completion
+         "/plan", "/team", "/continue", "/snapshot", "/restore", "/exit", "/quit"]  # for completion
 RESUME_LIST_LIMIT = 20
 
 
@@ -155,6 +157,13 @@ async def _dispatch(text: str, app: App, say: Output, read_line: ReadLine | None
             say("当前会话没有未完成的运行。")
         else:
             return Outcome(run=(mode, None))
+    elif word in ("/snapshot", "/restore"):
+        from paicli import snapshot_commands
+
+        if word == "/snapshot":
+            await snapshot_commands.snapshot(payload, app, say)
+        else:
+            await snapshot_commands.restore(payload, app, say, read_line)
     elif word in ("/context", "/ctx"):
         for line in render_context(await app.session.context_usage()):
             say(line)

@@ -18,7 +18,8 @@ from paicli.credentials import Sources, endpoint_refusal, guard_refusal, key_var
 from nodes.support.options import BudgetOptions, CompactionOptions
 from tools.skills.limits import DEFAULT_BUDGET as DEFAULT_SKILL_BUDGET
 from paicli.knobs import (ConfigError, Get, MemoryKnobs, WebKnobs, budget_options, compaction_options, memory_knobs,
-                          number, web_knobs)
+                          number, snapshot_options, web_knobs)
+from tools.snapshots.options import SnapshotOptions
 from tools.mcp.config import DEFAULT_CALL_TIMEOUT, DEFAULT_STARTUP_WAIT, McpSetup, merge, parse_document
 
 
@@ -69,6 +70,7 @@ class Settings:
     # PAICLI_STUDIO_ORIGINS: web origins `paicli studio` serves besides its own and Studio's
     # (environment or config.json only: a guard setting, see paicli.credentials).
     studio_origins: tuple[str, ...] = ()
+    snapshots: SnapshotOptions = SnapshotOptions()  # PAICLI_SNAPSHOT_*, PAICLI_ALLOW_REVERT (tools.snapshots)
 
     @property
     def cache_dir(self) -> Path:
@@ -175,6 +177,7 @@ def load_settings(project: str | os.PathLike | None = None, environ: dict[str, s
         mcp=_mcp_setup(home, root, get),
         plan_max_replans=max_replans(get("PAICLI_PLAN_MAX_REPLANS")),
         studio_origins=studio_origins(get("PAICLI_STUDIO_ORIGINS")),
+        snapshots=snapshot_options(get, lambda name: env.get(name)),
     )
 
 

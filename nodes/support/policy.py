@@ -40,6 +40,7 @@ class Turn:
     approved_all: frozenset[str]  # tools the user chose "approve all" for (v.1)
     project_root: str
     external_guard: bool  # PAICLI_MEMORY_DISABLE_ON_EXTERNAL_CONTEXT
+    allow_revert: bool = False  # PAICLI_ALLOW_REVERT=yes (tools.policy.approval)
 
 
 def user_text(messages: list[Any]) -> str:
@@ -73,7 +74,8 @@ def read_turn(state: AgentState, ctx: RunContext, deps: Deps) -> Turn:
     tools = [(name, spec.description) for name, spec in deps.tools.items()]
     return Turn(turn, discovered, tuple(state.get("external_sources") or ()),
                 frozenset(expose(turn, tools, discovered)), ctx.approval,
-                frozenset(state.get("approved_all") or ()), ctx.project_root, deps.external_guard)
+                frozenset(state.get("approved_all") or ()), ctx.project_root, deps.external_guard,
+                ctx.allow_revert)
 
 
 def decide(call: dict[str, Any], turn: Turn) -> Decision:
@@ -84,7 +86,8 @@ def decide(call: dict[str, Any], turn: Turn) -> Decision:
     if denial is not None:
         return denial
     protected = protected_write(call["name"], call["args"], turn.project_root)
-    return approval.decide(call["name"], call["args"], turn.approval, turn.approved_all, protected)
+    return approval.decide(call["name"], call["args"], turn.approval, turn.approved_all, protected,
+                           allow_revert=turn.allow_revert)
 
 
 def decide_step(calls: list[dict[str, Any]], turn: Turn) -> dict[str, dict[str, Any]]:

@@ -30,6 +30,7 @@ if TYPE_CHECKING:
     from memory.longterm.manager import LongTermMemory
     from nodes.support.background import Background
     from tools.policy.audit import AuditLog
+    from tools.snapshots.store import TurnSnapshots
 
 
 class AgentState(TypedDict, total=False):
@@ -71,6 +72,8 @@ class RunContext:
     # and how many times a failing plan may be re-planned (PAICLI_PLAN_MAX_REPLANS).
     review: bool = True
     max_replans: int = 2
+    # PAICLI_ALLOW_REVERT=yes: under --yes, revert_turn runs without a question (tools.policy.approval).
+    allow_revert: bool = False
 
 
 class MessagesInput(TypedDict):
@@ -121,6 +124,9 @@ class Deps:
     # Skills (reference s.6): their index goes into the system prompt; `load_skill` in `tools` reads
     # them. None: no skills (the Team planner and reviewer get none: they have no tools).
     skills: SkillLibrary | None = None
+    # Turn snapshots (reference s.1 item 6): taken before every run, restored by revert_turn.
+    # None: no snapshots (the graphs then have no snapshot node).
+    snapshots: TurnSnapshots | None = None
 
 
 def long_term_memory(runtime: Runtime | None, deps: Deps) -> LongTermMemory | None:

@@ -52,3 +52,17 @@ def test_every_resume_value_the_request_lists_is_understood():
     assert isinstance(decisions["reject"][0], Deny) and decisions["skip"] == (Deny("[HITL] 操作已被跳过", "hitl"), False)
     assert decisions["edit"] == (Allow({"command": "ls"}, "hitl"), False)  # the template carries the current args
     assert all(letter in request["help"] for letter in ('"y"', '"a"', '"n"', '"s"'))
+
+
+def test_revert_turn_asks_at_every_level_and_approve_all_never_covers_it():
+    from tools.policy.approval import covered
+
+    for level in ("auto", "ask", "yes"):
+        ask = decide("revert_turn", {"offset": 1}, level, {"revert_turn"})
+        assert isinstance(ask, Ask) and ask.danger == "🔴 高危", level
+        assert "PAICLI_ALLOW_REVERT=yes" in ask.notice
+        assert not covered(ask, {"revert_turn"})
+    # PAICLI_ALLOW_REVERT=yes lifts only the --yes question (scripts without a terminal)
+    assert isinstance(decide("revert_turn", {}, "yes", allow_revert=True), Allow)
+    assert isinstance(decide("revert_turn", {}, "auto", allow_revert=True), Ask)
+    assert isinstance(decide("revert_turn", {}, "ask", allow_revert=True), Ask)

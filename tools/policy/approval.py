@@ -13,6 +13,8 @@
   approves its whole server for the session (v.1 keys MCP approvals by server).
 - ``yes`` (``--yes``): everything runs; guards still apply, since policy denials are not
   approvals to grant.
+- ``revert_turn`` asks at every level, ``yes`` included, and "approve all" never covers it:
+  without a terminal it is refused unless ``PAICLI_ALLOW_REVERT=yes`` (issue 29).
 
 Writes to protected paths (``tools.policy.protected_paths``) ask at every level but ``yes``, and an
 earlier "approve all" of the tool does not cover them, as the reference's sensitive-page
@@ -34,26 +36,39 @@ from tools.mcp.names import is_mcp, server_of
 __all__ = ["Allow", "Ask", "Decision", "Deny", "Unclear", "approval_request", "approved_before", "covered",
            "decide", "read_answer"]
 
-DANGEROUS_TOOLS = frozenset({"write_file", "edit_file", "execute_command", "save_skill_reference"})  # reference v.1, t
-AUTO_ASK_TOOLS = frozenset({"execute_command"})
+DANGEROUS_TOOLS = frozenset({"write_file", "edit_file", "execute_command", "save_skill_reference",
+                             "revert_turn"})  # reference v.1, t
+AUTO_ASK_TOOLS = frozenset({"execute_command", "revert_turn"})
+# reference v.1: never run without a person's yes, at any level; "approve all" and --yes do not
+# cover it. PAICLI_ALLOW_REVERT=yes lets it run under --yes (scripts without a terminal).
+# An automatic reviewer must not allow it either.
+REVERT_TOOL = "revert_turn"  # tools.snapshots.revert; policy never imports a tool
+REVERT_NOTICE = ("回滚快照会批量覆盖或删除工作区文件，每次都需要用户确认（“全部放行”和 --yes 都不代替确认；"
+                 "没有终端时须设置 PAICLI_ALLOW_REVERT=yes 才会执行）")
 
 # reference v.3: danger labels and risk descriptions shown in the approval dialog.
 DANGER = {"execute_command": "🔴 高危", "write_file": "🟡 中危", "edit_file": "🟡 中危",
-          "save_skill_reference": "🔴 高危"}
+          "save_skill_reference": "🔴 高危", "revert_turn": "🔴 高危"}
 PROTECTED_DANGER = "🔴 高危"  # so the dialog wants an explicit y, as for a command
 RISK = {
     "execute_command": "将在系统上执行 Shell 命令，可能修改文件、安装软件或影响系统状态",
     "write_file": "将写入或覆盖文件内容，原有内容将丢失",
     "edit_file": "将替换文件中唯一匹配的原文片段",
     "save_skill_reference": "将写入用户 Skill 的参考文件，以后加载该 Skill 的会话会读到这些内容",
+    "revert_turn": "将按 Side-Git 快照批量恢复工作区文件，可能覆盖当前未保存修改",
 }
 MCP_DANGER = "🟡 MCP"  # reference v.3
 MCP_RISK = "将调用外部 MCP server 提供的工具，可能访问网络、文件或第三方服务"
 
 
 def decide(tool: str, args: dict[str, Any], level: str, approved_all: frozenset[str] | set[str] = frozenset(),
-           protected: str | None = None) -> Decision:
-    """``protected`` is the notice of a write to a protected path (``tools.policy.protected_paths``)."""
+           protected: str | None = None, allow_revert: bool = False) -> Decision:
+    """``protected`` is the notice of a write to a protected path (``tools.policy.protected_paths``);
+    ``allow_revert``: PAICLI_ALLOW_REVERT=yes."""
+    if tool == REVERT_TOOL:  # the notice makes it uncovered by "approve all" (``covered``)
+        if level == "yes" and allow_revert:
+            return Allow(args)
+        return Ask(tool, args, DANGER[tool], RISK[tool], REVERT_NOTICE)
     if level == "yes":
         return Allow(args)
     if protected:  # a hook, .env or PAI.md runs or instructs later: as risky as a command

@@ -7,7 +7,7 @@ optional ``metadata`` object. Every text field is sanitised, then cut to 1 000 c
 
 Audited tools (``is_audited``): those that change files or memory or reach outside the
 project, i.e. ``write_file, edit_file, execute_command, save_memory, web_fetch,
-save_skill_reference`` and every
+save_skill_reference, revert_turn`` and every
 ``mcp__*`` tool. Reads (``read_file``, ``grep_code``, ...) and ``web_search`` are not.
 
 The log is best effort: a failed write prints ``⚠️ 审计日志写入失败: …`` to stderr and
@@ -27,7 +27,7 @@ from pathlib import Path
 from typing import Any, TextIO
 
 AUDITED_TOOLS = frozenset({"write_file", "edit_file", "execute_command", "save_memory", "web_fetch",
-                           "save_skill_reference"})
+                           "save_skill_reference", "revert_turn"})
 MAX_FIELD_CHARS = 1000  # reference v.7
 TRUNCATED = "...(truncated)"  # reference v.7
 DEFAULT_RECENT, MAX_RECENT = 10, 100  # reference v.7: /audit [N], N clamped to 1..100
