@@ -19,6 +19,11 @@ earlier "approve all" of the tool does not cover them, as the reference's sensit
 writes are exempt from approve-all (v.1). The question carries a ``notice`` naming the path and
 why it is protected; a rejection repeats it, so a ``-p`` run without a terminal tells the model
 why nothing was written.
+
+Once the session has read external content (web, MCP: ``external``), a protected write needs a
+person even under ``yes`` (paicli issue 23, item 5): ``--yes`` is a script's blanket answer, and
+the text that asked for the write may be the web page's. Under ``yes`` it is refused with one
+line saying why; at the other levels the question says that the session read external content.
 """
 
 from __future__ import annotations
@@ -48,12 +53,20 @@ RISK = {
     "save_skill_reference": "将写入用户 Skill 的参考文件，以后加载该 Skill 的会话会读到这些内容",
 }
 MCP_DANGER = "🟡 MCP"  # reference v.3
+# Beyond the reference (paicli issue 23, item 5): protected writes after external content.
+PROTECTED_EXTERNAL_CONTEXT = "PROTECTED_EXTERNAL_CONTEXT"  # the audit's reason code, as the turn policy's
+AFTER_EXTERNAL = "本会话已读取网页或 MCP 等外部内容，这次写入必须由用户在终端输入 y 确认"
 MCP_RISK = "将调用外部 MCP server 提供的工具，可能访问网络、文件或第三方服务"
 
 
 def decide(tool: str, args: dict[str, Any], level: str, approved_all: frozenset[str] | set[str] = frozenset(),
-           protected: str | None = None) -> Decision:
-    """``protected`` is the notice of a write to a protected path (``tools.policy.protected_paths``)."""
+           protected: str | None = None, external: bool = False) -> Decision:
+    """``protected`` is the notice of a write to a protected path (``tools.policy.protected_paths``);
+    ``external``: the session has read web or MCP content (``tools.policy.external_context``)."""
+    if protected and external:  # a person, every time: neither --yes nor "approve all" answers it
+        if level == "yes":
+            return Deny(unattended_refusal(protected), "policy", PROTECTED_EXTERNAL_CONTEXT)
+        return Ask(tool, args, PROTECTED_DANGER, RISK.get(tool, ""), f"{protected}；{AFTER_EXTERNAL}")
     if level == "yes":
         return Allow(args)
     if protected:  # a hook, .env or PAI.md runs or instructs later: as risky as a command
@@ -66,6 +79,12 @@ def decide(tool: str, args: dict[str, Any], level: str, approved_all: frozenset[
     if tool in risky:
         return Ask(tool, args, DANGER.get(tool, "🟢 安全"), RISK.get(tool, ""))
     return Allow(args)
+
+
+def unattended_refusal(protected: str) -> str:
+    """The one line a ``--yes`` run gets (and the model reads) instead of the write."""
+    return (f"🛡️ 工具调用已拒绝 [{PROTECTED_EXTERNAL_CONTEXT}]: {protected}；本会话已读取网页或 MCP 等外部内容，"
+            "--yes 不能代替这次确认，请在交互终端中运行并由用户输入 y")
 
 
 def approved_before(tool: str, approved_all: frozenset[str] | set[str]) -> bool:
