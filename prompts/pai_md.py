@@ -101,18 +101,17 @@ def parse_import(line: str) -> str | None:
 def _expand(path: Path, root: Path, stack: list[Path], depth: int, skipped: list[str]) -> str:
     """The file's lines with imports inlined; "" (and a warning) when it must be skipped."""
     if depth > MAX_IMPORT_DEPTH:
-        log.warning("Skipping PAI.md import beyond depth %d: %s", MAX_IMPORT_DEPTH, path)
+        log.warning("Skipping PAI.md import beyond depth %d: %r", MAX_IMPORT_DEPTH, str(path))
         return ""
     real = path.resolve()
-    if not real.is_relative_to(root):
-        log.warning("Skipping PAI.md file or import outside %s: %s", root, path)
+    if not real.is_relative_to(root):  # the user is told through ``skipped``, not the log
         skipped.append(link_out(path, real, root))
         return ""
     if depth > 0 and not real.is_file():
-        log.warning("Skipping PAI.md import that is not a regular file: %s", path)
+        log.warning("Skipping PAI.md import that is not a regular file: %r", str(path))
         return ""
     if real in stack:
-        log.warning("Skipping cyclic PAI.md import: %s", path)
+        log.warning("Skipping cyclic PAI.md import: %r", str(path))
         return ""
     text = _read(real)
     stack.append(real)
@@ -134,7 +133,7 @@ def _read(path: Path) -> str:
     try:
         return path.read_bytes().decode("utf-8-sig", errors="replace")
     except OSError as exc:
-        log.warning("Failed to read PAI.md file %s: %s", path, exc)
+        log.warning("Failed to read PAI.md file %r: %r", str(path), str(exc))
         return ""
 
 

@@ -53,9 +53,10 @@ def test_with_yes_after_a_web_fetch_pai_md_and_a_git_hook_stay_unchanged(server,
     assert not (project / ".git" / "hooks" / "pre-commit").exists()
     results = {r["tool_call_id"]: r["content"] for r in tool_results(server.requests[2])}
     for key, path in (("p", "PAI.md"), ("h", ".git/hooks/pre-commit")):
-        assert f"🛡️ 工具调用已拒绝 [PROTECTED_EXTERNAL_CONTEXT]: 受保护路径 {path}（" in results[key]
+        assert "🛡️ 工具调用已拒绝 [PROTECTED_EXTERNAL_CONTEXT]: 本会话已读取网页或 MCP 等外部内容" in results[key]
+        assert f"：受保护路径 {path}（" in results[key]
     shown = [line for line in done.stderr.splitlines() if "PROTECTED_EXTERNAL_CONTEXT" in line]
-    assert len(shown) == 2 and all("--yes 不能代替" in line for line in shown)
+    assert len(shown) == 2 and all("--yes 不能代替用户确认" in line for line in shown)  # why, on the line shown
 
 
 def test_a_refused_command_is_not_asked_and_audit_lists_a_policy_denial(server, run_paicli, project, tmp_path):

@@ -267,3 +267,11 @@ def test_without_a_home_only_the_project_files_are_read(tmp_path):
     (project / "PAI.md").write_text("project rules", encoding="utf-8")
     assert [path for path, _ in memory_sources(project, None)][0] == project / "PAI.md"
     assert "project rules" in load_project_memory(project, None)
+
+
+def test_a_skipped_import_is_logged_without_its_control_characters(dirs, caplog):
+    home, project = dirs
+    write(project / "PAI.md", "top\n@\x1b]0;owned\x07.md")
+    with caplog.at_level(logging.WARNING):
+        assert load(dirs).endswith("\n\ntop")
+    assert "\x1b" not in caplog.text and "\\x1b]0;owned\\x07.md" in caplog.text

@@ -83,8 +83,9 @@ def decide(tool: str, args: dict[str, Any], level: str, approved_all: frozenset[
 
 def unattended_refusal(protected: str) -> str:
     """The one line a ``--yes`` run gets (and the model reads) instead of the write."""
-    return (f"🛡️ 工具调用已拒绝 [{PROTECTED_EXTERNAL_CONTEXT}]: {protected}；本会话已读取网页或 MCP 等外部内容，"
-            "--yes 不能代替这次确认，请在交互终端中运行并由用户输入 y")
+    # Why first: the CLI shows the first 160 characters of a failed result.
+    return (f"🛡️ 工具调用已拒绝 [{PROTECTED_EXTERNAL_CONTEXT}]: 本会话已读取网页或 MCP 等外部内容，"
+            f"--yes 不能代替用户确认（请在交互终端中运行并输入 y）：{protected}")
 
 
 def approved_before(tool: str, approved_all: frozenset[str] | set[str]) -> bool:
