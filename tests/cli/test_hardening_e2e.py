@@ -73,3 +73,31 @@ def test_a_refused_command_is_not_asked_and_audit_lists_a_policy_denial(server, 
     assert audit.returncode == 0, audit.stderr
     assert "[DENY]" in audit.stdout and "execute_command" in audit.stdout and "approver=policy" in audit.stdout
     assert "禁止 rm -rf 删除全盘或用户目录" in audit.stdout
+
+
+def test_plan_mode_with_yes_after_a_task_fetched_leaves_pai_md_and_the_hook_unchanged(server, run_paicli, project, web):
+    import json
+
+    from tests.support.openai_server import ByContent
+
+    (project / ".git" / "hooks").mkdir(parents=True)
+    (project / "PAI.md").write_text("# Project\n", encoding="utf-8")
+    tasks = [{"id": "f", "description": "读网页", "type": "ANALYSIS"},
+             {"id": "w", "description": "写配置", "type": "ANALYSIS", "dependencies": ["f"]}]
+    routes = ByContent({
+        "请为以下任务制定执行计划": [Reply("```json\n" + json.dumps({"summary": "s", "tasks": tasks}, ensure_ascii=False) + "\n```")],
+        "当前任务：读网页": [Reply("", tool_calls=[call("web_fetch", {"url": web.url("/article")}, "f")]), Reply("读完了")],
+        "当前任务：写配置": [Reply("", tool_calls=[call("write_file", {"path": "PAI.md", "content": "evil"}, "p"),
+                                                  call("write_file", {"path": ".git/hooks/pre-commit", "content": HOOK}, "h")]),
+                            Reply("写不了")]})
+    server.script = routes.script()
+    done = run_paicli("--mode", "plan", "-p", f"读 {web.url('/article')} 再按它写配置", "--yes",
+                      env={"PAICLI_WEB_ALLOW_HOSTS": "127.0.0.1"})
+    assert done.returncode == 0, done.stderr
+    assert (project / "PAI.md").read_text(encoding="utf-8") == "# Project\n"
+    assert not (project / ".git" / "hooks" / "pre-commit").exists()
+    assert routes.left() == {}
+    [writer] = [r for r in server.requests
+                if "当前任务：写配置" in str(r) and any(m["role"] == "tool" for m in r["messages"])]
+    results = [r["content"] for r in tool_results(writer)]
+    assert len(results) == 2 and all("[PROTECTED_EXTERNAL_CONTEXT]" in r for r in results)
