@@ -155,3 +155,17 @@ def test_a_damaged_skills_json_trusts_nothing_and_is_never_overwritten(home, pro
     with pytest.raises(SkillStateError, match="skills.json"):
         library.trust(listed.skill)
     assert (home / "skills.json").read_text() == "{not json"
+
+
+def test_a_project_skill_directory_linking_out_of_the_project_is_broken(home, project, tmp_path):
+    """paicli issue 23, item 3: `.paicli/**` prompt sources stay inside the project."""
+    elsewhere = write_skill(tmp_path / "elsewhere", "notes", "别处的")
+    (project / ".paicli" / "skills").mkdir(parents=True, exist_ok=True)
+    (project / ".paicli" / "skills" / "notes").symlink_to(elsewhere)
+    inside = write_skill(project / "docs", "guide", "项目里的")
+    (project / ".paicli" / "skills" / "guide").symlink_to(inside)
+    dirs = source_dirs(home, project, tmp_path / "builtin")
+    found = scan(dirs)
+    assert found["notes"].problem == f"Skill 目录是指向项目之外的链接（{elsewhere.resolve()}）" and not found["notes"].body
+    assert found["guide"].problem is None and find(dirs, "guide").description == "项目里的"
+    assert find(dirs, "notes").problem == found["notes"].problem

@@ -85,8 +85,15 @@ def _scan(dirs: dict[str, Path]) -> tuple[dict[str, Skill], list[Skill]]:
                 shadowing.append(Skill(entry.name, source, entry.absolute(),
                                        problem=SHADOWS.format(source=shown, name=entry.name)))
             else:
-                found[entry.name] = read_skill(entry, source)
+                found[entry.name] = read_skill(entry, source, _fence(dirs, source))
     return dict(sorted(found.items())), shadowing
+
+
+def _fence(dirs: dict[str, Path], source: str) -> Path | None:
+    """A project skill must really be inside the project (``<project>/.paicli/skills`` → the
+    project): a repository's ``.paicli/skills/x -> ~/somewhere`` is not the project's to offer."""
+    root = dirs.get(source)
+    return root.parents[1] if source == "project" and root is not None else None
 
 
 def find(dirs: dict[str, Path], name: str) -> Skill | None:
@@ -96,14 +103,17 @@ def find(dirs: dict[str, Path], name: str) -> Skill | None:
     for source in LOOKUP_ORDER:
         root = dirs.get(source)
         if root is not None and (root / name).is_dir():
-            return read_skill(root / name, source)
+            return read_skill(root / name, source, _fence(dirs, source))
     return None
 
 
-def read_skill(directory: Path, source: str) -> Skill:
+def read_skill(directory: Path, source: str, fence: Path | None = None) -> Skill:
+    """``fence``: the directory the skill must really be inside (the project, for a project skill)."""
     directory = directory.absolute()
     broken = lambda problem, digest="": Skill(directory.name, source, directory, digest=digest,  # noqa: E731
                                                problem=problem)
+    if fence is not None and not directory.resolve().is_relative_to(fence.resolve()):
+        return broken(f"Skill 目录是指向项目之外的链接（{directory.resolve()}）")
     path = directory / SKILL_FILE
     if not path.is_file():
         return broken(f"缺少 {SKILL_FILE}")
