@@ -31,6 +31,7 @@ from prompts import PromptSources, outside_links
 from prompts.pai_md import ProjectMemory, read_project_memory
 from tools.policy.classify import HEADLINE_NOTICE
 
+
 def project_memory(deps: Deps, ctx: RunContext) -> ProjectMemory:
     """The PAI.md files, and every prompt source skipped because it links out of its owner."""
     root = Path(ctx.project_root)
