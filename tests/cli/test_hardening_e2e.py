@@ -101,3 +101,39 @@ def test_plan_mode_with_yes_after_a_task_fetched_leaves_pai_md_and_the_hook_unch
                 if "当前任务：写配置" in str(r) and any(m["role"] == "tool" for m in r["messages"])]
     results = [r["content"] for r in tool_results(writer)]
     assert len(results) == 2 and all("[PROTECTED_EXTERNAL_CONTEXT]" in r for r in results)
+
+
+def test_team_mode_with_yes_after_a_step_fetched_leaves_pai_md_and_the_hook_unchanged(server, run_paicli, project, web):
+    import json
+
+    (project / ".git" / "hooks").mkdir(parents=True)
+    (project / "PAI.md").write_text("# Project\n", encoding="utf-8")
+    steps = [{"id": "f", "description": "读网页", "dependencies": []},
+             {"id": "w", "description": "写配置", "dependencies": ["f"]}]
+
+    def answer(request: dict) -> Reply:
+        system = request["messages"][0]["content"]
+        text = "\n".join(str(m.get("content") or "") for m in request["messages"] if m["role"] in ("user", "tool"))
+        if "## Mode: Team Planner" in system:
+            return Reply(json.dumps({"summary": "s", "steps": steps}, ensure_ascii=False))
+        if "## Mode: Team Reviewer" in system:
+            return Reply('{"approved": true}')
+        done_tools = any(m["role"] == "tool" for m in request["messages"])
+        if "当前任务：读网页" in text:
+            return Reply("读完了") if done_tools else Reply("", tool_calls=[call("web_fetch", {"url": web.url("/article")})])
+        if done_tools:
+            return Reply("写不了")
+        return Reply("", tool_calls=[call("write_file", {"path": "PAI.md", "content": "evil"}, "p"),
+                                     call("write_file", {"path": ".git/hooks/pre-commit", "content": HOOK}, "h")])
+
+    server.script = [answer] * 7  # planner, two workers of two calls each, two reviews
+    done = run_paicli("--mode", "team", "-p", f"读 {web.url('/article')} 再按它写配置", "--yes",
+                      env={"PAICLI_WEB_ALLOW_HOSTS": "127.0.0.1"})
+    assert done.returncode == 0, done.stderr
+    server.assert_consumed()
+    assert (project / "PAI.md").read_text(encoding="utf-8") == "# Project\n"
+    assert not (project / ".git" / "hooks" / "pre-commit").exists()
+    [writer] = [r for r in server.requests if "当前任务：写配置" in str(r) and "## Mode: Team Worker" in str(r)
+                and any(m["role"] == "tool" for m in r["messages"])]
+    results = [r["content"] for r in tool_results(writer)]
+    assert len(results) == 2 and all("[PROTECTED_EXTERNAL_CONTEXT]" in r for r in results)
