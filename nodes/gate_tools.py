@@ -15,7 +15,7 @@ from langchain_core.messages import AIMessage
 from langgraph.runtime import Runtime
 from langgraph.types import interrupt
 
-from nodes.support.policy import decide, read_turn, recorded
+from nodes.support.policy import decide_now, read_turn, recorded
 from nodes.support.state import AgentState, Deps, RunContext, run_context
 from tools.policy.approval import Unclear, approval_request, covered, read_answer
 from tools.policy.decision import Allow, Ask, Decision, record
@@ -53,7 +53,7 @@ def make_gate_tools(deps: Deps):
         ai, approved = last_ai(state), set(state.get("approved_all") or ())
         decisions: dict[str, dict[str, Any]] = {}
         for call in ai.tool_calls if ai else []:
-            decision = recorded(state, call["id"]) or decide(call, read_turn(state, run_context(runtime), deps))
+            decision = recorded(state, call["id"]) or await decide_now(call, read_turn(state, run_context(runtime), deps))
             if isinstance(decision, Ask) and covered(decision, approved):
                 decision = Allow(decision.args)  # "approve all" given earlier in this step
             elif isinstance(decision, Ask):

@@ -21,6 +21,11 @@ earlier "approve all" of the tool does not cover them, as the reference's sensit
 writes are exempt from approve-all (v.1). The question carries a ``notice`` naming the path and
 why it is protected; a rejection repeats it, so a ``-p`` run without a terminal tells the model
 why nothing was written.
+
+Once the session has read external content (web, MCP: ``external``), a protected write needs a
+person even under ``yes`` (paicli issue 23, item 5): ``--yes`` is a script's blanket answer, and
+the text that asked for the write may be the web page's. Under ``yes`` it is refused with one
+line saying why; at the other levels the question says that the session read external content.
 """
 
 from __future__ import annotations
@@ -58,17 +63,25 @@ RISK = {
     "revert_turn": "将按 Side-Git 快照批量恢复工作区文件，可能覆盖当前未保存修改",
 }
 MCP_DANGER = "🟡 MCP"  # reference v.3
+# Beyond the reference (paicli issue 23, item 5): protected writes after external content.
+PROTECTED_EXTERNAL_CONTEXT = "PROTECTED_EXTERNAL_CONTEXT"  # the audit's reason code, as the turn policy's
+AFTER_EXTERNAL = "本会话已读取网页或 MCP 等外部内容，这次写入必须由用户在终端输入 y 确认"
 MCP_RISK = "将调用外部 MCP server 提供的工具，可能访问网络、文件或第三方服务"
 
 
 def decide(tool: str, args: dict[str, Any], level: str, approved_all: frozenset[str] | set[str] = frozenset(),
-           protected: str | None = None, allow_revert: bool = False) -> Decision:
+           protected: str | None = None, external: bool = False, allow_revert: bool = False) -> Decision:
     """``protected`` is the notice of a write to a protected path (``tools.policy.protected_paths``);
+    ``external``: the session has read web or MCP content (``tools.policy.external_context``);
     ``allow_revert``: PAICLI_ALLOW_REVERT=yes."""
     if tool == REVERT_TOOL:  # the notice makes it uncovered by "approve all" (``covered``)
         if level == "yes" and allow_revert:
             return Allow(args)
         return Ask(tool, args, DANGER[tool], RISK[tool], REVERT_NOTICE)
+    if protected and external:  # a person, every time: neither --yes nor "approve all" answers it
+        if level == "yes":
+            return Deny(unattended_refusal(protected), "policy", PROTECTED_EXTERNAL_CONTEXT)
+        return Ask(tool, args, PROTECTED_DANGER, RISK.get(tool, ""), f"{protected}；{AFTER_EXTERNAL}")
     if level == "yes":
         return Allow(args)
     if protected:  # a hook, .env or PAI.md runs or instructs later: as risky as a command
@@ -81,6 +94,13 @@ def decide(tool: str, args: dict[str, Any], level: str, approved_all: frozenset[
     if tool in risky:
         return Ask(tool, args, DANGER.get(tool, "🟢 安全"), RISK.get(tool, ""))
     return Allow(args)
+
+
+def unattended_refusal(protected: str) -> str:
+    """The one line a ``--yes`` run gets (and the model reads) instead of the write."""
+    # Why first: the CLI shows the first 160 characters of a failed result.
+    return (f"🛡️ 工具调用已拒绝 [{PROTECTED_EXTERNAL_CONTEXT}]: 本会话已读取网页或 MCP 等外部内容，"
+            f"--yes 不能代替用户确认（请在交互终端中运行并输入 y）：{protected}")
 
 
 def approved_before(tool: str, approved_all: frozenset[str] | set[str]) -> bool:
