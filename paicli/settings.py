@@ -20,6 +20,7 @@ from tools.skills.limits import DEFAULT_BUDGET as DEFAULT_SKILL_BUDGET
 from paicli.knobs import (ConfigError, Get, MemoryKnobs, WebKnobs, budget_options, compaction_options, memory_knobs,
                           number, web_knobs)
 from tools.mcp.config import DEFAULT_CALL_TIMEOUT, DEFAULT_STARTUP_WAIT, McpSetup, merge, parse_document
+from tools.sandbox.command import MODES as SANDBOX_MODES, SandboxSettings
 
 
 @dataclass(frozen=True)
@@ -42,7 +43,7 @@ DEFAULT_CONTEXT_WINDOW = 128_000  # reference (b): window when nothing else is k
 
 # config.json keys are the variable names without the PAICLI_ prefix, lower-cased.
 _CONFIG_KEYS = ("provider", "api_key", "base_url", "model", "context_window", "light_model", "memory_dir",
-                "searxng_url", "web_allow_hosts")
+                "searxng_url", "web_allow_hosts", "command_sandbox", "sandbox_network", "sandbox_writable")
 
 
 @dataclass(frozen=True)
@@ -66,6 +67,9 @@ class Settings:
     # Environment variables commands must not see: the key variables and any holding the key.
     secret_env: frozenset[str] = frozenset()
     mcp: McpSetup = McpSetup()  # $PAICLI_HOME/mcp.json and <project>/.mcp.json (tools.mcp.config)
+    # PAICLI_COMMAND_SANDBOX, PAICLI_SANDBOX_NETWORK, PAICLI_SANDBOX_WRITABLE (issue 24): the user's
+    # environment and config.json only, never a project's .env (a repository must not loosen it).
+    sandbox: SandboxSettings = SandboxSettings()
 
     @property
     def cache_dir(self) -> Path:
@@ -171,7 +175,24 @@ def load_settings(project: str | os.PathLike | None = None, environ: dict[str, s
         skill_budget=_positive(get, "PAICLI_SKILL_BODY_BUDGET", DEFAULT_SKILL_BUDGET),
         mcp=_mcp_setup(home, root, get),
         plan_max_replans=max_replans(get("PAICLI_PLAN_MAX_REPLANS")),
+        sandbox=sandbox_settings({**sources.config, **sources.env}),
     )
+
+
+def sandbox_settings(user: dict[str, str]) -> SandboxSettings:
+    """From the user's own settings (environment over config.json). Paths are separated by
+    ``os.pathsep`` as in PATH (config.json may give a list)."""
+    mode = (user.get("PAICLI_COMMAND_SANDBOX") or "auto").strip().lower()
+    if mode not in SANDBOX_MODES:
+        raise ConfigError(f"PAICLI_COMMAND_SANDBOX must be one of {', '.join(SANDBOX_MODES)}, got '{mode}'")
+    network = (user.get("PAICLI_SANDBOX_NETWORK") or "off").strip().lower()
+    if network not in ("on", "off"):
+        raise ConfigError(f"PAICLI_SANDBOX_NETWORK must be on or off, got '{network}'")
+    writable = tuple(p.strip() for p in (user.get("PAICLI_SANDBOX_WRITABLE") or "").split(os.pathsep) if p.strip())
+    relative = [p for p in writable if not os.path.isabs(os.path.expanduser(p))]
+    if relative:
+        raise ConfigError(f"PAICLI_SANDBOX_WRITABLE needs absolute paths (or ~/...), got '{relative[0]}'")
+    return SandboxSettings(mode=mode, network=network == "on", writable=writable)
 
 
 DEFAULT_MAX_REPLANS = 2
@@ -267,6 +288,8 @@ def _config_text(key: str, value: object, path: Path) -> str:
         return str(value)
     if key == "web_allow_hosts" and isinstance(value, list) and all(isinstance(v, str) for v in value):
         return ",".join(value)
+    if key == "sandbox_writable" and isinstance(value, list) and all(isinstance(v, str) for v in value):
+        return os.pathsep.join(value)
     raise ConfigError(f"\"{key}\" in {path} must be a string, not {_JSON_TYPES.get(type(value), 'a number')}")
 
 
