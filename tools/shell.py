@@ -47,7 +47,7 @@ async def execute_command(args: dict[str, Any], ctx: ToolContext) -> str:
         await _kill(proc, reader)
         launch.finish("")  # Ctrl-C: still remove protected paths it created
         raise
-    notes = await asyncio.to_thread(launch.finish, capture.text())
+    notes = await asyncio.to_thread(launch.finish, capture.text(), ok)
     if notes:
         text = text + ("" if text.endswith("\n") else "\n") + notes
     return ToolText(text, {"sandbox": launch.how}, ok=ok)

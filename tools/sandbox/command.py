@@ -91,13 +91,14 @@ class Launch:
     how: str  # SANDBOXED | NETWORK | OUTSIDE
     plan: Layout | None = None
     seen: Before | None = None
+    command: str = ""
 
-    def finish(self, output: str) -> str:
+    def finish(self, output: str, ok: bool = True) -> str:
         """Notes for the model after the command ended: removed protected paths, refusals seen."""
         if self.plan is None or self.seen is None:
             return ""
         removed = undo(self.plan, self.seen)
-        return explain(self.plan, output, removed, network=self.how == NETWORK)
+        return explain(self.plan, output, removed, network=self.how == NETWORK, command=self.command, ok=ok)
 
 
 @dataclass
@@ -143,7 +144,7 @@ class CommandSandbox:
             args = seatbelt.argv(plan, command, network)
         else:
             args = bwrap.argv(found.path, plan, command, network)
-        return Launch(args, NETWORK if network else SANDBOXED, plan, seen)
+        return Launch(args, NETWORK if network else SANDBOXED, plan, seen, command)
 
     def state(self, root: Path, env: Mapping[str, str] | None = None) -> SandboxState:
         why = self.why_outside()
