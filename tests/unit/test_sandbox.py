@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import asyncio
 import os
+import shutil
 import subprocess
 from pathlib import Path
 
@@ -182,3 +183,20 @@ def test_secret_variables_never_reach_a_command(tmp_path):
            "SSH_PRIVATE_KEY_PATH": "s7", "X_REFRESH_TOKEN": "s8", "OPENAI_API_KEY": "s9", "KEEP": "yes"}
     out = asyncio.run(execute_command({"command": "env"}, ToolContext(root=tmp_path.resolve(), env=env)))
     assert "KEEP=yes" in out and not any(f"s{i}\n" in out for i in range(1, 10))
+
+
+@real
+def test_a_linked_worktree_commits_but_its_repository_hooks_stay_closed(tmp_path):
+    main, linked = tmp_path / "main", tmp_path / "linked"
+    main.mkdir()
+    env = {**os.environ, "GIT_AUTHOR_NAME": "T", "GIT_AUTHOR_EMAIL": "t@e", "GIT_COMMITTER_NAME": "T",
+           "GIT_COMMITTER_EMAIL": "t@e"}
+    for args in (["init", "-q"], ["commit", "-q", "--allow-empty", "-m", "one"], ["worktree", "add", "-q", str(linked)]):
+        subprocess.run(["git", *args], cwd=main, check=True, env=env)
+    shutil.rmtree(main / ".git" / "hooks", ignore_errors=True)
+    context = ToolContext(root=linked.resolve(), env=env, sandbox=CommandSandbox())
+    out = asyncio.run(execute_command({"command": "echo a > a.txt && git add a.txt && git commit -qm two && "
+                                                  "mkdir -p ../main/.git/hooks && echo evil > ../main/.git/hooks/pre-commit"},
+                                      context))
+    assert "two" in subprocess.run(["git", "log", "--oneline"], cwd=linked, capture_output=True, text=True).stdout
+    assert not (main / ".git" / "hooks").exists() and "沙箱已撤销" in out

@@ -70,39 +70,61 @@ def env_files(root: Path) -> list[Path]:
 
 
 def layout(root: Path, env: dict[str, str], extra: tuple[str, ...] = ()) -> Layout:
-    """``env`` is the command's environment (HOME, TMPDIR); ``extra``: PAICLI_SANDBOX_WRITABLE roots."""
-    home = env.get("HOME") or ""
-    candidates = [root, *(Path(t) for t in TEMP_DIRS), *([Path(env["TMPDIR"])] if env.get("TMPDIR") else []),
-                  *((Path(home) / c) for c in HOME_CACHES if home), *(Path(e).expanduser() for e in extra)]
-    writable = _existing_dirs(candidates)
-    protected, missing, pinned = [], [], []
-    git = root / ".git"
+    """``env`` is the command's environment (HOME, TMPDIR); ``extra``: PAICLI_SANDBOX_WRITABLE roots.
+    Runs before every command, so it works on strings (pathlib costs more than the stats)."""
+    home, top = env.get("HOME") or "", str(root)
+    candidates = [top, *TEMP_DIRS, *([env["TMPDIR"]] if env.get("TMPDIR") else []),
+                  *(os.path.join(home, c) for c in HOME_CACHES if home), *(os.path.expanduser(e) for e in extra)]
+    linked = linked_git(top)
+    candidates += linked
+    protected, missing, pinned = [], [], set(linked)
+    for repo in linked[1:] or linked:  # the common directory holds the hooks and the config
+        for path in (os.path.join(repo, "hooks"), os.path.join(repo, "config")):
+            (protected if os.path.lexists(path) else missing).append(path)
+    git_exists = os.path.lexists(os.path.join(top, ".git"))
     for name in PROTECTED:
-        path = root / name
+        path = os.path.join(top, name)
         if os.path.lexists(path):
             protected.append(path)
-        elif name.startswith(".git/") and not os.path.lexists(git):
-            continue  # the whole new .git is swept (below)
-        else:
-            missing.append(path)
-    if not os.path.lexists(git):
-        missing.append(git)
-    protected += env_files(root)  # a new .env* is found by listing the root again (sweep)
-    for parent in {p.parent for p in protected + missing if p.parent != root}:
-        if os.path.isdir(parent) and not os.path.islink(parent):
-            pinned.append(parent)
+        elif not name.startswith(".git/") or git_exists:
+            missing.append(path)  # a missing .git is swept whole (below)
+    if not git_exists:
+        missing.append(os.path.join(top, ".git"))
+    protected += [str(p) for p in env_files(root)]  # a new .env* is found by listing the root again (sweep)
+    for path in protected + missing:
+        parent = os.path.dirname(path)
+        if parent != top and os.path.isdir(parent) and not os.path.islink(parent):
+            pinned.add(parent)
     masked = tuple(Path(s) for s in DAEMON_SOCKETS if os.path.exists(s))
-    return Layout(root, tuple(writable), tuple(protected), tuple(sorted(pinned)), tuple(missing), masked)
+    return Layout(root, tuple(Path(p) for p in _existing_dirs(candidates)), tuple(Path(p) for p in protected),
+                  tuple(Path(p) for p in sorted(pinned)), tuple(Path(p) for p in missing), masked)
 
 
-def _existing_dirs(paths: list[Path]) -> list[Path]:
+def linked_git(top: str) -> list[str]:
+    """A worktree's or submodule's ``.git`` is a file naming the repository elsewhere: its git
+    directory and common directory must be writable for ``git commit`` (their hooks and config
+    are protected like the project's own)."""
+    try:
+        with open(os.path.join(top, ".git"), encoding="utf-8") as f:
+            text = f.read(4096)
+    except OSError:  # no .git, or a directory
+        return []
+    if not text.startswith("gitdir:"):
+        return []
+    gitdir = os.path.normpath(os.path.join(top, text[len("gitdir:"):].strip()))
+    try:
+        with open(os.path.join(gitdir, "commondir"), encoding="utf-8") as f:
+            common = os.path.normpath(os.path.join(gitdir, f.read().strip()))
+    except OSError:
+        return [gitdir] if os.path.isdir(gitdir) else []
+    return [d for d in (gitdir, common) if os.path.isdir(d)]
+
+
+def _existing_dirs(paths: list[str]) -> list[str]:
     """Real directories, each once, in order (a symlinked cache is bound at its target)."""
-    seen: list[Path] = []
+    seen: list[str] = []
     for path in paths:
-        try:
-            real = path.resolve(strict=True)
-        except (OSError, RuntimeError):
-            continue
-        if real.is_dir() and real not in seen:
+        real = os.path.realpath(path)
+        if real not in seen and os.path.isdir(real):
             seen.append(real)
     return seen

@@ -13,7 +13,7 @@ import shutil
 from dataclasses import dataclass
 from pathlib import Path
 
-from tools.sandbox.layout import Layout, env_files, rule_for
+from tools.sandbox.layout import GIT_RULE, Layout, env_files, rule_for
 
 
 @dataclass(frozen=True)
@@ -39,5 +39,6 @@ def undo(plan: Layout, seen: Before) -> list[tuple[str, str]]:
                 os.unlink(path)
         except OSError:
             continue
-        removed.append((path.relative_to(plan.root).as_posix(), rule_for(plan.root, path) or ""))
+        shown = path.relative_to(plan.root).as_posix() if path.is_relative_to(plan.root) else str(path)
+        removed.append((shown, rule_for(plan.root, path) or GIT_RULE))
     return removed
