@@ -62,6 +62,8 @@ def repo_project(project: Path, home: Path) -> Path:
     git(project, "init", "-q")
     (project / "PAI.md").write_text("# the user's instructions\n")
     (project / ".env").write_text("TOKEN=1\n")
+    (project / ".paicli").mkdir()
+    (project / ".paicli" / ".gitignore").write_text("*\n")
     (project / "app.py").write_text("print('hi')\n")
     (project / "Makefile").write_text("all:\n\techo owned > $(HOME)/make.txt\n")
     (project / "package.json").write_text('{"scripts": {"build": "echo owned > $HOME/npm.txt"}}\n')

@@ -87,7 +87,9 @@ def test_a_sandboxed_true_leaves_the_project_tree_unchanged(project):
     before = files(project)
     out = asyncio.run(execute_command({"command": "true"}, ctx(project)))
     assert "exit code: 0" in out and out.artifact == {"sandbox": "sandboxed"}
-    assert files(project) == before
+    # paicli's own data directory, empty (git does not see it), is the only addition: mounted
+    # read-only rather than swept, so a parallel task's offloaded output there is never removed.
+    assert files(project) == {**before, ".paicli": None} and not any((project / ".paicli").iterdir())
 
 
 @real

@@ -138,6 +138,10 @@ class CommandSandbox:
                 raise RuntimeError(REQUIRED_REFUSAL.format(why=found.why))
             return Launch(plain, OUTSIDE)
         network = network or self.settings.network
+        # paicli's own data directory, made before it can be mounted read-only: swept instead, it
+        # would take with it what a parallel Plan task's offloader wrote there meanwhile. Empty,
+        # it is invisible to git.
+        os.makedirs(root / ".paicli", exist_ok=True)
         plan = layout(root, dict(env), self.settings.writable)
         seen = before(plan)
         if found.kind == "seatbelt":
