@@ -141,7 +141,12 @@ class CommandSandbox:
         # paicli's own data directory, made before it can be mounted read-only: swept instead, it
         # would take with it what a parallel Plan task's offloader wrote there meanwhile. Empty,
         # it is invisible to git.
-        os.makedirs(root / ".paicli", exist_ok=True)
+        own = root / ".paicli"
+        if not os.path.lexists(own):
+            try:
+                own.mkdir()
+            except OSError:  # then it is swept like the other protected paths
+                pass
         plan = layout(root, dict(env), self.settings.writable)
         seen = before(plan)
         if found.kind == "seatbelt":
