@@ -94,3 +94,11 @@ def test_config_json_may_list_writable_roots(tmp_path):
 def test_bad_sandbox_settings_name_the_fix(tmp_path, name, value, message):
     with pytest.raises(ConfigError, match=message):
         load_settings(tmp_path, settings_env(tmp_path, **{name: value}))
+
+
+def test_the_session_deps_carry_the_users_sandbox_to_every_graph(tmp_path):
+    from paicli.session import make_deps
+
+    settings = load_settings(tmp_path, settings_env(tmp_path, PAICLI_COMMAND_SANDBOX="required",
+                                                    PAICLI_BASE_URL="http://127.0.0.1:9/v1", PAICLI_MODEL="m"))
+    assert make_deps(settings, auto_extract=False).sandbox.settings == settings.sandbox
