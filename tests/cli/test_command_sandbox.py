@@ -12,6 +12,7 @@ import os
 import shutil
 import socket
 import subprocess
+import sys
 import tempfile
 import threading
 from pathlib import Path
@@ -20,6 +21,7 @@ import pytest
 
 from tests.cli.test_oneshot import call, tool_results
 from tests.support.openai_server import Reply
+from tests.support.pty_terminal import PtyTerminal
 from tools.sandbox.command import Mechanism, find_mechanism
 
 pytestmark = pytest.mark.skipif(not isinstance(find_mechanism(), Mechanism), reason="no command sandbox here")
@@ -251,3 +253,30 @@ def test_dangerously_skip_sandbox_is_said_on_start(server, run_paicli, project, 
     assert result.returncode == 0
     assert "--dangerously-skip-sandbox" in result.stderr and "命令直接在本机执行" in result.stderr
     assert (home / "f").read_text() == "owned\n"
+
+
+@pytest.fixture
+def repl(project, paicli_env, server, home):
+    env = paicli_env(server.base_url, TERM="xterm", PROMPT_TOOLKIT_NO_CPR="1", HOME=str(home))
+    terminal = PtyTerminal([sys.executable, "-m", "paicli"], cwd=str(project), env=env)
+    yield terminal
+    terminal.close()
+
+
+def test_in_the_repl_the_banner_shows_the_sandbox_and_leaving_it_wants_a_typed_y(repl, server, project, home):
+    outside = {"name": "execute_command", "arguments": {"command": "echo out > ~/f", "sandbox": False,
+                                                        "reason": "写 HOME 里的配置"}}
+    server.script = [Reply("", tool_calls=[outside]), Reply("wrote it")]
+    repl.expect("🔒 命令沙箱: bubblewrap")
+    repl.expect("❯")
+    repl.type("run it\r")
+    repl.expect("命令请求在沙箱外运行")
+    repl.expect("写 HOME 里的配置")
+    repl.expect(">")
+    repl.type("\r")
+    repl.expect("Enter 不会批准")
+    assert not (home / "f").exists()
+    repl.expect(">")
+    repl.type("y\r")
+    repl.expect("wrote it")
+    assert (home / "f").read_text() == "out\n"  # a person let this one call out
