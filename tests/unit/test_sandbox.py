@@ -202,3 +202,18 @@ def test_a_linked_worktree_commits_but_its_repository_hooks_stay_closed(tmp_path
                                       context))
     assert "two" in subprocess.run(["git", "log", "--oneline"], cwd=linked, capture_output=True, text=True).stdout
     assert not (main / ".git" / "hooks").exists() and "沙箱已撤销" in out
+
+
+@real
+def test_agent_and_daemon_sockets_are_hidden(project, tmp_path):
+    import socket
+
+    path = tmp_path / "agent.sock"
+    server = socket.socket(socket.AF_UNIX)
+    server.bind(str(path))
+    server.listen()
+    env = {**os.environ, "SSH_AUTH_SOCK": str(path)}
+    probe = f"python3 -c \"import socket; socket.socket(socket.AF_UNIX).connect('{path}')\""
+    out = asyncio.run(execute_command({"command": probe}, ToolContext(root=project, env=env, sandbox=CommandSandbox())))
+    server.close()
+    assert not out.ok and "Connection refused" in out

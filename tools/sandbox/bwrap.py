@@ -53,6 +53,8 @@ def argv(bwrap: str, plan: Layout, command: str, network: bool) -> list[str]:
         args += ["--ro-bind", str(path), str(path)]
     for path in plan.masked:
         args += ["--ro-bind", "/dev/null", str(path)]
+    for path in plan.hidden:
+        args += ["--tmpfs", str(path)]
     if not network:
         args.append("--unshare-net")
     # --new-session: no TIOCSTI into a terminal; --die-with-parent and a pid namespace: nothing

@@ -30,9 +30,12 @@ PROTECTED = {
 }
 ENV_RULE = "环境变量文件，常含密钥并会被工具自动加载"  # .env, .env.local, ... at the project root
 GIT_RULE = "git 仓库：hooks 与 config 会在之后的 git 操作中执行"  # a .git the command created
-# Local daemons' sockets stay reachable through a read-only file system; these are masked.
+# Local daemons' sockets stay reachable through a read-only file system, and some run what they
+# are asked to outside the sandbox (a container, a systemd unit): these are masked, and so are the
+# user's agent and session-bus sockets and their runtime directory.
 DAEMON_SOCKETS = ("/var/run/docker.sock", "/run/docker.sock", "/run/containerd/containerd.sock",
-                  "/run/podman/podman.sock")
+                  "/run/podman/podman.sock", "/run/dbus/system_bus_socket", "/var/run/dbus/system_bus_socket",
+                  "/run/systemd/private")
 
 
 @dataclass(frozen=True)
@@ -42,7 +45,8 @@ class Layout:
     protected: tuple[Path, ...]  # existing protected paths inside the project: mounted read-only
     pinned: tuple[Path, ...]  # existing directories holding protected paths: cannot be renamed away
     missing: tuple[Path, ...]  # protected paths that do not exist yet: removed if a command creates them
-    masked: tuple[Path, ...] = ()  # daemon sockets hidden from the command
+    masked: tuple[Path, ...] = ()  # daemon and agent sockets hidden from the command
+    hidden: tuple[Path, ...] = ()  # directories replaced by an empty one (the user's runtime dir)
 
 
 def rule_for(root: Path, path: Path) -> str | None:
@@ -95,9 +99,17 @@ def layout(root: Path, env: dict[str, str], extra: tuple[str, ...] = ()) -> Layo
         parent = os.path.dirname(path)
         if parent != top and os.path.isdir(parent) and not os.path.islink(parent):
             pinned.add(parent)
-    masked = tuple(Path(s) for s in DAEMON_SOCKETS if os.path.exists(s))
     return Layout(root, tuple(Path(p) for p in _existing_dirs(candidates)), tuple(Path(p) for p in protected),
-                  tuple(Path(p) for p in sorted(pinned)), tuple(Path(p) for p in missing), masked)
+                  tuple(Path(p) for p in sorted(pinned)), tuple(Path(p) for p in missing), *_sockets(env))
+
+
+def _sockets(env: dict[str, str]) -> tuple[tuple[Path, ...], tuple[Path, ...]]:
+    """(sockets to mask, directories to hide): daemons, the ssh agent, the session bus."""
+    bus = env.get("DBUS_SESSION_BUS_ADDRESS", "")
+    agents = [env.get("SSH_AUTH_SOCK", ""), bus.split("path=", 1)[1].split(",")[0] if "path=" in bus else ""]
+    masked = tuple(Path(s) for s in (*DAEMON_SOCKETS, *agents) if s and os.path.exists(s))
+    runtime = f"/run/user/{os.getuid()}" if hasattr(os, "getuid") else ""
+    return masked, tuple(Path(d) for d in [runtime] if d and os.path.isdir(d))
 
 
 def linked_git(top: str) -> list[str]:
