@@ -163,7 +163,9 @@ async def audit(deps: Deps, steps: list[tuple[dict[str, Any], Allow | Deny]], ou
             continue
         verdict = "deny" if isinstance(decision, Deny) else "allow" if outcome.ok else "error"
         reason = getattr(decision, "reason", "") or (outcome.text[:200] if verdict != "allow" else "")
-        rows.append((call["name"], call["args"], verdict, reason, decision.approver, int(outcome.seconds * 1000)))
+        how = (outcome.artifact or {}).get("sandbox")  # issue 24: sandboxed, network or outside
+        rows.append((call["name"], call["args"], verdict, reason, decision.approver, int(outcome.seconds * 1000),
+                     {"sandbox": how} if how else None))
     if rows:
         await asyncio.to_thread(lambda: [deps.audit.record(*row) for row in rows])
 
@@ -178,7 +180,8 @@ def make_execute_tools(deps: Deps):
                            command_timeout=ctx.command_timeout, offloader=offloaders.get(ctx), web=deps.web,
                            memory=long_term_memory(runtime, deps), project_key=key,
                            external_sources=tuple(state.get("external_sources") or ()),
-                           source_files=turn_files(state["messages"]), hidden_env=deps.hidden_env)
+                           source_files=turn_files(state["messages"]), hidden_env=deps.hidden_env,
+                           sandbox=deps.sandbox)
 
     async def execute_tools(state: AgentState, runtime: Runtime[RunContext]) -> dict[str, Any]:
         ctx, ai = run_context(runtime), last_ai(state)

@@ -17,7 +17,7 @@ from langgraph.types import interrupt
 
 from nodes.support.policy import decide_now, read_turn, recorded
 from nodes.support.state import AgentState, Deps, RunContext, run_context
-from tools.policy.approval import Unclear, approval_request, covered, read_answer
+from tools.policy.approval import Unclear, approval_key, approval_request, covered, read_answer
 from tools.policy.decision import Allow, Ask, Decision, record
 
 
@@ -59,7 +59,7 @@ def make_gate_tools(deps: Deps):
             elif isinstance(decision, Ask):
                 decision, approve_all = ask_user(decision, call["id"])
                 if approve_all:
-                    approved.add(call["name"])
+                    approved.add(approval_key(call["name"], call["args"]))
             decisions[call["id"]] = record(decision)
         return {"decisions": decisions, "approved_all": sorted(approved)}
 

@@ -167,6 +167,10 @@ async def _dispatch(text: str, app: App, say: Output, read_line: ReadLine | None
     elif word in ("/context", "/ctx"):
         for line in render_context(await app.session.context_usage()):
             say(line)
+        from paicli.app import sandbox_lines
+
+        for line in sandbox_lines(app.settings):  # issue 24
+            say(line)
     else:
         say.fail(f"❌ 未知命令: {stripped}")
         if read_line is not None:  # a person at the REPL gets the list; a script, one line

@@ -42,6 +42,7 @@ from paicli.settings import Settings
 from prompts import PromptSources, load_resource
 from tools.policy.audit import AuditLog
 from tools.base import WebConfig
+from tools.sandbox.command import CommandSandbox
 from tools.registry import BUILTIN_TOOLS
 from tools.skills.library import SkillLibrary
 from tools.skills.load import load_skill_spec
@@ -85,6 +86,7 @@ def make_deps(settings: Settings, *, auto_extract: bool, skills: SkillLibrary | 
         web=WebConfig(searxng_url=web.searxng_url, allow_hosts=web.allow_hosts),
         hidden_env=settings.secret_env,
         snapshots=snapshots,
+        sandbox=CommandSandbox(settings.sandbox),
     )
 
 

@@ -21,6 +21,7 @@ from paicli.knobs import (ConfigError, Get, MemoryKnobs, WebKnobs, budget_option
                           number, snapshot_options, web_knobs)
 from tools.snapshots.options import SnapshotOptions
 from tools.mcp.config import DEFAULT_CALL_TIMEOUT, DEFAULT_STARTUP_WAIT, McpSetup, merge, parse_document
+from tools.sandbox.command import MODES as SANDBOX_MODES, SandboxSettings
 
 
 @dataclass(frozen=True)
@@ -43,7 +44,8 @@ DEFAULT_CONTEXT_WINDOW = 128_000  # reference (b): window when nothing else is k
 
 # config.json keys are the variable names without the PAICLI_ prefix, lower-cased.
 _CONFIG_KEYS = ("provider", "api_key", "base_url", "model", "context_window", "light_model", "memory_dir",
-                "searxng_url", "web_allow_hosts", "studio_origins")
+                "searxng_url", "web_allow_hosts", "studio_origins", "command_sandbox", "sandbox_network",
+                "sandbox_writable")
 
 
 @dataclass(frozen=True)
@@ -71,6 +73,9 @@ class Settings:
     # (environment or config.json only: a guard setting, see paicli.credentials).
     studio_origins: tuple[str, ...] = ()
     snapshots: SnapshotOptions = SnapshotOptions()  # PAICLI_SNAPSHOT_*, PAICLI_ALLOW_REVERT (tools.snapshots)
+    # PAICLI_COMMAND_SANDBOX, PAICLI_SANDBOX_NETWORK, PAICLI_SANDBOX_WRITABLE (issue 24): the user's
+    # environment and config.json only, never a project's .env (a repository must not loosen it).
+    sandbox: SandboxSettings = SandboxSettings()
 
     @property
     def cache_dir(self) -> Path:
@@ -178,7 +183,24 @@ def load_settings(project: str | os.PathLike | None = None, environ: dict[str, s
         plan_max_replans=max_replans(get("PAICLI_PLAN_MAX_REPLANS")),
         studio_origins=studio_origins(get("PAICLI_STUDIO_ORIGINS")),
         snapshots=snapshot_options(get, lambda name: env.get(name)),
+        sandbox=sandbox_settings({**sources.config, **sources.env}),
     )
+
+
+def sandbox_settings(user: dict[str, str]) -> SandboxSettings:
+    """From the user's own settings (environment over config.json). Paths are separated by
+    ``os.pathsep`` as in PATH (config.json may give a list)."""
+    mode = (user.get("PAICLI_COMMAND_SANDBOX") or "auto").strip().lower()
+    if mode not in SANDBOX_MODES:
+        raise ConfigError(f"PAICLI_COMMAND_SANDBOX must be one of {', '.join(SANDBOX_MODES)}, got '{mode}'")
+    network = (user.get("PAICLI_SANDBOX_NETWORK") or "off").strip().lower()
+    if network not in ("on", "off"):
+        raise ConfigError(f"PAICLI_SANDBOX_NETWORK must be on or off, got '{network}'")
+    writable = tuple(p.strip() for p in (user.get("PAICLI_SANDBOX_WRITABLE") or "").split(os.pathsep) if p.strip())
+    relative = [p for p in writable if not os.path.isabs(os.path.expanduser(p))]
+    if relative:
+        raise ConfigError(f"PAICLI_SANDBOX_WRITABLE needs absolute paths (or ~/...), got '{relative[0]}'")
+    return SandboxSettings(mode=mode, network=network == "on", writable=writable)
 
 
 DEFAULT_MAX_REPLANS = 2
@@ -278,6 +300,8 @@ def _config_text(key: str, value: object, path: Path) -> str:
     listed = key in ("web_allow_hosts", "studio_origins")
     if listed and isinstance(value, list) and all(isinstance(v, str) for v in value):
         return ",".join(value)
+    if key == "sandbox_writable" and isinstance(value, list) and all(isinstance(v, str) for v in value):
+        return os.pathsep.join(value)
     raise ConfigError(f"\"{key}\" in {path} must be a string, not {_JSON_TYPES.get(type(value), 'a number')}")
 
 

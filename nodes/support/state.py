@@ -24,6 +24,7 @@ from typing_extensions import TypedDict
 from nodes.support.options import BudgetOptions, CompactionOptions  # noqa: F401 (re-exported)
 from tools.base import ToolSpec, WebConfig
 from tools.registry import BUILTIN_TOOLS
+from tools.sandbox.command import CommandSandbox
 from tools.skills.library import SkillLibrary
 
 if TYPE_CHECKING:
@@ -121,6 +122,9 @@ class Deps:
     audit: AuditLog | None = None  # risky calls' log (reference v.7); None: no audit
     web: WebConfig = field(default_factory=WebConfig)  # web_search / web_fetch settings
     hidden_env: frozenset[str] = frozenset()  # Settings.secret_env: kept from commands' environment
+    # How execute_command runs (issue 24): the session's sandbox, from Settings.sandbox; the
+    # default is the production one (auto), so every graph, Studio's included, sandboxes commands.
+    sandbox: CommandSandbox = field(default_factory=CommandSandbox)
     # Skills (reference s.6): their index goes into the system prompt; `load_skill` in `tools` reads
     # them. None: no skills (the Team planner and reviewer get none: they have no tools).
     skills: SkillLibrary | None = None

@@ -37,8 +37,9 @@ from typing import Any
 from tools.policy.decision import Allow, Ask, Decision, Deny
 
 from tools.mcp.names import is_mcp, server_of
+from tools.sandbox.flags import command_flags
 
-__all__ = ["Allow", "Ask", "Decision", "Deny", "Unclear", "approval_request", "approved_before", "covered",
+__all__ = ["Allow", "Ask", "Decision", "Deny", "Unclear", "approval_key", "approval_request", "approved_before", "covered",
            "decide", "read_answer"]
 
 DANGEROUS_TOOLS = frozenset({"write_file", "edit_file", "execute_command", "save_skill_reference",
@@ -67,6 +68,17 @@ MCP_DANGER = "🟡 MCP"  # reference v.3
 PROTECTED_EXTERNAL_CONTEXT = "PROTECTED_EXTERNAL_CONTEXT"  # the audit's reason code, as the turn policy's
 AFTER_EXTERNAL = "本会话已读取网页或 MCP 等外部内容，这次写入必须由用户在终端输入 y 确认"
 MCP_RISK = "将调用外部 MCP server 提供的工具，可能访问网络、文件或第三方服务"
+# issue 24: execute_command's `network: true` and `sandbox: false`. "Approve all" of a network
+# call is kept under its own key and covers later network calls (and plain ones); leaving the
+# sandbox is asked every time (a notice), wants a typed y, and --yes never answers it.
+COMMAND = "execute_command"
+NETWORK_KEY = "execute_command:network"
+NETWORK_DANGER = "🟡 联网"
+NETWORK_RISK = "命令将在沙箱内联网运行，输出视为外部内容：{reason}"
+OUTSIDE_NOTICE = "命令请求在沙箱外运行（可写项目外的文件、可联网）：{reason}"
+OUTSIDE_UNDER_YES = ("🛡️ sandbox: false 需要用户在终端亲自输入 y 确认，--yes 不能代替；"
+                     "请在沙箱内完成，或请用户以交互方式运行 paicli")
+NO_REASON = "（未说明原因）"
 
 
 def decide(tool: str, args: dict[str, Any], level: str, approved_all: frozenset[str] | set[str] = frozenset(),
@@ -78,6 +90,11 @@ def decide(tool: str, args: dict[str, Any], level: str, approved_all: frozenset[
         if level == "yes" and allow_revert:
             return Allow(args)
         return Ask(tool, args, DANGER[tool], RISK[tool], REVERT_NOTICE)
+    flags = command_flags(args) if tool == COMMAND else None
+    if flags and flags.outside:
+        if level == "yes":
+            return Deny(OUTSIDE_UNDER_YES, reason="sandbox_outside")
+        return Ask(tool, args, PROTECTED_DANGER, RISK[COMMAND], OUTSIDE_NOTICE.format(reason=flags.reason or NO_REASON))
     if protected and external:  # a person, every time: neither --yes nor "approve all" answers it
         if level == "yes":
             return Deny(unattended_refusal(protected), "policy", PROTECTED_EXTERNAL_CONTEXT)
@@ -86,8 +103,12 @@ def decide(tool: str, args: dict[str, Any], level: str, approved_all: frozenset[
         return Allow(args)
     if protected:  # a hook, .env or PAI.md runs or instructs later: as risky as a command
         return Ask(tool, args, PROTECTED_DANGER, RISK.get(tool, ""), protected)
-    if approved_before(tool, approved_all):  # audited as the level's allow
+    if approved_before(approval_key(tool, args), approved_all):  # audited as the level's allow
         return Allow(args)
+    if flags and flags.network:
+        risk = NETWORK_RISK.format(reason=flags.reason or NO_REASON)
+        plain_asks = not approved_before(COMMAND, approved_all)  # then one 🔴 question covers both
+        return Ask(tool, args, DANGER[COMMAND] if plain_asks else NETWORK_DANGER, risk)
     if is_mcp(tool):
         return Ask(tool, args, MCP_DANGER, MCP_RISK)
     risky = DANGEROUS_TOOLS if level == "ask" else AUTO_ASK_TOOLS
@@ -104,8 +125,9 @@ def unattended_refusal(protected: str) -> str:
 
 
 def approved_before(tool: str, approved_all: frozenset[str] | set[str]) -> bool:
-    """The user chose "approve all" for this tool, or for a tool of the same MCP server (v.1)."""
-    if tool in approved_all:
+    """The user chose "approve all" for this tool (or approval key), or for a tool of the same
+    MCP server (v.1). Approving network commands approves plain ones too."""
+    if tool in approved_all or (tool == COMMAND and NETWORK_KEY in approved_all):
         return True
     server = server_of(tool)
     return server is not None and any(server_of(name) == server for name in approved_all)
@@ -114,7 +136,12 @@ def approved_before(tool: str, approved_all: frozenset[str] | set[str]) -> bool:
 def covered(ask: Ask, approved_all: frozenset[str] | set[str]) -> bool:
     """An "approve all" given earlier in the same step answers this question, unless the call
     writes a protected path: those are asked every time (v.1)."""
-    return not ask.notice and approved_before(ask.tool, approved_all)
+    return not ask.notice and approved_before(approval_key(ask.tool, ask.args), approved_all)
+
+
+def approval_key(tool: str, args: Any) -> str:
+    """What "approve all" of this call approves: the tool, or network commands (issue 24)."""
+    return NETWORK_KEY if tool == COMMAND and command_flags(args).network else tool
 
 
 @dataclass(frozen=True)

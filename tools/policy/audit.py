@@ -33,6 +33,7 @@ TRUNCATED = "...(truncated)"  # reference v.7
 DEFAULT_RECENT, MAX_RECENT = 10, 100  # reference v.7: /audit [N], N clamped to 1..100
 TARGET_KEYS = ("command", "path", "url", "fact")  # what /audit shows of each call's arguments
 TARGET_CHARS = 160
+SANDBOX_SHOWN = {"sandboxed": "沙箱内（无网络）", "network": "沙箱内（联网）", "outside": "沙箱外"}
 
 _SECRET_NAME = r"[A-Za-z0-9_\-]*(?:token|key|password|secret|authorization)[A-Za-z0-9_\-]*"
 # reference v.7: the three sanitising rules.
@@ -160,6 +161,8 @@ def _entry_lines(entry: dict[str, Any]) -> list[str]:
     if isinstance(metadata, dict) and metadata.get("mode"):
         extra = "".join(f", {k}={v}" for k, v in metadata.items() if k != "mode")
         lines.append(f"        浏览器: mode={metadata['mode']}{extra}")
+    if isinstance(metadata, dict) and metadata.get("sandbox"):  # issue 24: how a command ran
+        lines.append(f"        沙箱: {SANDBOX_SHOWN.get(metadata['sandbox'], metadata['sandbox'])}")
     return lines
 
 
