@@ -80,14 +80,14 @@ def server() -> Iterator[FakeOpenAIServer]:
 
 @pytest.fixture
 def run_paicli(project: Path, paicli_env, server: FakeOpenAIServer):
-    """`run_paicli(*args, base_url=..., env=..., stdin=...)` → CompletedProcess (text)."""
+    """`run_paicli(*args, base_url=..., env=..., stdin=..., timeout=...)` → CompletedProcess (text)."""
 
     def run(*args: str, base_url: str | None = None, env: dict[str, str | None] | None = None,
-            stdin: int = subprocess.DEVNULL) -> subprocess.CompletedProcess[str]:
+            stdin: int = subprocess.DEVNULL, timeout: float = RUN_TIMEOUT) -> subprocess.CompletedProcess[str]:
         child_env = paicli_env(base_url or server.base_url, **(env or {}))
         return subprocess.run([sys.executable, "-m", "paicli", *args], cwd=project, env=child_env,
                               stdin=stdin, capture_output=True, text=True, encoding="utf-8",
-                              timeout=RUN_TIMEOUT)
+                              timeout=timeout)
 
     return run
 

@@ -134,7 +134,8 @@ def test_hostile_commands_change_nothing_outside_the_project_nor_a_protected_pat
     head = git(repo_project, "rev-parse", "HEAD")
     server.script = [Reply("", tool_calls=[call("execute_command", {"command": c}) for c in HOSTILE]),
                      Reply("done")]
-    result = run_paicli("-p", "do it", "--yes", env={"HOME": str(home)})
+    # 24 commands, each in its own sandbox: minutes on a loaded 2-core machine, seconds when idle
+    result = run_paicli("-p", "do it", "--yes", env={"HOME": str(home)}, timeout=240)
     assert result.returncode == 0, result.stderr
     results = tool_results(server.requests[-1])
     assert len(results) == len(HOSTILE)
