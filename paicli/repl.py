@@ -22,7 +22,7 @@ from rich.text import Text
 from memory.ledger.owner import LedgerConflict, SessionBusy
 from paicli import commands
 from paicli.app import App
-from paicli.render import Renderer
+from paicli.render import Renderer, usage_line
 from paicli.terminal import SafeConsole, visible
 
 CANCELLED = "⏹️ 已取消当前任务。"  # reference s.7
@@ -177,8 +177,9 @@ class Repl:
 
 
     async def mode_turn(self, mode: str, text: str | None) -> None:
-        """A Plan (or Team) run: reviewed here, Ctrl-C cancels it (reference s.7)."""
-        from paicli.modes import CANCELLED, MODE_BANNERS
+        """A Plan (or Team) run: reviewed here, Ctrl-C cancels it (reference s.7) and says how to
+        finish it (issue 26); the token line counts every unit's calls."""
+        from paicli.modes import CANCELLED, MODE_BANNERS, STOPPED_REPL
 
         renderer = Renderer(stream_answer=True, read_line=self.read_answer, read_review=self.read_review)
         renderer.notice(MODE_BANNERS[mode], style="bold")
@@ -189,6 +190,7 @@ class Repl:
             result = await task
         except asyncio.CancelledError:
             renderer.notice(CANCELLED[mode], style="yellow")
+            renderer.notice(STOPPED_REPL.format(sid=self.app.session_id), style="yellow")
             return
         except (SessionBusy, LedgerConflict) as exc:
             renderer.notice(str(exc), style="red")
@@ -198,6 +200,10 @@ class Repl:
         renderer.stop_waiting()
         if result.answer.strip():
             self.console.print(result.answer, markup=False)
+        if result.detail.strip():
+            self.console.print(result.detail, markup=False, style="yellow")
+        if result.model_calls:
+            self.console.print(usage_line(result), style="dim")
         self.console.print()
 
 

@@ -10,6 +10,7 @@ from nodes.plan.model import COMPLETED, FAILED, batches, leaves, progress, ready
 GOAL_CHARS = 48
 FIRST_IDS = 5
 DESCRIPTION_CHARS = 50
+REPLY_PREVIEW_CHARS = 300  # issue 26: how much of a reply that is not a plan the user sees
 ICONS = {"PENDING": "⏳", "RUNNING": "🔄", "COMPLETED": "✅", "FAILED": "❌", "SKIPPED": "⏭️"}
 
 DONE = "✅ 计划执行完成！"
@@ -24,6 +25,13 @@ REVIEW_KEYS = ["📝 计划已生成。", "   - 回车：按当前计划执行",
 def one_line(text: str, limit: int) -> str:
     flat = " ".join(text.split())
     return flat if len(flat) <= limit else flat[:limit] + "..."
+
+
+def reply_preview(reply: str) -> str:
+    """What the planner sent, on one line and bounded (the front end makes it inert)."""
+    if not reply.strip():
+        return "模型的回复为空"
+    return f"模型的回复（{len(reply)} 字符）: {one_line(reply, REPLY_PREVIEW_CHARS)}"
 
 
 def summarize(plan: dict[str, Any], status: str = "CREATED") -> str:
