@@ -126,6 +126,19 @@ class App:
         """reference (v.7): PAICLI_AUDIT_DIR, else $PAICLI_HOME/audit."""
         return self.settings.web.audit_dir or self.settings.home / "audit"
 
+    def continue_session(self) -> str:
+        """``--continue``: the session named by ``--session``, else the project's newest one
+        (issue 26); a session with no ledger is a mistake to fix (exit 2)."""
+        from paicli.comeback import NO_SESSION, UNKNOWN_SESSION, has_ledger, newest_session
+
+        sid = self.args.session or newest_session(self.settings.home, self.settings.project_root)
+        if sid is None:
+            raise ConfigError(NO_SESSION)
+        if not has_ledger(self.settings.home / "history" / "raw", sid):
+            raise ConfigError(UNKNOWN_SESSION.format(sid=sid))
+        self._session_id = sid
+        return sid
+
     @property
     def session_id(self) -> str:
         return self._session.session_id if self._session is not None else self._session_id

@@ -204,7 +204,9 @@ async def _compact(app: App, say: Output) -> None:
 def session_line(index: int, info: dict[str, Any]) -> str:
     when = datetime.fromtimestamp(info["last_activity"] / 1000).strftime("%Y-%m-%d %H:%M")
     title = info.get("title") or "（无标题）"
-    return f"  {index:>2}. {info['id']}  {when} · {info['messages']} 条消息 · {info.get('mode') or 'react'} · {title}"
+    mark = f" · ⏸️ {info['unfinished']} 运行未完成" if info.get("unfinished") else ""
+    return (f"  {index:>2}. {info['id']}  {when} · {info['messages']} 条消息 · {info.get('mode') or 'react'}{mark}"
+            f" · {title}")
 
 
 async def _resume(payload: str, app: App, say: Output, read_line: ReadLine | None) -> None:
@@ -219,7 +221,10 @@ async def _resume(payload: str, app: App, say: Output, read_line: ReadLine | Non
     if not sessions:
         say("📭 还没有保存的会话。")
         return
-    shown = sessions[:RESUME_LIST_LIMIT]
+    from paicli.comeback import unfinished_mode
+
+    shown = [{**info, "unfinished": unfinished_mode(app.session.checkpointer, info["id"])}
+             for info in sessions[:RESUME_LIST_LIMIT]]
     say("📚 最近的会话：")
     for i, info in enumerate(shown, 1):
         say(session_line(i, info))

@@ -75,10 +75,11 @@ class ModeRun:
 
     async def run(self, text: str | None, ui: Any, *, review: bool) -> RunResult:
         """``text`` None: finish the unfinished run."""
-        started, answers, result = time.monotonic(), Answers(ui), RunResult()
+        started, answers, result = time.monotonic(), Answers(ui, self.session.deps.audit), RunResult()
         pending: Any = {"messages": [HumanMessage(text)]} if text is not None else None
         context = self.session.mode_context(self.mode, review=review)
         ui.run_line = RunLine()
+        self.session.remember()
         async with self.session.turn_lock(ui.notice):
             while True:
                 interrupts = await self._stream(pending, context, ui, result)

@@ -47,8 +47,10 @@ def run_oneshot(args: Any) -> int:
 
 
 def run_continue(args: Any) -> int:
-    """``--session ID --continue``: finish the session's run that was cut short (Q11)."""
+    """``--continue`` (``--session ID``, else the project's newest session): finish the
+    session's run that was cut short (Q11)."""
     app = App(args)
+    app.continue_session()
     app.warm_up()
     return asyncio.run(_continue(app))
 

@@ -101,12 +101,37 @@ class Repl:
         banner(self.app, self.console)
         self.app.start_mcp(self.say)  # in the background: the prompt does not wait for servers
         try:
+            if getattr(self.app.args, "resume_run", False):
+                await self.continue_run()
+            elif self.app.args.session is None:
+                asyncio.ensure_future(self.unfinished_notice())
             return await self.loop()
         finally:
             await self.app.close_mcp()
             await self.app.finish_background()
             self.background_notices()
             self.say(f"会话已保存，继续：paicli --session {self.app.session_id}")
+
+    async def continue_run(self) -> None:
+        """``paicli --continue``: finish the session's unfinished run, then the REPL goes on."""
+        mode = await self.app.session.unfinished_mode()
+        if mode is None:
+            self.say(f"会话 {self.app.session_id} 没有未完成的运行。")
+        else:
+            await self.mode_turn(mode, None)
+
+    async def unfinished_notice(self) -> None:
+        """Issue 26: one line when the project's newest session has a run that did not end; read
+        in a thread, so the first prompt does not wait."""
+        from paicli.comeback import startup_line
+
+        s = self.app.settings
+        try:
+            line = await asyncio.to_thread(startup_line, s.home, s.home / "history" / "raw", s.project_root)
+        except Exception:  # a hint only: an unreadable ledger is reported when it is used
+            return
+        if line:
+            await run_in_terminal(lambda: self.show_notice(line))
 
     def background_notices(self) -> None:
         """Q7: the 💾 notice of a finished fact extraction, before the next prompt. Once the
@@ -209,5 +234,7 @@ class Repl:
 
 def run_repl(args: Any) -> int:
     app = App(args)
+    if getattr(args, "resume_run", False):
+        app.continue_session()
     app.warm_up()
     return asyncio.run(Repl(app).run())

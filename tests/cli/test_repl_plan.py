@@ -83,9 +83,11 @@ def test_two_parallel_approvals_are_asked_in_turn_and_ctrl_c_cancels_then_contin
     # controlling terminal, so send it as the terminal would).
     repl.proc.send_signal(signal.SIGINT)
     repl.expect("⏹️ 已取消当前计划执行。")
+    repl.expect("⏸️ 运行未完成（会话 s-repl），输入 /continue 继续执行。")  # issue 26
     ask(repl, "/continue")
     repl.expect("✅ 计划执行完成！", timeout=90)
     repl.expect("[task_3] 收尾好")
+    repl.expect("📊 Token:")  # issue 26: every unit's calls, counted after the run
 
 
 def test_every_key_the_review_lists_works_ctrl_o_shows_i_supplements_esc_cancels(repl, server, project):
