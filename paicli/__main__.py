@@ -30,6 +30,8 @@ def parser() -> argparse.ArgumentParser:
     p.add_argument("--continue", dest="resume_run", action="store_true",
                    help="finish the Plan or Team run that was cut short in the --session given, else in this "
                    "project's newest session; on a terminal the REPL stays open afterwards")
+    p.add_argument("--verbose", action="store_true",
+                   help="with -p: show each command's output and each edit's diff on stderr, as the REPL does")
     p.add_argument("--debug", action="store_true", help="show tracebacks for unexpected errors and log background work")
     return p
 

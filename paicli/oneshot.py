@@ -63,10 +63,12 @@ async def _continue(app: App) -> int:
     return await _mode_turn(app, mode, None)
 
 
-def renderer() -> Renderer:
-    """Progress on stderr; approvals asked only when stdin is a terminal, refused otherwise."""
+def renderer(app: App) -> Renderer:
+    """Progress on stderr; approvals asked only when stdin is a terminal, refused otherwise;
+    commands' output and edits' diffs only with ``--verbose``."""
     interactive = bool(sys.stdin) and sys.stdin.isatty()
-    return Renderer(stream_answer=False, read_line=read_stdin_line, interactive=interactive)
+    return Renderer(stream_answer=False, read_line=read_stdin_line, interactive=interactive,
+                    previews=bool(getattr(app.args, "verbose", False)))
 
 
 def refused(renderer: Renderer, app: App) -> bool:
@@ -82,7 +84,7 @@ async def _mode_turn(app: App, mode: str, text: str | None) -> int:
     from paicli.modes import CANCELLED, MODE_BANNERS, NOT_COMPLETED, STOPPED
 
     app.start_mcp(lambda line: write_line(line, sys.stderr))
-    shown = renderer()
+    shown = renderer(app)
     shown.notice(MODE_BANNERS[mode])
     try:
         result = await app.session.mode_run(mode).run(text, shown, review=False)
@@ -131,7 +133,7 @@ async def _run_command(text: str, app: App, out: commands.Output) -> int:
 
 async def _turn(app: App, text: str) -> int:
     app.start_mcp(lambda line: write_line(line, sys.stderr))
-    shown = renderer()
+    shown = renderer(app)
     shown.waiting()
     try:
         result = await app.session.run_turn(text, shown)

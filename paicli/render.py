@@ -95,10 +95,13 @@ class Renderer:
     answer printed once at the end by the caller)."""
 
     def __init__(self, *, stream_answer: bool, read_line: Any = None, read_review: Any = None,
-                 out: TextIO | None = None, err: TextIO | None = None, interactive: bool = True):
+                 out: TextIO | None = None, err: TextIO | None = None, interactive: bool = True,
+                 previews: bool = True):
         self.stream_answer = stream_answer
         self.interactive = interactive  # False: approvals cannot be asked, they are refused and counted
         self.refused: list[str] = []  # one line per approval refused that way
+        self.previews = previews  # a command's output, an edit's diff under the call (-p: --verbose)
+        self._calls: dict[str, dict[str, Any]] = {}  # call id -> the call, for its preview
         self.read_line = read_line  # async (prompt) -> str | None, for approval questions
         self.read_review = read_review  # the same, with the plan review's keys bound (paicli.review.KEYS)
         # Everything shown here comes from the model or a tool: SafeConsole makes it inert.
@@ -139,6 +142,7 @@ class Renderer:
         if self.stream_answer and not calls and not self._streamed and message.text and unit is None:
             self.out.print(message.text)  # an answer that was not streamed (finalization)
         self._streamed = False
+        self._calls.update({c["id"]: c for c in message.tool_calls if c.get("id")})
         if calls:
             self._end_line()
             prefix = f"[{unit}] " if unit else ""
@@ -154,7 +158,23 @@ class Renderer:
             if m.status == "error":
                 first = unwrap(str(m.content)).splitlines()[0:1] or [""]
                 self.progress.print(f"  {prefix}→ {first[0][:160]}", style="yellow")
+            if self.previews:
+                for line in self._preview(m, prefix):
+                    self.progress.print(line, style="dim")
         self.waiting()
+
+    def _preview(self, message: Any, prefix: str) -> list[str]:
+        from paicli.previews import command_preview, edit_preview
+
+        call = self._calls.pop(message.tool_call_id, None) or {}
+        name = call.get("name") or message.name
+        if name == "execute_command":
+            lines = command_preview(unwrap(str(message.content)))
+        elif message.status == "error":
+            return []  # nothing was changed
+        else:
+            lines = edit_preview(name, call.get("args"))
+        return [f"  {prefix}↳ {key_param(call.get('args'))}", *lines] if lines else []
 
     async def approve(self, request: dict[str, Any]) -> Any:
         from paicli.approve import ask_approval

@@ -87,3 +87,22 @@ def test_a_reply_that_is_not_a_plan_goes_to_stderr_with_a_bounded_preview(run_pa
     assert len(preview) < 400 and preview.endswith("...")
     assert "\x1b" not in done.stderr
     assert err[-1] == "会话 s-bad，回到它：paicli --session s-bad"
+
+
+def test_verbose_shows_a_commands_output_and_an_edits_diff_on_stderr_only(run_paicli, server, project):
+    (project / "calc.py").write_text("def add(a, b):\n    return a - b\n", encoding="utf-8")
+    script = [Reply("", tool_calls=[call("execute_command", {"command": "printf 'one\\ntwo\\n'"})]),
+              Reply("", tool_calls=[call("edit_file", {"path": "calc.py", "old_text": "a - b", "new_text": "a + b"})]),
+              Reply("修好了")]
+    server.script = list(script)
+    quiet = run_paicli("-p", "修复 add", "--yes")
+    assert quiet.returncode == 0, quiet.stderr
+    assert "⎿ exit code" not in quiet.stderr and "│ +a + b" not in quiet.stderr
+    (project / "calc.py").write_text("def add(a, b):\n    return a - b\n", encoding="utf-8")
+    server.script = server.script + script
+    loud = run_paicli("-p", "修复 add", "--yes", "--verbose")
+    assert loud.returncode == 0, loud.stderr
+    assert loud.stdout == "修好了\n"
+    err = loud.stderr.splitlines()
+    assert "    ⎿ exit code 0 · 输出 2 行" in err and "    │ one" in err and "    │ two" in err
+    assert "  ↳ calc.py" in err and "    │ -a - b" in err and "    │ +a + b" in err
