@@ -70,7 +70,7 @@ def test_a_project_server_starts_only_once_trusted(run_paicli, server, project, 
     assert not any(name.startswith("mcp__") for name in _tool_names(server.requests[0]))
 
     listing = run_paicli("-p", "/mcp")
-    assert "untrusted" in listing.stdout and "/mcp trust proj" in listing.stdout
+    assert "未信任" in listing.stdout and "/mcp trust proj" in listing.stdout
     assert not marker.exists()
 
     assert run_paicli("-p", "/mcp trust proj").returncode == 0
@@ -113,4 +113,4 @@ def test_a_bad_entry_is_one_line_and_the_others_start(run_paicli, server, paicli
     [problem] = [line for line in listing.stdout.splitlines() if "配置无效" in line]
     assert "'bad'" in problem and "command" in problem  # one line, naming the server and the fix
     assert "Traceback" not in listing.stderr
-    assert "good" in listing.stdout and "ready" in listing.stdout and "4 个工具" in listing.stdout
+    assert "good" in listing.stdout and "就绪" in listing.stdout and "4 个工具" in listing.stdout

@@ -43,7 +43,7 @@ def test_team_alone_runs_the_next_input_as_a_team_then_react_sees_the_result(pro
     repl = start(project, paicli_env, server)
     terminals.append(repl)
     ask(repl, "/team")
-    repl.expect("下一条任务将使用 Multi-Agent 协作模式（规划者 + 执行者 + 检查者）")
+    repl.expect("下一条任务将使用多 Agent 协作模式（规划者 + 执行者 + 检查者）")
     ask(repl, "统计文件数量")
     repl.expect("👥 使用 Multi-Agent 协作模式")
     repl.expect("✅ 多 Agent 协作任务完成！")
