@@ -184,6 +184,9 @@ class Renderer:
         if not self.interactive:
             return self.refuse(request)
         answer = await ask_approval(request, self.read_line, lambda line: self.progress.print(line))
+        call = self._calls.get(str(request.get("call_id")))
+        if call is not None and isinstance(answer, dict) and answer.get("decision") == "edit":
+            self._calls[call["id"]] = {**call, "args": answer["args"]}  # its preview names what ran
         self.waiting("执行中…")
         return answer
 

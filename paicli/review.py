@@ -16,6 +16,8 @@ from __future__ import annotations
 
 from typing import Any, Awaitable, Callable
 
+from rich.cells import cell_len
+
 PROMPT = "操作/补充> "
 SUPPLEMENT_PROMPT = "补充要求> "
 VIEW = "/view"
@@ -23,6 +25,12 @@ KEYS = {"c-o": VIEW, "escape": "cancel"}  # prompt_toolkit key names; Enter is a
 HINT = "   Enter 执行 · Ctrl+O 展开完整描述 · ESC 取消 · 输入补充要求后按 Enter 重新规划"
 EXPANDED = "👆 已展开完整计划。"
 DESCRIPTION_CHARS = 60  # the table's description column; Ctrl+O shows them whole
+WIDTHS = (6, 11, 15, 20)  # cells of the batch, id, type and dependencies columns
+
+
+def _pad(text: str, cells: int) -> str:
+    """Left-aligned in ``cells`` terminal cells (a Chinese character takes two)."""
+    return text + " " * max(1, cells - cell_len(text))
 
 
 def _cut(text: str, limit: int | None) -> str:
@@ -35,11 +43,11 @@ def table(request: dict[str, Any], limit: int | None = DESCRIPTION_CHARS) -> lis
     batches = max((t.get("batch") or 0 for t in tasks), default=0)
     title = _cut(request.get("summary") or request.get("goal") or "", 80)
     lines = [f"📝 计划已生成：{title}（{len(tasks)} 个任务，{batches} 个批次）",
-             f"   {'批次':<4}{'任务':<9}{'类型':<13}{'依赖':<18}描述"]
+             "   " + "".join(_pad(h, w) for h, w in zip(("批次", "任务", "类型", "依赖"), WIDTHS)) + "描述"]
     for t in tasks:
         deps = ", ".join(str(d) for d in t.get("dependencies") or []) or "无"
-        lines.append(f"   {str(t.get('batch') or '?'):<6}{str(t.get('id')):<11}{str(t.get('type')):<15}"
-                     f"{deps:<20}{_cut(t.get('description') or '', limit)}")
+        cells = (str(t.get("batch") or "?"), str(t.get("id")), str(t.get("type")), deps)
+        lines.append("   " + "".join(_pad(c, w) for c, w in zip(cells, WIDTHS)) + _cut(t.get("description") or "", limit))
     return lines
 
 

@@ -47,6 +47,7 @@ def test_an_edited_call_is_shown_and_audited_with_what_ran_beside_what_was_propo
     repl.expect("请输入修改后的参数")
     repl.type('{"command": "echo edited > e.txt"}\r')
     repl.expect('已修改参数，将执行：{"command": "echo edited > e.txt"}')
+    repl.expect("↳ echo edited > e.txt")  # the output preview names what ran
     repl.expect("done")
     assert (project / "e.txt").exists() and not (project / "p.txt").exists()
     (entry,) = audit_lines(paicli_home)

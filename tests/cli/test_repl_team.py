@@ -45,7 +45,7 @@ def test_team_alone_runs_the_next_input_as_a_team_then_react_sees_the_result(pro
     ask(repl, "/team")
     repl.expect("下一条任务将使用多 Agent 协作模式（规划者 + 执行者 + 检查者）")
     ask(repl, "统计文件数量")
-    repl.expect("👥 使用 Multi-Agent 协作模式")
+    repl.expect("👥 使用多 Agent 协作模式")
     repl.expect("✅ 多 Agent 协作任务完成！")
     repl.expect("结果：共 3 个")
     ask(repl, "刚才统计了几个？")
@@ -63,6 +63,6 @@ def test_mode_team_runs_every_input_as_a_team(project, paicli_env, server, termi
     repl = start(project, paicli_env, server, "--mode", "team")
     terminals.append(repl)
     ask(repl, "统计文件数量")
-    repl.expect("👥 使用 Multi-Agent 协作模式")
+    repl.expect("👥 使用多 Agent 协作模式")
     repl.expect("✅ 多 Agent 协作任务完成！")
     assert routes.left() == {}
