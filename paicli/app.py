@@ -38,10 +38,10 @@ def new_session_id() -> str:
 
 def check_session_id(session_id: str) -> None:
     if len(session_id) > MAX_SESSION_ID:
-        raise ConfigError(f"--session id is {len(session_id)} characters long; the limit is {MAX_SESSION_ID}")
+        raise ConfigError(f"--session 的 id 有 {len(session_id)} 个字符，上限是 {MAX_SESSION_ID}")
     if not SESSION_ID.fullmatch(session_id) or ".." in session_id:
-        raise ConfigError(f"--session '{session_id}' is not a valid id: use letters, digits, '.', '_' and '-', "
-                          "starting with a letter or digit")
+        raise ConfigError(f"--session '{session_id}' 不是有效的 id：只能用字母、数字、'.'、'_' 和 '-'，"
+                          "并以字母或数字开头")
 
 
 def _warm_jieba(cache_dir) -> None:

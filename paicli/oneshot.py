@@ -38,7 +38,7 @@ def run_oneshot(args: Any) -> int:
     if commands.is_command(text):
         return _command(text, app)
     if not text:
-        print("paicli: -p needs a non-empty prompt", file=sys.stderr)
+        print("paicli: -p 需要非空的任务文本", file=sys.stderr)
         return 2
     app.warm_up()
     if args.mode != "react":

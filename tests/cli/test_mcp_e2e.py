@@ -54,7 +54,8 @@ def test_without_yes_the_mcp_call_is_refused_in_p(run_paicli, server, paicli_hom
     _config(paicli_home / "mcp.json", tmp_path / "started")
     server.script = [_call("mcp__demo__echo", text="x"), Reply("没能调用。")]
     done = run_paicli("-p", "调用 demo 的 echo")
-    assert done.returncode == 0, done.stderr
+    assert done.returncode == 1, done.stderr  # issue 26: approvals nobody could answer fail the run
+    assert "🚫 无法询问审批，已拒绝: mcp__demo__echo" in done.stderr
     [result] = _tool_results(server.requests[1])
     assert "[HITL] 操作已被拒绝" in result and "echo: x" not in result
     server.assert_consumed()
