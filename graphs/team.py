@@ -30,7 +30,7 @@ from langgraph.types import Send
 
 from graphs.loop import add_agent_loop
 from graphs.start import link_start
-from graphs.unit import cancel_unanswered, named, unit_config
+from graphs.unit import STREAMED, announce, cancel_unanswered, named, unit_config
 from nodes.extract_facts import make_extract_facts
 from nodes.load_context import make_load_context
 from nodes.support.state import Deps, MessagesInput, RunContext
@@ -82,9 +82,10 @@ def make_step_node(deps: Deps, inputs: TeamInputs):
     step = build_step(deps, inputs).compile(name="step")
 
     async def run_step(payload: dict[str, Any], config: RunnableConfig) -> dict[str, Any]:
+        announce(payload["unit_id"], config)
         try:
             await cancel_unanswered(step, config)  # resumed after a crash inside execute_tools (Q11)
-            out = await step.ainvoke(payload, member_config(config, payload["worker"]))
+            out = await step.ainvoke(payload, member_config(config, payload["worker"]), output_keys=STREAMED)
         except GraphInterrupt as stop:  # an approval stops the parent run; the question names the step
             raise GraphInterrupt([named(i, payload["unit_id"]) for i in stop.args[0]]) from None
         except GraphBubbleUp:

@@ -23,6 +23,7 @@ from typing import Any, Callable
 from langchain_core.messages import ToolMessage
 from langchain_core.runnables import RunnableConfig
 from langchain_core.runnables.config import merge_configs
+from langgraph.config import get_stream_writer
 from langgraph.errors import GraphBubbleUp, GraphInterrupt
 from langgraph.graph import END, START, StateGraph
 from langgraph.types import Interrupt
@@ -61,6 +62,19 @@ def named(interrupt: Interrupt, unit_id: str) -> Interrupt:
     return Interrupt(value, interrupt.id, response_schema=interrupt.response_schema)
 
 
+# What a unit's run streams to the front end (and returns): its output, and its messages, so the
+# CLI can show each unit's tool calls (issue 26). LangGraph streams only the keys asked for.
+STREAMED = ["messages", "result", "approved_all", "external_sources"]
+
+
+def announce(unit_id: str, config: RunnableConfig) -> None:
+    """Tell the front end which unit streams under this node's namespace (issue 26: its tool
+    calls are shown with its id)."""
+    namespace = (config.get("configurable") or {}).get("checkpoint_ns")
+    if namespace:
+        get_stream_writer()({"unit": unit_id, "ns": namespace})
+
+
 async def cancel_unanswered(unit: Any, config: RunnableConfig) -> None:
     """Q11: a unit resumed after a crash in the middle of ``execute_tools`` does not run those
     calls again (they may have had effects): each gets the "cancelled" result instead, as the
@@ -88,9 +102,10 @@ def make_unit_node(deps: Deps, *, mode: str, actor: Callable[[str], str] = lambd
 
     async def run_unit(payload: UnitInput, config: RunnableConfig) -> dict[str, Any]:
         unit_id = payload["unit_id"]
+        announce(unit_id, config)
         try:
             await cancel_unanswered(unit, config)
-            out = await unit.ainvoke(payload, unit_config(config, mode, actor(unit_id)))
+            out = await unit.ainvoke(payload, unit_config(config, mode, actor(unit_id)), output_keys=STREAMED)
         except GraphInterrupt as stop:  # an approval stops the parent run; the question names the unit
             raise GraphInterrupt([named(i, unit_id) for i in stop.args[0]]) from None
         except GraphBubbleUp:

@@ -152,6 +152,15 @@ def sources_after(sources: tuple[str, ...], steps: list[tuple[dict[str, Any], Al
     return sources
 
 
+def audit_row(call: dict[str, Any], decision: Allow | Deny, verdict: str, reason: str, ms: int = 0,
+              metadata: dict[str, Any] | None = None) -> tuple:
+    """The arguments that ran (the user's edit), with the model's beside them when they differ
+    (issue 26: the log is what happened)."""
+    ran = decision.args if isinstance(decision, Allow) else call["args"]
+    extra = {**(metadata or {}), **({"proposedArgs": call["args"]} if ran != call["args"] else {})}
+    return call["name"], ran, verdict, reason, decision.approver, ms, extra or None
+
+
 async def audit(deps: Deps, steps: list[tuple[dict[str, Any], Allow | Deny]], outcomes: list[Outcome]) -> None:
     """reference (v.7): one line per risky call, allowed, denied or failed; failed is the
     status of the call's ToolMessage, so the log and the model agree."""
@@ -164,10 +173,18 @@ async def audit(deps: Deps, steps: list[tuple[dict[str, Any], Allow | Deny]], ou
         verdict = "deny" if isinstance(decision, Deny) else "allow" if outcome.ok else "error"
         reason = getattr(decision, "reason", "") or (outcome.text[:200] if verdict != "allow" else "")
         how = (outcome.artifact or {}).get("sandbox")  # issue 24: sandboxed, network or outside
-        rows.append((call["name"], call["args"], verdict, reason, decision.approver, int(outcome.seconds * 1000),
-                     {"sandbox": how} if how else None))
+        rows.append(audit_row(call, decision, verdict, reason, int(outcome.seconds * 1000), {"sandbox": how} if how else None))
     if rows:
         await asyncio.to_thread(lambda: [deps.audit.record(*row) for row in rows])
+
+
+def audit_cancelled(deps: Deps, steps: list[tuple[dict[str, Any], Allow | Deny]]) -> None:
+    """Calls that were allowed and then cancelled (Ctrl-C) while the step ran: written at once,
+    the task is being cancelled."""
+    if deps.audit is not None:
+        for call, decision in steps:
+            if isinstance(decision, Allow) and is_audited(call["name"]):
+                deps.audit.record(*audit_row(call, decision, "cancelled", "执行中被 Ctrl-C 取消"))
 
 
 def make_execute_tools(deps: Deps):
@@ -189,7 +206,11 @@ def make_execute_tools(deps: Deps):
             return {}
         steps = [(call, await settled(state, call, ctx, deps)) for call in ai.tool_calls]
         tool_ctx = await tool_context(state, ctx, runtime)
-        outcomes = await offload(tool_ctx.offloader, steps, await run_allowed(steps, tool_ctx, deps))
+        try:
+            outcomes = await offload(tool_ctx.offloader, steps, await run_allowed(steps, tool_ctx, deps))
+        except asyncio.CancelledError:
+            audit_cancelled(deps, steps)
+            raise
         messages = [tool_message(call["id"], call["name"], o) for (call, _), o in zip(steps, outcomes)]
         await audit(deps, steps, outcomes)
         messages += invalid_call_results(ai)

@@ -30,7 +30,10 @@ def parser() -> argparse.ArgumentParser:
     p.add_argument("--dangerously-skip-sandbox", action="store_true",
                    help="run this run's commands outside the command sandbox (printed on start)")
     p.add_argument("--continue", dest="resume_run", action="store_true",
-                   help="with --session: finish that session's Plan or Team run that was cut short")
+                   help="finish the Plan or Team run that was cut short in the --session given, else in this "
+                   "project's newest session; on a terminal the REPL stays open afterwards")
+    p.add_argument("--verbose", action="store_true",
+                   help="with -p: show each command's output and each edit's diff on stderr, as the REPL does")
     p.add_argument("--debug", action="store_true", help="show tracebacks for unexpected errors and log background work")
     return p
 
@@ -79,8 +82,8 @@ def main(argv: list[str] | None = None) -> int:
     if argv[:1] == ["studio"]:
         return run_studio(argv[1:])
     args = parser().parse_args(argv)
-    if args.resume_run and (args.session is None or args.prompt is not None):
-        print("paicli: --continue needs --session ID (and no -p)", file=sys.stderr)
+    if args.resume_run and args.prompt is not None:
+        print("paicli: --continue 不能与 -p 同用（/continue 可以：paicli -p /continue --session ID）", file=sys.stderr)
         return 2
     from paicli.errors import run_guarded
 
@@ -88,7 +91,7 @@ def main(argv: list[str] | None = None) -> int:
         import logging
 
         logging.basicConfig(level=logging.INFO, format="%(levelname)s %(name)s: %(message)s")
-    if args.resume_run:
+    if args.resume_run and not sys.stdin.isatty():  # on a terminal, the REPL finishes it (paicli.repl)
         from paicli.oneshot import run_continue
 
         return run_guarded(lambda: run_continue(args), debug=args.debug, log_dir=_log_dir())

@@ -8,15 +8,33 @@ A plan review (``kind: plan_review``) goes to the front end's ``review``.
 
 from __future__ import annotations
 
+import asyncio
 from typing import Any
+
+from tools.policy.audit import is_audited
 
 APPROVE_ALL = "approve_all"
 REVIEW_KIND = "plan_review"  # nodes.plan.review.REVIEW_KIND (not imported: the REPL starts light)
 
 
+CANCELLED_REASON = "审批时被 Ctrl-C 取消"
+
+
+async def ask_audited(ui: Any, request: Any, audit: Any = None) -> Any:
+    """``ui.approve``; a question cancelled with Ctrl-C is audited as ``cancelled`` (issue 26:
+    the audit log is what happened, a call put to the user and never answered included)."""
+    try:
+        return await ui.approve(request)
+    except asyncio.CancelledError:
+        tool = str(request.get("tool") or "") if isinstance(request, dict) else ""
+        if audit is not None and is_audited(tool):
+            audit.record(tool, request.get("args"), "cancelled", CANCELLED_REASON, "hitl")
+        raise
+
+
 class Answers:
-    def __init__(self, ui: Any):
-        self.ui = ui
+    def __init__(self, ui: Any, audit: Any = None):
+        self.ui, self.audit = ui, audit  # audit: tools.policy.audit.AuditLog, for cancelled questions
         self.approved_all: set[str] = set()
 
     async def answer_all(self, interrupts: list[Any]) -> dict[str, Any]:
@@ -31,7 +49,7 @@ class Answers:
             return {"decision": APPROVE_ALL}
         if isinstance(request, dict) and request.get("unit"):
             self.ui.notice(f"🔐 任务 [{request['unit']}] 请求审批")
-        answer = await self.ui.approve(request)
+        answer = await ask_audited(self.ui, request, self.audit)
         if isinstance(answer, dict) and answer.get("decision") == APPROVE_ALL and tool:
             self.approved_all.add(tool)
         return answer

@@ -39,10 +39,10 @@ def new_session_id() -> str:
 
 def check_session_id(session_id: str) -> None:
     if len(session_id) > MAX_SESSION_ID:
-        raise ConfigError(f"--session id is {len(session_id)} characters long; the limit is {MAX_SESSION_ID}")
+        raise ConfigError(f"--session 的 id 有 {len(session_id)} 个字符，上限是 {MAX_SESSION_ID}")
     if not SESSION_ID.fullmatch(session_id) or ".." in session_id:
-        raise ConfigError(f"--session '{session_id}' is not a valid id: use letters, digits, '.', '_' and '-', "
-                          "starting with a letter or digit")
+        raise ConfigError(f"--session '{session_id}' 不是有效的 id：只能用字母、数字、'.'、'_' 和 '-'，"
+                          "并以字母或数字开头")
 
 
 def _warm_jieba(cache_dir) -> None:
@@ -149,6 +149,19 @@ class App:
     def audit_dir(self):
         """reference (v.7): PAICLI_AUDIT_DIR, else $PAICLI_HOME/audit."""
         return self.settings.web.audit_dir or self.settings.home / "audit"
+
+    def continue_session(self) -> str:
+        """``--continue``: the session named by ``--session``, else the project's newest one
+        (issue 26); a session with no ledger is a mistake to fix (exit 2)."""
+        from paicli.comeback import NO_SESSION, UNKNOWN_SESSION, has_ledger, newest_session
+
+        sid = self.args.session or newest_session(self.settings.home, self.settings.project_root)
+        if sid is None:
+            raise ConfigError(NO_SESSION)
+        if not has_ledger(self.settings.home / "history" / "raw", sid):
+            raise ConfigError(UNKNOWN_SESSION.format(sid=sid))
+        self._session_id = sid
+        return sid
 
     @property
     def session_id(self) -> str:

@@ -92,4 +92,5 @@ async def _edit_args(request: dict[str, Any], read_line: ReadLine, say: Callable
     if not isinstance(args, dict):
         say("  ❌ 修改后的参数不是合法 JSON：需要一个 JSON 对象")
         return None
+    say(f"  已修改参数，将执行：{json.dumps(args, ensure_ascii=False)}")
     return {"decision": "edit", "args": args}

@@ -32,7 +32,8 @@ HELP = [
     ("/help", "显示可用命令"),
     ("/model [名称]", "查看当前模型；带名称时切换模型"),
     ("/resume [会话 id]", "列出最近的会话并选择一个继续；带 id 时直接继续"),
-    ("/clear", "清空当前对话（会话账本与长期记忆保留）"),
+    ("/clear（或 clear）", "清空当前对话（会话账本与长期记忆保留）"),
+    ("/cancel（或 cancel）", "任务运行中按 Ctrl-C 取消；空闲时说明当前没有运行的任务"),
     ("/compact", "立即把早期对话压缩为摘要（保留最近一轮）"),
     ("/context", "查看上下文占用与压缩阈值"),
     ("/save [--global] [--force] <事实>", "保存长期记忆（默认当前项目；--global 全局；--force 冲突时两条都保留）"),
@@ -42,7 +43,7 @@ HELP = [
     ("/mcp [restart|disable|enable|trust|logs <name>]", "查看 MCP server 状态与工具数；重启、停用、启用、信任项目 server、查看日志"),
     ("/mcp resources|prompts [name]", "列出 MCP server 提供的资源与提示词（@server:uri 在输入中引用资源）"),
     ("/plan [任务]", "用 Plan-and-Execute 模式执行任务；不带任务时下一条输入使用该模式"),
-    ("/team [任务]", "用 Multi-Agent 协作模式（规划者 + 执行者 + 检查者）执行任务；不带任务时下一条输入使用该模式"),
+    ("/team [任务]", "用多 Agent 协作模式（规划者 + 执行者 + 检查者）执行任务；不带任务时下一条输入使用该模式"),
     ("/continue", "继续执行当前会话中被中断的计划或多 Agent 运行"),
     ("/snapshot [list|status|clean [N]]", "查看每次运行前自动保存的项目快照、仓库占用；clean 只保留最近 N 个"),
     ("/restore [N]", "把工作区恢复到第 N 个快照（默认 1 = 最近一次运行之前），先列出改动并确认；可再次 /restore 1 撤销"),
@@ -57,7 +58,7 @@ RESUME_LIST_LIMIT = 20
 # reference (s.1 item 8): /plan or /team without a task
 NEXT_MODE = {
     "plan": "📋 下一条任务将使用 Plan-and-Execute 模式，输入任务前按 ESC 可取消，执行完成后自动回到默认 ReAct。",
-    "team": "👥 下一条任务将使用 Multi-Agent 协作模式（规划者 + 执行者 + 检查者），输入任务前按 ESC 可取消，执行完成后自动回到默认 ReAct。",
+    "team": "👥 下一条任务将使用多 Agent 协作模式（规划者 + 执行者 + 检查者），输入任务前按 ESC 可取消，执行完成后自动回到默认 ReAct。",
 }
 UNFINISHED = "⏸️ 该会话有未完成的 {mode} 运行，输入 /continue 继续执行。"
 
@@ -217,7 +218,9 @@ async def _compact(app: App, say: Output) -> None:
 def session_line(index: int, info: dict[str, Any]) -> str:
     when = datetime.fromtimestamp(info["last_activity"] / 1000).strftime("%Y-%m-%d %H:%M")
     title = info.get("title") or "（无标题）"
-    return f"  {index:>2}. {info['id']}  {when} · {info['messages']} 条消息 · {info.get('mode') or 'react'} · {title}"
+    mark = f" · ⏸️ {info['unfinished']} 运行未完成" if info.get("unfinished") else ""
+    return (f"  {index:>2}. {info['id']}  {when} · {info['messages']} 条消息 · {info.get('mode') or 'react'}{mark}"
+            f" · {title}")
 
 
 async def _resume(payload: str, app: App, say: Output, read_line: ReadLine | None) -> None:
@@ -232,7 +235,10 @@ async def _resume(payload: str, app: App, say: Output, read_line: ReadLine | Non
     if not sessions:
         say("📭 还没有保存的会话。")
         return
-    shown = sessions[:RESUME_LIST_LIMIT]
+    from paicli.comeback import unfinished_mode
+
+    shown = [{**info, "unfinished": unfinished_mode(app.session.checkpointer, info["id"])}
+             for info in sessions[:RESUME_LIST_LIMIT]]
     say("📚 最近的会话：")
     for i, info in enumerate(shown, 1):
         say(session_line(i, info))

@@ -6,6 +6,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from rich.cells import cell_len
+
 BAR_CELLS = 30  # reference u.2
 
 
@@ -44,7 +46,8 @@ def tokens(n: int) -> str:
 
 
 def _row(label: str, value: int, window: int, count: int | None = None) -> str:
-    line = f"    {label:<18} {tokens(value):>8}  ({100 * value / window:4.1f}%)"
+    pad = " " * max(0, 18 - cell_len(label))  # Chinese labels take two cells a character
+    line = f"    {label}{pad} {tokens(value):>8}  ({100 * value / window:4.1f}%)"
     return line + (f"  [{count} 条]" if count is not None else "")
 
 
@@ -71,18 +74,18 @@ def render_context(u: ContextUsage) -> list[str]:
     mcp = "关闭（未建 MCP resource 索引）" if u.window >= 32_000 else "关闭（window 不足 32k）"
     return [
         "📋 上下文状态：",
-        f"📊 Context Usage   {u.model} ({u.provider})   window: {tokens(u.window)}",
+        f"📊 上下文占用   {u.model} ({u.provider})   窗口: {tokens(u.window)}",
         "",
         f"  [{bar(u)}]  {round(ratio * 100)}%  ({tokens(u.total)} / {tokens(u.window)})",
         stable_line(u),
         "",
         "  当前占用细分:",
-        _row("System prompt:", u.system_tokens, u.window, 1),
-        _row("Injected memory:", u.memory_tokens, u.window),
-        _row("Skills index:", u.skill_index_tokens, u.window),
-        _row("Tools schema:", u.schema_tokens, u.window),
-        _row("Conversation:", u.conversation_tokens, u.window, u.conversation_messages),
-        _row("Skill bodies:", u.skill_body_tokens, u.window, u.skill_bodies),
+        _row("系统提示词:", u.system_tokens, u.window, 1),
+        _row("注入的记忆:", u.memory_tokens, u.window),
+        _row("Skill 索引:", u.skill_index_tokens, u.window),
+        _row("工具定义:", u.schema_tokens, u.window),
+        _row("对话:", u.conversation_tokens, u.window, u.conversation_messages),
+        _row("Skill 正文:", u.skill_body_tokens, u.window, u.skill_bodies),
         "    " + "─" * 33,
         _row("合计:", u.total, u.window),
         "",
@@ -91,5 +94,5 @@ def render_context(u: ContextUsage) -> list[str]:
         f"  旧工具结果清理: {clearing}",
         f"  自动压缩: {summary}",
         f"  MCP resources 自动索引: {mcp}",
-        f"  prompt cache: {u.prompt_cache}",
+        f"  提示词缓存 (prompt cache): {'无' if u.prompt_cache == 'none' else u.prompt_cache}",
     ]

@@ -12,8 +12,8 @@ from __future__ import annotations
 from typing import Any
 
 USAGE = "❌ 用法: /mcp [resources|prompts [name]] [restart|disable|enable|trust|logs <name>]"
-STATE_LABELS = {"ready": "ready", "starting": "starting", "failed": "failed", "untrusted": "untrusted",
-                "disabled": "disabled"}
+STATE_LABELS = {"ready": "就绪", "starting": "启动中", "failed": "失败", "untrusted": "未信任",
+                "disabled": "已停用"}  # issue 26: what a person reads is Chinese
 VERBS = ("restart", "disable", "enable", "trust", "logs")
 
 

@@ -11,5 +11,9 @@ MODE_SPECS: dict[str, ModeSpec] = {
     "team": ModeSpec(build=build_team, actor="orchestrator"),
 }
 # reference (s.1 item 5): what a run prints when it starts
-MODE_BANNERS = {"plan": "📋 使用 Plan-and-Execute 模式", "team": "👥 使用 Multi-Agent 协作模式"}
+MODE_BANNERS = {"plan": "📋 使用 Plan-and-Execute 模式", "team": "👥 使用多 Agent 协作模式"}
 CANCELLED = {"plan": "⏹️ 已取消当前计划执行。", "team": "⏹️ 已取消当前多 Agent 任务。"}  # reference (s.7)
+# Issue 26: the closing lines of a run that did not complete, each naming the session.
+STOPPED = "⏸️ 运行未完成（会话 {sid}）。继续：paicli --session {sid} --continue"
+STOPPED_REPL = "⏸️ 运行未完成（会话 {sid}），输入 /continue 继续执行。"
+NOT_COMPLETED = "会话 {sid}，回到它：paicli --session {sid}"

@@ -1,10 +1,13 @@
 """``paicli -p TEXT``: one turn, the answer on stdout, progress and errors on stderr.
 
-Exit codes: 0 answered; 1 the model call failed for good, the answer came back empty, or a
-slash command failed; 2 a setting or an argument the user must fix; 130 cancelled with
-Ctrl-C; 141 stdout was closed by its reader (``| head``), as for a process SIGPIPE ends.
-Approval questions are asked on the terminal when there is one; without one they are
-rejected (use ``--yes`` in scripts). Everything printed goes through ``paicli.terminal``.
+Exit codes: 0 answered; 1 the model call failed for good, the answer came back empty, a
+slash command failed, a Plan/Team run did not complete, or an approval could not be asked;
+2 a setting or an argument the user must fix; 130 cancelled with Ctrl-C; 141 stdout was closed
+by its reader (``| head``), as for a process SIGPIPE ends. Approval questions are asked on the
+terminal when there is one; without one they are refused, each refusal named on stderr, and a
+closing line counts them (use ``--yes`` in scripts). stdout carries only the answer or a run's
+summary; a run that failed (a plan the model did not write as one) says why on stderr.
+Everything printed goes through ``paicli.terminal``.
 """
 
 from __future__ import annotations
@@ -15,7 +18,7 @@ from typing import Any
 
 from paicli import commands
 from paicli.app import App, sandbox_warning
-from paicli.render import Renderer
+from paicli.render import REFUSED_CLOSING, Renderer, usage_line
 from paicli.terminal import write_line
 
 
@@ -35,7 +38,7 @@ def run_oneshot(args: Any) -> int:
     if commands.is_command(text):
         return _command(text, app)
     if not text:
-        print("paicli: -p needs a non-empty prompt", file=sys.stderr)
+        print("paicli: -p 需要非空的任务文本", file=sys.stderr)
         return 2
     _warn_unsandboxed(app)
     app.warm_up()
@@ -45,9 +48,11 @@ def run_oneshot(args: Any) -> int:
 
 
 def run_continue(args: Any) -> int:
-    """``--session ID --continue``: finish the session's run that was cut short (Q11)."""
+    """``--continue`` (``--session ID``, else the project's newest session): finish the
+    session's run that was cut short (Q11)."""
     app = App(args)
     _warn_unsandboxed(app)
+    app.continue_session()
     app.warm_up()
     return asyncio.run(_continue(app))
 
@@ -66,27 +71,54 @@ async def _continue(app: App) -> int:
     return await _mode_turn(app, mode, None)
 
 
+def renderer(app: App) -> Renderer:
+    """Progress on stderr; approvals asked only when stdin is a terminal, refused otherwise;
+    commands' output and edits' diffs only with ``--verbose``."""
+    interactive = bool(sys.stdin) and sys.stdin.isatty()
+    return Renderer(stream_answer=False, read_line=read_stdin_line, interactive=interactive,
+                    previews=bool(getattr(app.args, "verbose", False)))
+
+
+def refused(renderer: Renderer, app: App) -> bool:
+    """The closing line when approvals were refused for want of a terminal."""
+    if renderer.refused:
+        write_line(REFUSED_CLOSING.format(n=len(renderer.refused), sid=app.session_id), sys.stderr)
+    return bool(renderer.refused)
+
+
 async def _mode_turn(app: App, mode: str, text: str | None) -> int:
-    """A Plan (or Team) run: progress on stderr, the result on stdout; 0 only when it completed."""
-    from paicli.modes import CANCELLED, MODE_BANNERS
+    """A Plan (or Team) run: progress on stderr, the summary on stdout; 0 only when it completed
+    and no approval was refused."""
+    from paicli.modes import CANCELLED, MODE_BANNERS, NOT_COMPLETED, STOPPED
 
     app.start_mcp(lambda line: write_line(line, sys.stderr))
-    renderer = Renderer(stream_answer=False, read_line=read_stdin_line)
-    renderer.notice(MODE_BANNERS[mode])
+    shown = renderer(app)
+    shown.notice(MODE_BANNERS[mode])
     try:
-        result = await app.session.mode_run(mode).run(text, renderer, review=False)
+        result = await app.session.mode_run(mode).run(text, shown, review=False)
     except (KeyboardInterrupt, asyncio.CancelledError):
-        renderer.notice(CANCELLED[mode], style="yellow")
+        shown.notice(CANCELLED[mode], style="yellow")
+        shown.notice(STOPPED.format(sid=app.session_id), style="yellow")
         raise
     finally:
         await app.close_mcp()
-    renderer.stop_waiting()
-    if result.answer.strip():
+    shown.stop_waiting()
+    if result.status == "failed":  # no summary to give: why, and what the model sent, on stderr
+        for line in (result.answer, result.detail):
+            if line.strip():
+                write_line(line, sys.stderr)
+    elif result.answer.strip():
         write_line(result.answer, sys.stdout)
+    if result.model_calls:
+        write_line(usage_line(result), sys.stderr)
     if result.completed:
         await app.finish_background()
         for notice in app.background_notices():
             write_line(notice, sys.stderr)
+    if refused(shown, app):
+        return 1
+    if not result.completed:
+        write_line(NOT_COMPLETED.format(sid=app.session_id), sys.stderr)
     return 0 if result.completed else 1
 
 
@@ -109,14 +141,15 @@ async def _run_command(text: str, app: App, out: commands.Output) -> int:
 
 async def _turn(app: App, text: str) -> int:
     app.start_mcp(lambda line: write_line(line, sys.stderr))
-    renderer = Renderer(stream_answer=False, read_line=read_stdin_line)
-    renderer.waiting()
+    shown = renderer(app)
+    shown.waiting()
     try:
-        result = await app.session.run_turn(text, renderer)
+        result = await app.session.run_turn(text, shown)
     finally:
         await app.close_mcp()
-    renderer.finish(result)  # names the error, or an empty answer, on stderr
+    shown.finish(result)  # names the error, or an empty answer, on stderr
     if result.error:
+        refused(shown, app)
         return 1
     answered = bool(result.answer.strip())
     if answered:
@@ -124,4 +157,6 @@ async def _turn(app: App, text: str) -> int:
     await app.finish_background()  # Q7: the answer first, then a bounded wait for extraction
     for notice in app.background_notices():
         write_line(notice, sys.stderr)
+    if refused(shown, app):
+        return 1
     return 0 if answered else 1  # an empty answer is an incomplete one

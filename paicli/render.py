@@ -5,10 +5,12 @@ from __future__ import annotations
 
 import json
 import sys
+import time
 from collections import OrderedDict
 from typing import Any, TextIO
 
 from rich.status import Status
+from rich.text import Text
 
 from paicli.terminal import SafeConsole
 
@@ -30,6 +32,12 @@ GROUP_LABELS = {
     "revert_turn": "↩️ 回滚快照 {n} 次",
 }
 EMPTY_ANSWER = "⚠️ 模型返回了空回复"  # a turn that ends without text is not an answer
+# Issue 26: an approval nobody can answer (``-p`` without a terminal or ``--yes``) is refused
+# and said so; the refusal is the reason the model reads.
+NO_TERMINAL_REASON = "没有终端可以询问审批（-p 未加 --yes）"
+REFUSED_LINE = "🚫 {unit}无法询问审批，已拒绝: {tool} {target}"
+REFUSED_CLOSING = ("⚠️ {n} 个审批请求无法询问，已拒绝（会话 {sid}）。用 --yes 放行全部审批，"
+                   "或在终端中运行 paicli --session {sid} 逐个确认。")
 KEY_PARAMS = ("path", "command", "name", "query", "url", "fact", "pattern")
 
 
@@ -65,13 +73,36 @@ def usage_line(result: Any) -> str:
             f"| ⏱ {result.seconds:.1f}s")
 
 
+class RunLine:
+    """A Plan/Team run's live status line (issue 26): the units running, the seconds since the
+    run started, the tool calls so far. The spinner renders it on every refresh, so the seconds
+    move; it is stopped, like any spinner, before a question is asked."""
+
+    def __init__(self, clock: Any = time.monotonic):
+        self._clock, self.started = clock, clock()
+        self.running: list[str] = []
+        self.calls = 0
+
+    def text(self) -> str:
+        units = ", ".join(self.running) if self.running else "—"
+        return f"运行中: {units} · {self._clock() - self.started:.0f}s · 工具调用 {self.calls} 次"
+
+    def __rich__(self) -> Text:
+        return Text(self.text(), style="dim")
+
+
 class Renderer:
     """Turn output for the REPL (answer streamed to ``out``) or for ``-p`` (progress on stderr,
     answer printed once at the end by the caller)."""
 
     def __init__(self, *, stream_answer: bool, read_line: Any = None, read_review: Any = None,
-                 out: TextIO | None = None, err: TextIO | None = None):
+                 out: TextIO | None = None, err: TextIO | None = None, interactive: bool = True,
+                 previews: bool = True):
         self.stream_answer = stream_answer
+        self.interactive = interactive  # False: approvals cannot be asked, they are refused and counted
+        self.refused: list[str] = []  # one line per approval refused that way
+        self.previews = previews  # a command's output, an edit's diff under the call (-p: --verbose)
+        self._calls: dict[str, dict[str, Any]] = {}  # call id -> the call, for its preview
         self.read_line = read_line  # async (prompt) -> str | None, for approval questions
         self.read_review = read_review  # the same, with the plan review's keys bound (paicli.review.KEYS)
         # Everything shown here comes from the model or a tool: SafeConsole makes it inert.
@@ -81,10 +112,11 @@ class Renderer:
         self._status: Status | None = None
         self._mid_line = False
         self._streamed = False  # tokens of the current model message were shown
+        self.run_line: Any = None  # a Plan/Team run's live status (``RunLine``), shown instead of ``text``
 
     def waiting(self, text: str = "思考中…") -> None:
         if self._status is None and self.progress.is_terminal:
-            self._status = self.progress.status(text, spinner="dots")
+            self._status = self.progress.status(self.run_line or text, spinner="dots")
             self._status.start()
 
     def stop_waiting(self) -> None:
@@ -104,35 +136,67 @@ class Renderer:
             self.out.print()
             self._mid_line = False
 
-    def model_message(self, message: Any) -> None:
+    def model_message(self, message: Any, unit: str | None = None) -> None:
+        """``unit``: the Plan task or Team step whose call this is; its text is not the answer."""
         self.stop_waiting()
         calls = [*message.tool_calls, *message.invalid_tool_calls]
-        if self.stream_answer and not calls and not self._streamed and message.text:
+        if self.stream_answer and not calls and not self._streamed and message.text and unit is None:
             self.out.print(message.text)  # an answer that was not streamed (finalization)
         self._streamed = False
+        self._calls.update({c["id"]: c for c in message.tool_calls if c.get("id")})
         if calls:
             self._end_line()
-            for line in group_lines(calls):
-                self.progress.print(line, style="cyan")
+            prefix = f"[{unit}] " if unit else ""
+            for line in group_lines(calls):  # the unit's id leads each group; its items follow
+                self.progress.print(line if line.startswith(" ") else prefix + line, style="cyan")
         if calls:
             self.waiting("执行中…")
 
-    def tool_results(self, messages: list[Any]) -> None:
+    def tool_results(self, messages: list[Any], unit: str | None = None) -> None:
         self.stop_waiting()
+        prefix = f"[{unit}] " if unit else ""
         for m in messages:
             if m.status == "error":
                 first = unwrap(str(m.content)).splitlines()[0:1] or [""]
-                self.progress.print(f"  → {first[0][:160]}", style="yellow")
+                self.progress.print(f"  {prefix}→ {first[0][:160]}", style="yellow")
+            if self.previews:
+                for line in self._preview(m, prefix):
+                    self.progress.print(line, style="dim")
         self.waiting()
+
+    def _preview(self, message: Any, prefix: str) -> list[str]:
+        from paicli.previews import command_preview, edit_preview
+
+        call = self._calls.pop(message.tool_call_id, None) or {}
+        name = call.get("name") or message.name
+        if name == "execute_command":
+            lines = command_preview(unwrap(str(message.content)))
+        elif message.status == "error":
+            return []  # nothing was changed
+        else:
+            lines = edit_preview(name, call.get("args"))
+        return [f"  {prefix}↳ {key_param(call.get('args'))}", *lines] if lines else []
 
     async def approve(self, request: dict[str, Any]) -> Any:
         from paicli.approve import ask_approval
 
         self.stop_waiting()
         self._end_line()
+        if not self.interactive:
+            return self.refuse(request)
         answer = await ask_approval(request, self.read_line, lambda line: self.progress.print(line))
+        call = self._calls.get(str(request.get("call_id")))
+        if call is not None and isinstance(answer, dict) and answer.get("decision") == "edit":
+            self._calls[call["id"]] = {**call, "args": answer["args"]}  # its preview names what ran
         self.waiting("执行中…")
         return answer
+
+    def refuse(self, request: dict[str, Any]) -> dict[str, Any]:
+        unit = f"[{request['unit']}] " if request.get("unit") else ""
+        line = REFUSED_LINE.format(unit=unit, tool=request.get("tool"), target=key_param(request.get("args")))
+        self.refused.append(line)
+        self.err.print(line, style="yellow")
+        return {"decision": "reject", "reason": NO_TERMINAL_REASON}
 
     async def review(self, request: dict[str, Any]) -> Any:
         from paicli.review import ask_review

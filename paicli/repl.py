@@ -22,7 +22,7 @@ from rich.text import Text
 from memory.ledger.owner import LedgerConflict, SessionBusy
 from paicli import commands
 from paicli.app import App, sandbox_lines
-from paicli.render import Renderer
+from paicli.render import Renderer, usage_line
 from paicli.terminal import SafeConsole, visible
 
 CANCELLED = "⏹️ 已取消当前任务。"  # reference s.7
@@ -103,12 +103,37 @@ class Repl:
         banner(self.app, self.console)
         self.app.start_mcp(self.say)  # in the background: the prompt does not wait for servers
         try:
+            if getattr(self.app.args, "resume_run", False):
+                await self.continue_run()
+            elif self.app.args.session is None:
+                asyncio.ensure_future(self.unfinished_notice())
             return await self.loop()
         finally:
             await self.app.close_mcp()
             await self.app.finish_background()
             self.background_notices()
             self.say(f"会话已保存，继续：paicli --session {self.app.session_id}")
+
+    async def continue_run(self) -> None:
+        """``paicli --continue``: finish the session's unfinished run, then the REPL goes on."""
+        mode = await self.app.session.unfinished_mode()
+        if mode is None:
+            self.say(f"会话 {self.app.session_id} 没有未完成的运行。")
+        else:
+            await self.mode_turn(mode, None)
+
+    async def unfinished_notice(self) -> None:
+        """Issue 26: one line when the project's newest session has a run that did not end; read
+        in a thread, so the first prompt does not wait."""
+        from paicli.comeback import startup_line
+
+        s = self.app.settings
+        try:
+            line = await asyncio.to_thread(startup_line, s.home, s.home / "history" / "raw", s.project_root)
+        except Exception:  # a hint only: an unreadable ledger is reported when it is used
+            return
+        if line:
+            await run_in_terminal(lambda: self.show_notice(line))
 
     def background_notices(self) -> None:
         """Q7: the 💾 notice of a finished fact extraction, before the next prompt. Once the
@@ -179,8 +204,9 @@ class Repl:
 
 
     async def mode_turn(self, mode: str, text: str | None) -> None:
-        """A Plan (or Team) run: reviewed here, Ctrl-C cancels it (reference s.7)."""
-        from paicli.modes import CANCELLED, MODE_BANNERS
+        """A Plan (or Team) run: reviewed here, Ctrl-C cancels it (reference s.7) and says how to
+        finish it (issue 26); the token line counts every unit's calls."""
+        from paicli.modes import CANCELLED, MODE_BANNERS, STOPPED_REPL
 
         renderer = Renderer(stream_answer=True, read_line=self.read_answer, read_review=self.read_review)
         renderer.notice(MODE_BANNERS[mode], style="bold")
@@ -191,6 +217,7 @@ class Repl:
             result = await task
         except asyncio.CancelledError:
             renderer.notice(CANCELLED[mode], style="yellow")
+            renderer.notice(STOPPED_REPL.format(sid=self.app.session_id), style="yellow")
             return
         except (SessionBusy, LedgerConflict) as exc:
             renderer.notice(str(exc), style="red")
@@ -200,10 +227,16 @@ class Repl:
         renderer.stop_waiting()
         if result.answer.strip():
             self.console.print(result.answer, markup=False)
+        if result.detail.strip():
+            self.console.print(result.detail, markup=False, style="yellow")
+        if result.model_calls:
+            self.console.print(usage_line(result), style="dim")
         self.console.print()
 
 
 def run_repl(args: Any) -> int:
     app = App(args)
+    if getattr(args, "resume_run", False):
+        app.continue_session()
     app.warm_up()
     return asyncio.run(Repl(app).run())

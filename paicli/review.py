@@ -1,10 +1,12 @@
-"""The plan review in the terminal (reference s.4 "Plan review"): the summary and the keys,
-then ``操作/补充> ``. Every key the summary lists works:
+"""The plan review in the terminal (reference s.4 "Plan review"; issue 26): the task table,
+the keys, then ``操作/补充> ``. The request is data (``nodes.plan.review.review_request``); this
+module draws it. Every key the hint lists does what it says:
 
 - Enter on an empty line (or ``y`` / ``run``) executes;
-- Ctrl+O (or ``/view``) shows the full plan and asks again;
+- Ctrl+O (or ``/view``) shows every task's full description and asks again;
 - ESC (or ``cancel`` / ``esc``) cancels;
-- ``I`` alone asks for the supplement; any other text re-plans with it as the supplement.
+- any other text, then Enter, re-plans with it as the supplement (``i`` alone still asks for it
+  on a line of its own).
 
 The keys are bound by the REPL's review prompt (``KEYS``: key name → the line it stands for), so
 a terminal without them still has the typed forms. Closed input cancels: nothing runs that nobody
@@ -14,25 +16,52 @@ from __future__ import annotations
 
 from typing import Any, Awaitable, Callable
 
+from rich.cells import cell_len
+
 PROMPT = "操作/补充> "
 SUPPLEMENT_PROMPT = "补充要求> "
 VIEW = "/view"
 KEYS = {"c-o": VIEW, "escape": "cancel"}  # prompt_toolkit key names; Enter is an empty line
-EXPANDED = "👆 已展开完整计划，继续按 Enter / Ctrl+O / ESC / I。"
+HINT = "   Enter 执行 · Ctrl+O 展开完整描述 · ESC 取消 · 输入补充要求后按 Enter 重新规划"
+EXPANDED = "👆 已展开完整计划。"
+DESCRIPTION_CHARS = 60  # the table's description column; Ctrl+O shows them whole
+WIDTHS = (6, 11, 15, 20)  # cells of the batch, id, type and dependencies columns
+
+
+def _pad(text: str, cells: int) -> str:
+    """Left-aligned in ``cells`` terminal cells (a Chinese character takes two)."""
+    return text + " " * max(1, cells - cell_len(text))
+
+
+def _cut(text: str, limit: int | None) -> str:
+    flat = " ".join(str(text).split())
+    return flat if limit is None or len(flat) <= limit else flat[:limit] + "…"
+
+
+def table(request: dict[str, Any], limit: int | None = DESCRIPTION_CHARS) -> list[str]:
+    tasks = [t for t in request.get("tasks") or [] if isinstance(t, dict)]
+    batches = max((t.get("batch") or 0 for t in tasks), default=0)
+    title = _cut(request.get("summary") or request.get("goal") or "", 80)
+    lines = [f"📝 计划已生成：{title}（{len(tasks)} 个任务，{batches} 个批次）",
+             "   " + "".join(_pad(h, w) for h, w in zip(("批次", "任务", "类型", "依赖"), WIDTHS)) + "描述"]
+    for t in tasks:
+        deps = ", ".join(str(d) for d in t.get("dependencies") or []) or "无"
+        cells = (str(t.get("batch") or "?"), str(t.get("id")), str(t.get("type")), deps)
+        lines.append("   " + "".join(_pad(c, w) for c, w in zip(cells, WIDTHS)) + _cut(t.get("description") or "", limit))
+    return lines
 
 
 async def ask_review(request: dict[str, Any], read_line: Callable[[str], Awaitable[str | None]] | None,
                      say: Callable[[str], None]) -> str:
-    for line in str(request.get("summary") or "").splitlines():
+    for line in [*table(request), HINT]:
         say(line)
     while True:
         raw = await read_line(PROMPT) if read_line is not None else None
         if raw is None:
             return "cancel"
         if raw.strip().lower() == VIEW:
-            for line in str(request.get("plan") or "").splitlines():
+            for line in [*table(request, None), EXPANDED, HINT]:
                 say(line)
-            say(EXPANDED)
             continue
         if raw.strip().lower() == "i":
             supplement = await read_line(SUPPLEMENT_PROMPT)

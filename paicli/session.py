@@ -35,6 +35,7 @@ from nodes.support.background import Background
 from nodes.call_model import skill_index
 from nodes.compact import state_update
 from nodes.support.state import Deps, RunContext
+from paicli.answers import ask_audited
 from paicli.context_view import ContextUsage
 from paicli.request_prefix import stable_prefix
 from paicli.models import make_chat_model
@@ -296,15 +297,23 @@ class Session:
     def background(self) -> Background:
         return self.deps.background
 
+    def remember(self) -> None:
+        """This project's newest session is this one (``paicli --continue``; issue 26)."""
+        from paicli.comeback import remember_session
+
+        remember_session(self.settings.home, self.settings.project_root, self.session_id)
+
     async def run_turn(self, text: str, ui: TurnUI) -> TurnResult:
         result, started = TurnResult(), time.monotonic()
+        self.remember()
         if self.mcp is not None:  # servers still starting get the startup wait (reference x)
             await self.mcp.wait_started()
         pending: Any = {"messages": await self._user_messages(text, ui)}
         async with self.turn_lock(ui.notice):
             while pending is not None:
                 interrupts = await self._stream(pending, ui, result)
-                pending = Command(resume={i.id: await ui.approve(i.value) for i in interrupts}) if interrupts else None
+                pending = Command(resume={i.id: await ask_audited(ui, i.value, self.deps.audit)
+                                          for i in interrupts}) if interrupts else None
         result.seconds = time.monotonic() - started
         return result
 

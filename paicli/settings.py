@@ -85,9 +85,10 @@ class Settings:
     def require_key(self) -> str:
         if not self.api_key:
             hint = PRESETS[self.provider].key_env if self.provider in PRESETS else "PAICLI_API_KEY"
+            other = f"（或 {hint}）" if hint != "PAICLI_API_KEY" else ""  # issue 26: the setting named once
             raise ConfigError(
-                f"no API key for provider '{self.provider}': set PAICLI_API_KEY (or {hint}), "
-                f"in the environment, in .env, or in {self.home / 'config.json'}"
+                f"没有 {self.provider} 的 API key：在环境变量、.env 或 {self.home / 'config.json'} 中设置 "
+                f"PAICLI_API_KEY{other}"
             )
         return self.api_key
 

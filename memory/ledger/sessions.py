@@ -17,7 +17,7 @@ class SessionFold:
     def __init__(self) -> None:
         self.started: int | None = None
         self.last: int | None = None
-        self.mode: str | None = None
+        self.mode: str | None = None  # the last Plan/Team mode seen, else the last mode
         self.title: str | None = None
         self.message_events = 0
         self.view_lengths: dict[str, int] = {}  # root-namespace checkpoint id → messages it shows
@@ -28,11 +28,13 @@ class SessionFold:
         if type(stamp) is int:
             self.started = stamp if self.started is None else min(self.started, stamp)
             self.last = stamp if self.last is None else max(self.last, stamp)
-        if isinstance(event.get("mode"), str):
-            self.mode = event["mode"]
+        mode = event.get("mode")
+        if isinstance(mode, str) and (mode != "react" or self.mode in (None, "react")):
+            self.mode = mode  # a Plan run's result handed to the conversation keeps it a plan session
         message = event.get("message")
         if isinstance(message, dict):
-            self.message_events += 1
+            if mode in (None, "react"):  # the conversation's own, not a Plan task's or Team step's
+                self.message_events += 1
             content = message.get("content")
             if self.title is None and message.get("role") == "user" and isinstance(content, str) and content.strip():
                 self.title = _title(content)

@@ -2,7 +2,8 @@
 
 The planner tries the simple-goal shortcut first (no model call), otherwise asks the model
 once, without tools, with the Plan Builder prompt and PAI.md. A reply that is not a valid plan,
-or a provider failure, ends the run with ``❌ 执行失败: <why>``.
+or a provider failure, ends the run with ``❌ 执行失败: <why>``; for a reply that is not a plan,
+``error`` holds a bounded preview of what the model sent (issue 26: the CLI shows it on stderr).
 """
 
 from __future__ import annotations
@@ -18,6 +19,7 @@ from nodes.guards.provider_errors import describe_provider_error
 from nodes.guards.response import PROVIDER_ERRORS
 from nodes.plan.model import PlanError, parse_plan, simple_plan
 from nodes.plan.state import PlanState
+from nodes.plan.text import reply_preview
 from nodes.support.policy import user_text
 from nodes.support.run_errors import require_user_message
 from nodes.support.state import Deps, RunContext, run_context
@@ -52,10 +54,12 @@ def make_planner(deps: Deps):
         plan_id = f"plan_{int(deps.clock().timestamp() * 1000)}"
         plan = simple_plan(goal, plan_id)
         if plan is None:
+            reply = ""
             try:
-                plan = parse_plan(await ask_model(deps, run_context(runtime), goal), goal, plan_id)
+                reply = await ask_model(deps, run_context(runtime), goal)
+                plan = parse_plan(reply, goal, plan_id)
             except PlanError as exc:
-                return failed(str(exc))
+                return {**failed(str(exc)), "error": reply_preview(reply)}
             except PROVIDER_ERRORS as exc:
                 return failed(describe_provider_error(exc))
         return {"plan": plan, "replan_reason": ""}
@@ -69,5 +73,6 @@ async def ask_model(deps: Deps, ctx: RunContext, goal: str) -> str:
     system = assemble_planner_prompt(project_context=load_project_memory(root, deps.prompt_home), sources=sources)
     reply = await deps.model.with_config(tags=PLANNER_TAGS).ainvoke(
         [SystemMessage(system), HumanMessage(PLANNING_REQUEST + goal)])
-    text = reply.text if isinstance(reply.text, str) else str(reply.content)
-    return text
+    if reply.usage_metadata:  # the run's token line counts the planner's call too
+        get_stream_writer()({"usage": dict(reply.usage_metadata)})
+    return reply.text if isinstance(reply.text, str) else str(reply.content)

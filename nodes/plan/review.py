@@ -1,8 +1,10 @@
 """review: the user reads the plan and executes, cancels or supplements it (reference s.4).
 
-An interrupt whose payload carries the summary, the full table and what to resume with; the
-CLI shows the keys, Studio shows the payload. A run without review (``RunContext.review``
-false: ``paicli -p``) executes at once.
+An interrupt whose payload is data, the same for the CLI and for Studio or an SDK client
+(issue 26): the goal, the planner's summary, the tasks as objects (id, description, type,
+dependencies, batch), the resume values accepted with their meaning, and help in Chinese and
+English. The terminal's keys are the CLI's business (``paicli/review.py``). A run without review
+(``RunContext.review`` false: ``paicli -p``) executes at once.
 """
 
 from __future__ import annotations
@@ -14,17 +16,25 @@ from langgraph.runtime import Runtime
 from langgraph.types import interrupt
 
 from nodes.plan.state import PlanState
-from nodes.plan.text import REVIEW_CANCELLED, review_decision, review_text, visualize
+from nodes.plan.text import REVIEW_CANCELLED, review_decision, task_rows
 from nodes.support.state import RunContext, run_context
 
 REVIEW_KIND = "plan_review"
-RESUME_WITH = ('"" or "run": execute; "cancel": cancel; any other text: re-plan with it as a '
-               'supplement (or {"action": "execute" | "cancel"} / {"text": "..."})')
+RESUME = {"execute": {"action": "execute"}, "cancel": {"action": "cancel"},
+          "supplement": {"text": "补充要求 / what to add"}}
+MEANINGS = {"execute": "按当前计划执行 / run the plan as shown",
+            "cancel": "取消本次计划，不执行任何任务 / cancel the plan, no task runs",
+            "supplement": "把补充要求加入目标后重新规划，再次审阅 / re-plan with the text added to the goal, then review again"}
+HELP = ("Resume (Command(resume=...)) with one of the values under 'resume': execute, cancel, or supplement "
+        "with your text in 'text'. Plain strings work too: \"\" or \"run\" executes, \"cancel\" cancels, any "
+        "other string is a supplement. / 用 'resume' 中的一个值恢复运行：execute 执行，cancel 取消，supplement "
+        "在 text 中给出补充要求后重新规划。也可直接用字符串：\"\" 或 \"run\" 执行，\"cancel\" 取消，其他字符串作为补充要求。")
 SUPPLEMENT_NOTICE = "📝 已收到补充要求，正在重新规划..."
 
 
 def review_request(plan: dict[str, Any]) -> dict[str, Any]:
-    return {"kind": REVIEW_KIND, "summary": review_text(plan), "plan": visualize(plan), "resume_with": RESUME_WITH}
+    return {"kind": REVIEW_KIND, "goal": plan["goal"], "summary": plan.get("summary") or "",
+            "tasks": task_rows(plan), "resume": RESUME, "meanings": MEANINGS, "help": HELP}
 
 
 async def review(state: PlanState, runtime: Runtime[RunContext]) -> dict[str, Any]:

@@ -10,6 +10,7 @@ from nodes.plan.model import COMPLETED, FAILED, batches, leaves, progress, ready
 GOAL_CHARS = 48
 FIRST_IDS = 5
 DESCRIPTION_CHARS = 50
+REPLY_PREVIEW_CHARS = 300  # issue 26: how much of a reply that is not a plan the user sees
 ICONS = {"PENDING": "⏳", "RUNNING": "🔄", "COMPLETED": "✅", "FAILED": "❌", "SKIPPED": "⏭️"}
 
 DONE = "✅ 计划执行完成！"
@@ -17,13 +18,18 @@ PARTIAL = "⚠️ 计划部分完成，有任务失败。\n"
 STUCK = "⚠️ 计划未能继续推进，存在未满足依赖的任务。"
 CANCELLED = "⏹️ 已取消当前计划执行。"
 REVIEW_CANCELLED = "⏹️ 已取消本次计划执行。"
-REVIEW_KEYS = ["📝 计划已生成。", "   - 回车：按当前计划执行", "   - Ctrl+O：展开完整计划",
-               "   - ESC：折叠或取消本次计划", "   - I：输入补充要求后重新规划"]
 
 
 def one_line(text: str, limit: int) -> str:
     flat = " ".join(text.split())
     return flat if len(flat) <= limit else flat[:limit] + "..."
+
+
+def reply_preview(reply: str) -> str:
+    """What the planner sent, on one line and bounded (the front end makes it inert)."""
+    if not reply.strip():
+        return "模型的回复为空"
+    return f"模型的回复（{len(reply)} 字符）: {one_line(reply, REPLY_PREVIEW_CHARS)}"
 
 
 def summarize(plan: dict[str, Any], status: str = "CREATED") -> str:
@@ -49,8 +55,12 @@ def visualize(plan: dict[str, Any], status: str = "CREATED") -> str:
     return "\n".join(rows)
 
 
-def review_text(plan: dict[str, Any]) -> str:
-    return "\n".join([summarize(plan), *REVIEW_KEYS, ""])
+def task_rows(plan: dict[str, Any]) -> list[dict[str, Any]]:
+    """The plan as data for its review (issue 26): each task in execution order, with the
+    parallel batch (1, 2, ...) it runs in."""
+    batch_of = {task_id: n for n, batch in enumerate(batches(plan), 1) for task_id in batch}
+    return [{"id": t["id"], "description": t["description"], "type": t["type"],
+             "dependencies": list(t["dependencies"]), "batch": batch_of.get(t["id"])} for t in tasks_in_order(plan)]
 
 
 def task_input(plan: dict[str, Any], task: dict[str, Any]) -> str:

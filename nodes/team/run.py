@@ -66,7 +66,7 @@ def make_planner(deps: Deps, planner: Any, inputs: TeamInputs, member_config: An
         try:
             plan = parse_team_plan(reply)
         except PlanError as exc:
-            return _ended(texts.PLAN_REJECTED.format(reason=exc, reply=reply))
+            return _ended(texts.PLAN_REJECTED.format(reason=exc, reply=texts.bounded_reply(reply)))
         _notify(*texts.plan_lines(plan["steps"]), texts.EXECUTION_HEADING)
         return {"plan": plan}
 

@@ -22,6 +22,7 @@ PLAN_BLANK = "❌ 规划失败：规划者未能生成有效计划"
 # The reference's text is the first and last line; the reason line between is ours, so the user
 # sees which rule the plan broke.
 PLAN_REJECTED = "❌ 规划失败：无法解析执行计划\n原因：{reason}\n原始输出:\n{reply}"
+REPLY_PREVIEW_CHARS = 1000  # issue 26: the planner's rejected reply is shown up to this
 STEP_CANCELLED = "用户取消"  # reference s.7: a cancelled step's failure
 EMPTY_RESULT = "执行结果为空"
 
@@ -85,6 +86,12 @@ def interrupted(step_id: str) -> str:
 
 def skipped(step: TeamStep) -> str:
     return f"⏭️ 步骤 [{step['id']}] 因前置步骤失败被跳过: {step['description']}"
+
+
+def bounded_reply(reply: str) -> str:
+    if len(reply) <= REPLY_PREVIEW_CHARS:
+        return reply
+    return f"{reply[:REPLY_PREVIEW_CHARS]}…（共 {len(reply)} 字符，其余未显示）"
 
 
 def outcome(steps: list[TeamStep], records: dict[str, Any]) -> str:

@@ -90,7 +90,7 @@ def test_compact_and_context_commands(project, run_paicli, server):
     for i in range(3):
         assert run_paicli("-p", f"问题 {i}", "--session", "cc").returncode == 0
     context = run_paicli("-p", "/context", "--session", "cc").stdout
-    assert "📊 Context Usage" in context and "Conversation:" in context and "[6 条]" in context
+    assert "📊 上下文占用" in context and "对话:" in context and "[6 条]" in context
     assert "压缩阈值: 95.0k (74%)" in context  # reference (b): a custom endpoint defaults to a 128K window
     compacted = run_paicli("-p", "/compact", "--session", "cc").stdout
     assert "📦 已手动压缩历史上下文:" in compacted

@@ -37,7 +37,7 @@ def test_without_yes_protected_writes_are_refused_with_a_reason_and_the_turn_goe
     server.script = [Reply("", tool_calls=[*writes(PROTECTED), call("write_file", {"path": "ok.txt", "content": "1"}, "w9")]),
                      Reply("Those files need your approval.")]
     done = run_paicli("-p", "configure things", stdin=subprocess.DEVNULL)
-    assert done.returncode == 0, done.stderr
+    assert done.returncode == 1, done.stderr  # issue 26: approvals nobody could answer fail the run
     assert done.stdout == "Those files need your approval.\n"
     assert [p for p in PROTECTED if (project / p).exists()] == []
     assert (project / "ok.txt").read_text(encoding="utf-8") == "1"  # ordinary writes still do not ask

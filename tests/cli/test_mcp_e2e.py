@@ -54,7 +54,8 @@ def test_without_yes_the_mcp_call_is_refused_in_p(run_paicli, server, paicli_hom
     _config(paicli_home / "mcp.json", tmp_path / "started")
     server.script = [_call("mcp__demo__echo", text="x"), Reply("没能调用。")]
     done = run_paicli("-p", "调用 demo 的 echo")
-    assert done.returncode == 0, done.stderr
+    assert done.returncode == 1, done.stderr  # issue 26: approvals nobody could answer fail the run
+    assert "🚫 无法询问审批，已拒绝: mcp__demo__echo" in done.stderr
     [result] = _tool_results(server.requests[1])
     assert "[HITL] 操作已被拒绝" in result and "echo: x" not in result
     server.assert_consumed()
@@ -70,7 +71,7 @@ def test_a_project_server_starts_only_once_trusted(run_paicli, server, project, 
     assert not any(name.startswith("mcp__") for name in _tool_names(server.requests[0]))
 
     listing = run_paicli("-p", "/mcp")
-    assert "untrusted" in listing.stdout and "/mcp trust proj" in listing.stdout
+    assert "未信任" in listing.stdout and "/mcp trust proj" in listing.stdout
     assert not marker.exists()
 
     assert run_paicli("-p", "/mcp trust proj").returncode == 0
@@ -113,4 +114,4 @@ def test_a_bad_entry_is_one_line_and_the_others_start(run_paicli, server, paicli
     [problem] = [line for line in listing.stdout.splitlines() if "配置无效" in line]
     assert "'bad'" in problem and "command" in problem  # one line, naming the server and the fix
     assert "Traceback" not in listing.stderr
-    assert "good" in listing.stdout and "ready" in listing.stdout and "4 个工具" in listing.stdout
+    assert "good" in listing.stdout and "就绪" in listing.stdout and "4 个工具" in listing.stdout

@@ -92,17 +92,21 @@ def test_yes_runs_the_command_and_sends_back_its_exit_code(server, run_paicli, p
                                         "命令执行完成 (exit code: 0)")
 
 
-def test_without_yes_and_without_a_terminal_the_command_is_rejected(server, run_paicli, project):
+def test_without_yes_and_without_a_terminal_the_command_is_refused_by_name_and_the_run_exits_1(
+        server, run_paicli, project):
     server.script = [
         Reply("", tool_calls=[call("execute_command", {"command": "echo hi > out.txt"})]),
         Reply("The command was rejected."),
     ]
-    done = run_paicli("-p", "write hi to out.txt", stdin=subprocess.DEVNULL)
-    assert done.returncode == 0, done.stderr
+    done = run_paicli("-p", "write hi to out.txt", "--session", "s-no-tty", stdin=subprocess.DEVNULL)
+    assert done.returncode == 1, done.stderr
     assert done.stdout == "The command was rejected.\n"
     assert not (project / "out.txt").exists()
     (result,) = tool_results(server.requests[1])
-    assert "[HITL] 操作已被拒绝" in result["content"]
+    assert "[HITL] 操作已被拒绝：没有终端可以询问审批（-p 未加 --yes）" in result["content"]
+    lines = problem_lines(done.stderr)
+    assert "🚫 无法询问审批，已拒绝: execute_command echo hi > out.txt" in lines
+    assert lines[-1].startswith("⚠️ 1 个审批请求无法询问，已拒绝（会话 s-no-tty）。用 --yes 放行全部审批")
 
 
 def test_malformed_tool_arguments_get_an_error_result_and_the_turn_goes_on(server, run_paicli):

@@ -45,11 +45,11 @@ def test_plan_alone_plans_the_next_input_and_the_review_replans_with_a_supplemen
     repl.expect("下一条任务将使用 Plan-and-Execute 模式")
     ask(repl, "统计文件数量然后汇报")
     repl.expect("📋 使用 Plan-and-Execute 模式")
-    repl.expect("📝 计划已生成。")
+    repl.expect("📝 计划已生成：s（1 个任务，1 个批次）")
     repl.expect("操作/补充>")
     repl.type("顺便跑测试\r")
     repl.expect("正在重新规划")
-    repl.expect("任务数: 2")
+    repl.expect("（2 个任务，2 个批次）")
     repl.expect("操作/补充>")
     repl.type("\r")
     repl.expect("✅ 计划执行完成！")
@@ -83,29 +83,36 @@ def test_two_parallel_approvals_are_asked_in_turn_and_ctrl_c_cancels_then_contin
     # controlling terminal, so send it as the terminal would).
     repl.proc.send_signal(signal.SIGINT)
     repl.expect("⏹️ 已取消当前计划执行。")
+    repl.expect("⏸️ 运行未完成（会话 s-repl），输入 /continue 继续执行。")  # issue 26
     ask(repl, "/continue")
     repl.expect("✅ 计划执行完成！", timeout=90)
     repl.expect("[task_3] 收尾好")
+    repl.expect("📊 Token:")  # issue 26: every unit's calls, counted after the run
 
 
-def test_every_key_the_review_lists_works_ctrl_o_shows_i_supplements_esc_cancels(repl, server, project):
-    """The summary lists Enter, Ctrl+O, ESC and I. Ctrl+O must not run the plan (prompt_toolkit's
-    own Ctrl+O would accept the empty line), and ESC must cancel without any task running."""
+LONG = "统计项目里每个目录下的文件数量并按类型分组，" * 3  # longer than the table's column
+
+
+def test_every_key_the_review_lists_works_ctrl_o_shows_text_supplements_esc_cancels(repl, server, project):
+    """The review shows the task table and lists Enter, Ctrl+O, ESC and typed text + Enter.
+    Ctrl+O must not run the plan (prompt_toolkit's own Ctrl+O would accept the empty line), and
+    ESC must cancel without any task running."""
     routes = ByContent({
         "补充要求：只统计 py 文件": [plan_reply(("a", "统计 py", []), ("b", "汇报", ["a"]))],
-        PLANNING: [plan_reply(("a", "统计", []))]})
+        PLANNING: [plan_reply(("a", LONG, []))]})
     server.script = routes.script()
     ask(repl, "/plan 统计文件数量然后汇报")  # not a simple goal: the model plans it
-    repl.expect("Ctrl+O：展开完整计划")
+    repl.expect("（1 个任务，1 个批次）")
+    table = repl.expect("Enter 执行 · Ctrl+O 展开完整描述 · ESC 取消 · 输入补充要求后按 Enter 重新规划")
+    assert "task_1" in table and "ANALYSIS" in table and LONG not in table  # the table, descriptions cut
     repl.expect("操作/补充>")
     repl.type("\x0f")  # Ctrl+O
-    repl.expect("已展开完整计划")
+    shown = repl.expect("已展开完整计划")
+    assert LONG.strip() in shown.replace("\n", "")
     repl.expect("操作/补充>")
-    repl.type("I\r")
-    repl.expect("补充要求>")
-    repl.type("只统计 py 文件\r")
+    repl.type("只统计 py 文件\r")  # typed text + Enter: a supplement
     repl.expect("正在重新规划")
-    repl.expect("任务数: 2")
+    repl.expect("（2 个任务，2 个批次）")
     repl.expect("操作/补充>")
     repl.type("\x1b")  # ESC
     repl.expect("❯")

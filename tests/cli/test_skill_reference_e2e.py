@@ -29,7 +29,7 @@ def audit_lines(paicli_home) -> list[dict]:
 def test_without_yes_the_write_asks_and_a_run_without_a_terminal_refuses(run_paicli, server, skill, paicli_home):
     server.script = [Reply("", tool_calls=[call("save_skill_reference", ARGS, "s1")]), Reply("需要你确认。")]
     done = run_paicli("-p", "把部署经验存进 notes skill", stdin=subprocess.DEVNULL)
-    assert done.returncode == 0, done.stderr
+    assert done.returncode == 1, done.stderr  # issue 26: approvals nobody could answer fail the run
     assert done.stdout == "需要你确认。\n"
     offered = {t["function"]["name"] for t in server.requests[0]["tools"]}
     assert {"save_skill_reference", "load_skill"} <= offered

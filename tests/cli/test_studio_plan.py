@@ -57,8 +57,12 @@ def test_studio_plan_run_stops_for_review_and_runs_the_plan_on_resume(plan_studi
     client.runs.wait(thread["thread_id"], "plan", context=context,
                      input={"messages": [{"role": "user", "content": "统计项目文件然后写结论"}]})
     (pending,) = client.threads.get_state(thread["thread_id"])["interrupts"]
-    assert pending["value"]["kind"] == "plan_review" and "resume_with" in pending["value"]
-    assert "📋 计划摘要" in pending["value"]["summary"]
+    review = pending["value"]
+    assert review["kind"] == "plan_review"
+    assert [(t["id"], t["dependencies"], t["batch"]) for t in review["tasks"]] == [  # issue 26: data, not a drawing
+        ("task_1", [], 1), ("task_2", ["task_1"], 2)]
+    assert review["resume"]["execute"] == {"action": "execute"} and "re-plan" in review["meanings"]["supplement"]
+    assert "用 'resume' 中的一个值恢复运行" in review["help"] and "Resume" in review["help"]
 
     client.runs.wait(thread["thread_id"], "plan", context=context, command={"resume": {pending["id"]: "run"}})
     values = client.threads.get_state(thread["thread_id"])["values"]

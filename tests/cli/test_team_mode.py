@@ -36,7 +36,7 @@ def test_team_command_runs_the_team_and_a_follow_up_react_turn_sees_its_result(r
     done = run_paicli("-p", f"/team {GOAL}", "--session", "s-team")
     assert done.returncode == 0, done.stderr
     assert routes.left() == {}
-    assert "👥 使用 Multi-Agent 协作模式" in done.stderr
+    assert "👥 使用多 Agent 协作模式" in done.stderr
     assert done.stdout.strip() == DONE
     labels = {(e["mode"], e["actor"]) for e in ledger_lines(paicli_home, "s-team")}
     assert {("team", "orchestrator"), ("team", "planner"), ("team", "worker-1"), ("team", "worker-2")} <= labels

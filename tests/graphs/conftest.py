@@ -47,7 +47,8 @@ class Harness:
             graph_input, self.config, context=self.context, stream_mode=["updates", "custom"], subgraphs=True
         ):
             if _mode == "custom":
-                self.notices.append(data["notice"])
+                if "notice" in data:  # other events: a unit starting, the planner's token usage
+                    self.notices.append(data["notice"])
                 continue
             for i in data.get("__interrupt__", ()):
                 found[i.id] = i

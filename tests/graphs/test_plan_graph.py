@@ -4,6 +4,7 @@ order): DAG shapes, a failing task among parallel ones, replan, skip, review, ap
 from __future__ import annotations
 
 import asyncio
+import json
 
 import pytest
 from langchain_core.exceptions import LangChainException
@@ -130,9 +131,12 @@ async def test_review_shows_the_plan_and_executes_on_enter(project, answer):
                                           task_key("甲"): [ai("1")], task_key("乙"): [ai("2")]})
     h = PlanHarness(model, project, review=True)
     [stop] = await h.run(GOAL)
-    assert stop.value["kind"] == "plan_review" and "resume_with" in stop.value
-    assert "📋 计划摘要" in stop.value["summary"] and "并行批次: 2" in stop.value["summary"]
-    assert "task_2 [ANALYSIS] 依赖: task_1" in stop.value["plan"]
+    assert stop.value["kind"] == "plan_review"
+    assert stop.value["tasks"] == [  # issue 26: the plan as data
+        {"id": "task_1", "description": "甲", "type": "ANALYSIS", "dependencies": [], "batch": 1},
+        {"id": "task_2", "description": "乙", "type": "ANALYSIS", "dependencies": ["task_1"], "batch": 2}]
+    assert set(stop.value["resume"]) == set(stop.value["meanings"]) == {"execute", "cancel", "supplement"}
+    assert "Ctrl" not in json.dumps(stop.value, ensure_ascii=False)  # no terminal keys in the data
     assert await h.resume({stop.id: answer}) == []
     assert await h.outcome() == "✅ 计划执行完成！\n[task_2] 2"
 
@@ -156,7 +160,7 @@ async def test_review_supplement_replans_with_it_and_asks_again(project):
     [first] = await h.run(GOAL)
     [second] = await h.resume({first.id: "顺便跑测试"})
     assert "📝 已收到补充要求，正在重新规划..." in h.notices
-    assert "任务数: 2" in second.value["summary"]
+    assert [t["description"] for t in second.value["tasks"]] == ["甲", "跑测试"]
     await h.resume({second.id: ""})
     assert await h.outcome() == "✅ 计划执行完成！\n[task_2] 全绿"
     model.assert_consumed()

@@ -41,7 +41,8 @@ class Team:
                 {"messages": [HumanMessage(goal)]}, self.config, context=self.context,
                 stream_mode=["updates", "custom"], subgraphs=True):
             if mode == "custom":
-                self.notices.append(data["notice"])
+                if "notice" in data:  # other events: a unit starting, the planner's token usage
+                    self.notices.append(data["notice"])
         return dict((await self.graph.aget_state(self.config)).values)
 
     def requests(self, key: str) -> list[list[Any]]:

@@ -16,10 +16,10 @@ def test_token_numbers_are_abbreviated_like_the_reference():
 
 def test_context_report_matches_the_reference_layout():
     lines = render_context(usage())
-    assert lines[1] == "📊 Context Usage   glm-5.1 (glm)   window: 128.0k"
+    assert lines[1] == "📊 上下文占用   glm-5.1 (glm)   窗口: 128.0k"
     assert lines[3] == "  [" + "█" * 6 + "░" * 24 + "]  21%  (27.4k / 128.0k)"
-    assert "    System prompt:         3.1k  ( 2.4%)  [1 条]" in lines
-    assert "    Conversation:         18.3k  (14.3%)  [42 条]" in lines
+    assert "    系统提示词:            3.1k  ( 2.4%)  [1 条]" in lines
+    assert "    对话:                 18.3k  (14.3%)  [42 条]" in lines
     assert "  压缩阈值: 95.0k (74%)   距压缩还有: 67.6k" in lines
     assert "  旧工具结果清理: 57.0k 触发，保留最近 3 条" in lines
     assert "  自动压缩: 完整摘要（Session Memory 实验开关关闭）" in lines
@@ -38,7 +38,7 @@ def test_the_mcp_resource_index_line_tells_the_truth_on_a_large_window():
 
 def test_the_skill_index_and_injected_bodies_have_rows_of_their_own():
     lines = render_context(usage(skill_index_tokens=120, skill_body_tokens=2_400, skill_bodies=2))
-    assert "    Skills index:           120  ( 0.1%)" in lines
-    assert "    Skill bodies:          2.4k  ( 1.9%)  [2 条]" in lines
-    assert lines.index("    Skill bodies:          2.4k  ( 1.9%)  [2 条]") > lines.index(
-        "    Conversation:         18.3k  (14.3%)  [42 条]")
+    assert "    Skill 索引:             120  ( 0.1%)" in lines
+    assert "    Skill 正文:            2.4k  ( 1.9%)  [2 条]" in lines
+    assert lines.index("    Skill 正文:            2.4k  ( 1.9%)  [2 条]") > lines.index(
+        "    对话:                 18.3k  (14.3%)  [42 条]")

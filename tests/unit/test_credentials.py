@@ -102,7 +102,7 @@ def test_harmless_dotenv_settings_work_with_the_users_key(tmp_path):
 
 def test_no_key_at_all_is_left_to_the_missing_key_message(tmp_path):
     s = load(tmp_path, dotenv={"PAICLI_BASE_URL": URL})
-    with pytest.raises(ConfigError, match="no API key"):
+    with pytest.raises(ConfigError, match="没有 .* 的 API key"):
         s.require_key()
 
 

@@ -230,7 +230,8 @@ def test_the_session_title_is_the_first_user_message_trimmed():
     fold.add(make_event("s", 2, "user", mode="plan", actor="agent", source="x", message={"role": "user", "content": "second"}))
     summary = fold.summary("s")
     assert summary["title"].startswith("修复 xxx") and len(summary["title"]) == 60 and summary["title"].endswith("…")
-    assert summary["mode"] == "plan" and summary["messages"] == 3
+    # issue 26: the count is the conversation's (what /resume then shows), not a Plan run's messages
+    assert summary["mode"] == "plan" and summary["messages"] == 1
 
 
 # -- view_checkpoint records as changes on the parent's ----------------------------------------------

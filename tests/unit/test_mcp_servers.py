@@ -112,8 +112,8 @@ async def test_a_server_that_cannot_start_is_failed_and_the_others_run(tmp_path)
         assert servers.status_label() == "MCP 1/2"
         lines: list[str] = []
         await commands.handle("/mcp", _App(servers), lines.append)
-        assert any("gone" in line and "failed" in line for line in lines)
-        assert any("demo" in line and "ready" in line and "4 个工具" in line for line in lines)
+        assert any("gone" in line and "失败" in line for line in lines)
+        assert any("demo" in line and "就绪" in line and "4 个工具" in line for line in lines)
     finally:
         servers.close()
 

@@ -18,12 +18,12 @@ async def test_team_with_a_goal_starts_a_run_and_without_one_makes_the_next_inpu
     said, app = [], App(Args())
     assert (await commands.handle("/team 汇总两个文件", app, said.append)).run == ("team", "汇总两个文件")
     assert (await commands.handle("/TEAM", app, said.append)).run is None
-    assert said == ["👥 下一条任务将使用 Multi-Agent 协作模式（规划者 + 执行者 + 检查者），输入任务前按 ESC 可取消，执行完成后自动回到默认 ReAct。"]
+    assert said == ["👥 下一条任务将使用多 Agent 协作模式（规划者 + 执行者 + 检查者），输入任务前按 ESC 可取消，执行完成后自动回到默认 ReAct。"]
     assert app.mode_for_input() == "team" and app.mode_for_input() == "react"  # the next input only
     assert "/team" in commands.NAMES and any(d.startswith("/team") for d, _ in commands.HELP)
 
 
 def test_team_is_registered_with_the_shared_runner():
     assert MODE_SPECS["team"].actor == "orchestrator"
-    assert MODE_BANNERS["team"] == "👥 使用 Multi-Agent 协作模式"
+    assert MODE_BANNERS["team"] == "👥 使用多 Agent 协作模式"
     assert CANCELLED["team"] == "⏹️ 已取消当前多 Agent 任务。"

@@ -2,8 +2,10 @@
 
 One JSON line per call in ``<dir>/audit-YYYY-MM-DD.jsonl``; the caller resolves ``dir``
 (``PAICLI_AUDIT_DIR`` or ``$PAICLI_HOME/audit``, read by settings). Line fields:
-``timestamp, tool, args, outcome (allow|deny|error), reason, approver, durationMs`` and an
-optional ``metadata`` object. Every text field is sanitised, then cut to 1 000 characters.
+``timestamp, tool, args, outcome (allow|deny|error|cancelled), reason, approver, durationMs`` and an
+optional ``metadata`` object. ``args`` are the arguments that ran; when the user edited them, the
+model's proposal is ``metadata.proposedArgs`` (issue 26). ``cancelled``: Ctrl-C while the call
+was put to the user, or while it ran. Every text field is sanitised, then cut to 1 000 characters.
 
 Audited tools (``is_audited``): those that change files or memory or reach outside the
 project, i.e. ``write_file, edit_file, execute_command, save_memory, web_fetch,
@@ -158,6 +160,8 @@ def _entry_lines(entry: dict[str, Any]) -> list[str]:
     if entry.get("reason"):
         lines.append(f"        原因: {entry['reason']}")
     metadata = entry.get("metadata")
+    if isinstance(metadata, dict) and metadata.get("proposedArgs"):
+        lines.append(f"        模型原参数（已由用户修改）: {_target(metadata['proposedArgs'])}")
     if isinstance(metadata, dict) and metadata.get("mode"):
         extra = "".join(f", {k}={v}" for k, v in metadata.items() if k != "mode")
         lines.append(f"        浏览器: mode={metadata['mode']}{extra}")

@@ -1,0 +1,48 @@
+"""What a command printed and what an edit changed, shown under the call (issue 26 "show,
+don't paraphrase"): folded and bounded, so a long output or file costs a few lines on screen.
+Plain functions on the call's arguments and its result text; the printer makes them inert
+(``paicli.terminal``)."""
+
+from __future__ import annotations
+
+import difflib
+import re
+from typing import Any
+
+LAST_LINES = 5  # a command's output: the last lines shown
+DIFF_LINES = 8  # an edit or a write: the diff lines shown
+LINE_CHARS = 160
+_EXIT = re.compile(r"^命令执行完成 \(exit code: (-?\d+)\)$")  # tools/shell.py's first line
+
+
+def _cut(line: str) -> str:
+    return line if len(line) <= LINE_CHARS else line[:LINE_CHARS] + "…"
+
+
+def command_preview(result: str) -> list[str]:
+    """``execute_command``'s result: the exit code, then the last lines of what it printed."""
+    first, _, output = result.partition("\n")
+    match = _EXIT.match(first.strip())
+    if match is None:
+        return []
+    lines = output.rstrip("\n").splitlines()
+    shown = [f"    │ {_cut(line)}" for line in lines[-LAST_LINES:]]
+    left = f"，前 {len(lines) - LAST_LINES} 行未显示" if len(lines) > LAST_LINES else ""
+    return [f"    ⎿ exit code {match.group(1)} · 输出 {len(lines)} 行{left}", *shown]
+
+
+def edit_preview(name: str, args: Any) -> list[str]:
+    """``edit_file``'s replacement or ``write_file``'s content as a compact diff."""
+    if not isinstance(args, dict):
+        return []
+    if name == "edit_file":
+        old, new = str(args.get("old_text") or ""), str(args.get("new_text") or "")
+        body = [line for line in difflib.unified_diff(old.splitlines(), new.splitlines(), lineterm="", n=1)
+                if not line.startswith(("---", "+++", "@@"))]
+    elif name == "write_file":
+        body = ["+" + line for line in str(args.get("content") or "").splitlines()]
+    else:
+        return []
+    shown = [f"    │ {_cut(line)}" for line in body[:DIFF_LINES]]
+    left = [f"    │ …（其余 {len(body) - DIFF_LINES} 行未显示）"] if len(body) > DIFF_LINES else []
+    return [*shown, *left]
