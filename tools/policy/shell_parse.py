@@ -17,11 +17,11 @@ command is dangerous (a script that was already there is not refused for a doubt
 from __future__ import annotations
 
 import os
-import shlex
 from dataclasses import dataclass, field, replace
 from typing import Any
 
 from tools.base import PolicyError
+from tools.policy.shell_quote import expand
 from tools.policy.shell_words import SHELLS, STDIN_SCRIPTS, Simple, Word, has_braces, literal_output, script_source, unwrap
 
 
@@ -185,25 +185,16 @@ class _Walker:
 
     def word(self, node: Any, scope: Scope) -> Word:
         raw = self.source[node.pos[0]:node.pos[1]]
-        known, inner, text = True, None, unquote(raw, node.word)
+        text, known, shape = expand(raw, scope.home, scope.cwd)
+        inner = None
         for part in _descendants(node):
             if part.kind in ("commandsubstitution", "processsubstitution"):
                 start = len(self.out.simples)
                 self.node(part.command, scope.copy())
                 inner = (*(inner or ()), *self.out.simples[start:])
-            elif part.kind == "parameter":
-                name = getattr(part, "value", None)  # bashlex leaves $'…' and $"…" without one
-                value = {"HOME": scope.home, "PWD": scope.cwd}.get(name or "")
-                known = known and value is not None
-                if value is not None:
-                    text = text.replace("${%s}" % name, value).replace("$" + name, value)
-            elif part.kind == "tilde":
-                known = known and part.value == "~" and scope.home is not None
-                if known and text.startswith("~"):  # not X=~/bin: only a leading ~ names a target
-                    text = scope.home + text[1:]
-        # bashlex drops the backslash of "\x" although bash keeps it: remember there was one
+        # echo -e / printf may decode what a backslash spelled: remember there was one
         escaped = "\\" in raw
-        return Word(text, known and inner is None and not has_braces(text), inner, escaped)
+        return Word(text, known and inner is None and not has_braces(shape), inner, escaped)
 
     def assignment(self, node: Any, scope: Scope) -> None:
         if node.word.startswith("HOME="):
@@ -222,15 +213,6 @@ class _Walker:
         if node.type not in ("<", "<<<"):
             self.out.simples.append(Simple((Word(">"), word), scope.cwd, scope.home, at=self.at))
         return word if node.type == "<<<" else None
-
-
-def unquote(raw: str, fallback: str) -> str:
-    """Quote removal by shlex: bashlex gets mixed quoting wrong ('a'"'"'b' is a'b)."""
-    try:
-        words = shlex.split(raw)
-    except ValueError:
-        return fallback
-    return words[0] if len(words) == 1 else fallback
 
 
 def _descendants(node: Any) -> list[Any]:
