@@ -28,6 +28,7 @@ from dataclasses import dataclass
 
 from tools.base import PolicyError
 from tools.policy.command_rules import FORK_BOMB, judge, location, piped_script
+from tools.policy.recipes import make_commands, npm_commands
 from tools.policy.script_files import Refused, Run, read, runs
 from tools.policy.shell_parse import Doubt, Parsed, parse
 
@@ -76,6 +77,9 @@ def _judge_file(run: Run, source: str, j: _Judge, depth: int) -> None:
         if not os.path.exists(run.path) and _mentions(source, os.path.basename(run.path)) > 1:
             raise Refused(WRITTEN_HERE.format(run.shown))
         return
+    if run.how in ("make", "npm"):
+        _judge_recipes(run, text, j, depth)
+        return
     out, readable = _parsed(text, run.cwd, run.home)
     if not readable:  # syntax bashlex lacks: judged line by line
         _judge_lines(run, text, j, depth)
@@ -89,18 +93,51 @@ def _judge_file(run: Run, source: str, j: _Judge, depth: int) -> None:
         raise Refused(MOVES.format(run.shown))
 
 
-def _judge_part(run: Run, text: str, part: Parsed, start: int, j: _Judge, depth: int, offset: int = 0) -> None:
+def _judge_part(run: Run, text: str, part: Parsed, start: int, j: _Judge, depth: int, offset: int = 0,
+                where: Callable[[int], str] | None = None) -> None:
     """One top-level command of a script: its rules, then the scripts it runs. Positions in
-    ``part`` are ``offset`` characters into ``text`` (a line parsed alone)."""
+    ``part`` are ``offset`` characters into ``text`` (a line parsed alone); ``where``, when
+    given, names the line instead (a recipe is not the text of its file)."""
+    def at_(at: int) -> str:
+        return where(at) if where else _at(run, text, offset + at)
+
     for reason, at in _reasons(part, j.root, start):
         if run.fresh or not isinstance(reason, Doubt):
-            raise Refused(reason, (_at(run, text, offset + at),))
+            raise Refused(reason, (at_(at),))
     for simple in part.simples:
         try:
             for inner in runs(simple, j.root, j.started, run.fresh):
                 _judge_file(inner, text, j, depth + 1)
         except Refused as refused:
-            raise refused.within(_at(run, text, offset + simple.at)) from None
+            raise refused.within(at_(simple.at)) from None
+
+
+def _judge_recipes(run: Run, text: str, j: _Judge, depth: int) -> None:
+    """The command lines a Makefile or package.json runs (``tools.policy.recipes``), each
+    judged like a line of a script in the same file, in the directory make / npm runs it."""
+    lines = text.split("\n")
+    try:
+        if run.how == "make":
+            goals = [t for t in run.targets if "=" not in t]
+            assigned = dict(t.split("=", 1) for t in run.targets if "=" in t)
+            commands = make_commands(text, goals, assigned, run.cwd or "")
+        else:
+            commands = npm_commands(text, list(run.targets))
+    except ValueError:  # not JSON: npm refuses to run it
+        return
+    for number, command in commands:
+        shown = lines[number - 1] if run.how == "make" and number <= len(lines) else command  # npm: the script
+        here = AT.format(run.shown, number, _excerpt(shown))
+        out, readable = _parsed(command, run.cwd, run.home)
+        if not readable:
+            reason = j.unparseable(command)
+            if reason and (run.fresh or not isinstance(reason, Doubt)):
+                raise Refused(reason, (here,))
+            continue
+        if run.fresh and out.doubts:
+            raise Refused(out.doubts[0][2], (here,))
+        for start, part in _by_top(out):
+            _judge_part(run, command, part, start, j, depth, where=lambda _at, here=here: here)
 
 
 def _reasons(part: Parsed, root: str, start: int) -> Iterator[tuple[str, int]]:

@@ -67,7 +67,7 @@ class _Scanner:
         while self.i < len(raw):
             c = raw[self.i]
             if self.i in tilde_at and c == "~":
-                self._tilde()
+                self._tilde(assignment is not None)
                 continue
             if c == "\\":
                 self._backslash_unquoted()
@@ -95,11 +95,13 @@ class _Scanner:
                 if c == ":" and assignment and self.i > assignment.end():
                     tilde_at.add(self.i)
 
-    def _tilde(self) -> None:
+    def _tilde(self, assignment: bool) -> None:
         raw, start = self.raw, self.i
         end = start + 1
-        while end < len(raw) and raw[end] not in ":/":  # bash ends a tilde prefix at either
+        while end < len(raw) and raw[end] not in ":/":
             end += 1
+        if end < len(raw) and raw[end] == ":" and not assignment:
+            self.known = False  # bash ends `~:x` at the colon or not, depending on quotes elsewhere
         prefix = raw[start + 1:end]
         if prefix == "" and self.home is not None:
             value = self.home
