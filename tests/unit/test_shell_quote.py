@@ -35,7 +35,8 @@ def bash_words(words: str, cwd: str) -> list[str]:
 
 
 def guard_words(words: str, cwd: str) -> list[tuple[str, bool]]:
-    simple = parse("printf '%s\\0' " + words, cwd, HOME).simples[0]
+    # the last one: bashlex also sees $(…) inside $'…' and walks it first (a needless doubt)
+    simple = [s for s in parse("printf '%s\\0' " + words, cwd, HOME).simples if s.name == "printf"][-1]
     return [(w.text, w.known) for w in simple.args[1:]]
 
 

@@ -228,12 +228,14 @@ def _nearest(directory: str, name: str) -> list[str]:
             return [os.path.join(current, name)]
         parent = os.path.dirname(current)
         if parent == current:
-            return []
+            return [os.path.join(directory, name)]  # none yet: the one this command may write
         current = parent
 
 
 def _first(directory: str, names: tuple[str, ...]) -> list[str]:
-    return next(([os.path.join(directory, n)] for n in names if os.path.isfile(os.path.join(directory, n))), [])
+    """The first of ``names`` in ``directory``; none yet: all of them (the command may write one)."""
+    paths = [os.path.join(directory, n) for n in names]
+    return next(([p] for p in paths if os.path.isfile(p)), paths)
 
 
 def _listing(directory: str) -> list[str]:

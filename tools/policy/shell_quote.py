@@ -102,7 +102,7 @@ class _Scanner:
             end += 1
         if end < len(raw) and raw[end] == ":" and not assignment:
             self.known = False  # bash ends `~:x` at the colon or not, depending on quotes elsewhere
-        prefix = raw[start + 1:end]
+        prefix = raw[start + 1:end].replace("\\\n", "")  # a line continuation is not part of it
         if prefix == "" and self.home is not None:
             value = self.home
         elif prefix == "+" and self.cwd is not None:

@@ -309,11 +309,14 @@ TAR_COMMANDS = ("--to-command", "-I", "--use-compress-program", "-F", "--info-sc
 
 
 def _tar(simple: Simple) -> list[Inner]:
-    args = simple.args
-    if args and not args[0].text.startswith("-"):  # old style: `tar xIf CMD a.tar`
-        args = (_word("-" + args[0].text, args[0].known), *args[1:])
+    args, short = simple.args, "bCfFgHIKLNTVX"
+    if args and not args[0].text.startswith("-"):  # old style: `tar xIf CMD a.tar`, values in order
+        letters = [c for c in args[0].text if c in short]
+        values = args[1:1 + len(letters)]
+        args = (*(_word("-" + c) for c in args[0].text if c not in short),
+                *(w for c, v in zip(letters, values) for w in (_word("-" + c), v)), *args[1 + len(letters):])
     long = frozenset(k for k in TAR_COMMANDS if k.startswith("--")) | {"--checkpoint-action", "--file", "--directory"}
-    opts, _ = getopt(args, "bCfFgHIKLNTVX", long, True)
+    opts, _ = getopt(args, short, long, True)
     found = _scripts(opts, TAR_COMMANDS, simple.cwd)
     for key, value in opts:
         if key == "--checkpoint-action" and value is not None and value.text.startswith("exec="):
