@@ -14,6 +14,8 @@ Where the reference was silent or too blunt:
   the project, absolute paths included, it runs; the reference refused every ``rm -rf /…``.
 - ``find`` may not start at ``/``, the home directory or an ancestor of it; ``find … -delete``
   may not delete outside the project.
+- Resolving a target reads the file system (``os.path.realpath``): the guard runs in a worker
+  thread.
 - Each reason is either a rule the command certainly breaks (a plain string) or a ``Doubt``:
   the guard cannot tell where it points (``RM_UNKNOWN``, ``chmod -R 777 $X``).
 - A shell or interpreter reading its script from a pipe is refused when anything earlier in

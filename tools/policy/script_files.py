@@ -1,8 +1,10 @@
 """Which shell script file a simple command runs, whether it is fresh, and reading it.
 
 ``bash F``, ``sh -- F``, ``source F`` / ``. F`` run F as a shell script; ``./F`` or ``dir/F``
-does when F starts with a shell shebang or has none (bash then runs it itself). Other
-interpreters (``python x.py``, ``node x.js``), compiled programs and ``make`` are not read.
+does when F starts with a shell shebang or has none (bash then runs it itself); so do the hooks
+in ``git -c core.hooksPath=DIR``. ``make`` runs its Makefile's recipes and ``npm``/``yarn``/
+``pnpm`` the scripts of the nearest package.json (``tools.policy.recipes`` says which lines).
+Other interpreters (``python x.py``, ``node x.js``) and compiled programs are not read.
 
 A script is **fresh** when it was written or changed since this process started (its mtime or
 ctime is at or after ``PROCESS_STARTED``; the ctime cannot be set back, so ``touch -d`` does not

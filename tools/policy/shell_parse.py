@@ -2,10 +2,14 @@
 
 ``parse`` walks bashlex's syntax tree and returns every simple command that would run: in
 lists, pipelines, subshells, ``{ }`` groups, loops, function bodies, ``$(…)`` and ``<(…)``,
-``bash -c`` strings and literal text fed to a shell's stdin (parsed again, recursively), behind
-wrappers (``env``, ``nice``, ``xargs``, ``find -exec`` …). Words arrive quote-removed
-(bashlex does that), with ``~``, ``$HOME`` and ``$PWD`` expanded when known; ``cd`` is
-followed through a list, so ``cd ~ && rm -rf ./*`` runs ``rm`` in the home directory.
+``bash -c`` strings and literal text fed to a shell's or ``source``'s stdin (parsed again,
+recursively), behind wrappers (``env``, ``nice``, ``xargs``, ``find -exec``, ``flock`` …, see
+``shell_words.unwrap``), ``trap`` actions (judged where they are set and again where the text
+ends, as an EXIT trap runs), aliases defined earlier (always expanded, whatever
+``expand_aliases`` says) and the file ``BASH_ENV=F`` / ``ENV=F`` name (a ``source F``).
+bashlex finds the words; ``shell_quote.expand`` reads each from its source text as bash does
+(quote removal, ``~``, ``$HOME`` and ``$PWD`` when known); ``cd`` is followed through a list,
+so ``cd ~ && rm -rf ./*`` runs ``rm`` in the home directory.
 
 It never touches the file system (it runs on the event loop, where ``langgraph dev`` refuses
 blocking calls) and never runs anything. A command whose name is computed (``$(…)``, backticks,
