@@ -19,7 +19,7 @@ from hypothesis import strategies as st
 from tools.policy.command_rules import RM
 from tools.policy.guards import CommandGuard
 from tools.policy.shell_parse import parse
-from tools.policy.shell_quote import expand
+from tools.policy.shell_quote import expand, heredoc
 
 HOME = "/home/dev"
 BASH = shutil.which("bash")
@@ -150,3 +150,18 @@ def test_escaped_expansions_inside_nested_shells_are_refused(command):
 def test_a_single_quoted_backslash_dollar_stays_a_literal_name():
     # bash -c 'rm -rf \$HOME' removes a file named "$HOME" in the project: the inner shell sees \$
     assert CommandGuard.refusal("bash -c 'rm -rf \\$HOME'", "/srv/project", HOME) is None
+
+
+@pytest.mark.parametrize("body", ["rm -rf \\$HOME", "a\\\\b", 'a\\"b', "x\\\ny", "\\`id\\`", "\\x \\n", "'\\$'",
+                                  "rm -rf \\\\$HOME", "${HOME}x $PWD \\\\${HOME}"])
+def test_a_here_document_reads_as_bash_reads_it(tmp_path, body):
+    env = {"HOME": HOME, "PATH": os.environ.get("PATH", "/usr/bin:/bin")}
+    done = subprocess.run([BASH, "--norc", "-c", f"cat <<EOF\n{body}\nEOF\n"], cwd=tmp_path, env=env,
+                          capture_output=True, text=True, check=True, timeout=10)
+    assert heredoc(body, HOME, str(tmp_path)) + "\n" == done.stdout
+
+
+def test_an_escaped_home_in_a_here_document_fed_to_a_shell_is_refused():
+    assert CommandGuard.refusal("bash <<EOF\nrm -rf \\$HOME\nEOF\n", "/srv/project", HOME) == RM
+    # \\ is a backslash and $HOME still expands: the inner shell reads rm -rf \/home/dev
+    assert CommandGuard.refusal("sh <<EOF\nrm -rf \\\\$HOME\nEOF\n", "/srv/project", HOME) == RM

@@ -28,6 +28,7 @@ from typing import Any
 
 from tools.base import PolicyError
 from tools.policy.shell_quote import expand
+from tools.policy.shell_quote import heredoc as read_heredoc
 from tools.policy.shell_words import (SHELLS, STDIN_NAMES, STDIN_SCRIPTS, Simple, Word, has_braces, literal_output,
                                       script_file, script_source, trap_action, unwrap)
 
@@ -290,7 +291,9 @@ class _Walker:
         """Walks a redirect's target; returns the literal text it feeds to stdin, if any."""
         heredoc = getattr(node, "heredoc", None)
         if heredoc is not None:
-            return Word(heredoc.value.rsplit("\n", 1)[0] if "\n" in heredoc.value else "")
+            # bashlex reads only an unquoted delimiter (<<'EOF' is left to the text rules)
+            body = heredoc.value.rsplit("\n", 1)[0] if "\n" in heredoc.value else ""
+            return Word(read_heredoc(body, scope.home, scope.cwd))
         target = node.output
         if getattr(target, "kind", None) != "word":
             return None

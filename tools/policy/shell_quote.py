@@ -244,6 +244,25 @@ class _Scanner:
         self.i = j + 1
 
 
+def heredoc(body: str, home: str | None, cwd: str | None) -> str:
+    """The text of a here-document whose delimiter is unquoted, as its reader gets it: ``\\$``,
+    ``\\```, ``\\\\`` lose their backslash, a backslash-newline disappears (``\\"`` stays), and
+    ``$HOME`` / ``$PWD`` expand when known, in the same pass (``\\\\$HOME`` is a backslash and the
+    home directory). Other expansions stay as written: the shell reading the text sees them as
+    expansions again, values the guard cannot know."""
+    def one(match: re.Match[str]) -> str:
+        escaped, name = match.group(1), match.group(2) or match.group(3)
+        if escaped is not None:
+            return "" if escaped == "\n" else escaped
+        value = {"HOME": home, "PWD": cwd}.get(name)
+        return value if value is not None else match.group(0)
+
+    return _HEREDOC.sub(one, body)
+
+
+_HEREDOC = re.compile(r"\\([$`\\\n])|\$\{(HOME|PWD)\}|\$(HOME|PWD)(?![A-Za-z0-9_])")
+
+
 def _matching(raw: str, start: int, opening: str = "(", closing: str = ")") -> int:
     """The index after the bracket matching ``raw[start]``, skipping quoted text."""
     depth, j = 0, start
