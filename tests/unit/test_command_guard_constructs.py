@@ -17,6 +17,7 @@ import pytest
 from tools.policy.command_rules import PIPE, RM, RM_UNKNOWN, SUDO
 from tools.policy.guards import CommandGuard
 from tools.policy.script_files import CLOCK_SLACK, UNKNOWN
+from tools.policy.scripts import ALIASES
 from tools.policy.shell_parse import COMPUTED, DECODED, HIDDEN_NAME
 
 ROOT = "/srv/project"
@@ -76,6 +77,11 @@ DANGEROUS = [
     ("git -c filter.x.smudge='rm -rf ~' checkout .", RM),
     ("git -c credential.helper='!sudo cat' push", SUDO),
     ("git --config-env=alias.x=EVIL x", COMPUTED),
+    # git config stores them for later commands
+    ("git config core.pager 'rm -rf ~'", RM),
+    ("git config --global alias.x '!sudo ls'", SUDO),
+    ("git config set core.sshCommand \"$X\"", COMPUTED),
+    ("alias x='rm -rf ~'", RM),  # an alias is judged where it is defined, as a function body is
 ]
 
 LEGITIMATE = [
@@ -100,6 +106,9 @@ LEGITIMATE = [
     "git -c credential.helper=store push",
     "git status",
     "git -c core.editor=true commit -m x",
+    "git config user.name 'rm -rf ~'",
+    "git config --get core.pager",
+    "git config alias.st status",
 ]
 
 
@@ -148,3 +157,17 @@ def test_fresh_hooks_outside_the_project_are_refused_and_old_ones_are_not_read(r
     later = time.time() + CLOCK_SLACK + 1
     assert CommandGuard.refusal(f"git -c core.hooksPath={home}/hooks push", str(root), str(home), later) is None
     assert os.path.exists(home / "hooks" / "pre-push")
+
+
+def test_a_fresh_sourced_script_that_defines_aliases_is_refused(root, home):
+    write(root / "aliases.sh", "alias x='rm -rf'\n")
+    assert CommandGuard.refusal("shopt -s expand_aliases; source aliases.sh; x ~", str(root), str(home)) == \
+        ALIASES.format("aliases.sh")
+    later = time.time() + CLOCK_SLACK + 1
+    assert CommandGuard.refusal("source aliases.sh; ls", str(root), str(home), later) is None  # ~/.bashrc-like
+
+
+def test_git_config_core_hooks_path_reads_the_hooks(root, home):
+    write(root / "hooks" / "pre-commit", "#!/bin/sh\nsudo ls\n")
+    assert CommandGuard.refusal("git config core.hooksPath hooks", str(root), str(home)) == \
+        f"{SUDO}（脚本 hooks/pre-commit 第 2 行: sudo ls）"

@@ -41,6 +41,7 @@ AT = "脚本 {} 第 {} 行: {}"
 TOO_DEEP = Doubt("脚本调用脚本超过 {} 层，无法检查".format(MAX_DEPTH))
 WRITTEN_HERE = "脚本 {} 由同一条命令生成，运行前无法检查：请先写好脚本，再单独运行"
 MOVES = "被 source 的脚本 {} 会改变当前目录或 HOME，之后的命令无法检查"
+ALIASES = "被 source 的脚本 {} 定义了别名，之后的命令无法检查"
 
 Unparseable = Callable[[str], "str | None"]  # the guard's verdict on text bashlex cannot parse
 
@@ -91,6 +92,8 @@ def _judge_file(run: Run, source: str, j: _Judge, depth: int) -> None:
         _judge_part(run, text, part, start, j, depth)
     if run.how == "source" and _moves(out, run):
         raise Refused(MOVES.format(run.shown))
+    if run.how == "source" and run.fresh and out.aliases:
+        raise Refused(ALIASES.format(run.shown))
 
 
 def _judge_part(run: Run, text: str, part: Parsed, start: int, j: _Judge, depth: int, offset: int = 0,

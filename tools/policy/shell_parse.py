@@ -68,6 +68,7 @@ class Parsed:
     tops: list[tuple[int, int, int, int]] = field(default_factory=list)
     at: int = 0
     cwd: str | None = None  # where the text leaves the shell (``source`` runs it in the caller's shell)
+    aliases: tuple[str, ...] = ()  # aliases it leaves defined (``source`` makes them the caller's)
     home: str | None = None
     # With ``lenient``: each top-level command the walk gave up on, (its start, where, the Doubt)
     doubts: list[tuple[int, int, str]] = field(default_factory=list)
@@ -81,7 +82,7 @@ def parse(command: str, cwd: str | None, home: str | None, out: Parsed | None = 
     command, so the rest of a script is still judged."""
     walker, scope = _Walker(out, lenient), Scope(cwd, home)
     walker.text(command, scope, 0)
-    walker.out.cwd, walker.out.home = scope.cwd, scope.home
+    walker.out.cwd, walker.out.home, walker.out.aliases = scope.cwd, scope.home, tuple(scope.aliases)
     return walker.out
 
 
@@ -207,6 +208,7 @@ class _Walker:
                 alias, eq, value = word.text.partition("=")
                 if eq and not alias.startswith("-"):
                     scope.aliases[alias] = Word(value, word.known)
+                    self.script(scope.aliases[alias], scope.copy())  # judged where it is defined too
         elif simple.name == "unalias":
             for word in simple.args:
                 scope.aliases = {} if word.text == "-a" else {k: v for k, v in scope.aliases.items() if k != word.text}

@@ -336,7 +336,8 @@ GIT_CONFIG_ENV = "git --config-env 的值来自环境变量，无法检查"
 
 
 def git_settings(simple: Simple) -> list[tuple[str, Word]]:
-    """The ``-c key=value`` settings before git's subcommand, keys in lower case."""
+    """The ``-c key=value`` settings before git's subcommand and what ``git config [set] KEY
+    VALUE`` stores (later git commands use it), keys in lower case."""
     found, args, i = [], simple.args, 0
     while i < len(args) and args[i].text.startswith("-"):
         text = args[i].text
@@ -354,7 +355,34 @@ def git_settings(simple: Simple) -> list[tuple[str, Word]]:
         env = text.startswith("--config-env")
         found.append((key.lower(), _word(value, pair.known and not env)))
         i += 1
+    if i < len(args) and args[i].text == "config":
+        found.extend(_git_config(args[i + 1:]))
     return found
+
+
+_CONFIG_VALUE_OPTIONS = frozenset({"-f", "--file", "--blob", "--type", "--default", "--comment", "--value"})
+_CONFIG_READS = frozenset({"--get", "--get-all", "--get-regexp", "--get-urlmatch", "--get-color", "--get-colorbool",
+                           "-l", "--list", "--unset", "--unset-all", "--remove-section", "--rename-section", "-e",
+                           "--edit"})
+
+
+def _git_config(args: tuple[Word, ...]) -> list[tuple[str, Word]]:
+    operands, i = [], 0
+    while i < len(args):
+        text = args[i].text
+        if text in _CONFIG_READS:
+            return []
+        if text in _CONFIG_VALUE_OPTIONS:
+            i += 2
+            continue
+        if not text.startswith("-"):
+            operands.append(args[i])
+        i += 1
+    if operands and operands[0].text == "set":
+        operands = operands[1:]
+    elif operands and operands[0].text in ("get", "list", "unset", "rename-section", "remove-section", "edit"):
+        return []
+    return [(operands[0].text.lower(), operands[1])] if len(operands) >= 2 else []
 
 
 def _git(simple: Simple) -> list[Inner]:
