@@ -19,6 +19,7 @@ from tools.policy.guards import CommandGuard
 from tools.policy.recipes import make_commands, npm_commands
 from tools.policy.script_files import CLOCK_SLACK, UNKNOWN
 from tools.policy.scripts import WRITTEN_HERE
+from tools.policy.shell_parse import COMPUTED
 
 MAKEFILE = """\
 # a project's Makefile
@@ -120,6 +121,23 @@ def test_a_makefile_written_by_the_same_command_is_refused(root, home):
     assert refusal("printf 'x:\\n\\trm -rf ~\\n' > Makefile && make x", root, home) == WRITTEN_HERE.format("Makefile")
 
 
+def test_included_makefiles_are_read_where_they_stand(root, home):
+    write(root / "Makefile", "-include config.mk\nbuild:\n\techo building\n")
+    write(root / "config.mk", "# local settings\nbuild: prepare\nprepare:\n\trm -rf ~\n")
+    assert refusal("make", root, home) == f"{RM}（脚本 config.mk 第 4 行: rm -rf ~）"
+    write(root / "config.mk", "first:\n\tsudo ls\n")  # before the Makefile's own first rule: the default goal
+    assert refusal("make", root, home) == f"{SUDO}（脚本 config.mk 第 2 行: sudo ls）"
+
+
+def test_a_fresh_include_in_an_old_makefile_is_judged_strictly(root, home):
+    write(root / "Makefile", "include local.mk\nclean:\n\trm -rf $(OUT)\n")
+    time.sleep(CLOCK_SLACK + 0.3)
+    started = time.time()  # the Makefile is older than this, local.mk will be newer
+    assert refusal("make clean", root, home, started) is None  # a doubt in an old Makefile
+    write(root / "local.mk", "clean: extra\nextra:\n\t$(TOOL) --all\n")
+    assert refusal("make clean", root, home, started) == f"{COMPUTED}（脚本 local.mk 第 3 行: $(TOOL) --all）"
+
+
 def test_no_makefile_and_make_from_stdin_are_left_to_make(root, home):
     assert refusal("make all && make -f - all", root, home) is None
     assert refusal("make -f $MK", root, home) == UNKNOWN
@@ -178,7 +196,7 @@ def test_a_package_json_that_is_not_json_is_left_to_npm(root, home):
 
 def test_recipe_reading_follows_make_and_npm():
     makefile = "A = x\nB := $(A) y\nt: p\n\techo $(B) $@ $< $$HOME\np:\n\t@-echo $(UNSET)\n"
-    assert make_commands(makefile, ["t"], {}, "/w") == [(4, "echo x y t p $HOME"), (6, "echo ${__make_UNSET}")]
-    assert make_commands(makefile, ["t"], {"A": "z"}, "/w")[0] == (4, "echo z y t p $HOME")
+    assert make_commands(makefile, ["t"], {}, "/w") == [(("", 4), "echo x y t p $HOME"), (("", 6), "echo ${__make_UNSET}")]
+    assert make_commands(makefile, ["t"], {"A": "z"}, "/w")[0] == (("", 4), "echo z y t p $HOME")
     text = json.dumps({"scripts": {"prex": "a", "x": "b", "postx": "c", "y": "d"}}, indent=1)
     assert npm_commands(text, ["x"]) == [(3, "a"), (4, "b"), (5, "c")]

@@ -1,8 +1,9 @@
 """The shell command lines ``make`` and ``npm``/``yarn``/``pnpm`` would run, read from the
 Makefile or package.json, for the command guard (``tools.policy.scripts`` judges them).
 
-Pure functions over the file's text. Each returns ``(line number, command text)`` pairs, the
-line being the one a refusal names.
+Pure functions over the file's text. ``npm_commands`` returns ``(line number, command text)``
+pairs, ``make_commands`` ``((file, line number), command text)`` (file ``""``: the Makefile, else
+the name an ``include`` gave), the line being the one a refusal names.
 
 ``make_commands`` reads a Makefile the way make would for the goals given (none: the default
 goal, the first target not starting with ``.``): their recipe lines and their prerequisites'
@@ -12,7 +13,9 @@ Variables are expanded from the file's assignments and the command line's ``VAR=
 (recursively, ``MAX_EXPANSION`` deep); ``$$`` is ``$``; ``$@ $< $^ $*`` are the target's;
 ``$(HOME)``/``$(PWD)`` become the shell's ``$HOME``/``$PWD``; any other variable or function the
 file does not define becomes ``${__make_NAME}``, which the guard reads as a value it cannot know.
-Conditionals are not evaluated (every branch is read) and ``include``d files are not followed.
+Conditionals are not evaluated (every branch is read). ``include`` / ``-include`` / ``sinclude``
+of the names the caller read (``includes``, see ``include_names``) are spliced in where they
+stand, ``MAX_INCLUDES`` deep.
 
 ``npm_commands`` returns the scripts ``npm run NAME`` runs: ``preNAME``, ``NAME``, ``postNAME``.
 """
@@ -26,10 +29,14 @@ from dataclasses import dataclass, field
 
 MAX_TARGETS = 256
 MAX_EXPANSION = 10
+MAX_INCLUDES = 8  # included files read, and how deep includes nest
+
+Line = tuple[str, int]  # the file ("" for the Makefile itself, else its include name) and the line
 
 _ASSIGN = re.compile(r"^\s*(?:(?:export|override|private)\s+)*([^\s:#=!?+]+)\s*(::?=|:::=|\?=|\+=|!=|=)\s*(.*)$")
 _RULE = re.compile(r"^([^\t#:=][^:=]*?)\s*(::?)(?!=)\s*(.*)$")
-_CONDITIONAL = re.compile(r"^\s*(ifeq|ifneq|ifdef|ifndef|else|endif|include|-include|sinclude|vpath|unexport)\b")
+_CONDITIONAL = re.compile(r"^\s*(ifeq|ifneq|ifdef|ifndef|else|endif|vpath|unexport)\b")
+_INCLUDE = re.compile(r"^\s*(-include|sinclude|include)\s+(.*)$")
 _BUILTIN = {"MAKE": "make", "RM": "rm -f", "CC": "cc", "CXX": "g++", "AR": "ar", "SHELL": "/bin/sh", "MAKEFLAGS": "",
             "HOME": "$HOME", "PWD": "$PWD", "MAKECMDGOALS": ""}
 
@@ -38,13 +45,24 @@ _BUILTIN = {"MAKE": "make", "RM": "rm -f", "CC": "cc", "CXX": "g++", "AR": "ar",
 class _Rule:
     targets: list[str]
     prereqs: list[str]
-    recipe: list[tuple[int, str]] = field(default_factory=list)
+    recipe: list[tuple[Line, str]] = field(default_factory=list)
 
 
-def make_commands(text: str, goals: list[str], assigned: dict[str, str], directory: str) -> list[tuple[int, str]]:
+def include_names(text: str) -> list[str]:
+    """The files a Makefile's ``include`` lines name literally (no variables, no globs)."""
+    names = []
+    for _, line in _logical_lines(text, ""):
+        match = None if line.startswith("\t") else _INCLUDE.match(_strip_comment(line))
+        if match:
+            names.extend(n for n in match.group(2).split() if not re.search(r"[$*?\[]", n))
+    return names
+
+
+def make_commands(text: str, goals: list[str], assigned: dict[str, str], directory: str,
+                  includes: dict[str, str] | None = None) -> list[tuple[Line, str]]:
     variables = dict(_BUILTIN, CURDIR=directory)
-    lines = _logical_lines(text)
-    parse_time: list[tuple[int, str]] = []
+    lines = _spliced(text, "", includes or {}, ())
+    parse_time: list[tuple[Line, str]] = []
     rules: list[_Rule] = []
     oneshell = False
     in_define: str | None = None
@@ -95,8 +113,21 @@ def make_commands(text: str, goals: list[str], assigned: dict[str, str], directo
     return parse_time + _recipes(rules, [g for g in wanted if g], variables, oneshell)
 
 
-def _recipes(rules: list[_Rule], goals: list[str], variables: dict[str, str], oneshell: bool) -> list[tuple[int, str]]:
-    found: list[tuple[int, str]] = []
+def _spliced(text: str, name: str, includes: dict[str, str], within: tuple[str, ...]) -> list[tuple[Line, str]]:
+    found: list[tuple[Line, str]] = []
+    for where, line in _logical_lines(text, name):
+        match = None if line.startswith("\t") else _INCLUDE.match(_strip_comment(line))
+        if not match:
+            found.append((where, line))
+            continue
+        for included in match.group(2).split():
+            if included in includes and included not in within and len(within) < MAX_INCLUDES:
+                found.extend(_spliced(includes[included], included, includes, (*within, included)))
+    return found
+
+
+def _recipes(rules: list[_Rule], goals: list[str], variables: dict[str, str], oneshell: bool) -> list[tuple[Line, str]]:
+    found: list[tuple[Line, str]] = []
     seen: set[str] = set()
     queue = list(goals)
     while queue and len(seen) < MAX_TARGETS:
@@ -195,10 +226,10 @@ def _shell_calls(line: str) -> list[str]:
     return calls
 
 
-def _logical_lines(text: str) -> list[tuple[int, str]]:
+def _logical_lines(text: str, name: str) -> list[tuple[Line, str]]:
     """Lines with their continuations joined, each with the number of its first line. A recipe
     keeps no backslash-newline (the shell would remove it); other lines get a space."""
-    found: list[tuple[int, str]] = []
+    found: list[tuple[Line, str]] = []
     raw = text.split("\n")
     i = 0
     while i < len(raw):
@@ -208,7 +239,7 @@ def _logical_lines(text: str) -> list[tuple[int, str]]:
             nxt = raw[i]
             line = line[:-1] + (nxt[1:] if line.startswith("\t") and nxt.startswith("\t") else
                                 nxt if line.startswith("\t") else " " + nxt.lstrip())
-        found.append((number, line))
+        found.append(((name, number), line))
         i += 1
     return found
 

@@ -28,9 +28,10 @@ from dataclasses import dataclass
 
 from tools.base import PolicyError
 from tools.policy.command_rules import FORK_BOMB, judge, location, piped_script
-from tools.policy.recipes import make_commands, npm_commands
+from tools.policy.recipes import MAX_INCLUDES, include_names, make_commands, npm_commands
 from tools.policy.script_files import Refused, Run, read, runs
 from tools.policy.shell_parse import Doubt, Parsed, parse
+from tools.policy.shell_words import Simple, Word
 
 MAX_DEPTH = 3  # scripts running scripts; a deeper fresh one is refused, a pre-existing one not read
 LINE_CHARS = 60  # how much of the refused line the message quotes
@@ -116,31 +117,54 @@ def _judge_part(run: Run, text: str, part: Parsed, start: int, j: _Judge, depth:
 
 
 def _judge_recipes(run: Run, text: str, j: _Judge, depth: int) -> None:
-    """The command lines a Makefile or package.json runs (``tools.policy.recipes``), each
-    judged like a line of a script in the same file, in the directory make / npm runs it."""
-    lines = text.split("\n")
+    """The command lines a Makefile (and the files it includes) or a package.json runs
+    (``tools.policy.recipes``), each judged like a line of a script in its file, in the
+    directory make / npm runs it; a line is judged strictly when its own file is fresh."""
+    files = {"": (run, text)}
     try:
         if run.how == "make":
+            files.update(_includes(run, text, j))
             goals = [t for t in run.targets if "=" not in t]
             assigned = dict(t.split("=", 1) for t in run.targets if "=" in t)
-            commands = make_commands(text, goals, assigned, run.cwd or "")
+            included = {name: body for name, (_, body) in files.items() if name}
+            commands = make_commands(text, goals, assigned, run.cwd or "", included)
         else:
-            commands = npm_commands(text, list(run.targets))
+            commands = [(("", number), command) for number, command in npm_commands(text, list(run.targets))]
     except ValueError:  # not JSON: npm refuses to run it
         return
-    for number, command in commands:
+    for (name, number), command in commands:
+        owner, body = files[name]
+        lines = body.split("\n")
         shown = lines[number - 1] if run.how == "make" and number <= len(lines) else command  # npm: the script
-        here = AT.format(run.shown, number, _excerpt(shown))
+        here = AT.format(owner.shown, number, _excerpt(shown))
         out, readable = _parsed(command, run.cwd, run.home)
         if not readable:
             reason = j.unparseable(command)
-            if reason and (run.fresh or not isinstance(reason, Doubt)):
+            if reason and (owner.fresh or not isinstance(reason, Doubt)):
                 raise Refused(reason, (here,))
             continue
-        if run.fresh and out.doubts:
+        if owner.fresh and out.doubts:
             raise Refused(out.doubts[0][2], (here,))
         for start, part in _by_top(out):
-            _judge_part(run, command, part, start, j, depth, where=lambda _at, here=here: here)
+            _judge_part(owner, command, part, start, j, depth, where=lambda _at, here=here: here)
+
+
+def _includes(run: Run, text: str, j: _Judge) -> dict[str, tuple[Run, str]]:
+    """The files a Makefile includes by a literal name, relative to where make runs, read as
+    scripts are (inside the project; a fresh one outside is refused), MAX_INCLUDES files."""
+    found: dict[str, tuple[Run, str]] = {}
+    queue = include_names(text)
+    while queue and len(found) < MAX_INCLUDES:
+        name = queue.pop(0)
+        if name in found:
+            continue
+        for included in runs(Simple((Word("make"), Word("-f"), Word(name)), run.cwd, run.home), j.root, j.started,
+                             run.fresh):
+            body = read(included)
+            if body is not None:
+                found[name] = (included, body)
+                queue.extend(include_names(body))
+    return found
 
 
 def _reasons(part: Parsed, root: str, start: int) -> Iterator[tuple[str, int]]:
