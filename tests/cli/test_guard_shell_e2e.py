@@ -55,3 +55,21 @@ def test_with_yes_a_symlink_out_of_the_project_is_judged_by_where_it_leads(serve
     assert "命令执行完成 (exit code: 0)" in results[3], results[3]
     assert not (project / "build").is_symlink() and (project / "unlinked").exists()
     assert (fake_home / "docs" / "thesis.txt").exists()
+
+
+def test_with_yes_make_and_npm_run_only_what_their_files_allow(server, run_paicli, project, fake_home):
+    (project / "package.json").write_text('{"scripts": {"test": "touch tested", "posttest": "rm -rf ~"}}\n',
+                                          encoding="utf-8")
+    makefile = "all:\n\ttouch built\nclean:\n\ttouch cleaned\n\trm -rf $(HOME)/*\n"
+    server.script = [Reply("", tool_calls=[call("write_file", {"path": "Makefile", "content": makefile}, "w")]),
+                     Reply("", tool_calls=[call("execute_command", {"command": c}, f"c{i}")
+                                           for i, c in enumerate(["make", "make clean", "npm test"])]),
+                     Reply("Done.")]
+    done = run_paicli("-p", "build and test", "--yes", env={"HOME": str(fake_home)})
+    assert done.returncode == 0, done.stderr
+    results = [r["content"] for r in tool_results(server.requests[2])]
+    assert "命令执行完成 (exit code: 0)" in results[0] and (project / "built").exists()
+    assert "🛡️ 策略拒绝: 禁止 rm -rf 删除全盘或用户目录（脚本 Makefile 第 5 行: rm -rf $(HOME)/*）" in results[1]
+    assert "🛡️ 策略拒绝: 禁止 rm -rf 删除全盘或用户目录（脚本 package.json 第 1 行: rm -rf ~）" in results[2]
+    assert not (project / "cleaned").exists() and not (project / "tested").exists()
+    assert (fake_home / "keep.txt").read_text(encoding="utf-8") == "precious\n"

@@ -198,5 +198,6 @@ def test_recipe_reading_follows_make_and_npm():
     makefile = "A = x\nB := $(A) y\nt: p\n\techo $(B) $@ $< $$HOME\np:\n\t@-echo $(UNSET)\n"
     assert make_commands(makefile, ["t"], {}, "/w") == [(("", 4), "echo x y t p $HOME"), (("", 6), "echo ${__make_UNSET}")]
     assert make_commands(makefile, ["t"], {"A": "z"}, "/w")[0] == (("", 4), "echo z y t p $HOME")
+    assert make_commands("x:\n\trm -rf $(HOME)/* $(CURDIR) $(RM)\n", [], {}, "/w") == [(("", 2), "rm -rf $HOME/* /w rm -f")]
     text = json.dumps({"scripts": {"prex": "a", "x": "b", "postx": "c", "y": "d"}}, indent=1)
     assert npm_commands(text, ["x"]) == [(3, "a"), (4, "b"), (5, "c")]

@@ -122,7 +122,7 @@ _PIECE = st.one_of(
 _WORD = st.lists(_PIECE, min_size=1, max_size=5).map("".join)
 
 
-@settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@settings(max_examples=100, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
 @given(words=st.lists(_WORD, min_size=1, max_size=3))
 def test_generated_words_read_as_bash_reads_them(tmp_path, words):
     line = " ".join(words)

@@ -38,7 +38,7 @@ _RULE = re.compile(r"^([^\t#:=][^:=]*?)\s*(::?)(?!=)\s*(.*)$")
 _CONDITIONAL = re.compile(r"^\s*(ifeq|ifneq|ifdef|ifndef|else|endif|vpath|unexport)\b")
 _INCLUDE = re.compile(r"^\s*(-include|sinclude|include)\s+(.*)$")
 _BUILTIN = {"MAKE": "make", "RM": "rm -f", "CC": "cc", "CXX": "g++", "AR": "ar", "SHELL": "/bin/sh", "MAKEFLAGS": "",
-            "HOME": "$HOME", "PWD": "$PWD", "MAKECMDGOALS": ""}
+            "HOME": "$$HOME", "PWD": "$$PWD", "MAKECMDGOALS": ""}  # values are make text: $$ is $
 
 
 @dataclass
