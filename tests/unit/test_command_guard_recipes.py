@@ -201,3 +201,8 @@ def test_recipe_reading_follows_make_and_npm():
     assert make_commands("x:\n\trm -rf $(HOME)/* $(CURDIR) $(RM)\n", [], {}, "/w") == [(("", 2), "rm -rf $HOME/* /w rm -f")]
     text = json.dumps({"scripts": {"prex": "a", "x": "b", "postx": "c", "y": "d"}}, indent=1)
     assert npm_commands(text, ["x"]) == [(3, "a"), (4, "b"), (5, "c")]
+
+
+def test_a_script_named_like_a_build_tool_is_still_read_as_a_script(root, home):
+    write(root / "bin" / "make", "#!/bin/sh\nrm -rf ~\n").chmod(0o755)
+    assert refusal("./bin/make all", root, home) == f"{RM}（脚本 bin/make 第 2 行: rm -rf ~）"

@@ -88,18 +88,16 @@ def runs(simple: Simple, root: str, started: float, strict: bool = True) -> list
     """The script files ``simple`` runs (a glob can name several), but for pre-existing ones
     outside the project. Raises Refused for a fresh script outside the project and, when the
     text ``simple`` comes from is judged ``strict``ly, for a script whose path cannot be known."""
-    if simple.name in BUILD_TOOLS:
-        return _tool_runs(simple, root, started, strict)
-    word, how = _script_word(simple, strict)
+    found = _tool_runs(simple, root, started, strict) if simple.name in BUILD_TOOLS else []
+    word, how = _script_word(simple, strict)  # ./bin/make is a script too, whatever its name
     if word is None:
-        return []
+        return found
     path = location(word, simple.cwd) if "{}" not in word.text else None  # {}: find -exec's file
     if path is None:
         if strict:
             raise Refused(UNKNOWN)
-        return []
+        return found
     real_root = os.path.realpath(root)
-    found = []
     for candidate in _expand(word.text, path, simple.cwd):
         real = os.path.realpath(candidate)
         new = fresh(real, started)
@@ -185,7 +183,7 @@ def _package(simple: Simple) -> tuple[str, Word | None, tuple[str, ...], list[st
             break
         key, eq, value = text.partition("=")
         if key in PACKAGE_VALUE_OPTIONS:
-            target = _plain(value, args[i].known) if eq else (args[i + 1] if i + 1 < len(args) else None)
+            target = Word(value, args[i].known) if eq else (args[i + 1] if i + 1 < len(args) else None)
             i += 1 if eq else 2
             if key in PACKAGE_DIR_OPTIONS:
                 place = target
@@ -216,10 +214,6 @@ def _hooks(simple: Simple) -> tuple[str, Word | None, tuple[str, ...], list[str]
 
 
 BUILD_TOOLS = {"make": _make, "gmake": _make, "npm": _package, "yarn": _package, "pnpm": _package, "git": _hooks}
-
-
-def _plain(text: str, known: bool) -> Word:
-    return Word(text, known)
 
 
 def _nearest(directory: str, name: str) -> list[str]:
