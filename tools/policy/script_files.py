@@ -1,8 +1,10 @@
 """Which shell script file a simple command runs, whether it is fresh, and reading it.
 
 ``bash F``, ``sh -- F``, ``source F`` / ``. F`` run F as a shell script; ``./F`` or ``dir/F``
-does when F starts with a shell shebang or has none (bash then runs it itself). Other
-interpreters (``python x.py``, ``node x.js``), compiled programs and ``make`` are not read.
+does when F starts with a shell shebang or has none (bash then runs it itself); so do the hooks
+in ``git -c core.hooksPath=DIR``. ``make`` runs its Makefile's recipes and ``npm``/``yarn``/
+``pnpm`` the scripts of the nearest package.json (``tools.policy.recipes`` says which lines).
+Other interpreters (``python x.py``, ``node x.js``) and compiled programs are not read.
 
 A script is **fresh** when it was written or changed since this process started (its mtime or
 ctime is at or after ``PROCESS_STARTED``; the ctime cannot be set back, so ``touch -d`` does not
@@ -31,7 +33,7 @@ from dataclasses import dataclass
 from tools.policy.command_rules import inside, location
 from tools.policy.git_blob import matches_index
 from tools.policy.shell_parse import Doubt
-from tools.policy.shell_words import SHELLS, STDIN_NAMES, Simple, Word, script_file, shell_operand
+from tools.policy.shell_words import SHELLS, STDIN_NAMES, Simple, Word, getopt, git_settings, script_file, shell_operand
 
 # Taken when the guard is first imported, which the tool registry does before any tool can run
 # (write_file and execute_command import it): in `paicli -p`, the REPL and the Studio server
@@ -75,26 +77,27 @@ class Run:
 
     path: str  # absolute, symlinks resolved, inside the project
     shown: str  # relative to the project root, for messages
-    how: str
+    how: str  # also "make" (a Makefile) and "npm" (a package.json): see tools.policy.recipes
     cwd: str | None  # the script runs in its caller's directory, not its own
     home: str | None
     fresh: bool  # judged strictly: see the module's docstring
+    targets: tuple[str, ...] = ()  # make: goals and VAR=value; npm: the scripts to run
 
 
 def runs(simple: Simple, root: str, started: float, strict: bool = True) -> list[Run]:
     """The script files ``simple`` runs (a glob can name several), but for pre-existing ones
     outside the project. Raises Refused for a fresh script outside the project and, when the
     text ``simple`` comes from is judged ``strict``ly, for a script whose path cannot be known."""
-    word, how = _script_word(simple, strict)
+    found = _tool_runs(simple, root, started, strict) if simple.name in BUILD_TOOLS else []
+    word, how = _script_word(simple, strict)  # ./bin/make is a script too, whatever its name
     if word is None:
-        return []
+        return found
     path = location(word, simple.cwd) if "{}" not in word.text else None  # {}: find -exec's file
     if path is None:
         if strict:
             raise Refused(UNKNOWN)
-        return []
+        return found
     real_root = os.path.realpath(root)
-    found = []
     for candidate in _expand(word.text, path, simple.cwd):
         real = os.path.realpath(candidate)
         new = fresh(real, started)
@@ -103,6 +106,140 @@ def runs(simple: Simple, root: str, started: float, strict: bool = True) -> list
         elif new and (how != "exec" or (_scratch(real, simple.home) and _shell_script(real))):
             raise Refused(OUTSIDE.format(word.text, real_root))
     return found
+
+
+def _tool_runs(simple: Simple, root: str, started: float, strict: bool) -> list[Run]:
+    """The Makefile ``make`` reads, the package.json whose scripts npm/yarn/pnpm run, the hooks
+    of ``git -c core.hooksPath=DIR``."""
+    found = BUILD_TOOLS[simple.name](simple)
+    if found is None:
+        return []
+    how, place, targets, names = found
+    if place is None or not place.known:
+        if strict:
+            raise Refused(UNKNOWN)
+        return []
+    directory = location(place, simple.cwd)
+    if directory is None:
+        if strict:
+            raise Refused(UNKNOWN)
+        return []
+    if how == "hooks":
+        paths = _listing(directory)
+    elif how == "npm":
+        paths = _nearest(directory, "package.json")
+    else:
+        paths = [os.path.join(directory, n) for n in names] if names else _first(directory, MAKEFILES)
+    real_root = os.path.realpath(root)
+    runs_found = []
+    for path in paths:
+        real = os.path.realpath(path)
+        new = fresh(real, started)
+        cwd = os.path.dirname(path) if how == "npm" else directory if how == "make" else simple.cwd
+        if inside(real, real_root):
+            runs_found.append(Run(real, os.path.relpath(real, real_root), "exec" if how == "hooks" else how, cwd,
+                                  simple.home, new, targets))
+        elif new and os.path.exists(real):
+            raise Refused(OUTSIDE.format(path, real_root))
+    return runs_found
+
+
+MAKEFILES = ("GNUmakefile", "makefile", "Makefile")
+MAX_HOOKS = 64
+
+
+def _make(simple: Simple) -> tuple[str, Word | None, tuple[str, ...], list[str]] | None:
+    opts, operands = getopt(simple.args, "CfIjlWoe", frozenset({"--directory", "--file", "--makefile", "--include-dir",
+                                                                 "--jobs", "--load-average", "--what-if", "--old-file",
+                                                                 "--assume-new", "--assume-old", "--new-file"}), True)
+    place: Word | None = Word(".")
+    names = []
+    for key, value in opts:
+        if key in ("-C", "--directory") and value is not None:
+            place = Word(os.path.join(place.text, value.text), place.known and value.known)
+        elif key in ("-f", "--file", "--makefile") and value is not None:
+            if not value.known:
+                return "make", None, (), []
+            if value.text == "-":
+                return None  # the Makefile comes on stdin
+            names.append(value.text)
+    return "make", place, tuple(w.text for w in operands if w.known), names
+
+
+NPM_RUN = frozenset({"run", "run-script", "rum", "urn"})
+NPM_DIRECT = {"test": "test", "t": "test", "tst": "test", "start": "start", "stop": "stop", "restart": "restart",
+              "install": "install", "i": "install", "ci": "install", "clean-install": "install"}
+PACKAGE_DIR_OPTIONS = frozenset({"--prefix", "-C", "--cwd", "--dir"})
+PACKAGE_VALUE_OPTIONS = PACKAGE_DIR_OPTIONS | {"--workspace", "-w", "--filter", "-F", "--registry", "--loglevel"}
+
+
+def _package(simple: Simple) -> tuple[str, Word | None, tuple[str, ...], list[str]] | None:
+    place: Word | None = Word(".")
+    operands: list[Word] = []
+    args, i = simple.args, 0
+    while i < len(args):
+        text = args[i].text
+        if text == "--":
+            break
+        key, eq, value = text.partition("=")
+        if key in PACKAGE_VALUE_OPTIONS:
+            target = Word(value, args[i].known) if eq else (args[i + 1] if i + 1 < len(args) else None)
+            i += 1 if eq else 2
+            if key in PACKAGE_DIR_OPTIONS:
+                place = target
+            continue
+        if not text.startswith("-"):
+            operands.append(args[i])
+        i += 1
+    if not operands:  # bare `yarn` / `pnpm` installs; bare `npm` prints its help
+        return None if simple.name == "npm" else ("npm", place, ("install",), [])
+    verb = operands[0].text
+    if verb in NPM_RUN:
+        script = operands[1] if len(operands) > 1 else None
+        if script is None:
+            return None
+        return ("npm", place if script.known else None, (script.text,), [])
+    if verb in NPM_DIRECT:
+        if NPM_DIRECT[verb] == "install" and len(operands) > 1:
+            return None  # adding packages: their own scripts are npm's business, not the project's
+        return "npm", place, (NPM_DIRECT[verb],), []
+    if simple.name != "npm":  # `yarn build`, `pnpm lint`: a script when package.json has one
+        return "npm", place, (verb,), []
+    return None
+
+
+def _hooks(simple: Simple) -> tuple[str, Word | None, tuple[str, ...], list[str]] | None:
+    paths = [value for key, value in git_settings(simple) if key == "core.hookspath"]
+    return ("hooks", paths[-1], (), []) if paths else None
+
+
+BUILD_TOOLS = {"make": _make, "gmake": _make, "npm": _package, "yarn": _package, "pnpm": _package, "git": _hooks}
+
+
+def _nearest(directory: str, name: str) -> list[str]:
+    """``name`` in ``directory`` or its nearest ancestor that has one (npm looks upwards)."""
+    current = os.path.normpath(directory)
+    while True:
+        if os.path.isfile(os.path.join(current, name)):
+            return [os.path.join(current, name)]
+        parent = os.path.dirname(current)
+        if parent == current:
+            return [os.path.join(directory, name)]  # none yet: the one this command may write
+        current = parent
+
+
+def _first(directory: str, names: tuple[str, ...]) -> list[str]:
+    """The first of ``names`` in ``directory``; none yet: all of them (the command may write one)."""
+    paths = [os.path.join(directory, n) for n in names]
+    return next(([p] for p in paths if os.path.isfile(p)), paths)
+
+
+def _listing(directory: str) -> list[str]:
+    try:
+        names = sorted(os.listdir(directory))[:MAX_HOOKS]
+    except OSError:
+        return []
+    return [os.path.join(directory, n) for n in names if os.path.isfile(os.path.join(directory, n))]
 
 
 def fresh(path: str, started: float) -> bool:

@@ -28,8 +28,10 @@ from dataclasses import dataclass
 
 from tools.base import PolicyError
 from tools.policy.command_rules import FORK_BOMB, judge, location, piped_script
+from tools.policy.recipes import MAX_INCLUDES, include_names, make_commands, npm_commands
 from tools.policy.script_files import Refused, Run, read, runs
 from tools.policy.shell_parse import Doubt, Parsed, parse
+from tools.policy.shell_words import Simple, Word
 
 MAX_DEPTH = 3  # scripts running scripts; a deeper fresh one is refused, a pre-existing one not read
 LINE_CHARS = 60  # how much of the refused line the message quotes
@@ -40,6 +42,7 @@ AT = "脚本 {} 第 {} 行: {}"
 TOO_DEEP = Doubt("脚本调用脚本超过 {} 层，无法检查".format(MAX_DEPTH))
 WRITTEN_HERE = "脚本 {} 由同一条命令生成，运行前无法检查：请先写好脚本，再单独运行"
 MOVES = "被 source 的脚本 {} 会改变当前目录或 HOME，之后的命令无法检查"
+ALIASES = "被 source 的脚本 {} 定义了别名，之后的命令无法检查"
 
 Unparseable = Callable[[str], "str | None"]  # the guard's verdict on text bashlex cannot parse
 
@@ -76,6 +79,9 @@ def _judge_file(run: Run, source: str, j: _Judge, depth: int) -> None:
         if not os.path.exists(run.path) and _mentions(source, os.path.basename(run.path)) > 1:
             raise Refused(WRITTEN_HERE.format(run.shown))
         return
+    if run.how in ("make", "npm"):
+        _judge_recipes(run, text, j, depth)
+        return
     out, readable = _parsed(text, run.cwd, run.home)
     if not readable:  # syntax bashlex lacks: judged line by line
         _judge_lines(run, text, j, depth)
@@ -87,20 +93,78 @@ def _judge_file(run: Run, source: str, j: _Judge, depth: int) -> None:
         _judge_part(run, text, part, start, j, depth)
     if run.how == "source" and _moves(out, run):
         raise Refused(MOVES.format(run.shown))
+    if run.how == "source" and run.fresh and out.aliases:
+        raise Refused(ALIASES.format(run.shown))
 
 
-def _judge_part(run: Run, text: str, part: Parsed, start: int, j: _Judge, depth: int, offset: int = 0) -> None:
+def _judge_part(run: Run, text: str, part: Parsed, start: int, j: _Judge, depth: int, offset: int = 0,
+                where: Callable[[int], str] | None = None) -> None:
     """One top-level command of a script: its rules, then the scripts it runs. Positions in
-    ``part`` are ``offset`` characters into ``text`` (a line parsed alone)."""
+    ``part`` are ``offset`` characters into ``text`` (a line parsed alone); ``where``, when
+    given, names the line instead (a recipe is not the text of its file)."""
+    def at_(at: int) -> str:
+        return where(at) if where else _at(run, text, offset + at)
+
     for reason, at in _reasons(part, j.root, start):
         if run.fresh or not isinstance(reason, Doubt):
-            raise Refused(reason, (_at(run, text, offset + at),))
+            raise Refused(reason, (at_(at),))
     for simple in part.simples:
         try:
             for inner in runs(simple, j.root, j.started, run.fresh):
                 _judge_file(inner, text, j, depth + 1)
         except Refused as refused:
-            raise refused.within(_at(run, text, offset + simple.at)) from None
+            raise refused.within(at_(simple.at)) from None
+
+
+def _judge_recipes(run: Run, text: str, j: _Judge, depth: int) -> None:
+    """The command lines a Makefile (and the files it includes) or a package.json runs
+    (``tools.policy.recipes``), each judged like a line of a script in its file, in the
+    directory make / npm runs it; a line is judged strictly when its own file is fresh."""
+    files = {"": (run, text)}
+    try:
+        if run.how == "make":
+            files.update(_includes(run, text, j))
+            goals = [t for t in run.targets if "=" not in t]
+            assigned = dict(t.split("=", 1) for t in run.targets if "=" in t)
+            included = {name: body for name, (_, body) in files.items() if name}
+            commands = make_commands(text, goals, assigned, run.cwd or "", included)
+        else:
+            commands = [(("", number), command) for number, command in npm_commands(text, list(run.targets))]
+    except ValueError:  # not JSON: npm refuses to run it
+        return
+    for (name, number), command in commands:
+        owner, body = files[name]
+        lines = body.split("\n")
+        shown = lines[number - 1] if run.how == "make" and number <= len(lines) else command  # npm: the script
+        here = AT.format(owner.shown, number, _excerpt(shown))
+        out, readable = _parsed(command, run.cwd, run.home)
+        if not readable:
+            reason = j.unparseable(command)
+            if reason and (owner.fresh or not isinstance(reason, Doubt)):
+                raise Refused(reason, (here,))
+            continue
+        if owner.fresh and out.doubts:
+            raise Refused(out.doubts[0][2], (here,))
+        for start, part in _by_top(out):
+            _judge_part(owner, command, part, start, j, depth, where=lambda _at, here=here: here)
+
+
+def _includes(run: Run, text: str, j: _Judge) -> dict[str, tuple[Run, str]]:
+    """The files a Makefile includes by a literal name, relative to where make runs, read as
+    scripts are (inside the project; a fresh one outside is refused), MAX_INCLUDES files."""
+    found: dict[str, tuple[Run, str]] = {}
+    queue = include_names(text)
+    while queue and len(found) < MAX_INCLUDES:
+        name = queue.pop(0)
+        if name in found:
+            continue
+        for included in runs(Simple((Word("make"), Word("-f"), Word(name)), run.cwd, run.home), j.root, j.started,
+                             run.fresh):
+            body = read(included)
+            if body is not None:
+                found[name] = (included, body)
+                queue.extend(include_names(body))
+    return found
 
 
 def _reasons(part: Parsed, root: str, start: int) -> Iterator[tuple[str, int]]:

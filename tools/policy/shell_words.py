@@ -91,9 +91,13 @@ def options(words: tuple[Word, ...], takes_value: frozenset[str]) -> tuple[dict[
 
 
 def unwrap(simple: Simple) -> list[Inner]:
-    """The commands a wrapper (``env``, ``nice``, ``xargs``, ``find -exec`` …) runs."""
+    """The commands a wrapper (``env``, ``nice``, ``xargs``, ``find -exec`` …) runs, and the
+    command lines some programs run through a shell (``flock -c``, ``script -c``,
+    ``tar --to-command``, ``git -c alias.x='!…'``)."""
     if simple.name == "find":
         return find_execs(simple)
+    if simple.name in RUNNERS:
+        return RUNNERS[simple.name](simple)
     if simple.name not in WRAPPERS:
         return []
     opts, first = options(simple.args, WRAPPERS[simple.name])
@@ -226,3 +230,195 @@ def has_braces(text: str) -> bool:
 
 def _word(text: str, known: bool = True) -> Word:
     return Word(text, known)
+
+
+def getopt(words: tuple[Word, ...], short: str, long: frozenset[str],
+           permute: bool = False) -> tuple[list[tuple[str, Word | None]], list[Word]]:
+    """Options as getopt_long reads them: short clusters (``-qc CMD``, ``-cCMD``), ``--opt=v``
+    and ``--opt v`` for the long options in ``long``; ``short`` lists the letters that take a
+    value. Returns the options in order and the operands (all of them with ``permute``, else
+    those from the first one on)."""
+    found: list[tuple[str, Word | None]] = []
+    operands: list[Word] = []
+    i = 0
+    while i < len(words):
+        word, text = words[i], words[i].text
+        i += 1
+        if text == "--":
+            operands.extend(words[i:])
+            break
+        if text.startswith("--"):
+            key, eq, value = text.partition("=")
+            if eq:
+                found.append((key, _word(value, word.known)))
+            elif key in long:
+                found.append((key, words[i] if i < len(words) else None))
+                i += 1
+            else:
+                found.append((key, None))
+        elif text.startswith("-") and len(text) > 1:
+            for j, letter in enumerate(text[1:], 1):
+                if letter in short:
+                    rest = text[j + 1:]
+                    if rest:
+                        found.append(("-" + letter, _word(rest, word.known)))
+                    else:
+                        found.append(("-" + letter, words[i] if i < len(words) else None))
+                        i += 1
+                    break
+                found.append(("-" + letter, None))
+        else:
+            operands.append(word)
+            if not permute:
+                operands.extend(words[i:])
+                break
+    return found, operands
+
+
+def _flock(simple: Simple) -> list[Inner]:
+    """``flock [opts] FILE CMD …`` or ``flock [opts] FILE -c 'CMD'``."""
+    short, long = "wEc", frozenset({"--wait", "--timeout", "--conflict-exit-code", "--command"})
+    opts, operands = getopt(simple.args, short, long)
+    if len(operands) < 2:
+        return _scripts(opts, ("-c", "--command"), simple.cwd)
+    more, rest = getopt(tuple(operands[1:]), short, long)  # options may follow the file
+    scripts = _scripts(opts + more, ("-c", "--command"), simple.cwd)
+    return scripts or ([Inner(tuple(rest), simple.cwd)] if rest else [])
+
+
+def _unshare(simple: Simple) -> list[Inner]:
+    opts, rest = getopt(simple.args, "RwSG", frozenset({"--root", "--wd", "--setuid", "--setgid", "--propagation",
+                                                      "--setgroups", "--monotonic", "--boottime"}))
+    cwd = simple.cwd
+    for key, value in opts:
+        if key in ("-R", "--root"):
+            cwd = None  # paths are the new root's
+        elif key in ("-w", "--wd"):
+            cwd = _env_cwd(simple, {"-C": value}) if cwd is not None else None
+    return [Inner(tuple(rest), cwd)] if rest else []
+
+
+def _script(simple: Simple) -> list[Inner]:
+    opts, _ = getopt(simple.args, "cEIOBTmo", frozenset({"--command", "--echo", "--log-in", "--log-out", "--log-io",
+                                                        "--log-timing", "--logging-format", "--output-limit"}), True)
+    return _scripts(opts, ("-c", "--command"), simple.cwd)
+
+
+TAR_COMMANDS = ("--to-command", "-I", "--use-compress-program", "-F", "--info-script", "--new-volume-script",
+                "--rsh-command", "--rmt-command")
+
+
+def _tar(simple: Simple) -> list[Inner]:
+    args, short = simple.args, "bCfFgHIKLNTVX"
+    if args and not args[0].text.startswith("-"):  # old style: `tar xIf CMD a.tar`, values in order
+        letters = [c for c in args[0].text if c in short]
+        values = args[1:1 + len(letters)]
+        args = (*(_word("-" + c) for c in args[0].text if c not in short),
+                *(w for c, v in zip(letters, values) for w in (_word("-" + c), v)), *args[1 + len(letters):])
+    long = frozenset(k for k in TAR_COMMANDS if k.startswith("--")) | {"--checkpoint-action", "--file", "--directory"}
+    opts, _ = getopt(args, short, long, True)
+    found = _scripts(opts, TAR_COMMANDS, simple.cwd)
+    for key, value in opts:
+        if key == "--checkpoint-action" and value is not None and value.text.startswith("exec="):
+            found.append(Inner((), simple.cwd, _word(value.text[5:], value.known)))
+    return found
+
+
+# git settings whose value git runs as a shell command (git config's documentation); the
+# ``*`` stands for any subsection. Keys are compared in lower case, as git does.
+GIT_COMMAND_KEYS = ("core.sshcommand", "core.pager", "core.editor", "core.askpass", "core.fsmonitor", "sequence.editor",
+                    "diff.external", "gpg.program", "gpg.*.program", "pager.*", "diff.*.command", "diff.*.textconv",
+                    "filter.*.clean", "filter.*.smudge", "filter.*.process", "merge.*.driver", "difftool.*.cmd",
+                    "mergetool.*.cmd", "uploadpack.packobjectshook", "sendemail.sendmailcmd", "man.*.cmd",
+                    "browser.*.cmd", "remote.*.uploadpack", "remote.*.receivepack", "credential.helper",
+                    "credential.*.helper", "alias.*")
+GIT_CONFIG_ENV = "git --config-env 的值来自环境变量，无法检查"
+
+
+def git_settings(simple: Simple) -> list[tuple[str, Word]]:
+    """The ``-c key=value`` settings before git's subcommand and what ``git config [set] KEY
+    VALUE`` stores (later git commands use it), keys in lower case."""
+    found, args, i = [], simple.args, 0
+    while i < len(args) and args[i].text.startswith("-"):
+        text = args[i].text
+        if text in ("-c", "--config-env") and i + 1 < len(args):
+            pair, i = args[i + 1], i + 1
+        elif text.startswith("--config-env="):
+            pair = _word(text.partition("=")[2], args[i].known)
+        elif text in ("-C", "--git-dir", "--work-tree", "--namespace", "--exec-path", "--super-prefix", "--list-cmds"):
+            i += 2 if text == "-C" else 1
+            continue
+        else:
+            i += 1
+            continue
+        key, _, value = pair.text.partition("=")
+        env = text.startswith("--config-env")
+        found.append((key.lower(), _word(value, pair.known and not env)))
+        i += 1
+    if i < len(args) and args[i].text == "config":
+        found.extend(_git_config(args[i + 1:]))
+    return found
+
+
+_CONFIG_VALUE_OPTIONS = frozenset({"-f", "--file", "--blob", "--type", "--default", "--comment", "--value"})
+_CONFIG_READS = frozenset({"--get", "--get-all", "--get-regexp", "--get-urlmatch", "--get-color", "--get-colorbool",
+                           "-l", "--list", "--unset", "--unset-all", "--remove-section", "--rename-section", "-e",
+                           "--edit"})
+
+
+def _git_config(args: tuple[Word, ...]) -> list[tuple[str, Word]]:
+    operands, i = [], 0
+    while i < len(args):
+        text = args[i].text
+        if text in _CONFIG_READS:
+            return []
+        if text in _CONFIG_VALUE_OPTIONS:
+            i += 2
+            continue
+        if not text.startswith("-"):
+            operands.append(args[i])
+        i += 1
+    if operands and operands[0].text == "set":
+        operands = operands[1:]
+    elif operands and operands[0].text in ("get", "list", "unset", "rename-section", "remove-section", "edit"):
+        return []
+    return [(operands[0].text.lower(), operands[1])] if len(operands) >= 2 else []
+
+
+def _git(simple: Simple) -> list[Inner]:
+    found = []
+    for key, value in git_settings(simple):
+        if not any(_key_matches(key, pattern) for pattern in GIT_COMMAND_KEYS):
+            continue
+        text = value.text
+        if key.startswith("alias.") or key.startswith("credential."):
+            if value.known and not text.startswith("!"):
+                continue  # a plain alias expands to git arguments; a plain helper is a program name
+            text = text[1:] if text.startswith("!") else text
+        found.append(Inner((), simple.cwd, _word(text, value.known)))
+    return found
+
+
+def _key_matches(key: str, pattern: str) -> bool:
+    head, star, tail = pattern.partition("*")
+    if not star:
+        return key == pattern
+    return key.startswith(head) and key.endswith(tail) and len(key) > len(head) + len(tail)
+
+
+def _scripts(opts: list[tuple[str, Word | None]], keys: tuple[str, ...], cwd: str | None) -> list[Inner]:
+    return [Inner((), cwd, value) for key, value in opts if key in keys and value is not None]
+
+
+RUNNERS = {"flock": _flock, "unshare": _unshare, "script": _script, "tar": _tar, "git": _git}
+
+
+def trap_action(simple: Simple) -> Word | None:
+    """The command ``trap 'ACTION' SIG…`` will run (None for ``trap - SIG``, ``trap '' SIG``,
+    ``trap -p`` or a lone signal, which resets it)."""
+    if simple.name != "trap":
+        return None
+    _, operands = getopt(simple.args, "", frozenset())
+    if len(operands) < 2 or operands[0].text in ("-", ""):
+        return None
+    return operands[0]
