@@ -108,8 +108,8 @@ class Deps:
     prompt_home: Path | None = None  # $PAICLI_HOME, for prompt overrides and the user PAI.md; None: neither
     compaction: CompactionOptions = field(default_factory=CompactionOptions)
     budget: BudgetOptions = field(default_factory=BudgetOptions)
-    # memory.longterm.manager.LongTermMemory, used when the graph's store is not paicli's MemoryStore
-    # (which carries its own as ``store.memory``); None: no long-term memory.
+    # memory.longterm.manager.LongTermMemory, used when the graph has no store (with one, the
+    # store's memory is used, with these options); None: no long-term memory.
     memory: LongTermMemory | None = None
     external_guard: bool = True  # PAICLI_MEMORY_DISABLE_ON_EXTERNAL_CONTEXT (reference o.1)
     auto_extract: bool = False  # PAICLI_MEMORY_AUTO_EXTRACT_ENABLED; the CLI turns it on (n.1)
@@ -124,9 +124,16 @@ class Deps:
 
 
 def long_term_memory(runtime: Runtime | None, deps: Deps) -> LongTermMemory | None:
-    """The graph store's memory (paicli's store, also under ``langgraph dev``), else ``deps.memory``.
+    """The graph store's memory, else ``deps.memory`` (issue 28).
 
-    Duck-typed: the server imports ``memory/longterm/store.py`` under a module name of its own, so its
-    ``MemoryStore`` is not the class this process imported.
+    Any LangGraph store holds it: paicli's file store carries its own, and any other store (an
+    ``InMemoryStore``, a ``PostgresStore``, LangGraph Server's) is read and written through the
+    ``BaseStore`` API by ``memory.longterm.store_entries``, with paicli's rules applied in between.
     """
-    return getattr(getattr(runtime, "store", None), "memory", None) or deps.memory
+    store = getattr(runtime, "store", None)
+    if store is None:
+        return deps.memory
+    from memory.longterm.config import MemoryOptions
+    from memory.longterm.store_entries import memory_of
+
+    return memory_of(store, deps.memory.options if deps.memory is not None else MemoryOptions())
