@@ -107,8 +107,8 @@ def advisory_lock(store: BaseStore) -> Callable[[], AbstractContextManager[Any]]
     """For a ``PostgresStore`` (its ``conn`` a psycopg connection or pool): a session-level
     ``pg_advisory_lock`` held across the read and the writes. None for any other store."""
     conn = getattr(store, "conn", None)
-    if conn is None or not type(store).__name__.endswith("PostgresStore") or not hasattr(conn, "execute") \
-            and not hasattr(conn, "connection"):
+    if conn is None or not type(store).__name__.endswith("PostgresStore") \
+            or not (hasattr(conn, "execute") or hasattr(conn, "getconn")):
         return None
 
     @contextmanager
@@ -125,7 +125,7 @@ def advisory_lock(store: BaseStore) -> Callable[[], AbstractContextManager[Any]]
 
 @contextmanager
 def _connection(conn: Any) -> Iterator[Any]:
-    if hasattr(conn, "connection"):  # a pool: the lock's own connection, kept until it is released
+    if hasattr(conn, "getconn"):  # a pool: the lock's own connection, kept until it is released
         with conn.connection() as connection:
             yield connection
     else:
