@@ -30,7 +30,7 @@ from memory.context.rounds import SKILL_INJECTION, internal_kind
 from memory.context.turn_memory import memory_context_messages
 from memory.longterm.manager import LongTermMemory
 from memory.longterm.enrichment import Enricher, model_proposer
-from memory.longterm.store import MemoryStore
+from memory.longterm.store_entries import store_of
 from nodes.support.background import Background
 from nodes.call_model import skill_index
 from nodes.compact import state_update
@@ -136,7 +136,7 @@ class Session:
     approval: str = "auto"
     session_id: str = "default"
     deps: Deps | None = None
-    checkpointer: JsonlLedgerSaver | None = None
+    checkpointer: JsonlLedgerSaver | None = None  # or paicli.database.SessionSaver (PAICLI_DATABASE_URL)
     memory: LongTermMemory | None = None  # the App's, shared with /save and /memory
     skills: SkillLibrary | None = None  # the App's, shared with /skill
     stats: TokenStats = field(default_factory=TokenStats)
@@ -149,7 +149,7 @@ class Session:
         if self.mcp is not None:
             attach_mcp(self.deps, self.mcp)
         self.checkpointer = self.checkpointer or JsonlLedgerSaver(history_dir(self.settings))
-        self.store = MemoryStore(self.memory) if self.memory is not None else None
+        self.store = store_of(self.memory) if self.memory is not None else None
         if self.memory is not None and self.settings.memory.enrich and self.memory.enricher is None:
             self.memory.enricher = search_term_enricher(self.settings, self.deps)
         builder, self.compaction = build_react(self.deps)

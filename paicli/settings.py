@@ -42,7 +42,7 @@ DEFAULT_CONTEXT_WINDOW = 128_000  # reference (b): window when nothing else is k
 
 # config.json keys are the variable names without the PAICLI_ prefix, lower-cased.
 _CONFIG_KEYS = ("provider", "api_key", "base_url", "model", "context_window", "light_model", "memory_dir",
-                "searxng_url", "web_allow_hosts", "studio_origins")
+                "searxng_url", "web_allow_hosts", "studio_origins", "database_url")
 
 
 @dataclass(frozen=True)
@@ -69,6 +69,9 @@ class Settings:
     # PAICLI_STUDIO_ORIGINS: web origins `paicli studio` serves besides its own and Studio's
     # (environment or config.json only: a guard setting, see paicli.credentials).
     studio_origins: tuple[str, ...] = ()
+    # PAICLI_DATABASE_URL: sessions and long-term memory in this PostgreSQL database (issue 28;
+    # paicli.database). None: the ledger files and long_term_memory.json. A guard setting.
+    database_url: str | None = None
 
     @property
     def cache_dir(self) -> Path:
@@ -175,6 +178,7 @@ def load_settings(project: str | os.PathLike | None = None, environ: dict[str, s
         mcp=_mcp_setup(home, root, get),
         plan_max_replans=max_replans(get("PAICLI_PLAN_MAX_REPLANS")),
         studio_origins=studio_origins(get("PAICLI_STUDIO_ORIGINS")),
+        database_url=get("PAICLI_DATABASE_URL"),
     )
 
 
@@ -226,6 +230,7 @@ def studio_environ(settings: Settings) -> dict[str, str]:
     env = {k: v for k, v in os.environ.items() if k not in dropped}
     env.update(PAICLI_PROJECT_ROOT=str(settings.project_root), PAICLI_HOME=str(settings.home),
                PAICLI_MEMORY_DIR=str(settings.memory_dir), LANGGRAPH_CLI_NO_ANALYTICS="1",
+               **({"PAICLI_DATABASE_URL": settings.database_url} if settings.database_url else {}),
                LANGGRAPH_NO_VERSION_CHECK="true", LANGSMITH_TRACING="false", LANGCHAIN_TRACING_V2="false",
                LANGSMITH_TRACING_V2="false", LANGCHAIN_TRACING="false")
     env.setdefault("LOG_LEVEL", "WARNING")  # the server's info logs drown the URLs; run errors still show

@@ -29,7 +29,7 @@ from langgraph.store.base import BaseStore, Item, PutOp, SearchOp
 from memory.longterm.config import MemoryOptions
 from memory.longterm.entry import Entry, from_json
 from memory.longterm.manager import LongTermMemory
-from memory.longterm.store import ROOT, entry_value, namespace_of
+from memory.longterm.store import ROOT, MemoryStore, entry_value, namespace_of
 
 T = TypeVar("T")
 PAGE = 1000  # items per search request while listing every memory
@@ -150,3 +150,11 @@ def memory_of(store: BaseStore, options: MemoryOptions = MemoryOptions()) -> Lon
             memory = LongTermMemory(None, options, entries=StoreEntries(store, advisory_lock(store)))
             found = _MEMORIES[id(store)] = (store, memory)
         return found[1]
+
+
+def store_of(memory: LongTermMemory) -> BaseStore:
+    """The LangGraph store a graph is compiled with to reach ``memory``: the store it lives in,
+    else paicli's file store over it."""
+    if isinstance(memory.file, StoreEntries):
+        return memory.file.store
+    return MemoryStore(memory)

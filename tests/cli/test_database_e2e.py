@@ -1,0 +1,70 @@
+"""Issue 28 end to end: ``PAICLI_DATABASE_URL`` puts sessions and memory in a real PostgreSQL.
+
+paicli runs as a subprocess against the fake OpenAI server and a throwaway cluster: a session
+started under one PAICLI_HOME continues under another (a second machine), memories saved with
+/save are retrieved into the next turn from the database, nothing is written to the files, and a
+URL that cannot be used is one line naming the setting with exit code 2.
+"""
+
+from __future__ import annotations
+
+import psycopg
+
+from tests.support.openai_server import Reply
+
+SESSION = "db-session-1"
+
+
+def test_a_session_continues_from_a_second_paicli_home_and_memory_lives_in_the_database(
+        run_paicli, server, database_url, tmp_path, paicli_home):
+    db = {"PAICLI_DATABASE_URL": database_url}
+    server.script = [Reply("记住了，项目叫 alpha。"), Reply("项目叫 alpha，用 pnpm。")]
+    first = run_paicli("-p", "项目叫 alpha", "--session", SESSION, env=db)
+    assert first.returncode == 0, first.stderr
+    saved = run_paicli("-p", "/save 项目使用 pnpm 管理依赖", env=db)
+    assert saved.returncode == 0, saved.stderr
+
+    other_home = tmp_path / "machine-2"
+    other_home.mkdir()
+    second = run_paicli("-p", "项目叫什么？依赖用什么管理？", "--session", SESSION,
+                        env=db | {"PAICLI_HOME": str(other_home)})
+    assert second.returncode == 0, second.stderr
+    assert second.stdout.strip() == "项目叫 alpha，用 pnpm。"
+    sent = server.requests[1]["messages"]
+    assert [m["content"] for m in sent[1:3]] == ["项目叫 alpha", "记住了，项目叫 alpha。"]
+    assert any("项目使用 pnpm 管理依赖" in str(m["content"]) for m in sent[3:])  # retrieved from the store
+    for home in (paicli_home, other_home):  # nothing went to the files
+        assert not (home / "history" / "raw").exists() or not any((home / "history" / "raw").iterdir())
+        assert not (home / "memory" / "long_term_memory.json").exists()
+    with psycopg.connect(database_url) as conn:
+        assert conn.execute("SELECT count(*) FROM store WHERE prefix LIKE 'memories.project.%'").fetchone()[0] == 1
+        assert conn.execute("SELECT count(DISTINCT thread_id) FROM checkpoints").fetchone()[0] == 1
+
+    listed = run_paicli("-p", "/resume", env=db | {"PAICLI_HOME": str(other_home)})
+    assert listed.returncode == 0 and SESSION in listed.stdout and "项目叫 alpha" in listed.stdout
+
+
+def test_an_unreachable_or_misspelt_database_url_is_one_line_naming_the_setting(run_paicli, server, tmp_path):
+    for url in (f"postgresql:///nowhere?host={tmp_path}", "postgresq://x", "postgresql://u:secretpw@[::1/db"):
+        result = run_paicli("-p", "你好", env={"PAICLI_DATABASE_URL": url})
+        assert result.returncode == 2, (url, result.stderr)
+        lines = result.stderr.strip().splitlines()
+        assert len(lines) == 1 and "PAICLI_DATABASE_URL" in lines[0], result.stderr
+        assert "secretpw" not in result.stderr and "Traceback" not in result.stderr
+    assert server.requests == []  # never fell back to the files and ran the turn
+
+
+def test_a_project_env_may_not_set_the_database(run_paicli, server, project, database_url):
+    (project / ".env").write_text(f"PAICLI_DATABASE_URL={database_url}\n")
+    result = run_paicli("-p", "你好")
+    assert result.returncode == 2 and "PAICLI_DATABASE_URL" in result.stderr
+    assert server.requests == []
+
+
+def test_a_database_set_up_by_a_newer_paicli_is_refused(run_paicli, server, database_url):
+    server.script = [Reply("好")]
+    assert run_paicli("-p", "你好", env={"PAICLI_DATABASE_URL": database_url}).returncode == 0
+    with psycopg.connect(database_url, autocommit=True) as conn:
+        conn.execute("INSERT INTO checkpoint_migrations (v) VALUES (999)")
+    result = run_paicli("-p", "你好", env={"PAICLI_DATABASE_URL": database_url})
+    assert result.returncode == 2 and "更新" in result.stderr and len(result.stderr.strip().splitlines()) == 1
