@@ -69,10 +69,12 @@ class App:
         self._session_id = args.session or new_session_id()
         self.next_mode: str | None = None  # `/plan` without a task: the next input is planned (s.1 item 8)
         self._database: Database | None = None  # PAICLI_DATABASE_URL (issue 28): a bad one stops here
+        self._project_key: str | None = None
         if self._settings.database_url:
-            from paicli.database import open_database
+            from paicli.database import open_database, project_key
 
-            self._database = open_database(self._settings.database_url, self.project_key)
+            self._project_key = project_key(self._settings.project_root)
+            self._database = open_database(self._settings.database_url, self._project_key)
         self._warm = threading.Thread(target=importlib.import_module, args=("paicli.session",), daemon=True)
 
     def warm_up(self) -> None:
@@ -95,7 +97,8 @@ class App:
 
             self._session = Session(self.settings, approval="yes" if self.args.yes else "auto",
                                     session_id=self._session_id, memory=self.memory, skills=self.skills,
-                                    mcp=self.mcp, checkpointer=self._database.saver if self._database else None)
+                                    mcp=self.mcp, checkpointer=self._database.saver if self._database else None,
+                                    project_key=self._project_key or "")
         return self._session
 
     def mode_for_input(self) -> str:
@@ -165,7 +168,7 @@ class App:
     def project_key(self) -> str:
         from memory.longterm.entry import normalize_project_key
 
-        return normalize_project_key(self.settings.project_root)
+        return self._project_key or normalize_project_key(self.settings.project_root)
 
     def external_sources(self) -> tuple[str, ...]:
         """External content this session has read (reference o.1); tags explicit saves."""

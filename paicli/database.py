@@ -16,11 +16,15 @@ up after ``PAICLI_SESSION_WAIT`` seconds with one line (``SessionBusy``), as wit
 from __future__ import annotations
 
 import asyncio
+import re
+import subprocess
 import time
 from collections.abc import AsyncIterator, Callable, Sequence
 from dataclasses import dataclass
 from datetime import datetime
+from pathlib import Path
 from typing import Any
+from urllib.parse import urlsplit
 
 import psycopg
 from langchain_core.messages import HumanMessage
@@ -177,3 +181,37 @@ def _refuse_newer(conn: psycopg.Connection, table: str, known: int) -> None:
     if row["v"] is not None and row["v"] >= known:
         raise DatabaseError(f"{SETTING} 的数据库表结构（{table} 版本 {row['v']}）比这个 paicli 认识的更新（最高 "
                             f"{known - 1}）：请升级 paicli 后再用这个数据库")
+
+
+def project_key(root: Path) -> str:
+    """With a database, the key that scopes project memory and lists sessions: the repository's
+    ``origin`` remote, normalised (so every clone, on any machine, shares the project's memory),
+    else the project path as without one (reference j.1)."""
+    from memory.longterm.entry import normalize_project_key
+
+    try:
+        found = subprocess.run(["git", "-C", str(root), "config", "--get", "remote.origin.url"],
+                               capture_output=True, text=True, timeout=5)
+    except (OSError, subprocess.SubprocessError):
+        return normalize_project_key(root)
+    url = found.stdout.strip() if found.returncode == 0 else ""
+    return normalized_remote(url) or normalize_project_key(root)
+
+
+def normalized_remote(url: str) -> str:
+    """``git@github.com:Org/App.git``, ``https://me@github.com/Org/App`` and
+    ``ssh://git@github.com/Org/App.git/`` all become ``github.com/Org/App``; "" when not a remote URL."""
+    url = url.strip()
+    if "://" in url:
+        parts = urlsplit(url)
+        host = (parts.hostname or "").lower()
+        if parts.port and parts.scheme not in ("ssh", "git+ssh"):
+            host = f"{host}:{parts.port}"
+        path = parts.path
+    elif re.fullmatch(r"[^/\s]+@[^/:\s]+:.+|[A-Za-z0-9.-]+\.[A-Za-z]{2,}:.+", url):  # scp-like syntax
+        host, _, path = url.split("@", 1)[-1].partition(":")
+        host = host.lower()
+    else:
+        return ""  # a local path: the project path serves as the key
+    path = path.strip("/").removesuffix(".git").strip("/")
+    return f"{host}/{path}" if host and path else ""

@@ -142,6 +142,7 @@ class Session:
     stats: TokenStats = field(default_factory=TokenStats)
     external_sources: tuple[str, ...] = ()  # reference (o.1), as of the last finished step
     mcp: Any = None  # tools.mcp.servers.McpServers: its tools join the table as servers get ready
+    project_key: str = ""  # with a database, the origin remote's key (RunContext.project_key); "": the path
 
     def __post_init__(self) -> None:
         if self.deps is None:
@@ -256,6 +257,7 @@ class Session:
             session_id=self.session_id,
             approval=self.approval,
             context_window=self.settings.context_window,
+            project_key=self.project_key,
         )
 
     def mode_context(self, mode: str, *, review: bool) -> RunContext:

@@ -47,10 +47,9 @@ _DATABASES: dict[str, Any] = {}
 
 def _database(settings: Settings) -> Any:
     """One ``paicli.database.Database`` per URL in the server process (checkpointer and store share it)."""
-    from memory.longterm.entry import normalize_project_key
-    from paicli.database import open_database
+    from paicli.database import open_database, project_key
 
     url = settings.database_url or ""
     if url not in _DATABASES:
-        _DATABASES[url] = open_database(url, normalize_project_key(settings.project_root))
+        _DATABASES[url] = open_database(url, project_key(settings.project_root))
     return _DATABASES[url]

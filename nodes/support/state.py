@@ -71,12 +71,23 @@ class RunContext:
     # and how many times a failing plan may be re-planned (PAICLI_PLAN_MAX_REPLANS).
     review: bool = True
     max_replans: int = 2
+    # The key that scopes project memory (reference j.1); "": the normalised project_root. With a
+    # database, paicli sets the origin remote's URL, so every clone shares it (issue 28).
+    project_key: str = ""
 
 
 class MessagesInput(TypedDict):
     """What a run takes as input (Studio's input form): the user's message."""
 
     messages: Annotated[list, add_messages]
+
+
+def memory_project_key(ctx: RunContext) -> str:
+    """The project key of memory reads and writes: the context's, else the project root's. Off
+    the event loop: resolving the path may readlink, which `langgraph dev` refuses there."""
+    from memory.longterm.entry import normalize_project_key
+
+    return ctx.project_key or normalize_project_key(ctx.project_root)
 
 
 def run_context(runtime: Runtime | None) -> RunContext:

@@ -8,6 +8,9 @@ URL that cannot be used is one line naming the setting with exit code 2.
 
 from __future__ import annotations
 
+import subprocess
+import sys
+
 import psycopg
 
 from tests.support.openai_server import Reply
@@ -68,3 +71,31 @@ def test_a_database_set_up_by_a_newer_paicli_is_refused(run_paicli, server, data
         conn.execute("INSERT INTO checkpoint_migrations (v) VALUES (999)")
     result = run_paicli("-p", "你好", env={"PAICLI_DATABASE_URL": database_url})
     assert result.returncode == 2 and "更新" in result.stderr and len(result.stderr.strip().splitlines()) == 1
+
+
+def _clone(path, origin: str):
+    path.mkdir(parents=True)
+    subprocess.run(["git", "init", "-q", str(path)], check=True)
+    subprocess.run(["git", "-C", str(path), "remote", "add", "origin", origin], check=True)
+    return path
+
+
+def test_two_checkouts_of_one_repository_share_project_memory_and_sessions(paicli_env, server, database_url, tmp_path):
+    env = paicli_env(server.base_url, PAICLI_DATABASE_URL=database_url)
+    one = _clone(tmp_path / "laptop" / "shop", "git@github.com:Acme/Shop.git")
+    two = _clone(tmp_path / "desktop" / "shop-copy", "https://me@github.com/Acme/Shop")
+    other = _clone(tmp_path / "elsewhere", "https://github.com/Acme/Other.git")
+
+    def run(cwd, *args, home="h1"):
+        return subprocess.run([sys.executable, "-m", "paicli", *args], cwd=cwd,
+                              env=env | {"PAICLI_HOME": str(tmp_path / home)}, stdin=subprocess.DEVNULL,
+                              capture_output=True, text=True, timeout=60)
+
+    assert run(one, "-p", "/save 项目使用 pnpm 管理依赖").returncode == 0
+    server.script = [Reply("好的")]
+    assert run(one, "-p", "看看依赖", "--session", "s-laptop").returncode == 0
+    listed = run(two, "-p", "/memory list", home="h2")
+    assert "项目使用 pnpm 管理依赖" in listed.stdout, listed.stdout + listed.stderr
+    assert "s-laptop" in run(two, "-p", "/resume", home="h2").stdout
+    assert "项目使用 pnpm 管理依赖" not in run(other, "-p", "/memory list").stdout
+    assert "s-laptop" not in run(other, "-p", "/resume").stdout
