@@ -25,6 +25,8 @@ from datetime import UTC, datetime
 from typing import Any, TypeVar
 
 from langgraph.store.base import BaseStore, Item, PutOp, SearchOp
+from psycopg import Connection
+from psycopg_pool import ConnectionPool
 
 from memory.longterm.config import MemoryOptions
 from memory.longterm.entry import Entry, from_json
@@ -104,12 +106,11 @@ def _no_lock() -> Iterator[None]:
 
 
 def advisory_lock(store: BaseStore) -> Callable[[], AbstractContextManager[Any]] | None:
-    """For a ``PostgresStore`` (its ``conn`` a psycopg connection or pool): a session-level
+    """For a ``PostgresStore`` (its ``conn`` a sync psycopg connection or pool): a session-level
     ``pg_advisory_lock`` held across the read and the writes. None for any other store."""
     conn = getattr(store, "conn", None)
-    if conn is None or not type(store).__name__.endswith("PostgresStore") \
-            or not (hasattr(conn, "execute") or hasattr(conn, "getconn")):
-        return None
+    if not isinstance(conn, (Connection, ConnectionPool)):
+        return None  # not PostgreSQL, or an async connection (its store's sync calls are not ours to block)
 
     @contextmanager
     def held() -> Iterator[None]:
@@ -125,7 +126,7 @@ def advisory_lock(store: BaseStore) -> Callable[[], AbstractContextManager[Any]]
 
 @contextmanager
 def _connection(conn: Any) -> Iterator[Any]:
-    if hasattr(conn, "getconn"):  # a pool: the lock's own connection, kept until it is released
+    if isinstance(conn, ConnectionPool):  # a pool: the lock's own connection, kept until it is released
         with conn.connection() as connection:
             yield connection
     else:
