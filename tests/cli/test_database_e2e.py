@@ -8,6 +8,7 @@ URL that cannot be used is one line naming the setting with exit code 2.
 
 from __future__ import annotations
 
+import json
 import subprocess
 import sys
 
@@ -111,3 +112,35 @@ def test_a_second_process_on_a_busy_session_waits_then_gives_up_with_one_line(ru
     server.script = [Reply("好")]
     done = run_paicli("-p", "你好", "--session", "busy-1", env=db)  # the holder is gone: it runs
     assert done.returncode == 0 and done.stdout.strip() == "好", done.stderr
+
+
+def test_db_import_twice_gives_the_same_counts_and_the_session_continues_from_the_database(
+        run_paicli, server, database_url, paicli_home, tmp_path):
+    server.script = [Reply("记住了，项目叫 alpha。"), Reply("项目叫 alpha。")]
+    assert run_paicli("-p", "项目叫 alpha", "--session", "ledger-1").returncode == 0  # on the files
+    assert run_paicli("-p", "/save 项目使用 pnpm 管理依赖").returncode == 0
+    db = {"PAICLI_DATABASE_URL": database_url}
+    first, second = run_paicli("db", "import", env=db), run_paicli("db", "import", env=db)
+    assert first.returncode == 0, first.stderr
+    assert first.stdout.startswith("已导入 1 个会话（") and "长期记忆新增 1 条，已存在 0 条" in first.stdout
+    assert second.stdout.split("；")[0] == first.stdout.split("；")[0]  # the same sessions and checkpoints
+    assert "长期记忆新增 0 条，已存在 1 条" in second.stdout
+    with psycopg.connect(database_url) as conn:
+        assert conn.execute("SELECT count(*) FROM store").fetchone()[0] == 1
+
+    other_home = tmp_path / "machine-2"
+    other_home.mkdir()
+    continued = run_paicli("-p", "项目叫什么？", "--session", "ledger-1", env=db | {"PAICLI_HOME": str(other_home)})
+    assert continued.returncode == 0 and continued.stdout.strip() == "项目叫 alpha。", continued.stderr
+    assert [m["content"] for m in server.requests[1]["messages"][1:3]] == ["项目叫 alpha", "记住了，项目叫 alpha。"]
+
+    exported = run_paicli("db", "export", "--to", str(tmp_path / "out"), env=db)
+    assert exported.returncode == 0 and "新增 1 条" in exported.stdout, exported.stderr
+    data = json.loads((tmp_path / "out" / "long_term_memory.json").read_text(encoding="utf-8"))
+    assert [e["content"] for e in data] == ["项目使用 pnpm 管理依赖"]
+
+
+def test_db_without_a_database_url_is_one_line(run_paicli):
+    result = run_paicli("db", "import")
+    assert result.returncode == 2 and "PAICLI_DATABASE_URL" in result.stderr
+    assert len(result.stderr.strip().splitlines()) == 1
