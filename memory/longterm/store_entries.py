@@ -43,15 +43,29 @@ class StoreEntries:
     """``read`` and ``mutate`` (the ``MemoryFile`` interface) over a ``BaseStore``."""
 
     def __init__(self, store: BaseStore,
-                 lock: Callable[[], AbstractContextManager[Any]] | None = None) -> None:
+                 lock: Callable[[], AbstractContextManager[Any]] | None = None,
+                 marker: Callable[[], Any] | None = None) -> None:
         self.store = store
         self._thread_lock = threading.RLock()
         self._cross_process = lock or _no_lock
+        # A cheap answer to "did anything change since the last read?" (for PostgreSQL: count and
+        # latest update of the memory rows); None: every read lists every item.
+        self._marker = marker
+        self._last: tuple[Any, list[Entry]] | None = None
         # (namespace, key) -> (the item's updated_at, its entry): items unchanged since the last
         # read are not parsed again.
         self._parsed: dict[tuple[tuple[str, ...], str], tuple[Any, Entry]] = {}
 
     def read(self) -> list[Entry]:
+        with self._thread_lock:
+            mark = self._marker() if self._marker is not None else None
+            if mark is not None and self._last is not None and self._last[0] == mark:
+                return list(self._last[1])
+            entries = self._read_all()
+            self._last = (mark, entries) if mark is not None else None
+            return list(entries)
+
+    def _read_all(self) -> list[Entry]:
         now = datetime.now(UTC)
         entries, seen = [], set()
         for item in self._items():
@@ -86,6 +100,8 @@ class StoreEntries:
             ops = changes(before, entries)
             if ops:
                 self.store.batch(ops)
+                if self._marker is not None:  # under the lock no other writer came between: cache ours
+                    self._last = (self._marker(), sorted(entries, key=lambda e: (e.timestamp, e.id)))
             return result
 
 
@@ -124,6 +140,22 @@ def advisory_lock(store: BaseStore) -> Callable[[], AbstractContextManager[Any]]
     return held
 
 
+def change_marker(store: BaseStore) -> Callable[[], Any] | None:
+    """For a ``PostgresStore`` on a sync connection: the number of memory rows and their latest
+    update, read before the items (so a change during a listing is seen on the next read)."""
+    conn = getattr(store, "conn", None)
+    if not isinstance(conn, (Connection, ConnectionPool)):
+        return None
+
+    def marker() -> Any:
+        with _connection(conn) as connection:
+            row = connection.execute("SELECT count(*), max(updated_at) FROM store WHERE prefix = %s OR prefix LIKE %s",
+                                     (ROOT, ROOT + ".%")).fetchone()
+        return tuple(row.values()) if isinstance(row, dict) else tuple(row)
+
+    return marker
+
+
 @contextmanager
 def _connection(conn: Any) -> Iterator[Any]:
     if isinstance(conn, ConnectionPool):  # a pool: the lock's own connection, kept until it is released
@@ -148,7 +180,8 @@ def memory_of(store: BaseStore, options: MemoryOptions = MemoryOptions()) -> Lon
     with _MEMORIES_GUARD:
         found = _MEMORIES.get(id(store))
         if found is None or found[0] is not store:
-            memory = LongTermMemory(None, options, entries=StoreEntries(store, advisory_lock(store)))
+            entries = StoreEntries(store, advisory_lock(store), change_marker(store))
+            memory = LongTermMemory(None, options, entries=entries)
             found = _MEMORIES[id(store)] = (store, memory)
         return found[1]
 
