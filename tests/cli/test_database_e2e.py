@@ -11,6 +11,7 @@ from __future__ import annotations
 import json
 import subprocess
 import sys
+import time
 
 import psycopg
 
@@ -144,3 +145,45 @@ def test_db_without_a_database_url_is_one_line(run_paicli):
     result = run_paicli("db", "import")
     assert result.returncode == 2 and "PAICLI_DATABASE_URL" in result.stderr
     assert len(result.stderr.strip().splitlines()) == 1
+
+
+def _plan_results(url: str, session: str) -> set[str]:
+    """Task ids whose results the Plan batch's checkpoint holds in the database."""
+    from langgraph.checkpoint.postgres import PostgresSaver
+
+    with PostgresSaver.from_conn_string(url) as saver:
+        try:
+            found = saver.get_tuple({"configurable": {"thread_id": session, "checkpoint_ns": "plan"}})
+        except psycopg.errors.UndefinedTable:  # the child has not set up the tables yet
+            return set()
+    return {uid for _task, channel, value in (found.pending_writes if found else []) if channel == "results"
+            for uid in value}
+
+
+def test_plan_kill_9_then_continue_on_postgres_reruns_nothing_completed(project, paicli_env, server, database_url):
+    from tests.cli.test_plan_mode import DAG, GOAL, PLANNING, plan_reply, user_text
+    from tests.support.openai_server import ByContent, Hang
+
+    env = paicli_env(server.base_url, PAICLI_DATABASE_URL=database_url)
+    routes = ByContent({PLANNING: [plan_reply(DAG)], "当前任务：统计 alpha": [Reply("ALPHA=11")],
+                        "当前任务：统计 beta": [Hang(60, Reply("too late"))]})
+    server.script = routes.script()
+    child = subprocess.Popen([sys.executable, "-m", "paicli", "--mode", "plan", "-p", GOAL, "--session", "s-kill"],
+                             cwd=project, env=env, stdin=subprocess.DEVNULL, stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+    try:
+        deadline = time.monotonic() + 40
+        while _plan_results(database_url, "s-kill") != {"task_1"}:
+            assert time.monotonic() < deadline and child.poll() is None, "task_1 never finished"
+            time.sleep(0.2)
+    finally:
+        child.kill()  # SIGKILL: no cleanup runs
+        child.wait()
+    asked = len(server.requests)
+    routes.routes.update({"当前任务：统计 beta": [Reply("BETA=22")], "当前任务：汇总两者": [Reply("合计 33")]})
+    server.script = server.script[:asked] + [routes.reply] * 2
+    done = subprocess.run([sys.executable, "-m", "paicli", "--session", "s-kill", "--continue"], cwd=project, env=env,
+                          stdin=subprocess.DEVNULL, capture_output=True, text=True, timeout=60)
+    assert done.returncode == 0, done.stderr
+    again = [user_text(r) for r in server.requests[asked:]]
+    assert len(again) == 2 and not any("当前任务：统计 alpha" in t for t in again)  # task_1 kept its result
+    assert done.stdout.strip() == "✅ 计划执行完成！\n[task_3] 合计 33"
