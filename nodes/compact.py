@@ -26,7 +26,7 @@ from nodes.call_model import ModelCaller
 from nodes.support.compaction_prompts import session_prompts, summary_prompts
 from nodes.support.policy import user_text
 from nodes.support.request import turn_memory
-from nodes.support.state import AgentState, RunContext, long_term_memory, run_context
+from nodes.support.state import AgentState, RunContext, long_term_memory, memory_project_key, run_context
 from prompts import PromptSources
 
 SUMMARY_TAGS = ["nostream", "paicli:summary"]  # keep summary tokens out of the answer stream
@@ -84,7 +84,7 @@ class Compaction:
         if result is None or not result.compacted:
             return result
         note = turn_memory(memory, result.messages, user_text(result.messages), window=ctx.context_window,
-                           project_root=ctx.project_root, now=self.caller.deps.clock())
+                           project_key=memory_project_key(ctx), now=self.caller.deps.clock())
         return result if note is None else replace(result, messages=[*result.messages, note])
 
     def applied(self, result: CompactionResult, ctx: RunContext) -> dict[str, Any]:

@@ -24,12 +24,11 @@ from langgraph.runtime import Runtime
 
 from memory.context.offload import ToolResultOffloader
 from memory.context.outcome import decided_artifact
-from memory.longterm.entry import normalize_project_key
 from nodes.gate_tools import last_ai
 from nodes.guards.cutoff import NAMELESS, invalid_json_error, refusal
 from nodes.guards.turn import RUNAWAY_NOTICE, current_turn, runaway_reminder
 from nodes.support.policy import decide_now, read_turn, recorded
-from nodes.support.state import AgentState, Deps, RunContext, long_term_memory, run_context
+from nodes.support.state import AgentState, Deps, RunContext, long_term_memory, memory_project_key, run_context
 from nodes.support.turn_files import turn_files
 from tools.base import ToolContext, ToolText
 from tools.boundary import wrap
@@ -191,8 +190,8 @@ def make_execute_tools(deps: Deps):
     offloaders = Offloaders(deps.compaction)
 
     async def tool_context(state: AgentState, ctx: RunContext, runtime: Runtime) -> ToolContext:
-        # normalize_project_key may readlink, a call `langgraph dev` refuses on its event loop.
-        key = await asyncio.to_thread(normalize_project_key, ctx.project_root)
+        # The project key may readlink, a call `langgraph dev` refuses on its event loop.
+        key = await asyncio.to_thread(memory_project_key, ctx)
         return ToolContext(root=Path(ctx.project_root), session_id=ctx.session_id,
                            command_timeout=ctx.command_timeout, offloader=offloaders.get(ctx), web=deps.web,
                            memory=long_term_memory(runtime, deps), project_key=key,

@@ -11,18 +11,17 @@ from __future__ import annotations
 
 import asyncio
 from dataclasses import replace
-from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from langchain_core.messages import AIMessage
 from langgraph.runtime import Runtime
 
 from memory.longterm.fact_extraction import ExtractionPrompts, extract, facts_to_entries, saved_notice
-from memory.longterm.entry import SOURCE_FILES_KEY, normalize_project_key
+from memory.longterm.entry import SOURCE_FILES_KEY
 from memory.longterm.file import MemoryAccessError
 from memory.context.rounds import BUDGET_FINALIZATION, internal_kind
 from nodes.support.policy import user_text
-from nodes.support.state import AgentState, Deps, RunContext, long_term_memory, run_context
+from nodes.support.state import AgentState, Deps, RunContext, long_term_memory, memory_project_key, run_context
 from nodes.support.turn_files import turn_files
 from nodes.guards.turn import current_turn
 from prompts import PromptSources, load_resource, render
@@ -66,7 +65,7 @@ def make_extract_facts(deps: Deps):
             return
 
         def save() -> list[Any]:  # file locks and realpath: off the event loop
-            entries = facts_to_entries(result.quotes, normalize_project_key(Path(ctx.project_root)), deps.clock())
+            entries = facts_to_entries(result.quotes, memory_project_key(ctx), deps.clock())
             if files:  # Q13: linked to the files this turn read or wrote
                 entries = [replace(e, metadata={**e.metadata, SOURCE_FILES_KEY: ",".join(files)}) for e in entries]
             return memory.save_automatic(entries)

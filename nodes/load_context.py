@@ -26,7 +26,7 @@ from langgraph.runtime import Runtime
 
 from nodes.support.policy import classify_turn, user_text
 from nodes.support.request import turn_memory
-from nodes.support.state import AgentState, Deps, RunContext, long_term_memory, run_context
+from nodes.support.state import AgentState, Deps, RunContext, long_term_memory, memory_project_key, run_context
 from prompts import PromptSources, outside_links
 from prompts.pai_md import ProjectMemory, read_project_memory
 from tools.policy.classify import HEADLINE_NOTICE
@@ -61,7 +61,7 @@ def make_load_context(deps: Deps):
                 warned.add(line)
                 get_stream_writer()({"notice": line})
         note = await asyncio.to_thread(turn_memory, memory, messages, query, window=ctx.context_window,
-                                       project_root=ctx.project_root, now=deps.clock())
+                                       project_key=memory_project_key(ctx), now=deps.clock())
         update: dict[str, Any] = {"messages": [note]} if note is not None else {}
         if text != state.get("project_context", ""):
             update["project_context"] = text

@@ -20,7 +20,8 @@ def parser() -> argparse.ArgumentParser:
         "OpenAI-compatible model (set PAICLI_API_KEY, PAICLI_PROVIDER or PAICLI_BASE_URL, PAICLI_MODEL).",
         epilog="Also: 'paicli studio' serves the project to LangGraph Studio and the SDK (see "
         "'paicli studio --help'); 'paicli eval extraction' scores automatic fact extraction on the golden "
-        "set with the configured light model (see 'paicli eval --help').",
+        "set with the configured light model (see 'paicli eval --help'); 'paicli db import|export' moves "
+        "sessions and memory to or from PAICLI_DATABASE_URL (see 'paicli db --help').",
     )
     p.add_argument("-p", "--prompt", metavar="TEXT", help="run one turn without the REPL, print the answer, exit")
     p.add_argument("--mode", choices=MODES, default="react", help="agent mode (default: react)")
@@ -81,6 +82,11 @@ def main(argv: list[str] | None = None) -> int:
         return run_eval(argv[1:])
     if argv[:1] == ["studio"]:
         return run_studio(argv[1:])
+    if argv[:1] == ["db"]:  # issue 28: paicli db import | export
+        from paicli.db_command import run_db
+        from paicli.errors import run_guarded
+
+        return run_guarded(lambda: run_db(argv[1:]), debug="--debug" in argv, log_dir=_log_dir())
     args = parser().parse_args(argv)
     if args.resume_run and args.prompt is not None:
         print("paicli: --continue 不能与 -p 同用（/continue 可以：paicli -p /continue --session ID）", file=sys.stderr)

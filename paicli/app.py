@@ -18,6 +18,7 @@ from paicli.settings import ConfigError, Settings, load_settings
 
 if TYPE_CHECKING:  # both import LangGraph or jieba: the REPL imports them in the background
     from memory.longterm.manager import LongTermMemory
+    from paicli.database import Database
     from paicli.session import Session
     from tools.mcp.servers import McpServers
     from tools.skills.library import SkillLibrary
@@ -91,6 +92,13 @@ class App:
             check_session_id(args.session)
         self._session_id = args.session or new_session_id()
         self.next_mode: str | None = None  # `/plan` without a task: the next input is planned (s.1 item 8)
+        self._database: Database | None = None  # PAICLI_DATABASE_URL (issue 28): a bad one stops here
+        self._project_key: str | None = None
+        if self._settings.database_url:
+            from paicli.database import open_database, project_key
+
+            self._project_key = project_key(self._settings.project_root)
+            self._database = open_database(self._settings.database_url, self._project_key)
         self._warm = threading.Thread(target=importlib.import_module, args=("paicli.session",), daemon=True)
 
     def warm_up(self) -> None:
@@ -113,7 +121,8 @@ class App:
 
             self._session = Session(self.settings, approval="yes" if self.args.yes else "auto",
                                     session_id=self._session_id, memory=self.memory, skills=self.skills,
-                                    mcp=self.mcp)
+                                    mcp=self.mcp, checkpointer=self._database.saver if self._database else None,
+                                    project_key=self._project_key or "")
         return self._session
 
     def mode_for_input(self) -> str:
@@ -179,7 +188,8 @@ class App:
         if self._memory is None:
             from memory.longterm.manager import LongTermMemory
 
-            self._memory = LongTermMemory(self.settings.memory_dir, self.settings.memory.options)
+            self._memory = (self._database.memory(self.settings.memory.options) if self._database else
+                            LongTermMemory(self.settings.memory_dir, self.settings.memory.options))
         return self._memory
 
     @property
@@ -195,7 +205,7 @@ class App:
     def project_key(self) -> str:
         from memory.longterm.entry import normalize_project_key
 
-        return normalize_project_key(self.settings.project_root)
+        return self._project_key or normalize_project_key(self.settings.project_root)
 
     def external_sources(self) -> tuple[str, ...]:
         """External content this session has read (reference o.1); tags explicit saves."""

@@ -30,7 +30,7 @@ from memory.context.rounds import SKILL_INJECTION, internal_kind
 from memory.context.turn_memory import memory_context_messages
 from memory.longterm.manager import LongTermMemory
 from memory.longterm.enrichment import Enricher, model_proposer
-from memory.longterm.store import MemoryStore
+from memory.longterm.store_entries import store_of
 from nodes.support.background import Background
 from nodes.call_model import skill_index
 from nodes.compact import state_update
@@ -144,12 +144,13 @@ class Session:
     approval: str = "auto"
     session_id: str = "default"
     deps: Deps | None = None
-    checkpointer: JsonlLedgerSaver | None = None
+    checkpointer: JsonlLedgerSaver | None = None  # or paicli.database.SessionSaver (PAICLI_DATABASE_URL)
     memory: LongTermMemory | None = None  # the App's, shared with /save and /memory
     skills: SkillLibrary | None = None  # the App's, shared with /skill
     stats: TokenStats = field(default_factory=TokenStats)
     external_sources: tuple[str, ...] = ()  # reference (o.1), as of the last finished step
     mcp: Any = None  # tools.mcp.servers.McpServers: its tools join the table as servers get ready
+    project_key: str = ""  # with a database, the origin remote's key (RunContext.project_key); "": the path
 
     def __post_init__(self) -> None:
         if self.deps is None:
@@ -157,7 +158,7 @@ class Session:
         if self.mcp is not None:
             attach_mcp(self.deps, self.mcp)
         self.checkpointer = self.checkpointer or JsonlLedgerSaver(history_dir(self.settings))
-        self.store = MemoryStore(self.memory) if self.memory is not None else None
+        self.store = store_of(self.memory) if self.memory is not None else None
         if self.memory is not None and self.settings.memory.enrich and self.memory.enricher is None:
             self.memory.enricher = search_term_enricher(self.settings, self.deps)
         builder, self.compaction = build_react(self.deps)
@@ -265,6 +266,7 @@ class Session:
             approval=self.approval,
             context_window=self.settings.context_window,
             allow_revert=self.settings.snapshots.allow_revert,
+            project_key=self.project_key,
         )
 
     def mode_context(self, mode: str, *, review: bool) -> RunContext:

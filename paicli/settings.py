@@ -45,7 +45,7 @@ DEFAULT_CONTEXT_WINDOW = 128_000  # reference (b): window when nothing else is k
 # config.json keys are the variable names without the PAICLI_ prefix, lower-cased.
 _CONFIG_KEYS = ("provider", "api_key", "base_url", "model", "context_window", "light_model", "memory_dir",
                 "searxng_url", "web_allow_hosts", "studio_origins", "command_sandbox", "sandbox_network",
-                "sandbox_writable")
+                "sandbox_writable", "database_url")
 
 
 @dataclass(frozen=True)
@@ -76,6 +76,9 @@ class Settings:
     # PAICLI_COMMAND_SANDBOX, PAICLI_SANDBOX_NETWORK, PAICLI_SANDBOX_WRITABLE (issue 24): the user's
     # environment and config.json only, never a project's .env (a repository must not loosen it).
     sandbox: SandboxSettings = SandboxSettings()
+    # PAICLI_DATABASE_URL: sessions and long-term memory in this PostgreSQL database (issue 28;
+    # paicli.database). None: the ledger files and long_term_memory.json. A guard setting.
+    database_url: str | None = None
 
     @property
     def cache_dir(self) -> Path:
@@ -185,6 +188,7 @@ def load_settings(project: str | os.PathLike | None = None, environ: dict[str, s
         studio_origins=studio_origins(get("PAICLI_STUDIO_ORIGINS")),
         snapshots=snapshot_options(get, lambda name: env.get(name)),
         sandbox=sandbox_settings({**sources.config, **sources.env}),
+        database_url=get("PAICLI_DATABASE_URL"),
     )
 
 
@@ -252,6 +256,7 @@ def studio_environ(settings: Settings) -> dict[str, str]:
     env = {k: v for k, v in os.environ.items() if k not in dropped}
     env.update(PAICLI_PROJECT_ROOT=str(settings.project_root), PAICLI_HOME=str(settings.home),
                PAICLI_MEMORY_DIR=str(settings.memory_dir), LANGGRAPH_CLI_NO_ANALYTICS="1",
+               **({"PAICLI_DATABASE_URL": settings.database_url} if settings.database_url else {}),
                LANGGRAPH_NO_VERSION_CHECK="true", LANGSMITH_TRACING="false", LANGCHAIN_TRACING_V2="false",
                LANGSMITH_TRACING_V2="false", LANGCHAIN_TRACING="false")
     env.setdefault("LOG_LEVEL", "WARNING")  # the server's info logs drown the URLs; run errors still show

@@ -4,7 +4,8 @@ and the one ``paicli studio`` writes).
 The server calls these with no arguments, so they read the user's settings the way the CLI
 does, through ``load_settings``: the same ``PAICLI_HOME``, the same ``PAICLI_MEMORY_DIR`` (from
 the environment or config.json; a project `.env` may not move it), the same memory options.
-Studio and the CLI therefore always open the same ledger directory and the same memory file.
+Studio and the CLI therefore always open the same ledger directory and the same memory file;
+with ``PAICLI_DATABASE_URL``, the same database (``paicli.database``, issue 28).
 """
 
 from __future__ import annotations
@@ -12,23 +13,43 @@ from __future__ import annotations
 import asyncio
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
+from typing import Any
 
 from memory.ledger.saver import JsonlLedgerSaver
-from memory.longterm.store import MemoryStore, open_store
+from memory.longterm.store import open_store
 from paicli.session import history_dir
-from paicli.settings import load_settings
+from paicli.settings import Settings, load_settings
 
 
 @asynccontextmanager
-async def make_checkpointer() -> AsyncIterator[JsonlLedgerSaver]:
+async def make_checkpointer() -> AsyncIterator[Any]:
     """The session ledger. Built on a worker thread: creating its directory is a blocking call
     ``langgraph dev`` refuses on its event loop."""
     settings = await asyncio.to_thread(load_settings)
+    if settings.database_url:
+        yield (await asyncio.to_thread(_database, settings)).saver
+        return
     yield await asyncio.to_thread(JsonlLedgerSaver, history_dir(settings))
 
 
 @asynccontextmanager
-async def make_store() -> AsyncIterator[MemoryStore]:
+async def make_store() -> AsyncIterator[Any]:
     """The long-term memory file, as a LangGraph store."""
     settings = await asyncio.to_thread(load_settings)
+    if settings.database_url:
+        yield (await asyncio.to_thread(_database, settings)).store
+        return
     yield await asyncio.to_thread(open_store, settings.memory_dir, settings.memory.options)
+
+
+_DATABASES: dict[str, Any] = {}
+
+
+def _database(settings: Settings) -> Any:
+    """One ``paicli.database.Database`` per URL in the server process (checkpointer and store share it)."""
+    from paicli.database import open_database, project_key
+
+    url = settings.database_url or ""
+    if url not in _DATABASES:
+        _DATABASES[url] = open_database(url, project_key(settings.project_root))
+    return _DATABASES[url]

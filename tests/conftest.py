@@ -10,3 +10,37 @@ def _jieba_cache_in_pytest_tmp(tmp_path_factory):
     from memory.longterm.retriever import use_cache_dir
 
     use_cache_dir(tmp_path_factory.mktemp("jieba"))
+
+
+@pytest.fixture(scope="session")
+def postgres_server():
+    """A PostgreSQL server's URL (issue 28 item 8): $PAICLI_TEST_DATABASE_URL (``.ci/run`` starts
+    one), else a throwaway cluster of our own when the binaries are installed. Without either the
+    test is skipped, saying why; under CI=true it fails instead."""
+    import os
+
+    from tests.support.postgres import URL_VARIABLE, Cluster, binaries
+
+    url = os.environ.get(URL_VARIABLE)
+    if url:
+        yield url
+        return
+    bin_dir = binaries()
+    if bin_dir is None:
+        reason = f"PostgreSQL not available: set {URL_VARIABLE} or install postgresql (initdb, pg_ctl)"
+        if os.environ.get("CI") == "true":
+            pytest.fail(reason)
+        pytest.skip(reason)
+    cluster = Cluster(bin_dir)
+    try:
+        yield cluster.start()
+    finally:
+        cluster.stop()
+
+
+@pytest.fixture
+def database_url(postgres_server):
+    """An empty database of its own for the test."""
+    from tests.support.postgres import fresh_database
+
+    return fresh_database(postgres_server)

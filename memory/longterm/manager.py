@@ -9,10 +9,10 @@ and fact extraction all go through here, so the reference's write rules (j.4) ho
 from __future__ import annotations
 
 import os
-from collections.abc import Collection, Sequence
+from collections.abc import Callable, Collection, Sequence
 from datetime import UTC, datetime
 from pathlib import Path
-from typing import Any
+from typing import Any, Protocol, TypeVar
 
 from memory.longterm.config import MemoryOptions
 from memory.longterm.enrichment import Enricher, set_search_terms
@@ -25,13 +25,30 @@ MAX_EXTERNAL_SOURCES = 8  # reference (o.1)
 SEARCH_LIMIT = 20  # reference (u.2): /memory search shows at most 20
 RECENT_LIMIT = 5  # /memory search without a match shows this many recently verified entries
 LAZY_PER_TURN = 3  # older entries sent for search terms per context block, within the session's bound
+T = TypeVar("T")
+
+
+class EntrySource(Protocol):
+    """Where the entries live: ``MemoryFile`` (the JSON file) or ``StoreEntries`` (a LangGraph store)."""
+
+    def read(self) -> list[Entry]: ...
+
+    def mutate(self, fn: Callable[[list[Entry]], T]) -> T: ...
 
 
 class LongTermMemory:
-    def __init__(self, directory: str | os.PathLike[str], options: MemoryOptions = MemoryOptions()) -> None:
-        self.directory = Path(directory)
+    def __init__(self, directory: str | os.PathLike[str] | None, options: MemoryOptions = MemoryOptions(), *,
+                 entries: EntrySource | None = None) -> None:
+        """``directory``: where ``long_term_memory.json`` lives. ``entries``: where the entries live
+        instead (``memory.longterm.store_entries.StoreEntries`` over a LangGraph store); then
+        ``directory`` may be None."""
+        self.directory = Path(directory) if directory is not None else None
         self.options = options
-        self.file = MemoryFile(self.directory / FILE_NAME, sync=options.sync)
+        if entries is None:
+            if self.directory is None:
+                raise ValueError("LongTermMemory needs a directory or an entry source")
+            entries = MemoryFile(self.directory / FILE_NAME, sync=options.sync)
+        self.file: EntrySource = entries
         self._retriever: Any = None
         # Proposes search terms after a write (memory.longterm.enrichment); paicli attaches one
         # when a session has a model. None: entries are written without them.

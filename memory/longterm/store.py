@@ -86,7 +86,7 @@ class MemoryStore(BaseStore):
     def _search(self, op: SearchOp, entries: list[Entry]) -> list[SearchItem]:
         prefix = tuple(op.namespace_prefix)
         inside = [e for e in entries if namespace_of(e)[:len(prefix)] == prefix]
-        inside = [e for e in inside if not op.filter or matches_filter(_value(e), op.filter)]
+        inside = [e for e in inside if not op.filter or matches_filter(entry_value(e), op.filter)]
         if op.query and op.query.strip():
             ranked = self.memory.retriever.rank_candidates(inside, op.query, limit=op.offset + op.limit)
             return [_item(s.entry, SearchItem, score=s.score) for s in ranked][op.offset:]
@@ -130,7 +130,8 @@ def _entry_for(namespace: tuple[str, ...], key: str, value: dict[str, Any], old:
     return normalized(entry)  # PaiCLI's shape, with any other field of the value kept after it
 
 
-def _value(entry: Entry) -> dict[str, Any]:
+def entry_value(entry: Entry) -> dict[str, Any]:
+    """The item value of ``entry``: its JSON (j.1) without the id, which is the item's key."""
     value = to_json(entry)  # a copy; for an entry read from the file, every field it has
     value.pop("id", None)
     return value
@@ -138,7 +139,7 @@ def _value(entry: Entry) -> dict[str, Any]:
 
 def _item(entry: Entry, cls: type = Item, **extra: Any) -> Any:
     # A deep copy: the value may share nested objects with the entry's stored JSON (Entry.raw).
-    return cls(namespace=namespace_of(entry), key=entry.id, value=copy.deepcopy(_value(entry)),
+    return cls(namespace=namespace_of(entry), key=entry.id, value=copy.deepcopy(entry_value(entry)),
                created_at=entry.timestamp, updated_at=entry.last_verified_at or entry.timestamp, **extra)
 
 

@@ -18,25 +18,23 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from datetime import datetime
-from pathlib import Path
 from typing import Any
 
 from langchain_core.messages import BaseMessage, HumanMessage, SystemMessage
 
 from memory.context.profile import ContextProfile
 from memory.context.turn_memory import memory_message, shown_lines
-from memory.longterm.entry import normalize_project_key
 
 
 def turn_memory(memory: Any, history: Sequence[BaseMessage], query: str, *, window: int,
-                project_root: str | Path, now: datetime) -> HumanMessage | None:
+                project_key: str, now: datetime) -> HumanMessage | None:
     """The internal message with the long-term memories relevant to ``query`` (reference p.4:
     the ContextProfile budget, the block's words) that ``history`` does not already show; None
     when there is nothing new to add. ``memory``: a ``LongTermMemory`` or None (no memory)."""
     if memory is None or not query.strip():
         return None
     budget = ContextProfile.from_window(window).memory_context_tokens
-    block = memory.context_block(query, budget, normalize_project_key(Path(project_root)), now,
+    block = memory.context_block(query, budget, project_key, now,
                                  shown=shown_lines(history))
     return memory_message(block)
 

@@ -75,12 +75,23 @@ class RunContext:
     max_replans: int = 2
     # PAICLI_ALLOW_REVERT=yes: under --yes, revert_turn runs without a question (tools.policy.approval).
     allow_revert: bool = False
+    # The key that scopes project memory (reference j.1); "": the normalised project_root. With a
+    # database, paicli sets the origin remote's URL, so every clone shares it (issue 28).
+    project_key: str = ""
 
 
 class MessagesInput(TypedDict):
     """What a run takes as input (Studio's input form): the user's message."""
 
     messages: Annotated[list, add_messages]
+
+
+def memory_project_key(ctx: RunContext) -> str:
+    """The project key of memory reads and writes: the context's, else the project root's. Off
+    the event loop: resolving the path may readlink, which `langgraph dev` refuses there."""
+    from memory.longterm.entry import normalize_project_key
+
+    return ctx.project_key or normalize_project_key(ctx.project_root)
 
 
 def run_context(runtime: Runtime | None) -> RunContext:
@@ -112,8 +123,8 @@ class Deps:
     prompt_home: Path | None = None  # $PAICLI_HOME, for prompt overrides and the user PAI.md; None: neither
     compaction: CompactionOptions = field(default_factory=CompactionOptions)
     budget: BudgetOptions = field(default_factory=BudgetOptions)
-    # memory.longterm.manager.LongTermMemory, used when the graph's store is not paicli's MemoryStore
-    # (which carries its own as ``store.memory``); None: no long-term memory.
+    # memory.longterm.manager.LongTermMemory, used when the graph has no store (with one, the
+    # store's memory is used, with these options); None: no long-term memory.
     memory: LongTermMemory | None = None
     external_guard: bool = True  # PAICLI_MEMORY_DISABLE_ON_EXTERNAL_CONTEXT (reference o.1)
     auto_extract: bool = False  # PAICLI_MEMORY_AUTO_EXTRACT_ENABLED; the CLI turns it on (n.1)
@@ -134,9 +145,16 @@ class Deps:
 
 
 def long_term_memory(runtime: Runtime | None, deps: Deps) -> LongTermMemory | None:
-    """The graph store's memory (paicli's store, also under ``langgraph dev``), else ``deps.memory``.
+    """The graph store's memory, else ``deps.memory`` (issue 28).
 
-    Duck-typed: the server imports ``memory/longterm/store.py`` under a module name of its own, so its
-    ``MemoryStore`` is not the class this process imported.
+    Any LangGraph store holds it: paicli's file store carries its own, and any other store (an
+    ``InMemoryStore``, a ``PostgresStore``, LangGraph Server's) is read and written through the
+    ``BaseStore`` API by ``memory.longterm.store_entries``, with paicli's rules applied in between.
     """
-    return getattr(getattr(runtime, "store", None), "memory", None) or deps.memory
+    store = getattr(runtime, "store", None)
+    if store is None:
+        return deps.memory
+    from memory.longterm.config import MemoryOptions
+    from memory.longterm.store_entries import memory_of
+
+    return memory_of(store, deps.memory.options if deps.memory is not None else MemoryOptions())

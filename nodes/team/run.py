@@ -20,7 +20,7 @@ from langgraph.runtime import Runtime
 from nodes.support.policy import user_text
 from nodes.support.request import turn_memory
 from nodes.support.run_errors import require_user_message
-from nodes.support.state import Deps, RunContext, long_term_memory, run_context
+from nodes.support.state import Deps, RunContext, long_term_memory, memory_project_key, run_context
 from nodes.team import texts
 from nodes.team.inputs import Dependency, TeamInputs
 from nodes.team.members import reply_text
@@ -56,7 +56,7 @@ def make_planner(deps: Deps, planner: Any, inputs: TeamInputs, member_config: An
         request = [HumanMessage(inputs.planning(goal))]
         # Q16: the memories relevant to the goal ride after the request, as in every mode's turn
         note = await asyncio.to_thread(turn_memory, long_term_memory(runtime, deps), [], goal,
-                                       window=ctx.context_window, project_root=ctx.project_root, now=deps.clock())
+                                       window=ctx.context_window, project_key=memory_project_key(ctx), now=deps.clock())
         out = await planner.ainvoke({"messages": request + ([note] if note else [])}, member_config(config, "planner"))
         if out.get("error"):
             return _ended(texts.PLANNER_FAILED.format(error=out["error"]))

@@ -17,7 +17,8 @@ import pytest
 ROOT = Path(__file__).resolve().parents[2]
 DOC = ROOT / "docs" / "behavior.md"
 ARCHITECTURE = ROOT / "docs" / "architecture.md"
-LINKED_DOCS = (DOC, ARCHITECTURE, ROOT / "CONTRIBUTING.md", ROOT / "README.md", ROOT / "bench" / "README.md")
+LINKED_DOCS = (DOC, ARCHITECTURE, ROOT / "CONTRIBUTING.md", ROOT / "README.md", ROOT / "bench" / "README.md",
+               ROOT / "docs" / "deploy.md")
 CITING_DIRS = ("memory", "prompts", "tools", "nodes", "graphs", "paicli", "tests", "bench")
 SKIP_PARTS = {"__pycache__", ".venv", "node_modules"}
 

@@ -1,0 +1,194 @@
+"""Long-term memory over any LangGraph store: paicli's rules, LangGraph's ``BaseStore`` API (issue 28).
+
+``LongTermMemory`` works on a list of entries it reads (``read()``) and edits under a lock
+(``mutate(fn)``); ``MemoryFile`` provides the two over ``long_term_memory.json``. ``StoreEntries``
+provides them over a ``BaseStore`` (an ``InMemoryStore``, a ``PostgresStore``, LangGraph Server's
+store): ``read`` lists the items under ``("memories", ...)`` (namespaces as ``memory.longterm.store``
+defines them) and ``mutate`` runs ``fn`` (dedup, conflicts, staleness marks: ``memory.longterm.writes``)
+on the freshest items, then writes back with ``PutOp``s only the entries ``fn`` added, changed or
+removed. So the same rules hold over every store, and nothing but ``batch`` reaches the store.
+
+Entries come back in the order they were written (their own ``timestamp``, then id): a store lists
+items in an order of its own (``PostgresStore``: newest update first).
+
+``mutate`` is a read-modify-write, so it holds a lock: one per store object in this process and,
+for a PostgreSQL store, a transaction-independent advisory lock taken on its own connection, so two
+processes writing one database serialise as two writing one memory file do.
+"""
+
+from __future__ import annotations
+
+import threading
+from collections.abc import Callable, Iterator
+from contextlib import AbstractContextManager, contextmanager
+from datetime import UTC, datetime
+from typing import Any, TypeVar
+
+from langgraph.store.base import BaseStore, Item, PutOp, SearchOp
+from psycopg import Connection
+from psycopg_pool import ConnectionPool
+
+from memory.longterm.config import MemoryOptions
+from memory.longterm.entry import Entry, from_json
+from memory.longterm.manager import LongTermMemory
+from memory.longterm.store import ROOT, MemoryStore, entry_value, namespace_of
+
+T = TypeVar("T")
+PAGE = 1000  # items per search request while listing every memory
+# The advisory lock's key: one lock for all of paicli's memory in a database (a mutation reads it all).
+ADVISORY_KEY = "paicli.memory"
+
+
+class StoreEntries:
+    """``read`` and ``mutate`` (the ``MemoryFile`` interface) over a ``BaseStore``."""
+
+    def __init__(self, store: BaseStore,
+                 lock: Callable[[], AbstractContextManager[Any]] | None = None,
+                 marker: Callable[[], Any] | None = None) -> None:
+        self.store = store
+        self._thread_lock = threading.RLock()
+        self._cross_process = lock or _no_lock
+        # A cheap answer to "did anything change since the last read?" (for PostgreSQL: count and
+        # latest update of the memory rows); None: every read lists every item.
+        self._marker = marker
+        self._last: tuple[Any, list[Entry]] | None = None
+        # (namespace, key) -> (the item's updated_at, its entry): items unchanged since the last
+        # read are not parsed again.
+        self._parsed: dict[tuple[tuple[str, ...], str], tuple[Any, Entry]] = {}
+
+    def read(self) -> list[Entry]:
+        with self._thread_lock:
+            mark = self._marker() if self._marker is not None else None
+            if mark is not None and self._last is not None and self._last[0] == mark:
+                return list(self._last[1])
+            entries = self._read_all()
+            self._last = (mark, entries) if mark is not None else None
+            return list(entries)
+
+    def _read_all(self) -> list[Entry]:
+        now = datetime.now(UTC)
+        entries, seen = [], set()
+        for item in self._items():
+            ident = (tuple(item.namespace), item.key)
+            seen.add(ident)
+            cached = self._parsed.get(ident)
+            if cached is None or cached[0] != item.updated_at:
+                entry = from_json({**item.value, "id": item.key}, now)
+                if entry is None or namespace_of(entry) != ident[0]:
+                    continue  # not a memory paicli can read where it lies: left as it is
+                cached = self._parsed[ident] = (item.updated_at, entry)
+            entries.append(cached[1])
+        for gone in self._parsed.keys() - seen:
+            del self._parsed[gone]
+        return sorted(entries, key=lambda e: (e.timestamp, e.id))
+
+    def _items(self) -> Iterator[Item]:
+        offset = 0
+        while True:
+            [page] = self.store.batch([SearchOp((ROOT,), limit=PAGE, offset=offset)])
+            yield from page
+            if len(page) < PAGE:
+                return
+            offset += PAGE
+
+    def mutate(self, fn: Callable[[list[Entry]], T]) -> T:
+        """Run ``fn`` on the freshest entries (it edits the list in place) and store what changed."""
+        with self._thread_lock, self._cross_process():
+            before = self.read()
+            entries = list(before)
+            result = fn(entries)
+            ops = changes(before, entries)
+            if ops:
+                self.store.batch(ops)
+                if self._marker is not None:  # under the lock no other writer came between: cache ours
+                    self._last = (self._marker(), sorted(entries, key=lambda e: (e.timestamp, e.id)))
+            return result
+
+
+def changes(before: list[Entry], after: list[Entry]) -> list[PutOp]:
+    """The puts that turn the items of ``before`` into those of ``after`` (entries are immutable:
+    an edited entry is a new object)."""
+    old = {e.id: e for e in before}
+    kept = {e.id: e for e in after}
+    ops = [PutOp(namespace_of(e), e.id, None) for e in before
+           if e.id not in kept or namespace_of(kept[e.id]) != namespace_of(e)]
+    ops += [PutOp(namespace_of(e), e.id, entry_value(e), index=False) for e in after if old.get(e.id) is not e]
+    return ops
+
+
+@contextmanager
+def _no_lock() -> Iterator[None]:
+    yield
+
+
+def advisory_lock(store: BaseStore) -> Callable[[], AbstractContextManager[Any]] | None:
+    """For a ``PostgresStore`` (its ``conn`` a sync psycopg connection or pool): a session-level
+    ``pg_advisory_lock`` held across the read and the writes. None for any other store."""
+    conn = getattr(store, "conn", None)
+    if not isinstance(conn, (Connection, ConnectionPool)):
+        return None  # not PostgreSQL, or an async connection (its store's sync calls are not ours to block)
+
+    @contextmanager
+    def held() -> Iterator[None]:
+        with _connection(conn) as connection:
+            connection.execute("SELECT pg_advisory_lock(hashtext(%s))", (ADVISORY_KEY,))
+            try:
+                yield
+            finally:
+                connection.execute("SELECT pg_advisory_unlock(hashtext(%s))", (ADVISORY_KEY,))
+
+    return held
+
+
+def change_marker(store: BaseStore) -> Callable[[], Any] | None:
+    """For a ``PostgresStore`` on a sync connection: the number of memory rows and their latest
+    update, read before the items (so a change during a listing is seen on the next read)."""
+    conn = getattr(store, "conn", None)
+    if not isinstance(conn, (Connection, ConnectionPool)):
+        return None
+
+    def marker() -> Any:
+        with _connection(conn) as connection:
+            row = connection.execute("SELECT count(*), max(updated_at) FROM store WHERE prefix = %s OR prefix LIKE %s",
+                                     (ROOT, ROOT + ".%")).fetchone()
+        return tuple(row.values()) if isinstance(row, dict) else tuple(row)
+
+    return marker
+
+
+@contextmanager
+def _connection(conn: Any) -> Iterator[Any]:
+    if isinstance(conn, ConnectionPool):  # a pool: the lock's own connection, kept until it is released
+        with conn.connection() as connection:
+            yield connection
+    else:
+        yield conn
+
+
+_MEMORIES: dict[int, tuple[BaseStore, LongTermMemory]] = {}
+_MEMORIES_GUARD = threading.Lock()
+
+
+def memory_of(store: BaseStore, options: MemoryOptions = MemoryOptions()) -> LongTermMemory:
+    """The long-term memory a store holds: paicli's file store carries its own (``store.memory``,
+    with the file's cross-process lock); any other store gets one ``LongTermMemory`` over
+    ``StoreEntries``, the same object for every call with that store in this process (so its
+    retriever's caches and search-term enricher live as long as the store)."""
+    own = getattr(store, "memory", None)
+    if isinstance(own, LongTermMemory) or (own is not None and hasattr(own, "save_fact")):
+        return own  # duck-typed too: `langgraph dev` imports the store module under another name
+    with _MEMORIES_GUARD:
+        found = _MEMORIES.get(id(store))
+        if found is None or found[0] is not store:
+            entries = StoreEntries(store, advisory_lock(store), change_marker(store))
+            memory = LongTermMemory(None, options, entries=entries)
+            found = _MEMORIES[id(store)] = (store, memory)
+        return found[1]
+
+
+def store_of(memory: LongTermMemory) -> BaseStore:
+    """The LangGraph store a graph is compiled with to reach ``memory``: the store it lives in,
+    else paicli's file store over it."""
+    if isinstance(memory.file, StoreEntries):
+        return memory.file.store
+    return MemoryStore(memory)

@@ -1,0 +1,217 @@
+"""``PAICLI_DATABASE_URL``: sessions in LangGraph's ``PostgresSaver``, long-term memory in its
+``PostgresStore`` (issue 28; docs/architecture.md, "Persistence").
+
+``open_database(url, project_key)`` connects (a bad or unreachable URL is one line naming the
+setting, exit 2: never a silent fallback to the files), refuses a database whose tables a newer
+paicli (a newer ``langgraph-checkpoint-postgres``) set up, and creates the tables on first use.
+
+``SessionSaver`` is ``PostgresSaver`` with what the CLI asks of its ledger besides checkpoints:
+the async methods (the CLI streams graphs; the sync saver runs them on a worker thread), each
+checkpoint stamped with the project it belongs to (``/resume`` lists this project's sessions),
+the session list, and the turn lock: a session-level advisory lock per session, so a second
+process on the same session waits for the turn in progress and then runs on top of it, or gives
+up after ``PAICLI_SESSION_WAIT`` seconds with one line (``SessionBusy``), as with the ledger.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import re
+import subprocess
+import time
+from collections.abc import AsyncIterator, Callable, Sequence
+from dataclasses import dataclass
+from datetime import datetime
+from pathlib import Path
+from typing import Any
+from urllib.parse import urlsplit
+
+import psycopg
+from langchain_core.messages import HumanMessage
+from langgraph.checkpoint.postgres import PostgresSaver
+from langgraph.store.postgres import PostgresStore
+from psycopg.rows import dict_row
+
+from memory.errors import PaicliError
+from memory.ledger.owner import POLL, SessionBusy
+from memory.longterm.config import MemoryOptions
+from memory.longterm.manager import LongTermMemory
+from memory.longterm.store_entries import memory_of
+
+SETTING = "PAICLI_DATABASE_URL"
+PROJECT_KEY = "paicli_project"  # checkpoint metadata: the project key of the session
+CONNECT_TIMEOUT = 5  # seconds
+
+
+class DatabaseError(PaicliError):
+    """The database in PAICLI_DATABASE_URL cannot be used (exit 2: the user fixes the setting)."""
+
+
+class SessionSaver(PostgresSaver):
+    """``PostgresSaver`` plus the ledger's extras the CLI uses (see the module docstring)."""
+
+    def __init__(self, conn: psycopg.Connection, url: str, project_key: str) -> None:
+        super().__init__(conn)
+        self.url, self.project_key = url, project_key
+
+    def put(self, config: Any, checkpoint: Any, metadata: Any, new_versions: Any) -> Any:
+        return super().put(config, checkpoint, {**metadata, PROJECT_KEY: self.project_key}, new_versions)
+
+    async def aget_tuple(self, config: Any) -> Any:
+        return await asyncio.to_thread(self.get_tuple, config)
+
+    async def alist(self, config: Any, *, filter: dict[str, Any] | None = None, before: Any = None,
+                    limit: int | None = None) -> AsyncIterator[Any]:
+        for item in await asyncio.to_thread(lambda: list(self.list(config, filter=filter, before=before, limit=limit))):
+            yield item
+
+    async def aput(self, config: Any, checkpoint: Any, metadata: Any, new_versions: Any) -> Any:
+        return await asyncio.to_thread(self.put, config, checkpoint, metadata, new_versions)
+
+    async def aput_writes(self, config: Any, writes: Sequence[tuple[str, Any]], task_id: str,
+                          task_path: str = "") -> None:
+        await asyncio.to_thread(self.put_writes, config, writes, task_id, task_path)
+
+    async def adelete_thread(self, thread_id: str) -> None:
+        await asyncio.to_thread(self.delete_thread, thread_id)
+
+    def append_event(self, thread_id: str, event: str, **_: Any) -> int:
+        """The ledger records ``/clear`` and compaction as events; the database keeps checkpoints only."""
+        return 0
+
+    def turn_lock(self, thread_id: str) -> AdvisoryTurnLock:
+        return AdvisoryTurnLock(self.url, thread_id)
+
+    def sessions(self) -> list[dict[str, Any]]:
+        """This project's sessions, newest first: ``{id, started, last_activity, mode, title, messages}``."""
+        with self._cursor() as cur:
+            rows = cur.execute(
+                "SELECT thread_id, min(checkpoint->>'ts') AS started, max(checkpoint->>'ts') AS last "
+                "FROM checkpoints WHERE metadata->>%s = %s GROUP BY thread_id ORDER BY last DESC LIMIT 100",
+                (PROJECT_KEY, self.project_key)).fetchall()
+        return [self._summary(row) for row in rows]
+
+    def _summary(self, row: dict[str, Any]) -> dict[str, Any]:
+        found = self.get_tuple({"configurable": {"thread_id": row["thread_id"], "checkpoint_ns": ""}})
+        messages = list((found.checkpoint["channel_values"].get("messages") or []) if found else [])
+        first = next((m for m in messages if isinstance(m, HumanMessage)), None)
+        title = str(first.content).splitlines()[0][:60] if first is not None and first.content else ""
+        return {"id": row["thread_id"], "started": _millis(row["started"]), "last_activity": _millis(row["last"]),
+                "mode": "react", "title": title, "messages": len(messages)}
+
+
+def _millis(stamp: str) -> int:
+    return int(datetime.fromisoformat(stamp).timestamp() * 1000)
+
+
+class AdvisoryTurnLock:
+    """One session's turn lock across machines: ``pg_try_advisory_lock`` on a connection of its own,
+    held for the turn (a crashed holder's lock goes with its connection)."""
+
+    def __init__(self, url: str, thread_id: str) -> None:
+        self.url, self.session = url, thread_id
+        self._conn: psycopg.Connection | None = None
+
+    def _try(self) -> bool:
+        if self._conn is None:
+            self._conn = _connect(self.url)
+        row = self._conn.execute("SELECT pg_try_advisory_lock(hashtext(%s)) AS got", (self._key,)).fetchone()
+        return bool(row and row["got"])
+
+    @property
+    def _key(self) -> str:
+        return f"paicli.session:{self.session}"
+
+    async def acquire(self, wait: float, notice: Callable[[str], None]) -> None:
+        deadline, told = time.monotonic() + wait, False
+        while not await asyncio.to_thread(self._try):
+            if time.monotonic() >= deadline:
+                self.release()
+                raise SessionBusy(f"会话 {self.session} 正被另一个进程使用（数据库中的会话锁），等待 {wait:g} 秒后放弃："
+                                  f"等它完成后重试，或用 --session 换一个会话（PAICLI_SESSION_WAIT 调整等待秒数）")
+            if not told:
+                notice(f"⏳ 会话 {self.session} 正被另一个进程使用，等待它完成当前一轮…")
+                told = True
+            await asyncio.sleep(POLL)
+
+    def release(self) -> None:
+        if self._conn is not None:
+            self._conn.close()  # the session-level lock ends with the connection
+            self._conn = None
+
+
+@dataclass
+class Database:
+    saver: SessionSaver
+    store: PostgresStore
+
+    def memory(self, options: MemoryOptions) -> LongTermMemory:
+        return memory_of(self.store, options)
+
+
+def _connect(url: str) -> psycopg.Connection:
+    return psycopg.Connection.connect(url, autocommit=True, prepare_threshold=0, row_factory=dict_row,
+                                      connect_timeout=CONNECT_TIMEOUT)
+
+
+def open_database(url: str, project_key: str) -> Database:
+    """Connect, check the schema, set up the tables; ``DatabaseError`` naming the setting otherwise."""
+    if not url.startswith(("postgresql://", "postgres://")):
+        raise DatabaseError(f"{SETTING} 必须是 postgresql://用户@主机:端口/数据库 形式的 URL")
+    try:
+        saver_conn, store_conn = _connect(url), _connect(url)
+    except psycopg.ProgrammingError:  # a URL libpq cannot parse; its message would repeat the URL
+        raise DatabaseError(f"{SETTING} 不是有效的 PostgreSQL 连接 URL（应为 postgresql://用户@主机:端口/数据库）") from None
+    except psycopg.Error as error:
+        reason = " ".join(str(error).replace(url, "<URL>").split())[:300]
+        raise DatabaseError(f"{SETTING} 指向的数据库无法连接：{reason}") from None
+    saver, store = SessionSaver(saver_conn, url, project_key), PostgresStore(store_conn)
+    _refuse_newer(saver_conn, "checkpoint_migrations", len(PostgresSaver.MIGRATIONS))
+    _refuse_newer(store_conn, "store_migrations", len(PostgresStore.MIGRATIONS))
+    saver.setup()
+    store.setup()
+    return Database(saver, store)
+
+
+def _refuse_newer(conn: psycopg.Connection, table: str, known: int) -> None:
+    """A database set up by a newer version has migrations this one does not know: refused."""
+    if conn.execute("SELECT to_regclass(%s) AS t", (table,)).fetchone()["t"] is None:
+        return
+    row = conn.execute(f"SELECT max(v) AS v FROM {table}").fetchone()
+    if row["v"] is not None and row["v"] >= known:
+        raise DatabaseError(f"{SETTING} 的数据库表结构（{table} 版本 {row['v']}）比这个 paicli 认识的更新（最高 "
+                            f"{known - 1}）：请升级 paicli 后再用这个数据库")
+
+
+def project_key(root: Path) -> str:
+    """With a database, the key that scopes project memory and lists sessions: the repository's
+    ``origin`` remote, normalised (so every clone, on any machine, shares the project's memory),
+    else the project path as without one (reference j.1)."""
+    from memory.longterm.entry import normalize_project_key
+
+    try:
+        found = subprocess.run(["git", "-C", str(root), "config", "--get", "remote.origin.url"],
+                               capture_output=True, text=True, timeout=5)
+    except (OSError, subprocess.SubprocessError):
+        return normalize_project_key(root)
+    url = found.stdout.strip() if found.returncode == 0 else ""
+    return normalized_remote(url) or normalize_project_key(root)
+
+
+def normalized_remote(url: str) -> str:
+    """``git@github.com:Org/App.git``, ``https://me@github.com/Org/App`` and
+    ``ssh://git@github.com/Org/App.git/`` all become ``github.com/Org/App``; "" when not a remote URL."""
+    url = url.strip()
+    if "://" in url:
+        parts = urlsplit(url)
+        host = (parts.hostname or "").lower()
+        if parts.port and parts.scheme not in ("ssh", "git+ssh"):
+            host = f"{host}:{parts.port}"
+        path = parts.path
+    elif re.fullmatch(r"[^/\s]+@[^/:\s]+:.+|[A-Za-z0-9.-]+\.[A-Za-z]{2,}:.+", url):  # scp-like syntax
+        host, _, path = url.split("@", 1)[-1].partition(":")
+        host = host.lower()
+    else:
+        return ""  # a local path: the project path serves as the key
+    path = path.strip("/").removesuffix(".git").strip("/")
+    return f"{host}/{path}" if host and path else ""

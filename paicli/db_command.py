@@ -1,0 +1,99 @@
+"""``paicli db import`` and ``paicli db export`` (issue 28 item 5): moving to and from the database.
+
+- ``import`` copies this machine's ledger sessions (every checkpoint and pending write, parents
+  first) and ``long_term_memory.json`` into ``PAICLI_DATABASE_URL``'s database. Idempotent: a
+  checkpoint is keyed by its id and rewritten with the same content; a memory whose id is there
+  already is skipped. It prints the counts, which a second run repeats.
+- ``export`` writes the database's memories into ``long_term_memory.json`` (PaiCLI's format) in
+  ``PAICLI_MEMORY_DIR`` or ``--to DIR``, adding those whose id the file does not hold.
+Sessions imported are listed by ``/resume`` in the project ``import`` ran in.
+"""
+
+from __future__ import annotations
+
+import argparse
+from collections import defaultdict
+from pathlib import Path
+from typing import Any
+
+from memory.errors import PaicliError
+from paicli.settings import Settings, load_settings
+
+
+def parser() -> argparse.ArgumentParser:
+    p = argparse.ArgumentParser(prog="paicli db", description="Move sessions and memory to or from PAICLI_DATABASE_URL.")
+    p.add_argument("action", choices=("import", "export"),
+                   help="import: this machine's ledger sessions and long_term_memory.json into the database; "
+                   "export: the database's memories into long_term_memory.json")
+    p.add_argument("--to", metavar="DIR", help="export: the directory of long_term_memory.json (default: PAICLI_MEMORY_DIR)")
+    p.add_argument("--project", metavar="DIR", help="the project whose sessions /resume lists them under (default: current)")
+    p.add_argument("--debug", action="store_true", help="show tracebacks for unexpected errors")
+    return p
+
+
+def run_db(argv: list[str]) -> int:
+    args = parser().parse_args(argv)
+    settings = load_settings(args.project)
+    if not settings.database_url:
+        raise PaicliError("paicli db 需要 PAICLI_DATABASE_URL（环境变量或 $PAICLI_HOME/config.json 的 database_url）")
+    from paicli.database import open_database, project_key
+
+    database = open_database(settings.database_url, project_key(settings.project_root))
+    if args.action == "import":
+        sessions, checkpoints = import_sessions(settings, database.saver)
+        added, present = import_memories(settings, database)
+        print(f"已导入 {sessions} 个会话（{checkpoints} 个检查点）；长期记忆新增 {added} 条，已存在 {present} 条")
+    else:
+        added, present = export_memories(settings, database, Path(args.to) if args.to else settings.memory_dir)
+        print(f"已导出长期记忆：新增 {added} 条，文件中已存在 {present} 条")
+    return 0
+
+
+def import_sessions(settings: Settings, saver: Any) -> tuple[int, int]:
+    from memory.ledger.saver import JsonlLedgerSaver
+    from paicli.session import history_dir
+
+    ledger = JsonlLedgerSaver(history_dir(settings))
+    sessions = [s["id"] for s in ledger.sessions()]
+    count = 0
+    for thread in sessions:
+        for item in reversed(list(ledger.list({"configurable": {"thread_id": thread}}))):  # parents first
+            _copy(item, saver)
+            count += 1
+    return len(sessions), count
+
+
+def _copy(item: Any, saver: Any) -> None:
+    conf = item.config["configurable"]
+    parent = (item.parent_config or {}).get("configurable", {}).get("checkpoint_id")
+    target = {"configurable": {"thread_id": conf["thread_id"], "checkpoint_ns": conf.get("checkpoint_ns", ""),
+                               **({"checkpoint_id": parent} if parent else {})}}
+    saved = saver.put(target, item.checkpoint, item.metadata, dict(item.checkpoint["channel_versions"]))
+    writes: dict[str, list[tuple[str, Any]]] = defaultdict(list)
+    for task_id, channel, value in item.pending_writes or ():
+        writes[task_id].append((channel, value))
+    for task_id, pairs in writes.items():
+        saver.put_writes(saved, pairs, task_id)
+
+
+def _merge(source: list, target_memory: Any) -> tuple[int, int]:
+    def add(current: list) -> tuple[int, int]:
+        have = {e.id for e in current}
+        new = [e for e in source if e.id not in have]
+        current.extend(new)
+        return len(new), len(source) - len(new)
+
+    return target_memory.file.mutate(add)
+
+
+def import_memories(settings: Settings, database: Any) -> tuple[int, int]:
+    from memory.longterm.manager import LongTermMemory
+
+    return _merge(LongTermMemory(settings.memory_dir, settings.memory.options).entries(),
+                  database.memory(settings.memory.options))
+
+
+def export_memories(settings: Settings, database: Any, directory: Path) -> tuple[int, int]:
+    from memory.longterm.manager import LongTermMemory
+
+    return _merge(database.memory(settings.memory.options).entries(), LongTermMemory(directory, settings.memory.options))
