@@ -51,6 +51,21 @@ def banner(app: App, console: Console) -> None:
     console.print("输入任务开始工作；/help 查看命令，Ctrl-C 取消当前任务，连按两次 Ctrl-C 退出。", style="dim")
 
 
+def mode_bindings(repl: "Repl") -> KeyBindings:
+    """Shift+Tab (``ESC [ Z``) cycles the session mode auto → plan → ask (reference s.1 item 9)."""
+    bindings = KeyBindings()
+
+    @bindings.add("s-tab")
+    def _cycle(event: Any) -> None:
+        from paicli.session_modes import next_mode
+
+        mode = next_mode(repl.app.session_mode)
+        repl.app.session_mode = mode  # now, so a second press cycles on from here
+        event.app.create_background_task(repl.switch_mode(mode))
+
+    return bindings
+
+
 class Repl:
     def __init__(self, app: App):
         self.app = app
@@ -58,7 +73,9 @@ class Repl:
         self.prompt = PromptSession(
             history=history_file(app.settings.home),
             completer=WordCompleter(commands.NAMES, sentence=True),
+            key_bindings=mode_bindings(self),
         )
+        app.on_history_clear = self.forget_history
         self.answers: PromptSession = PromptSession()  # approval answers stay out of the input history
         self._review_keys: KeyBindings | None = None
 
@@ -96,6 +113,19 @@ class Repl:
 
     def say(self, text: str) -> None:
         self.console.print(text, markup=False)
+
+    async def switch_mode(self, mode: str) -> None:
+        from paicli.session_modes import switched
+
+        await self.app.set_mode(mode)
+        await run_in_terminal(lambda: self.say(switched(mode)))
+
+    def forget_history(self) -> None:
+        """``/history clear``: the file is emptied by the command; this forgets what the prompt
+        loaded from it, so Up no longer brings old inputs back."""
+        fresh = history_file(self.app.settings.home)
+        self.prompt.history = self.prompt.default_buffer.history = fresh
+        self.prompt.default_buffer.reset()
 
     async def run(self) -> int:
         banner(self.app, self.console)
