@@ -118,6 +118,11 @@ async def export(payload: str, app: App, say: Output) -> None:
 
 # --- /policy ------------------------------------------------------------------------------
 
+def refused(entry: dict[str, Any]) -> bool:
+    """A denial (the turn policy, the reviewer, the person) or a guard's refusal at execution."""
+    return entry.get("outcome") == "deny" or str(entry.get("reason") or "").startswith("🛡️")
+
+
 async def policy(app: App, say: Output) -> None:
     """reference (v.7) ``/policy``, with the approval level, the "approve all" choices and the
     day's recent denials."""
@@ -126,7 +131,7 @@ async def policy(app: App, say: Output) -> None:
     from tools.policy.audit import AuditLog
 
     approved = sorted((await app.session.values()).get("approved_all") or []) if app.started else []
-    denials = [e for e in AuditLog(app.audit_dir).recent(200) if e.get("outcome") == "deny"][-RECENT_DENIALS:]
+    denials = [e for e in AuditLog(app.audit_dir).recent(200) if refused(e)][-RECENT_DENIALS:]
     say("🛡️ 安全策略状态：")
     say(f"   项目根: {app.settings.project_root}")
     say(f"   危险工具: {', '.join(sorted(DANGEROUS_TOOLS))}，以及所有 mcp__ 前缀工具")
