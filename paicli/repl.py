@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import asyncio
 import signal
+import threading
 from pathlib import Path
 from typing import Any
 
@@ -23,6 +24,7 @@ from memory.ledger.owner import LedgerConflict, SessionBusy
 from paicli import commands
 from paicli.app import App
 from paicli.render import Renderer
+from paicli.status_bar import StatusBar
 from paicli.terminal import SafeConsole, visible
 
 CANCELLED = "⏹️ 已取消当前任务。"  # reference s.7
@@ -70,10 +72,12 @@ class Repl:
     def __init__(self, app: App):
         self.app = app
         self.console = SafeConsole()  # command output quotes memories, session titles, file names
+        self.status = StatusBar(app)
         self.prompt = PromptSession(
             history=history_file(app.settings.home),
             completer=WordCompleter(commands.NAMES, sentence=True),
             key_bindings=mode_bindings(self),
+            bottom_toolbar=self.status.text if app.settings.status_bar else None,  # reference u.4
         )
         app.on_history_clear = self.forget_history
         self.answers: PromptSession = PromptSession()  # approval answers stay out of the input history
@@ -127,8 +131,18 @@ class Repl:
         self.prompt.history = self.prompt.default_buffer.history = fresh
         self.prompt.default_buffer.reset()
 
+    def count_skills(self) -> None:
+        """In a thread at start: the status bar's skill count, then a redraw of the prompt."""
+        try:
+            self.status.count_skills()
+        except Exception:  # noqa: BLE001 - the bar shows "Skill -" until the next turn
+            return
+        self.prompt.app.invalidate()
+
     async def run(self) -> int:
         banner(self.app, self.console)
+        if self.app.settings.status_bar:
+            threading.Thread(target=self.count_skills, daemon=True).start()
         self.app.start_mcp(self.say)  # in the background: the prompt does not wait for servers
         try:
             return await self.loop()
@@ -179,14 +193,18 @@ class Repl:
                     return 0
                 if outcome.run is not None:
                     await self.mode_turn(*outcome.run)
+                await self.status.after_turn(None)
                 continue
             mode = self.app.mode_for_input()
+            self.status.phase = "running" if mode == "react" else mode
             if mode == "react":
-                await self.turn(text.strip())
+                await self.status.after_turn(await self.turn(text.strip()))
             else:
                 await self.mode_turn(mode, text.strip())
+                await self.status.after_turn(None)
 
-    async def turn(self, text: str) -> None:
+    async def turn(self, text: str) -> Any:
+        """One ReAct turn; its ``TurnResult``, or None when it was cancelled or refused."""
         renderer = Renderer(stream_answer=True, read_line=self.read_answer, read_review=self.read_review)
         renderer.waiting()
         task = asyncio.ensure_future(self.app.session.run_turn(text, renderer))
@@ -196,14 +214,15 @@ class Repl:
             result = await task
         except asyncio.CancelledError:
             renderer.notice(CANCELLED, style="yellow")
-            return
+            return None
         except (SessionBusy, LedgerConflict) as exc:  # another process writes the session: say so, keep the REPL
             renderer.notice(str(exc), style="red")
-            return
+            return None
         finally:
             loop.remove_signal_handler(signal.SIGINT)
         renderer.finish(result)
         self.console.print()
+        return result
 
 
     async def mode_turn(self, mode: str, text: str | None) -> None:

@@ -240,6 +240,13 @@ class Session:
             stable_share=None if stable is None else stable.share,
         )
 
+    async def next_request_tokens(self) -> int:
+        """The status bar's figure (reference u.4): the next request's estimate, i.e. the system
+        prompt, the tools schema and the conversation as it stands."""
+        values, ctx, c = await self.values(), self.context, self.compaction
+        system = c.estimator.system(c.system(ctx, values.get("project_context", "")))
+        return system + c.estimator.schema(c.caller.exposed_schemas()) + c.estimator.messages(list(values.get("messages") or []))
+
     async def clear(self) -> int:
         """``/clear`` (reference h.3): an empty view in the same session; earlier ledger lines and
         long-term memory stay. Returns how many messages left the view."""
