@@ -193,4 +193,5 @@ def config(payload: str, app: App, say: Output) -> None:
                                  + " 元每百万 tokens" if price else "未知（状态栏不显示费用）"))
     say(f"   PAICLI_HOME: {s.home}   项目: {s.project_root}")
     say(f"   config.json: {s.home / 'config.json'}{'' if (s.home / 'config.json').exists() else '（不存在）'}")
-    say(f"   当前会话: 模式 {app.session_mode}，审批档位 {app.approval}")
+    level = {"ask": "on", "auto": "default", "yes": "--yes"}.get(app.approval, app.approval)
+    say(f"   当前会话: 模式 {app.session_mode}，审批档位 {level}")

@@ -174,3 +174,19 @@ def test_hitl_on_asks_for_a_write_and_hitl_default_goes_back_to_the_reviewer(rep
     repl.expect("ran")
     assert (project / "a.txt").exists() and (project / "out.txt").exists()
     server.assert_consumed()
+
+
+def test_switching_to_default_forgets_approve_all(repl, server, project):
+    server.script = [Reply("", tool_calls=[WRITE]), Reply("ran it")]
+    ask(repl, "/hitl on")
+    ask(repl, "write out.txt")
+    repl.expect("HITL 审批请求")
+    repl.expect(">")
+    repl.type("a\r")
+    repl.expect("ran it")
+    ask(repl, "/policy")
+    repl.expect("全部放行: execute_command")
+    ask(repl, "/hitl default")
+    ask(repl, "/policy")
+    repl.expect("全部放行: 无")
+    assert (project / "out.txt").exists()
