@@ -22,6 +22,7 @@ from langgraph.graph import END, START, StateGraph
 from langgraph.store.base import BaseStore
 
 from graphs.batch import fan_out
+from graphs.start import link_start
 from graphs.unit import make_unit_node
 from nodes.extract_facts import make_extract_facts
 from nodes.plan.execute import collect, schedule
@@ -75,7 +76,7 @@ def build_plan(deps: Deps, *, context_schema: type[RunContext] = RunContext) -> 
     builder.add_node("summary", summary)
     builder.add_node("extract_facts", make_extract_facts(deps))
     builder.add_edge(START, "plan_start")
-    builder.add_edge("plan_start", "planner")
+    link_start(builder, deps, MODE, "plan_start", "planner")
     builder.add_conditional_edges("planner", after_planner, ["review", "summary"])
     builder.add_conditional_edges("review", after_review, ["schedule", "planner", "summary"])
     builder.add_conditional_edges("schedule", after_schedule, ["task", "summary"])

@@ -13,6 +13,7 @@ from langgraph.graph import END, START, StateGraph
 from langgraph.store.base import BaseStore
 
 from graphs.loop import add_agent_loop
+from graphs.start import link_start
 from nodes.compact import Compaction
 from nodes.extract_facts import make_extract_facts
 from nodes.load_context import make_load_context
@@ -34,7 +35,7 @@ def build_react(deps: Deps, *, context_schema: type[RunContext] = RunContext,
     builder.add_node("prepare_turn", prepare_turn)
     builder.add_node("load_context", make_load_context(deps))
     builder.add_edge(START, "prepare_turn")
-    builder.add_edge("prepare_turn", "load_context")
+    link_start(builder, deps, "react", "prepare_turn", "load_context")
     builder.add_node("extract_facts", make_extract_facts(deps))
     compaction = add_agent_loop(builder, deps, after="load_context", exit_to="extract_facts")
     if raise_on_error:

@@ -29,6 +29,7 @@ from langgraph.store.base import BaseStore
 from langgraph.types import Send
 
 from graphs.loop import add_agent_loop
+from graphs.start import link_start
 from graphs.unit import cancel_unanswered, named, unit_config
 from nodes.extract_facts import make_extract_facts
 from nodes.load_context import make_load_context
@@ -122,7 +123,7 @@ def build_team(deps: Deps, *, context_schema: type[RunContext] = RunContext) -> 
     builder.add_node("finish", finish)
     builder.add_node("extract_facts", make_extract_facts(deps))
     builder.add_edge(START, "team_start")
-    builder.add_edge("team_start", "plan_team")
+    link_start(builder, deps, MODE, "team_start", "plan_team")
     builder.add_conditional_edges("plan_team", after_planning, ["schedule", "finish"])
     builder.add_conditional_edges("schedule", after_schedule, ["step", "finish"])
     builder.add_edge("step", "collect")

@@ -147,12 +147,12 @@ def failure(exc: BaseException) -> dict[str, Any]:
     return {"error": f"❌ 调用 LLM 失败: {describe_provider_error(exc)}"}
 
 
-def with_decisions(update: dict[str, Any], turn: Turn) -> dict[str, Any]:
+async def with_decisions(update: dict[str, Any], turn: Turn) -> dict[str, Any]:
     """Decide the answer's tool calls here, once, with the turn the model was called with
     (``nodes.support.policy``): the router, the gate and execution read the records."""
     answer = (update.get("messages") or [None])[-1]
     if isinstance(answer, AIMessage) and answer.tool_calls:
-        update["decisions"] = decide_step(answer.tool_calls, turn)
+        update["decisions"] = await decide_step(answer.tool_calls, turn)
     return update
 
 
@@ -164,7 +164,7 @@ def make_call_model(caller: ModelCaller, compaction: Any):
     async def call_model(state: AgentState, runtime: Runtime[RunContext]) -> dict[str, Any]:
         ctx = run_context(runtime)
         turn = read_turn(state, ctx, caller.deps)
-        return with_decisions(await answer(state, runtime, ctx, turn), turn)
+        return await with_decisions(await answer(state, runtime, ctx, turn), turn)
 
     async def answer(state: AgentState, runtime: Runtime[RunContext], ctx: RunContext, turn: Turn) -> dict[str, Any]:
         messages, extra, tools = list(state["messages"]), state.get("project_context", ""), turn.advertised

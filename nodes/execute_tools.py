@@ -28,7 +28,7 @@ from memory.longterm.entry import normalize_project_key
 from nodes.gate_tools import last_ai
 from nodes.guards.cutoff import NAMELESS, invalid_json_error, refusal
 from nodes.guards.turn import RUNAWAY_NOTICE, current_turn, runaway_reminder
-from nodes.support.policy import decide, read_turn, recorded
+from nodes.support.policy import decide_now, read_turn, recorded
 from nodes.support.state import AgentState, Deps, RunContext, long_term_memory, run_context
 from nodes.support.turn_files import turn_files
 from tools.base import ToolContext, ToolText
@@ -58,10 +58,10 @@ class Outcome:
     seconds: float = 0.0
 
 
-def settled(state: AgentState, call: dict[str, Any], ctx: RunContext, deps: Deps) -> Allow | Deny:
+async def settled(state: AgentState, call: dict[str, Any], ctx: RunContext, deps: Deps) -> Allow | Deny:
     """The step's decision on a call (made by call_model, answered by gate_tools). A call
     without one, in a state edited by hand, is decided now."""
-    decision = recorded(state, call["id"]) or decide(call, read_turn(state, ctx, deps))
+    decision = recorded(state, call["id"]) or await decide_now(call, read_turn(state, ctx, deps))
     return Deny(UNANSWERED) if isinstance(decision, Ask) else decision
 
 
@@ -163,7 +163,9 @@ async def audit(deps: Deps, steps: list[tuple[dict[str, Any], Allow | Deny]], ou
             continue
         verdict = "deny" if isinstance(decision, Deny) else "allow" if outcome.ok else "error"
         reason = getattr(decision, "reason", "") or (outcome.text[:200] if verdict != "allow" else "")
-        rows.append((call["name"], call["args"], verdict, reason, decision.approver, int(outcome.seconds * 1000)))
+        how = (outcome.artifact or {}).get("sandbox")  # issue 24: sandboxed, network or outside
+        rows.append((call["name"], call["args"], verdict, reason, decision.approver, int(outcome.seconds * 1000),
+                     {"sandbox": how} if how else None))
     if rows:
         await asyncio.to_thread(lambda: [deps.audit.record(*row) for row in rows])
 
@@ -178,13 +180,14 @@ def make_execute_tools(deps: Deps):
                            command_timeout=ctx.command_timeout, offloader=offloaders.get(ctx), web=deps.web,
                            memory=long_term_memory(runtime, deps), project_key=key,
                            external_sources=tuple(state.get("external_sources") or ()),
-                           source_files=turn_files(state["messages"]), hidden_env=deps.hidden_env)
+                           source_files=turn_files(state["messages"]), hidden_env=deps.hidden_env,
+                           sandbox=deps.sandbox)
 
     async def execute_tools(state: AgentState, runtime: Runtime[RunContext]) -> dict[str, Any]:
         ctx, ai = run_context(runtime), last_ai(state)
         if ai is None:
             return {}
-        steps = [(call, settled(state, call, ctx, deps)) for call in ai.tool_calls]
+        steps = [(call, await settled(state, call, ctx, deps)) for call in ai.tool_calls]
         tool_ctx = await tool_context(state, ctx, runtime)
         outcomes = await offload(tool_ctx.offloader, steps, await run_allowed(steps, tool_ctx, deps))
         messages = [tool_message(call["id"], call["name"], o) for (call, _), o in zip(steps, outcomes)]

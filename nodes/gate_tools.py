@@ -23,10 +23,10 @@ from langgraph.config import get_stream_writer
 from langgraph.runtime import Runtime
 from langgraph.types import interrupt
 
-from nodes.support.policy import decide, read_turn, recorded, user_text
+from nodes.support.policy import decide_now, read_turn, recorded, user_text
 from nodes.support.state import AgentState, Deps, RunContext, run_context
 from tools.policy import auto_review
-from tools.policy.approval import Unclear, approval_request, covered, read_answer
+from tools.policy.approval import Unclear, approval_key, approval_request, covered, read_answer
 from tools.policy.decision import Allow, Ask, Decision, Deny, record
 
 
@@ -86,7 +86,8 @@ def make_gate_tools(deps: Deps):
     async def gate_tools(state: AgentState, runtime: Runtime[RunContext]) -> dict[str, Any]:
         ai, approved = last_ai(state), set(state.get("approved_all") or ())
         calls = ai.tool_calls if ai else []
-        made = {c["id"]: recorded(state, c["id"]) or decide(c, read_turn(state, run_context(runtime), deps)) for c in calls}
+        made = {c["id"]: recorded(state, c["id"]) or await decide_now(c, read_turn(state, run_context(runtime), deps))
+                for c in calls}
         reviewed = await auto_review_step(state, calls, made, deps)
         if reviewed is not None:
             return reviewed
@@ -98,7 +99,7 @@ def make_gate_tools(deps: Deps):
             elif isinstance(decision, Ask):
                 decision, approve_all = ask_user(decision, call["id"])
                 if approve_all:
-                    approved.add(call["name"])
+                    approved.add(approval_key(call["name"], call["args"]))
             decisions[call["id"]] = record(decision)
         return {"decisions": decisions, "approved_all": sorted(approved)}
 

@@ -6,6 +6,9 @@ Once per user turn, before the first model call:
   into ``state["project_context"]``, the system prompt's ``## Project Context``. They change
   rarely; when they do, the system prompt changes from that turn on (docs/architecture.md,
   "Cache-stable requests").
+- a PAI.md, an import or a prompt override that links out of the project (or out of
+  ``$PAICLI_HOME`` for the user's own) is skipped, and the user sees one ⚠️ line naming it, once
+  per graph (paicli issue 23, item 3); the model sees nothing of it.
 - the long-term memories relevant to the user's text, within the ContextProfile budget (p.4),
   are appended as an internal message after the user's message (``nodes/support/request.py``),
   not put in the system prompt: the request before the conversation stays the same from turn
@@ -24,22 +27,39 @@ from langgraph.runtime import Runtime
 from nodes.support.policy import classify_turn, user_text
 from nodes.support.request import turn_memory
 from nodes.support.state import AgentState, Deps, RunContext, long_term_memory, run_context
-from prompts.pai_md import load_project_memory
+from prompts import PromptSources, outside_links
+from prompts.pai_md import ProjectMemory, read_project_memory
 from tools.policy.classify import HEADLINE_NOTICE
+
+
+def project_memory(deps: Deps, ctx: RunContext) -> ProjectMemory:
+    """The PAI.md files, and every prompt source skipped because it links out of its owner."""
+    root = Path(ctx.project_root)
+    memory = read_project_memory(root, deps.prompt_home)
+    memory.skipped += outside_links(PromptSources.for_project(deps.prompt_home, root))
+    return memory
+
 
 def project_context(deps: Deps, ctx: RunContext) -> str:
     """The ``## Project Context`` body: the PAI.md files."""
-    return load_project_memory(Path(ctx.project_root), deps.prompt_home).strip()
+    return project_memory(deps, ctx).text.strip()
 
 
 def make_load_context(deps: Deps):
+    warned: set[str] = set()  # each skipped link is shown once, not every turn
+
     async def load_context(state: AgentState, runtime: Runtime[RunContext]) -> dict[str, Any]:
         ctx, memory = run_context(runtime), long_term_memory(runtime, deps)
         messages = list(state.get("messages") or [])
         query = user_text(messages)
         if classify_turn(query).headline_only:  # reference (o.3)
             get_stream_writer()({"notice": HEADLINE_NOTICE.strip()})
-        text = await asyncio.to_thread(project_context, deps, ctx)
+        found = await asyncio.to_thread(project_memory, deps, ctx)
+        text = found.text.strip()
+        for line in found.skipped:
+            if line not in warned:
+                warned.add(line)
+                get_stream_writer()({"notice": line})
         note = await asyncio.to_thread(turn_memory, memory, messages, query, window=ctx.context_window,
                                        project_root=ctx.project_root, now=deps.clock())
         update: dict[str, Any] = {"messages": [note]} if note is not None else {}

@@ -27,6 +27,8 @@ def parser() -> argparse.ArgumentParser:
     p.add_argument("--session", metavar="ID", help="continue (or create) the session with this id")
     p.add_argument("--project", metavar="DIR", help="project root the tools work in (default: current directory)")
     p.add_argument("--yes", action="store_true", help="approve every approval request (for scripts)")
+    p.add_argument("--dangerously-skip-sandbox", action="store_true",
+                   help="run this run's commands outside the command sandbox (printed on start)")
     p.add_argument("--continue", dest="resume_run", action="store_true",
                    help="with --session: finish that session's Plan or Team run that was cut short")
     p.add_argument("--debug", action="store_true", help="show tracebacks for unexpected errors and log background work")

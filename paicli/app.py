@@ -11,6 +11,7 @@ import importlib
 import re
 import threading
 import uuid
+from dataclasses import replace
 from typing import TYPE_CHECKING, Any
 
 from paicli.settings import ConfigError, Settings, load_settings
@@ -49,6 +50,29 @@ def _warm_jieba(cache_dir) -> None:
     importlib.import_module("memory.longterm.retriever").warm(cache_dir)
 
 
+def skip_sandbox(settings: Settings, args: Any) -> Settings:
+    """``--dangerously-skip-sandbox``: this run's commands run outside the sandbox (issue 24)."""
+    if not getattr(args, "dangerously_skip_sandbox", False):
+        return settings
+    return replace(settings, sandbox=replace(settings.sandbox, skipped=True))
+
+
+def sandbox_lines(settings: Settings) -> list[str]:
+    """The sandbox state for the banner and /context (mechanism, writable roots, network)."""
+    from tools.sandbox.command import CommandSandbox
+
+    return CommandSandbox(settings.sandbox).state(settings.project_root).lines()
+
+
+def sandbox_warning(settings: Settings) -> str | None:
+    """The one ⚠️ line a run prints when its commands are not sandboxed, except when the user
+    switched the sandbox off in their settings (then it is today's behaviour, said in /context)."""
+    if settings.sandbox.mode == "off" and not settings.sandbox.skipped:
+        return None
+    lines = sandbox_lines(settings)
+    return lines[0] if lines[0].startswith("⚠️") else None
+
+
 class App:
     """Settings and wiring: what the user configured, the session id, the shared long-term
     memory, and the ``Session`` (the running conversation) once it is needed. The settings have
@@ -57,7 +81,7 @@ class App:
 
     def __init__(self, args: Any, settings: Settings | None = None):
         self.args = args
-        self._settings = settings or load_settings(args.project)
+        self._settings = skip_sandbox(settings or load_settings(args.project), args)
         self._settings.require_key()  # fail before the first prompt, not after the first question
         self._session: Session | None = None
         self._memory: LongTermMemory | None = None

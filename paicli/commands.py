@@ -44,6 +44,8 @@ HELP = [
     ("/plan [任务]", "用 Plan-and-Execute 模式执行任务；不带任务时下一条输入使用该模式"),
     ("/team [任务]", "用 Multi-Agent 协作模式（规划者 + 执行者 + 检查者）执行任务；不带任务时下一条输入使用该模式"),
     ("/continue", "继续执行当前会话中被中断的计划或多 Agent 运行"),
+    ("/snapshot [list|status|clean [N]]", "查看每次运行前自动保存的项目快照、仓库占用；clean 只保留最近 N 个"),
+    ("/restore [N]", "把工作区恢复到第 N 个快照（默认 1 = 最近一次运行之前），先列出改动并确认；可再次 /restore 1 撤销"),
     ("/mode [auto|plan|ask]", "查看或切换会话模式（Shift+Tab 循环切换）：auto 自动审查，plan 每条输入先规划，ask 全部确认"),
     ("/hitl [on|default]", "查看或切换审批档位：on 全部危险操作都确认；default 由模型审查命令（启动默认）"),
     ("/policy", "查看安全策略、审批档位、全部放行的工具和今日最近的拒绝"),
@@ -55,8 +57,8 @@ HELP = [
 ]
 EXIT_WORDS = {"/exit", "/quit", "exit", "quit"}
 NAMES = ["/help", "/model", "/resume", "/clear", "/compact", "/context", "/save", "/memory", "/skill", "/audit", "/mcp",
-         "/plan", "/team", "/continue", "/mode", "/hitl", "/policy", "/config", "/init", "/export", "/history",
-         "/exit", "/quit"]  # for completion
+         "/plan", "/team", "/continue", "/snapshot", "/restore", "/mode", "/hitl", "/policy", "/config", "/init",
+         "/export", "/history", "/exit", "/quit"]  # for completion
 RESUME_LIST_LIMIT = 20
 
 
@@ -163,8 +165,19 @@ async def _dispatch(text: str, app: App, say: Output, read_line: ReadLine | None
             say("当前会话没有未完成的运行。")
         else:
             return Outcome(run=(mode, None))
+    elif word in ("/snapshot", "/restore"):
+        from paicli import snapshot_commands
+
+        if word == "/snapshot":
+            await snapshot_commands.snapshot(payload, app, say)
+        else:
+            await snapshot_commands.restore(payload, app, say, read_line)
     elif word in ("/context", "/ctx"):
         for line in render_context(await app.session.context_usage()):
+            say(line)
+        from paicli.app import sandbox_lines
+
+        for line in sandbox_lines(app.settings):  # issue 24
             say(line)
     elif word in ("/mode", "/hitl"):
         from paicli import mode_commands

@@ -23,10 +23,12 @@ KEY_SETTING = "PAICLI_API_KEY"
 # Settings that move a guard or decide where the user's data goes, so a project may not set
 # them at all: which private hosts web_fetch may reach, the external-content guard on memory
 # writes, where long-term memory and the audit log live (a file the project controls would
-# become "memories" injected into every turn), which server receives search queries, and the
-# approval level a session starts at and the model that reviews commands at the `default` level.
+# become "memories" injected into every turn), which server receives search queries, which
+# web pages may drive `paicli studio`, and the approval level a session starts at and the model
+# that reviews commands at the `default` level.
 GUARD_SETTINGS = ("PAICLI_WEB_ALLOW_HOSTS", "PAICLI_MEMORY_DISABLE_ON_EXTERNAL_CONTEXT", "PAICLI_MEMORY_DIR",
-                  "PAICLI_AUDIT_DIR", "PAICLI_SEARXNG_URL", "PAICLI_HITL", "PAICLI_AUTO_CLASSIFIER_MODEL")
+                  "PAICLI_AUDIT_DIR", "PAICLI_SEARXNG_URL", "PAICLI_STUDIO_ORIGINS", "PAICLI_HITL",
+                  "PAICLI_AUTO_CLASSIFIER_MODEL")
 
 ENVIRONMENT, DOTENV, CONFIG = "the environment", ".env", "config.json"
 

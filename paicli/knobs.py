@@ -21,6 +21,7 @@ from pathlib import Path
 from memory.errors import PaicliError
 from memory.longterm.config import MemoryOptions, parse_stale_days, parse_threshold
 from nodes.support.options import BudgetOptions, CompactionOptions
+from tools.snapshots.options import DEFAULT_KEEP, DEFAULT_MAX_FILE, DEFAULT_MAX_SNAPSHOT, MiB, SnapshotOptions
 
 Get = Callable[[str], "str | None"]
 OFF_WORDS = frozenset({"false", "0", "no", "off"})  # reference (e, n.1, o.1, x)
@@ -123,4 +124,22 @@ def web_knobs(get: Get) -> WebKnobs:
         searxng_url=get("PAICLI_SEARXNG_URL"),
         allow_hosts=tuple(h.strip().lower() for h in hosts.split(",") if h.strip()),
         audit_dir=Path(audit).expanduser() if audit else None,
+    )
+
+
+def snapshot_options(get: Get, env_get: Get) -> SnapshotOptions:
+    """Turn snapshots (tools.snapshots). ``env_get`` reads the process environment only:
+    PAICLI_ALLOW_REVERT is a person's choice for their scripts, never a project's ``.env``."""
+
+    def positive(name: str, default: int) -> int:
+        value = number(get, name, default)
+        if value <= 0:
+            raise ConfigError(f"{name} must be a positive whole number, got {value}")
+        return value
+
+    return SnapshotOptions(
+        keep=positive("PAICLI_SNAPSHOT_KEEP", DEFAULT_KEEP),
+        max_file_bytes=positive("PAICLI_SNAPSHOT_MAX_FILE_MB", DEFAULT_MAX_FILE // MiB) * MiB,
+        max_snapshot_bytes=positive("PAICLI_SNAPSHOT_MAX_MB", DEFAULT_MAX_SNAPSHOT // MiB) * MiB,
+        allow_revert=parse_flag(env_get("PAICLI_ALLOW_REVERT"), False, "PAICLI_ALLOW_REVERT"),
     )

@@ -14,7 +14,7 @@ import sys
 from typing import Any
 
 from paicli import commands
-from paicli.app import App
+from paicli.app import App, sandbox_warning
 from paicli.render import Renderer
 from paicli.terminal import write_line
 
@@ -37,6 +37,7 @@ def run_oneshot(args: Any) -> int:
     if not text:
         print("paicli: -p needs a non-empty prompt", file=sys.stderr)
         return 2
+    _warn_unsandboxed(app)
     app.warm_up()
     if args.mode != "react":
         return asyncio.run(_mode_turn(app, args.mode, text))
@@ -46,8 +47,15 @@ def run_oneshot(args: Any) -> int:
 def run_continue(args: Any) -> int:
     """``--session ID --continue``: finish the session's run that was cut short (Q11)."""
     app = App(args)
+    _warn_unsandboxed(app)
     app.warm_up()
     return asyncio.run(_continue(app))
+
+
+def _warn_unsandboxed(app: App) -> None:
+    """issue 24: one ⚠️ line per run when its commands will not be sandboxed, and why."""
+    if warning := sandbox_warning(app.settings):
+        write_line(warning, sys.stderr)
 
 
 async def _continue(app: App) -> int:

@@ -27,6 +27,7 @@ GROUP_LABELS = {
     "web_fetch": "📰 抓取 {n} 个网页",
     "save_memory": "💾 保存长期记忆 {n} 条",
     "save_skill_reference": "📝 写入 Skill 参考文件 {n} 个",
+    "revert_turn": "↩️ 回滚快照 {n} 次",
 }
 EMPTY_ANSWER = "⚠️ 模型返回了空回复"  # a turn that ends without text is not an answer
 KEY_PARAMS = ("path", "command", "name", "query", "url", "fact", "pattern")

@@ -22,7 +22,7 @@ from rich.text import Text
 
 from memory.ledger.owner import LedgerConflict, SessionBusy
 from paicli import commands
-from paicli.app import App
+from paicli.app import App, sandbox_lines
 from paicli.render import Renderer
 from paicli.status_bar import StatusBar
 from paicli.terminal import SafeConsole, visible
@@ -50,6 +50,8 @@ def banner(app: App, console: Console) -> None:
     s = app.settings
     console.print(Text.assemble(("paicli", "bold"), visible(f" · {s.model} ({s.provider}) · {s.project_root}")))
     console.print(f"会话 {app.session_id}", style="dim", highlight=False)
+    for line in sandbox_lines(s):  # issue 24: mechanism, writable roots, network, or why not
+        console.print(visible(line), style="yellow" if line.startswith("⚠️") else "dim", highlight=False)
     console.print("输入任务开始工作；/help 查看命令，Ctrl-C 取消当前任务，连按两次 Ctrl-C 退出。", style="dim")
 
 

@@ -43,10 +43,13 @@ from prompts import PromptSources, load_resource
 from tools.policy.audit import AuditLog
 from tools.policy.auto_review import REVIEW_TIMEOUT, AutoReviewer
 from tools.base import WebConfig
+from tools.sandbox.command import CommandSandbox
 from tools.registry import BUILTIN_TOOLS
 from tools.skills.library import SkillLibrary
 from tools.skills.load import load_skill_spec
 from tools.skills.reference import save_skill_reference_spec
+from tools.snapshots.revert import revert_turn_spec
+from tools.snapshots.store import TurnSnapshots, snapshot_home
 
 RECURSION_LIMIT = 10_000  # reference s.2.9: no iteration cap; this only stops a runaway graph
 
@@ -77,10 +80,12 @@ def make_deps(settings: Settings, *, auto_extract: bool, skills: SkillLibrary | 
     the person, who is at the UI anyway."""
     web = settings.web
     skills = skills or SkillLibrary(settings.home, settings.skill_budget)
+    snapshots = TurnSnapshots(snapshot_home(settings.home), settings.snapshots)
     return Deps(
         model=make_chat_model(settings),
         tools={**BUILTIN_TOOLS, "load_skill": load_skill_spec(skills),
-               "save_skill_reference": save_skill_reference_spec(skills)},
+               "save_skill_reference": save_skill_reference_spec(skills),
+               "revert_turn": revert_turn_spec(snapshots)},
         skills=skills,
         light_model=make_chat_model(settings, settings.light_model) if settings.light_model != settings.model else None,
         prompt_home=settings.home,
@@ -92,6 +97,8 @@ def make_deps(settings: Settings, *, auto_extract: bool, skills: SkillLibrary | 
         audit=AuditLog(web.audit_dir or settings.home / "audit"),  # as App.audit_dir
         web=WebConfig(searxng_url=web.searxng_url, allow_hosts=web.allow_hosts),
         hidden_env=settings.secret_env,
+        snapshots=snapshots,
+        sandbox=CommandSandbox(settings.sandbox),
         reviewer=make_reviewer(settings) if review else None,
     )
 
@@ -285,6 +292,7 @@ class Session:
             session_id=self.session_id,
             approval=self.approval,
             context_window=self.settings.context_window,
+            allow_revert=self.settings.snapshots.allow_revert,
         )
 
     def mode_context(self, mode: str, *, review: bool) -> RunContext:

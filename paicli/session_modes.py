@@ -25,7 +25,7 @@ SWITCHED_MODE = "已切换到 {mode} 模式：{description}"
 # reference v.1: the labels of the levels. `on` names paicli's own dangerous tools.
 LEVEL_LABELS = {
     "auto": "auto（Shell 命令由模型审查，低风险直接执行；有风险的操作交回模型处理，同一轮连续被拦 3 次才请求确认）",
-    "ask": "审批（写文件、编辑文件、执行命令、写 Skill 参考文件、MCP 工具都要确认）",
+    "ask": "审批（写文件、编辑文件、执行命令、回滚快照、写 Skill 参考文件、MCP 工具都要确认）",
     "yes": "全部放行（--yes：所有审批请求自动批准；安全策略的拒绝仍然生效）",
 }
 HITL_WORDS = {"on": "ask", "default": "auto"}

@@ -19,8 +19,10 @@ from paicli.prices import DEFAULT_PRICES, Price, price_problem
 from nodes.support.options import BudgetOptions, CompactionOptions
 from tools.skills.limits import DEFAULT_BUDGET as DEFAULT_SKILL_BUDGET
 from paicli.knobs import (ConfigError, Get, MemoryKnobs, WebKnobs, budget_options, compaction_options, memory_knobs,
-                          number, web_knobs)
+                          number, snapshot_options, web_knobs)
+from tools.snapshots.options import SnapshotOptions
 from tools.mcp.config import DEFAULT_CALL_TIMEOUT, DEFAULT_STARTUP_WAIT, McpSetup, merge, parse_document
+from tools.sandbox.command import MODES as SANDBOX_MODES, SandboxSettings
 
 
 @dataclass(frozen=True)
@@ -43,7 +45,8 @@ DEFAULT_CONTEXT_WINDOW = 128_000  # reference (b): window when nothing else is k
 
 # config.json keys are the variable names without the PAICLI_ prefix, lower-cased.
 _CONFIG_KEYS = ("provider", "api_key", "base_url", "model", "context_window", "light_model", "memory_dir",
-                "searxng_url", "web_allow_hosts", "hitl", "auto_classifier_model", "status_bar")
+                "searxng_url", "web_allow_hosts", "studio_origins", "command_sandbox", "sandbox_network",
+                "sandbox_writable", "hitl", "auto_classifier_model", "status_bar")
 # reference v.1: /hitl's two levels as PAICLI_HITL values, and the approval level each means
 HITL_LEVELS = {"on": "ask", "default": "auto"}
 DEFAULT = "default"  # the origin of a setting nobody set
@@ -78,6 +81,13 @@ class Settings:
     prices: dict[str, Price] = field(default_factory=lambda: dict(DEFAULT_PRICES))  # CNY / M tokens, by model
     # Where each variable's value came from: the environment, .env, config.json or default (/config).
     origins: dict[str, str] = field(default_factory=dict)
+    # PAICLI_STUDIO_ORIGINS: web origins `paicli studio` serves besides its own and Studio's
+    # (environment or config.json only: a guard setting, see paicli.credentials).
+    studio_origins: tuple[str, ...] = ()
+    snapshots: SnapshotOptions = SnapshotOptions()  # PAICLI_SNAPSHOT_*, PAICLI_ALLOW_REVERT (tools.snapshots)
+    # PAICLI_COMMAND_SANDBOX, PAICLI_SANDBOX_NETWORK, PAICLI_SANDBOX_WRITABLE (issue 24): the user's
+    # environment and config.json only, never a project's .env (a repository must not loosen it).
+    sandbox: SandboxSettings = SandboxSettings()
 
     @property
     def cache_dir(self) -> Path:
@@ -187,6 +197,9 @@ def load_settings(project: str | os.PathLike | None = None, environ: dict[str, s
         skill_budget=_positive(get, "PAICLI_SKILL_BODY_BUDGET", DEFAULT_SKILL_BUDGET),
         mcp=_mcp_setup(home, root, get),
         plan_max_replans=max_replans(get("PAICLI_PLAN_MAX_REPLANS")),
+        studio_origins=studio_origins(get("PAICLI_STUDIO_ORIGINS")),
+        snapshots=snapshot_options(get, lambda name: env.get(name)),
+        sandbox=sandbox_settings({**sources.config, **sources.env}),
         approval=_hitl(get("PAICLI_HITL")),
         review_model=get("PAICLI_AUTO_CLASSIFIER_MODEL") or "",
         status_bar=(get("PAICLI_STATUS_BAR") or "on").lower() not in ("off", "false", "0", "no"),
@@ -240,6 +253,22 @@ def _config_prices(home: Path) -> dict[str, Price]:
     return prices
 
 
+def sandbox_settings(user: dict[str, str]) -> SandboxSettings:
+    """From the user's own settings (environment over config.json). Paths are separated by
+    ``os.pathsep`` as in PATH (config.json may give a list)."""
+    mode = (user.get("PAICLI_COMMAND_SANDBOX") or "auto").strip().lower()
+    if mode not in SANDBOX_MODES:
+        raise ConfigError(f"PAICLI_COMMAND_SANDBOX must be one of {', '.join(SANDBOX_MODES)}, got '{mode}'")
+    network = (user.get("PAICLI_SANDBOX_NETWORK") or "off").strip().lower()
+    if network not in ("on", "off"):
+        raise ConfigError(f"PAICLI_SANDBOX_NETWORK must be on or off, got '{network}'")
+    writable = tuple(p.strip() for p in (user.get("PAICLI_SANDBOX_WRITABLE") or "").split(os.pathsep) if p.strip())
+    relative = [p for p in writable if not os.path.isabs(os.path.expanduser(p))]
+    if relative:
+        raise ConfigError(f"PAICLI_SANDBOX_WRITABLE needs absolute paths (or ~/...), got '{relative[0]}'")
+    return SandboxSettings(mode=mode, network=network == "on", writable=writable)
+
+
 DEFAULT_MAX_REPLANS = 2
 
 
@@ -283,7 +312,9 @@ def studio_environ(settings: Settings) -> dict[str, str]:
     for its graph, checkpointer and store; passing the resolved paths keeps them equal even if a
     file changes meanwhile), and everything that would call out
     switched off (notes §0: analytics, version check, LangSmith tracing)."""
-    env = {k: v for k, v in os.environ.items() if k not in ("LANGSMITH_API_KEY", "LANGCHAIN_API_KEY")}
+    # CORS_CONFIG / CORS_ALLOW_ORIGINS would replace the exact origins of the config (paicli/studio_gate.py).
+    dropped = ("LANGSMITH_API_KEY", "LANGCHAIN_API_KEY", "CORS_CONFIG", "CORS_ALLOW_ORIGINS")
+    env = {k: v for k, v in os.environ.items() if k not in dropped}
     env.update(PAICLI_PROJECT_ROOT=str(settings.project_root), PAICLI_HOME=str(settings.home),
                PAICLI_MEMORY_DIR=str(settings.memory_dir), LANGGRAPH_CLI_NO_ANALYTICS="1",
                LANGGRAPH_NO_VERSION_CHECK="true", LANGSMITH_TRACING="false", LANGCHAIN_TRACING_V2="false",
@@ -318,7 +349,8 @@ _JSON_TYPES = {dict: "an object", list: "a list", bool: "true/false", float: "a 
 
 def _config_values(data: object, path: Path) -> dict[str, str]:
     """config.json as settings lookups; unknown keys are ignored, known ones must be text
-    (``context_window`` may be a whole number, ``web_allow_hosts`` a list of host names)."""
+    (``context_window`` may be a whole number, ``web_allow_hosts`` a list of host names,
+    ``studio_origins`` a list of origins)."""
     if not isinstance(data, dict):
         raise ConfigError(f"{path} must hold a JSON object such as {{\"model\": \"glm-5.1\"}}, "
                           f"not {_JSON_TYPES.get(type(data), 'text')}; fix or delete it")
@@ -331,8 +363,11 @@ def _config_text(key: str, value: object, path: Path) -> str:
         return value
     if isinstance(value, int) and not isinstance(value, bool) and key == "context_window":
         return str(value)
-    if key == "web_allow_hosts" and isinstance(value, list) and all(isinstance(v, str) for v in value):
+    listed = key in ("web_allow_hosts", "studio_origins")
+    if listed and isinstance(value, list) and all(isinstance(v, str) for v in value):
         return ",".join(value)
+    if key == "sandbox_writable" and isinstance(value, list) and all(isinstance(v, str) for v in value):
+        return os.pathsep.join(value)
     raise ConfigError(f"\"{key}\" in {path} must be a string, not {_JSON_TYPES.get(type(value), 'a number')}")
 
 
@@ -362,6 +397,36 @@ def _url_problem(raw: str) -> str | None:
     except ValueError:
         port = 0
     return "has an invalid port (use 1-65535)" if port == 0 else None
+
+
+def studio_origins(raw: str | None) -> tuple[str, ...]:
+    """PAICLI_STUDIO_ORIGINS, comma-separated, each as a browser writes an ``Origin`` header
+    (``https://host[:port]``: lower case, no default port, no path); never ``*``."""
+    origins = []
+    for item in (raw or "").split(","):
+        if item.strip():
+            origin = _origin(item.strip())
+            if origin is None:
+                raise ConfigError(f"PAICLI_STUDIO_ORIGINS takes exact web origins such as https://studio.example.com "
+                                  f"(scheme, host and port only), got '{item.strip()}'")
+            origins.append(origin)
+    return tuple(dict.fromkeys(origins))
+
+
+def _origin(raw: str) -> str | None:
+    if _url_problem(raw) is not None:
+        return None
+    try:
+        parts = urlsplit(raw)
+        port = parts.port
+    except ValueError:
+        return None
+    if (parts.scheme not in ("http", "https") or not parts.hostname or parts.username is not None
+            or parts.path not in ("", "/") or parts.query or parts.fragment or "*" in raw):
+        return None
+    host = f"[{parts.hostname}]" if ":" in parts.hostname else parts.hostname
+    default = 443 if parts.scheme == "https" else 80
+    return f"{parts.scheme}://{host}" + (f":{port}" if port not in (None, default) else "")
 
 
 def _checked_web(web: WebKnobs) -> WebKnobs:

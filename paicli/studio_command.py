@@ -1,19 +1,26 @@
 """``paicli studio``: the LangGraph dev server (Studio's backend) for the current project.
 
 The server is ``langgraph dev`` from ``langgraph-cli[inmem]``, run as a child process with a
-config written for this run (``<project>/.paicli/studio/langgraph.json``) that names paicli's
-installed modules, so the server never treats a source checkout as the project. Its working
-directory is that private folder (the in-memory runtime keeps ``.langgraph_api/`` there); the
-project root reaches the graph as ``PAICLI_PROJECT_ROOT``. Checkpoints are the session ledger
-and the store is long-term memory, as in the CLI. CLI sessions are registered as threads.
-Ctrl-C (or SIGTERM) is passed to the server's process group, and the command exits quietly.
-The server runs on a leash (``paicli/studio_leash.py``): it stops when paicli dies, even by
-SIGKILL. A port something already listens on is refused before starting (``paicli/studio_port.py``).
+config written for this run that names paicli's installed modules, so the server never treats a
+source checkout as the project. It runs only installed code: an isolated interpreter (``-I``: no
+working directory, ``PYTHONPATH`` or user site on ``sys.path``), working in a folder of
+``$PAICLI_HOME`` (``studio/projects/<name>-<hash>/``, which holds that config and the in-memory
+runtime's ``.langgraph_api/``), so nothing the project ships (a ``langgraph_cli/`` package, a
+``sitecustomize.py``) can be imported; the project root reaches the graph as
+``PAICLI_PROJECT_ROOT``. Its front door (``paicli/studio_gate.py``) serves this machine's clients
+only, and it listens on loopback unless ``--allow-remote`` says otherwise. Checkpoints are the
+session ledger and the store is long-term memory, as in the CLI. CLI sessions are registered as
+threads. Ctrl-C (or SIGTERM) is passed to the server's process group, and the command exits
+quietly. The server runs on a leash (``paicli/studio_leash.py``): it stops when paicli dies, even
+by SIGKILL. A port something already listens on is refused before starting
+(``paicli/studio_port.py``).
 """
 
 from __future__ import annotations
 
 import argparse
+import hashlib
+import ipaddress
 import json
 import os
 import signal
@@ -24,28 +31,68 @@ import urllib.request
 from pathlib import Path
 from typing import Any
 
-from paicli.studio_leash import leash_command
+from memory.errors import PaicliError
+from paicli.studio_gate import cors_config
+from paicli.studio_leash import leash_command, python_command
 from paicli.studio_port import connect_host, pid_file, refuse_busy_port, write_pid
 
 STARTUP_SECONDS = 120  # the first start compiles the graph and imports LangGraph: a few seconds
 STOP_SECONDS = 10  # then the server is killed
 SYNC_SECONDS = 3.0  # how often sessions made meanwhile in the CLI are registered
 STUDIO_URL = "https://smith.langchain.com/studio/?baseUrl={api}"
+DEFAULT_PORT = 2024  # langgraph dev's
 
 
 def studio_parser() -> argparse.ArgumentParser:
     p = argparse.ArgumentParser(prog="paicli studio", description="Serve the project to LangGraph Studio and the "
                                 "LangGraph SDK (langgraph dev, offline, no browser); Ctrl-C stops it.")
-    p.add_argument("--port", type=int, default=2024, help="port of the API server (default: 2024)")
-    p.add_argument("--host", default="127.0.0.1", help="interface to listen on (default: 127.0.0.1)")
+    p.add_argument("--port", type=int, default=DEFAULT_PORT, help=f"port of the API server (default: {DEFAULT_PORT})")
+    p.add_argument("--host", default="127.0.0.1", help="interface to listen on (default: 127.0.0.1); "
+                   "anything but loopback needs --allow-remote")
+    p.add_argument("--allow-remote", action="store_true", help="allow a --host other machines can reach: "
+                   "anyone who can reach the port can then run commands here, with your key")
     p.add_argument("--project", metavar="DIR", help="project root the tools work in (default: current directory)")
     p.add_argument("--debug", action="store_true", help="show tracebacks for unexpected errors")
     return p
 
 
-def write_config(state_dir: Path) -> Path:
+class RemoteRefused(PaicliError):
+    """A --host beyond loopback without --allow-remote; the message names the fix."""
+
+
+def is_loopback(host: str) -> bool:
+    if host.lower() == "localhost":
+        return True
+    try:
+        return ipaddress.ip_address(host.strip("[]")).is_loopback
+    except ValueError:  # a host name: it may resolve to anything
+        return False
+
+
+def check_host(host: str, port: int, allow_remote: bool) -> str | None:
+    """The warning to print for a reachable server, or None on loopback; refuses one not allowed."""
+    if is_loopback(host):
+        return None
+    if not allow_remote:
+        raise RemoteRefused(f"--host {host} would let other machines reach the server, and anyone who can reach "
+                            "it can run commands here with your key: keep the default 127.0.0.1, or add "
+                            "--allow-remote if that is what you want")
+    return (f"⚠️ paicli studio: listening on {host}:{port} (--allow-remote): anyone who can reach this port can "
+            "run commands on this machine with your key; the API has no login")
+
+
+def state_dir_of(home: Path, project_root: Path) -> Path:
+    """The server's folder for this project, under ``$PAICLI_HOME`` (never inside the project):
+    its config and the in-memory runtime's thread registry, kept per project."""
+    digest = hashlib.sha256(str(project_root).encode("utf-8", "surrogateescape")).hexdigest()[:12]
+    name = "".join(c if c.isalnum() or c in "-_" else "_" for c in project_root.name)[:40] or "root"
+    return home / "studio" / "projects" / f"{name}-{digest}"
+
+
+def write_config(state_dir: Path, port: int = DEFAULT_PORT, origins: tuple[str, ...] = ()) -> Path:
     """The langgraph config: module paths resolve in the server's interpreter, which is this one,
-    wherever paicli is installed (editable or not)."""
+    wherever paicli is installed (editable or not). ``http.app`` is the front door
+    (``paicli/studio_gate.py``), ``http.cors`` answers with the exact allowed origins."""
     package_root = Path(__file__).resolve().parent.parent  # where `paicli`, `memory`, ... are installed
     config = {
         "dependencies": [str(package_root)],
@@ -53,17 +100,17 @@ def write_config(state_dir: Path) -> Path:
                    "team": "paicli.studio:team"},
         "checkpointer": {"path": "paicli.studio_stores.make_checkpointer"},
         "store": {"path": "paicli.studio_stores.make_store"},
+        "http": {"app": "paicli.studio_gate:app", "cors": cors_config(port, origins)},
     }
     state_dir.mkdir(parents=True, exist_ok=True)
-    (state_dir / ".gitignore").write_text("*\n", encoding="utf-8")  # server bookkeeping, not project files
     path = state_dir / "langgraph.json"
     path.write_text(json.dumps(config, indent=2), encoding="utf-8")
     return path
 
 
 def server_command(config: Path, host: str, port: int) -> list[str]:
-    return [sys.executable, "-m", "langgraph_cli", "dev", "--config", str(config), "--host", host,
-            "--port", str(port), "--no-browser", "--no-reload", "--server-log-level", "WARNING"]
+    return python_command("-m", "langgraph_cli", "dev", "--config", str(config), "--host", host, "--port", str(port),
+                          "--no-browser", "--no-reload", "--server-log-level", "WARNING")
 
 
 def run_studio(argv: list[str]) -> int:
@@ -72,10 +119,13 @@ def run_studio(argv: list[str]) -> int:
 
     settings = load_settings(args.project)
     settings.require_key()  # the server would fail to load the graph, with a traceback
+    warning = check_host(args.host, args.port, args.allow_remote)
     pids = pid_file(settings.home, args.port)
     refuse_busy_port(args.host, args.port, pids)
-    state_dir = settings.project_root / ".paicli" / "studio"
-    config = write_config(state_dir)
+    if warning:
+        print(warning, file=sys.stderr, flush=True)
+    state_dir = state_dir_of(settings.home, settings.project_root)
+    config = write_config(state_dir, args.port, settings.studio_origins)
     command = leash_command(server_command(config, args.host, args.port), os.getpid())
     child = subprocess.Popen(command, cwd=state_dir, env=studio_environ(settings), stdin=subprocess.DEVNULL,
                              process_group=0)  # its own group: Ctrl-C is ours to pass on, after we stop syncing

@@ -31,10 +31,16 @@ STOP_SECONDS = 10  # then the server is killed
 PARENT_GONE = 3  # exit status when paicli died before the server started
 
 
+def python_command(*args: str) -> list[str]:
+    """A Python child paicli starts for itself: isolated (``-I``), so its ``sys.path`` holds only
+    the installed packages, never the working directory, ``PYTHONPATH`` or the user site (a
+    project's ``langgraph_cli/`` or ``sitecustomize.py`` must not run in it)."""
+    return [sys.executable, "-I", *args]
+
+
 def leash_command(command: list[str], parent: int, *, watch: bool = False) -> list[str]:
     """``command`` run on a leash to process ``parent`` (paicli's own pid)."""
-    return [sys.executable, "-m", "paicli.studio_leash", str(parent), *(["--watch"] if watch else []),
-            "--", *command]
+    return python_command("-m", "paicli.studio_leash", str(parent), *(["--watch"] if watch else []), "--", *command)
 
 
 def main(argv: list[str]) -> int:

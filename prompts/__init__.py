@@ -7,10 +7,14 @@ long-term memories of a turn are not part of it: they travel with the turn as an
 message (``nodes/support/request.py``), so the conversation after the system prompt keeps
 matching the provider's cache. Each prompt file can be
 overridden by ``~/.paicli/prompts/<relpath>`` and then by ``<project>/.paicli/prompts/<relpath>``.
+An override is read only when its real path stays inside its owner, the project or
+``$PAICLI_HOME`` (paicli issue 23, item 3): a repository's ``.paicli/prompts`` linked to the
+user's files is skipped, and ``outside_links`` names each such link for the user.
 """
 
 from __future__ import annotations
 
+import os
 import re
 from dataclasses import dataclass
 from datetime import datetime
@@ -37,14 +41,42 @@ class PromptError(Exception):
 
 @dataclass(frozen=True)
 class PromptSources:
-    """Where prompt files are looked up, lowest priority first."""
+    """Where prompt files are looked up, lowest priority first; ``fences[i]`` is the directory
+    whose inside ``roots[i]``'s files must really be in (the root itself when not given)."""
 
     roots: tuple[Path, ...] = (BUILTIN_DIR,)
+    fences: tuple[Path, ...] = ()
 
     @classmethod
     def for_project(cls, home: Path | None, project: Path | None) -> "PromptSources":
-        extra = [p / "prompts" for p in (home,) if p] + [p / ".paicli" / "prompts" for p in (project,) if p]
-        return cls((BUILTIN_DIR, *extra))
+        owners = [(home / "prompts", home) for home in (home,) if home]
+        owners += [(project / ".paicli" / "prompts", project) for project in (project,) if project]
+        return cls((BUILTIN_DIR, *(r for r, _ in owners)), (BUILTIN_DIR, *(f for _, f in owners)))
+
+    def fence(self, index: int) -> Path:
+        return (self.fences[index] if index < len(self.fences) else self.roots[index]).resolve()
+
+
+def outside_links(sources: PromptSources) -> list[str]:
+    """One line per override file (or folder) that links out of its owner: skipped, shown to the user."""
+    found = []
+    for index, root in enumerate(sources.roots[1:], start=1):
+        fence = sources.fence(index)
+        for path in _entries(root):
+            real = path.resolve()
+            if not real.is_relative_to(fence):
+                found.append(f"⚠️ 已跳过 {path}：它链接到 {real}，在 {fence} 之外，内容不会发给模型")
+    return found
+
+
+def _entries(root: Path) -> list[Path]:
+    """The override folder itself when it is a link, else the links inside it (not followed)."""
+    if root.is_symlink() or not root.is_dir():
+        return [root] if root.is_symlink() else []
+    links = []
+    for folder, dirs, files in os.walk(root):
+        links += [Path(folder) / name for name in (*dirs, *files) if os.path.islink(os.path.join(folder, name))]
+    return sorted(links)
 
 
 def load_resource(relpath: str, sources: PromptSources) -> str:
@@ -52,9 +84,9 @@ def load_resource(relpath: str, sources: PromptSources) -> str:
     if rel.is_absolute() or ".." in rel.parts:
         raise PromptError(f"Prompt resource path not allowed: {relpath}")
     text = None
-    for root in sources.roots:
+    for index, root in enumerate(sources.roots):
         candidate = (root / rel).resolve()
-        if candidate.is_file() and candidate.is_relative_to(root.resolve()):
+        if candidate.is_file() and candidate.is_relative_to(sources.fence(index)):
             text = candidate.read_text(encoding="utf-8")
     if text is None or not text.strip():
         raise PromptError(f"Prompt resource missing: {relpath}")

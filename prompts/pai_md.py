@@ -6,8 +6,12 @@ next turn. To keep that cheap, each of the five sources costs one ``stat`` when 
 Decisions where the reference is silent:
 - Bytes that are not UTF-8 become U+FFFD instead of dropping the file; a leading BOM is dropped.
 - The import-root check resolves symlinks, so ``@link.md`` pointing outside the root is refused.
-  The five top-level sources are not checked against their root: their locations are fixed, and a
-  ``~/.paicli/PAI.md`` symlinked into a dotfiles repository should still load.
+- The five top-level sources are held to their root too (paicli issue 23, item 3): a cloned
+  repository's ``PAI.md -> ~/.ssh/id_rsa`` or ``.paicli/PAI.local.md -> ../../secret`` would
+  otherwise go into the system prompt. Their real path must stay inside the project (or inside
+  ``$PAICLI_HOME`` for the user's file), so a ``~/.paicli/PAI.md`` linked into a dotfiles
+  repository is skipped too; linking the whole ``$PAICLI_HOME`` directory still works. Every
+  link out is reported in ``ProjectMemory.skipped`` for the user (one line each, never to the model).
 - Cycles are detected on resolved paths, with a stack: a file imported by two siblings is
   inlined twice (as in the reference), only a file importing one of its ancestors is skipped.
 - Lengths are Python characters (code points); Java counts UTF-16 units.
@@ -18,6 +22,7 @@ from __future__ import annotations
 import logging
 import os
 import re
+from dataclasses import dataclass, field
 from pathlib import Path
 
 log = logging.getLogger(__name__)
@@ -49,19 +54,37 @@ def memory_sources(project_root: Path, home: Path | None) -> list[tuple[Path, Pa
     ]
 
 
+@dataclass
+class ProjectMemory:
+    text: str = ""  # the ``## PAI.md 项目记忆`` block, or ""
+    skipped: list[str] = field(default_factory=list)  # one line per link out of its root, for the user
+
+
 def load_project_memory(project_root: Path, home: Path | None) -> str:
     """The ``## PAI.md 项目记忆`` block, or "" when no source has content."""
-    body = ""
+    return read_project_memory(project_root, home).text
+
+
+def read_project_memory(project_root: Path, home: Path | None) -> ProjectMemory:
+    """The block, and the files skipped because they link out of their root."""
+    memory, body = ProjectMemory(), ""
     for path, root in memory_sources(project_root, home):
         if not path.is_file():
             continue
-        content = _expand(path, root.resolve(), [], 0).strip()
+        content = _expand(path, root.resolve(), [], 0, memory.skipped).strip()
         if not content:
             continue
         body += ("\n\n" if body else "") + f"### {path}\n\n{content}"
         if len(body) >= MAX_TOTAL_CHARS:
-            return _truncated(body)
-    return HEADER + body if body else ""
+            memory.text = _truncated(body)
+            return memory
+    memory.text = HEADER + body if body else ""
+    return memory
+
+
+def link_out(path: Path, real: Path, root: Path) -> str:
+    """The line the user sees for a prompt file skipped because it links out of ``root``."""
+    return f"⚠️ 已跳过 {path}：它链接到 {real}，在 {root} 之外，内容不会发给模型"
 
 
 def parse_import(line: str) -> str | None:
@@ -75,31 +98,34 @@ def parse_import(line: str) -> str | None:
     return target
 
 
-def _expand(path: Path, root: Path, stack: list[Path], depth: int) -> str:
+def _expand(path: Path, root: Path, stack: list[Path], depth: int, skipped: list[str]) -> str:
     """The file's lines with imports inlined; "" (and a warning) when it must be skipped."""
     if depth > MAX_IMPORT_DEPTH:
-        log.warning("Skipping PAI.md import beyond depth %d: %s", MAX_IMPORT_DEPTH, path)
+        log.warning("Skipping PAI.md import beyond depth %d: %r", MAX_IMPORT_DEPTH, str(path))
         return ""
     real = path.resolve()
-    if depth > 0 and not (real.is_relative_to(root) and real.is_file()):
-        log.warning("Skipping PAI.md import outside %s or not a regular file: %s", root, path)
+    if not real.is_relative_to(root):  # the user is told through ``skipped``, not the log
+        skipped.append(link_out(path, real, root))
+        return ""
+    if depth > 0 and not real.is_file():
+        log.warning("Skipping PAI.md import that is not a regular file: %r", str(path))
         return ""
     if real in stack:
-        log.warning("Skipping cyclic PAI.md import: %s", path)
+        log.warning("Skipping cyclic PAI.md import: %r", str(path))
         return ""
     text = _read(real)
     stack.append(real)
     try:
-        return "".join(_expand_line(line, path.parent, root, stack, depth) for line in _lines(text))
+        return "".join(_expand_line(line, path.parent, root, stack, depth, skipped) for line in _lines(text))
     finally:
         stack.pop()
 
 
-def _expand_line(line: str, folder: Path, root: Path, stack: list[Path], depth: int) -> str:
+def _expand_line(line: str, folder: Path, root: Path, stack: list[Path], depth: int, skipped: list[str]) -> str:
     target = parse_import(line)
     if target is None:
         return line + "\n"
-    imported = _expand(_absolute(folder / target), root, stack, depth + 1).strip()
+    imported = _expand(_absolute(folder / target), root, stack, depth + 1, skipped).strip()
     return imported + "\n" if imported else ""
 
 
@@ -107,7 +133,7 @@ def _read(path: Path) -> str:
     try:
         return path.read_bytes().decode("utf-8-sig", errors="replace")
     except OSError as exc:
-        log.warning("Failed to read PAI.md file %s: %s", path, exc)
+        log.warning("Failed to read PAI.md file %r: %r", str(path), str(exc))
         return ""
 
 

@@ -17,8 +17,10 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any, Awaitable, Callable, Union
 
 from tools.rate_limit import FixedWindow
+from tools.sandbox.secrets import is_secret_name
 
 if TYPE_CHECKING:
+    from tools.sandbox.command import CommandSandbox
     from memory.context.offload import ToolResultOffloader
     from memory.longterm.manager import LongTermMemory
 
@@ -93,12 +95,15 @@ class ToolContext:
     project_key: str | None = None  # reference (j.1): the normalised project path memories belong to
     external_sources: tuple[str, ...] = ()  # reference (o.1): tags explicit saves after external content
     source_files: tuple[str, ...] = ()  # Q13: project files this turn read or wrote, linked to saved memories
+    sandbox: CommandSandbox | None = None  # how execute_command runs (issue 24); None: outside, as before it
 
     def command_env(self) -> dict[str, str]:
-        """The environment a command runs with: a copy without the hidden variables, so a
-        command (or whatever it prints) never carries the user's API key."""
+        """The environment a command runs with: a copy without the hidden variables and without
+        any variable named like a secret (reference t), so a command (or whatever it prints)
+        never carries the user's keys."""
         base = os.environ if self.env is None else self.env
-        return {name: value for name, value in base.items() if name not in self.hidden_env}
+        return {name: value for name, value in base.items()
+                if name not in self.hidden_env and not is_secret_name(name)}
 
 
 @dataclass(frozen=True)

@@ -70,7 +70,10 @@ def write_file(args: dict[str, Any], ctx: ToolContext) -> str:
     content = str_arg(args, "content")
     if content is None:
         return failed("写入文件失败: 缺少 content 参数")
-    data = content.encode("utf-8")
+    try:
+        data = content.encode("utf-8")
+    except UnicodeEncodeError:
+        return failed(f"写入文件失败: {unencodable('content', content)}，文件未写入: {raw_path}")
     if len(data) > MAX_WRITE_BYTES:
         raise PolicyError(f"写入内容 {len(data)} 字节超过 5MB 上限")
     try:
@@ -90,7 +93,11 @@ def edit_file(args: dict[str, Any], ctx: ToolContext) -> str:
     if not path.is_file():
         return failed(f"目标不是已有的普通文件: {raw_path}")
     # Bytes in, bytes out: keeps CRLF endings and avoids platform newline translation.
-    text = path.read_bytes().decode("utf-8")
+    raw = path.read_bytes()
+    try:
+        text = raw.decode("utf-8")
+    except UnicodeDecodeError as exc:  # a replacement character written back would corrupt it
+        return failed(f"编辑文件失败: {raw_path} 不是有效的 UTF-8 文本（{undecodable(raw, exc)}），文件未修改")
     starts = _match_starts(text, old)
     replace_all = bool_arg(args, "replace_all", False)
     problem = _match_problem(text, starts, replace_all, raw_path)
@@ -99,12 +106,30 @@ def edit_file(args: dict[str, Any], ctx: ToolContext) -> str:
     updated = text.replace(old, new) if replace_all else text.replace(old, new, 1)
     if updated == text:
         return f"替换前后内容相同，文件未修改: {raw_path}"
-    data = updated.encode("utf-8")
+    try:
+        data = updated.encode("utf-8")
+    except UnicodeEncodeError:
+        return failed(f"编辑文件失败: {unencodable('new_text', new)}，文件未修改: {raw_path}")
     if len(data) > MAX_WRITE_BYTES:
         raise PolicyError(f"编辑后文件 {len(data)} 字节超过 5MB 上限")
     path.write_bytes(data)
     suffix = f"（替换 {len(starts)} 处）" if len(starts) > 1 else ""
     return f"文件已编辑: {raw_path}{suffix}"
+
+
+def undecodable(data: bytes, exc: UnicodeDecodeError) -> str:
+    """Where a file stops being UTF-8, on one line: line, byte offset, the bytes and why."""
+    line = data.count(b"\n", 0, exc.start) + 1
+    shown = data[exc.start:min(exc.end, exc.start + 4)].hex(" ")
+    return f"第 {line} 行、第 {exc.start + 1} 字节起的 {shown} 无法按 UTF-8 解码: {exc.reason}"
+
+
+def unencodable(name: str, text: str) -> str:
+    """A model-written argument holding characters UTF-8 cannot store (lone surrogates)."""
+    start = next((i for i, c in enumerate(text) if 0xD800 <= ord(c) <= 0xDFFF), None)
+    if start is None:
+        return f"参数 {name} 含有无法编码为 UTF-8 的字符"
+    return f"参数 {name} 第 {start + 1} 个字符 U+{ord(text[start]):04X} 无法编码为 UTF-8（孤立的代理字符）"
 
 
 def _match_starts(text: str, needle: str) -> list[int]:

@@ -103,8 +103,13 @@ BUILTIN_TOOLS: dict[str, ToolSpec] = {
         ToolSpec(
             "execute_command",
             "在项目根目录用 bash 执行一条命令，返回退出码和合并后的 stdout/stderr。超时 60 秒，输出过长会被截断；"
-            "不要运行交互式或不会自行结束的命令。",
-            _params(["command"], command=_string("要执行的 shell 命令")),
+            "不要运行交互式或不会自行结束的命令。命令在沙箱中运行：只能写项目、临时目录和工具链缓存"
+            "（PAI.md、.git/hooks 等受保护路径除外），默认没有网络。",
+            _params(["command"], command=_string("要执行的 shell 命令"),
+                    network=_boolean("需要联网时设为 true（例如安装依赖），须同时给出 reason；会请用户批准"),
+                    sandbox=_boolean("仅当沙箱拒绝了必需的操作时设为 false，须同时给出 reason；"
+                                     "需要用户亲自输入 y 确认"),
+                    reason=_string("为什么需要联网或离开沙箱，会原样展示给用户")),
             execute_command, is_async=True,
         ),
         ToolSpec(

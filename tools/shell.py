@@ -1,7 +1,9 @@
 """execute_command: one `bash -c` in the project root (reference t, d.5, s.7).
 
 The command gets its own process group so a timeout or a Ctrl-C kills everything it
-started, not just bash. Everything here awaits; nothing blocks the event loop.
+started, not just bash. Everything here awaits; nothing blocks the event loop. It runs in the
+command sandbox (``tools.sandbox``, issue 24) that ``ctx.sandbox`` describes; the result's
+artifact says how it ran (``sandbox``: sandboxed, network or outside) for the audit log.
 """
 
 from __future__ import annotations
@@ -12,9 +14,11 @@ import os
 import signal
 from typing import Any
 
-from tools.base import ToolContext, failed
+from tools.base import PolicyError, ToolContext, ToolText, failed
 from tools.common import str_arg
 from tools.policy.guards import CommandGuard
+from tools.sandbox.command import Launch
+from tools.sandbox.flags import command_flags
 
 MAX_COMMAND_OUTPUT_CHARS = 8_000  # reference (d.5): what the model sees without offloading
 MAX_COMMAND_CAPTURE_CHARS = 2_000_000  # reference (d.5): what is kept for the offloader
@@ -28,27 +32,45 @@ async def execute_command(args: dict[str, Any], ctx: ToolContext) -> str:
     if not command.strip():
         return failed("执行命令失败: 命令不能为空")
     await asyncio.to_thread(CommandGuard.check, command, ctx.root)  # it reads the scripts the command runs
+    env = ctx.command_env()
+    launch = await asyncio.to_thread(_launch, command, args, ctx, env)  # the sandbox layout stats files
     proc = await asyncio.create_subprocess_exec(
-        "bash", "-c", command, cwd=str(ctx.root), env=ctx.command_env(),
+        *launch.argv, cwd=str(ctx.root), env=env,
         stdin=asyncio.subprocess.DEVNULL, stdout=asyncio.subprocess.PIPE, stderr=asyncio.subprocess.STDOUT,
         start_new_session=True,
     )
     capture = _Capture(ctx.offloader.capture_limit if ctx.offloader else MAX_COMMAND_CAPTURE_CHARS)
     reader = asyncio.create_task(capture.read_all(proc.stdout))
     try:
-        return await _finish(proc, reader, capture, ctx)
+        text, ok = await _finish(proc, reader, capture, ctx)
     except asyncio.CancelledError:
         await _kill(proc, reader)
+        launch.finish("")  # Ctrl-C: still remove protected paths it created
         raise
+    notes = await asyncio.to_thread(launch.finish, capture.text(), ok)
+    if notes:
+        text = text + ("" if text.endswith("\n") else "\n") + notes
+    return ToolText(text, {"sandbox": launch.how}, ok=ok)
 
 
-async def _finish(proc: asyncio.subprocess.Process, reader: asyncio.Task, capture: _Capture, ctx: ToolContext) -> str:
+def _launch(command: str, args: dict[str, Any], ctx: ToolContext, env: dict[str, str]) -> Launch:
+    flags = command_flags(args)  # the approval gate asked a person about both flags
+    if ctx.sandbox is None:
+        return Launch(["bash", "-c", command], "outside")
+    try:
+        return ctx.sandbox.launch(command, ctx.root, env, network=flags.network, outside=flags.outside)
+    except RuntimeError as exc:  # PAICLI_COMMAND_SANDBOX=required and no sandbox
+        raise PolicyError(str(exc)) from None
+
+
+async def _finish(proc: asyncio.subprocess.Process, reader: asyncio.Task, capture: _Capture,
+                  ctx: ToolContext) -> tuple[str, bool]:
     timeout = ctx.command_timeout
     try:
         await asyncio.wait_for(_exited(proc, reader), timeout)
     except TimeoutError:
         await _kill(proc, reader)
-        return failed(f"命令执行超时（{timeout:g}秒），已强制终止")
+        return f"命令执行超时（{timeout:g}秒），已强制终止", False
     note = ""
     try:
         # A background child can keep the pipe open after bash exits; do not wait on it forever.
@@ -57,10 +79,8 @@ async def _finish(proc: asyncio.subprocess.Process, reader: asyncio.Task, captur
         await _kill(proc, reader)
         note = "(命令已结束，但输出读取超时)\n"
     code = _exit_code(proc.returncode)
-    text = f"命令执行完成 (exit code: {code})\n{await _shown(capture.text(), ctx)}{note}"
-    if code != 0:  # reference (d.5): reads like a success, but a non-zero exit is a failure
-        return failed(text)
-    return text
+    # reference (d.5): reads like a success, but a non-zero exit is a failure
+    return f"命令执行完成 (exit code: {code})\n{await _shown(capture.text(), ctx)}{note}", code == 0
 
 
 async def _shown(output: str, ctx: ToolContext) -> str:

@@ -4,7 +4,9 @@ The ``Turn`` is read from state, so it needs nothing checkpointed of its own: th
 from the user's submitted text, the URLs this turn's ``web_search`` results grounded (their
 ``ToolMessage.artifact``), and the session's external sources (``state["external_sources"]``).
 ``decide`` puts the policy before approval: a call the policy denies is never shown to
-the user for approval (v.4), it gets a ``🛡️ 工具调用已拒绝 [CODE]`` result instead.
+the user for approval (v.4), it gets a ``🛡️ 工具调用已拒绝 [CODE]`` result instead. The path
+and command guards come next, also before any question (``tools.policy.preflight``; a departure
+from v.4, where they run after it): a call they refuse is a ``🛡️ 策略拒绝: …`` denial.
 
 One decision per call per step: ``call_model`` decides every call of its answer with the
 ``Turn`` it was called with and puts the records in ``state["decisions"]``; the router and the
@@ -13,6 +15,7 @@ gate read them, the gate replaces each ``Ask`` with the user's answer, execution
 
 from __future__ import annotations
 
+import asyncio
 from dataclasses import dataclass
 from functools import lru_cache
 from typing import Any
@@ -23,7 +26,8 @@ from memory.context.rounds import internal_kind
 from nodes.support.state import AgentState, Deps, RunContext
 from nodes.guards.turn import current_turn
 from tools.policy import approval
-from tools.policy.decision import Decision, from_record, record
+from tools.policy.decision import Decision, Deny, from_record, record
+from tools.policy.preflight import REFUSED, guard_refusal
 from tools.policy.protected_paths import protected_write
 from tools.policy.turn import TurnClass, add_discovered, authorize, classify, expose
 
@@ -40,6 +44,7 @@ class Turn:
     approved_all: frozenset[str]  # tools the user chose "approve all" for (v.1)
     project_root: str
     external_guard: bool  # PAICLI_MEMORY_DISABLE_ON_EXTERNAL_CONTEXT
+    allow_revert: bool = False  # PAICLI_ALLOW_REVERT=yes (tools.policy.approval)
 
 
 def user_text(messages: list[Any]) -> str:
@@ -73,24 +78,36 @@ def read_turn(state: AgentState, ctx: RunContext, deps: Deps) -> Turn:
     tools = [(name, spec.description) for name, spec in deps.tools.items()]
     return Turn(turn, discovered, tuple(state.get("external_sources") or ()),
                 frozenset(expose(turn, tools, discovered)), ctx.approval,
-                frozenset(state.get("approved_all") or ()), ctx.project_root, deps.external_guard)
+                frozenset(state.get("approved_all") or ()), ctx.project_root, deps.external_guard,
+                ctx.allow_revert)
 
 
 def decide(call: dict[str, Any], turn: Turn) -> Decision:
-    """The one decision on a call: the policy first (o.5), then the approval level (v.1),
-    which protected paths raise. Called once per call per step (``decide_step``)."""
-    denial = authorize(turn.turn, call.get("name"), call.get("args"), turn.advertised, turn.discovered,
-                       turn.sources, turn.external_guard)
+    """The one decision on a call, in this order: the turn policy (o.5); the path and command
+    guards (item 6 of paicli issue 23); protected paths, which need a person after external
+    content (item 5); the approval level (v.1). A refusal at any step is final and nobody is
+    asked. Blocking (the guards read the file system): ``decide_step`` runs it in a thread."""
+    name, args = call.get("name"), call.get("args")
+    denial = authorize(turn.turn, name, args, turn.advertised, turn.discovered, turn.sources, turn.external_guard)
     if denial is not None:
         return denial
-    protected = protected_write(call["name"], call["args"], turn.project_root)
-    return approval.decide(call["name"], call["args"], turn.approval, turn.approved_all, protected)
+    refused = guard_refusal(name, args, turn.project_root)
+    if refused is not None:
+        return Deny(REFUSED.format(refused), "policy", refused)
+    protected = protected_write(name, args, turn.project_root)
+    return approval.decide(name, args, turn.approval, turn.approved_all, protected, external=bool(turn.sources),
+                           allow_revert=turn.allow_revert)
 
 
-def decide_step(calls: list[dict[str, Any]], turn: Turn) -> dict[str, dict[str, Any]]:
+async def decide_now(call: dict[str, Any], turn: Turn) -> Decision:
+    """``decide`` off the event loop, for a call that has no recorded decision."""
+    return await asyncio.to_thread(decide, call, turn)
+
+
+async def decide_step(calls: list[dict[str, Any]], turn: Turn) -> dict[str, dict[str, Any]]:
     """Every call of one assistant message, decided with the turn the model was called with;
     the records travel in ``state["decisions"]`` to the gate and to execution."""
-    return {call["id"]: record(decide(call, turn)) for call in calls}
+    return await asyncio.to_thread(lambda: {call["id"]: record(decide(call, turn)) for call in calls})
 
 
 def recorded(state: AgentState, call_id: str) -> Decision | None:

@@ -24,6 +24,7 @@ from typing_extensions import TypedDict
 from nodes.support.options import BudgetOptions, CompactionOptions  # noqa: F401 (re-exported)
 from tools.base import ToolSpec, WebConfig
 from tools.registry import BUILTIN_TOOLS
+from tools.sandbox.command import CommandSandbox
 from tools.skills.library import SkillLibrary
 
 if TYPE_CHECKING:
@@ -31,6 +32,7 @@ if TYPE_CHECKING:
     from nodes.support.background import Background
     from tools.policy.audit import AuditLog
     from tools.policy.auto_review import AutoReviewer
+    from tools.snapshots.store import TurnSnapshots
 
 
 class AgentState(TypedDict, total=False):
@@ -74,6 +76,8 @@ class RunContext:
     # and how many times a failing plan may be re-planned (PAICLI_PLAN_MAX_REPLANS).
     review: bool = True
     max_replans: int = 2
+    # PAICLI_ALLOW_REVERT=yes: under --yes, revert_turn runs without a question (tools.policy.approval).
+    allow_revert: bool = False
 
 
 class MessagesInput(TypedDict):
@@ -121,11 +125,17 @@ class Deps:
     audit: AuditLog | None = None  # risky calls' log (reference v.7); None: no audit
     web: WebConfig = field(default_factory=WebConfig)  # web_search / web_fetch settings
     hidden_env: frozenset[str] = frozenset()  # Settings.secret_env: kept from commands' environment
+    # How execute_command runs (issue 24): the session's sandbox, from Settings.sandbox; the
+    # default is the production one (auto), so every graph, Studio's included, sandboxes commands.
+    sandbox: CommandSandbox = field(default_factory=CommandSandbox)
     # Skills (reference s.6): their index goes into the system prompt; `load_skill` in `tools` reads
     # them. None: no skills (the Team planner and reviewer get none: they have no tools).
     skills: SkillLibrary | None = None
     # The auto reviewer of the `default` approval level (reference v.2). None: its calls ask the person.
     reviewer: AutoReviewer | None = None
+    # Turn snapshots (reference s.1 item 6): taken before every run, restored by revert_turn.
+    # None: no snapshots (the graphs then have no snapshot node).
+    snapshots: TurnSnapshots | None = None
 
 
 def long_term_memory(runtime: Runtime | None, deps: Deps) -> LongTermMemory | None:

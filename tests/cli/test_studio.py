@@ -129,3 +129,10 @@ def test_studio_run_stops_for_approval_and_runs_the_command_on_resume(studio_url
     client.store.put_item(["memories", "global"], "fact-sdk00001", {"content": "SDK 写入的记忆"})
     listed = run_paicli("-p", "/memory list", base_url=fake_model.base_url)
     assert "fact-sdk00001 [global]" in listed.stdout and "SDK 写入的记忆" in listed.stdout
+
+    # issue 29: a Studio run takes its turn snapshot as a CLI turn does, under the same $PAICLI_HOME
+    from tools.snapshots.store import TurnSnapshots, snapshot_home
+
+    cli, studio = TurnSnapshots(snapshot_home(paicli_home)).project(project).entries()  # newest first
+    assert (studio.mode, studio.input, studio.session) == ("react", "create studio.txt", thread["thread_id"])
+    assert (cli.input, cli.session) == ("what is in it?", thread["thread_id"])

@@ -45,11 +45,11 @@ class Studio:
         return self.log.read_text(encoding="utf-8", errors="replace")
 
 
-def start_studio(project: Path, env: dict[str, str], log: Path, *extra: str,
-                 cwd: Path | None = None) -> tuple[subprocess.Popen, str]:
+def start_studio(project: Path, env: dict[str, str], log: Path, *extra: str, cwd: Path | None = None,
+                 launcher: tuple[str, ...] = (sys.executable, "-m", "paicli")) -> tuple[subprocess.Popen, str]:
     port = closed_port()
     with log.open("wb") as out:
-        proc = subprocess.Popen([sys.executable, "-m", "paicli", "studio", "--port", str(port), *extra],
+        proc = subprocess.Popen([*launcher, "studio", "--port", str(port), *extra],
                                 cwd=cwd or project,
                                 env=env, stdin=subprocess.DEVNULL, stdout=out, stderr=subprocess.STDOUT)
     deadline = time.monotonic() + STARTUP_SECONDS
@@ -267,7 +267,8 @@ def test_host_and_project_flags_serve_the_named_project_from_elsewhere(tmp_path)
             thread = client.threads.create()["thread_id"]
             client.runs.wait(thread, "react", input=user("read marker.txt"))
             assert MARKER in str(fake.requests[-1]["messages"])
-            assert (project / ".paicli" / "studio" / "langgraph.json").is_file()
-            assert not (elsewhere / ".paicli").exists()
+            # issue 23: the server's config and working directory are in PAICLI_HOME, not in the project
+            assert len(list((home / "studio" / "projects").glob(f"{project.name}-*/langgraph.json"))) == 1
+            assert not (project / ".paicli" / "studio").exists() and not (elsewhere / ".paicli").exists()
         finally:
             assert interrupt_and_wait(proc) == 0

@@ -114,3 +114,23 @@ async def test_memory_block_respects_the_profile_budget(tmp_path, project):
     block = _turn_memories(model.seen[0])[0]
     lines = [line for line in block.splitlines() if line.startswith("- [FACT]")]
     assert 0 < len(lines) < 10  # 640 tokens at 128K (reference p.4) stops before the top 10
+
+
+async def test_prompt_sources_linking_out_of_the_project_are_skipped_and_named_once(project, tmp_path):
+    """paicli issue 23, item 3: nothing of the target reaches the model; the user sees one line."""
+    secret = tmp_path / "secret"
+    secret.write_text("SECRET-KEY-MATERIAL", encoding="utf-8")
+    (project / "PAI.md").symlink_to(secret)
+    (project / ".paicli" / "prompts").mkdir(parents=True)
+    (project / ".paicli" / "PAI.local.md").symlink_to("../../secret")
+    (project / ".paicli" / "prompts" / "base.md").symlink_to(secret)
+    model = ScriptedChatModel([ai("一"), ai("二")])
+    h = Harness(model, project, clock=lambda: FIXED, prompt_home=tmp_path / "home")
+    await h.turn("你好")
+    await h.turn("再说一次")
+    assert not any("SECRET-KEY-MATERIAL" in str(m.content) for prompt in model.seen for m in prompt)
+    skipped = [n for n in h.notices if n.startswith("⚠️ 已跳过 ")]
+    assert [n.split("：")[0] for n in skipped] == [f"⚠️ 已跳过 {project / 'PAI.md'}",
+                                                   f"⚠️ 已跳过 {project / '.paicli' / 'PAI.local.md'}",
+                                                   f"⚠️ 已跳过 {project / '.paicli' / 'prompts' / 'base.md'}"]
+    assert all(f"它链接到 {secret}" in n for n in skipped)

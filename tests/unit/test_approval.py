@@ -52,3 +52,30 @@ def test_every_resume_value_the_request_lists_is_understood():
     assert isinstance(decisions["reject"][0], Deny) and decisions["skip"] == (Deny("[HITL] 操作已被跳过", "hitl"), False)
     assert decisions["edit"] == (Allow({"command": "ls"}, "hitl"), False)  # the template carries the current args
     assert all(letter in request["help"] for letter in ('"y"', '"a"', '"n"', '"s"'))
+
+
+def test_revert_turn_asks_at_every_level_and_approve_all_never_covers_it():
+    from tools.policy.approval import covered
+
+    for level in ("auto", "ask", "yes"):
+        ask = decide("revert_turn", {"offset": 1}, level, {"revert_turn"})
+        assert isinstance(ask, Ask) and ask.danger == "🔴 高危", level
+        assert "PAICLI_ALLOW_REVERT=yes" in ask.notice
+        assert not covered(ask, {"revert_turn"})
+    # PAICLI_ALLOW_REVERT=yes lifts only the --yes question (scripts without a terminal)
+    assert isinstance(decide("revert_turn", {}, "yes", allow_revert=True), Allow)
+    assert isinstance(decide("revert_turn", {}, "auto", allow_revert=True), Ask)
+    assert isinstance(decide("revert_turn", {}, "ask", allow_revert=True), Ask)
+
+
+def test_after_external_content_a_protected_write_needs_a_person_at_every_level():
+    args, notice = {"path": "PAI.md", "content": "x"}, "受保护路径 PAI.md（项目指令文件），写入需要用户确认"
+    refused = decide("write_file", args, "yes", protected=notice, external=True)
+    assert isinstance(refused, Deny) and refused.approver == "policy" and refused.reason == "PROTECTED_EXTERNAL_CONTEXT"
+    assert refused.text.startswith("🛡️ 工具调用已拒绝 [PROTECTED_EXTERNAL_CONTEXT]: 本会话已读取网页或 MCP 等外部内容，--yes 不能代替")
+    assert refused.text.endswith(notice) and "\n" not in refused.text
+    for level in ("auto", "ask"):
+        asked = decide("write_file", args, level, frozenset({"write_file"}), protected=notice, external=True)
+        assert isinstance(asked, Ask) and asked.danger == "🔴 高危" and "外部内容" in asked.notice
+    assert isinstance(decide("write_file", args, "yes", protected=notice), Allow)  # no external content: --yes writes
+    assert isinstance(decide("write_file", {"path": "a.txt"}, "yes", external=True), Allow)  # not protected

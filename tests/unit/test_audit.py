@@ -110,7 +110,7 @@ def test_audit_count_defaults_and_clamps(raw, n):
 
 def test_risky_tools_are_audited():
     for tool in ("write_file", "edit_file", "execute_command", "save_memory", "web_fetch", "save_skill_reference",
-                 "mcp__x__y"):
+                 "revert_turn", "mcp__x__y"):
         assert is_audited(tool)
     for tool in ("read_file", "grep_code", "web_search"):
         assert not is_audited(tool)

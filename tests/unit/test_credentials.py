@@ -120,11 +120,13 @@ def test_secret_env_catches_a_copy_of_a_key_that_came_from_config_json(tmp_path)
 
 
 @pytest.mark.parametrize("setting", ["PAICLI_WEB_ALLOW_HOSTS", "PAICLI_MEMORY_DISABLE_ON_EXTERNAL_CONTEXT",
-                                     "PAICLI_MEMORY_DIR", "PAICLI_AUDIT_DIR", "PAICLI_SEARXNG_URL"])
+                                     "PAICLI_MEMORY_DIR", "PAICLI_AUDIT_DIR", "PAICLI_SEARXNG_URL",
+                                     "PAICLI_STUDIO_ORIGINS"])
 @pytest.mark.parametrize("where", ["env", "dotenv", "config"])
 def test_guard_settings_come_only_from_the_user(tmp_path, setting, where):
     # A valid value of each kind: a flag's unknown word is an error of its own (test_config_flags).
-    value = {"PAICLI_SEARXNG_URL": "http://127.0.0.1:9/", "PAICLI_MEMORY_DISABLE_ON_EXTERNAL_CONTEXT": "off"}.get(setting, "x")
+    value = {"PAICLI_SEARXNG_URL": "http://127.0.0.1:9/", "PAICLI_MEMORY_DISABLE_ON_EXTERNAL_CONTEXT": "off",
+             "PAICLI_STUDIO_ORIGINS": "https://tools.example.org"}.get(setting, "x")
     sources = {"env": {"PAICLI_API_KEY": "k"}, "dotenv": {}, "config": {}}
     sources[where][setting] = value
     if where == "config" and setting in ("PAICLI_MEMORY_DISABLE_ON_EXTERNAL_CONTEXT", "PAICLI_AUDIT_DIR"):

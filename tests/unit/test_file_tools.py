@@ -245,3 +245,25 @@ def test_grep_engines_find_the_same_hits(ctx):
     assert (by_rg.engine, by_python.engine) == ("ripgrep", "python")
     assert by_rg.found == by_python.found
     assert len(by_python.found) == 5
+
+
+def test_edit_file_on_undecodable_text_says_so_in_one_line_and_leaves_it(ctx):
+    """paicli issue 23, item 7: not a raw codec error, and no replacement characters written back."""
+    target = ctx.root / "latin1.txt"
+    data = "name = 'caf".encode() + b"\xe9'\nvalue = 1\n"
+    target.write_bytes(data)
+    result = edit_file({"path": "latin1.txt", "old_text": "value = 1", "new_text": "value = 2"}, ctx)
+    assert not result.ok and "\n" not in result
+    assert result == ("编辑文件失败: latin1.txt 不是有效的 UTF-8 文本（第 1 行、第 12 字节起的 e9 无法按 UTF-8 解码: "
+                      "invalid continuation byte），文件未修改")
+    assert target.read_bytes() == data
+
+
+def test_write_and_edit_refuse_text_utf8_cannot_store_without_touching_the_file(ctx):
+    target = make(ctx.root, "a.txt", "old\n")
+    result = write_file({"path": "a.txt", "content": "x\ud800y"}, ctx)
+    assert not result.ok and result == ("写入文件失败: 参数 content 第 2 个字符 U+D800 无法编码为 UTF-8（孤立的代理字符），"
+                                        "文件未写入: a.txt")
+    result = edit_file({"path": "a.txt", "old_text": "old", "new_text": "\udfff"}, ctx)
+    assert not result.ok and "参数 new_text 第 1 个字符 U+DFFF 无法编码为 UTF-8" in result and "\n" not in result
+    assert target.read_text(encoding="utf-8") == "old\n"

@@ -97,7 +97,7 @@ def test_ctrl_c_stops_the_python_engine_promptly(tmp_path, where, target):
                             stdout=subprocess.PIPE, text=True, env=env, start_new_session=True)
     try:
         assert proc.stdout.readline() == "searching\n"
-        time.sleep(1.0)  # the scan is now deep in the backtracking match
+        assert _scan_is_backtracking(proc.pid, within=60), "the engine's child never started matching"
         started = time.monotonic()
         if target == "process group":
             os.killpg(proc.pid, signal.SIGINT)
@@ -109,6 +109,48 @@ def test_ctrl_c_stops_the_python_engine_promptly(tmp_path, where, target):
         assert _group_gone(proc.pid, within=3), "the scan's child process outlived the interrupted search"
     finally:
         _kill_group(proc)
+
+
+def _scan_is_backtracking(pgid: int, within: float) -> bool:
+    """True once the engine's child in this process group has spent CPU time matching: on a loaded
+    machine the child may still be starting a second after "searching", so wait for the fact, not
+    for a guess of how long it takes."""
+    if not Path("/proc").is_dir():  # no procfs (macOS): the old guess
+        time.sleep(1.0)
+        return True
+    deadline = time.monotonic() + within
+    while time.monotonic() < deadline:
+        if any(_cpu_seconds(pid) >= 0.3 for pid in _group_members(pgid) if pid != pgid and _is_engine(pid)):
+            return True
+        time.sleep(0.05)
+    return False
+
+
+def _group_members(pgid: int) -> list[int]:
+    members = []
+    for entry in Path("/proc").iterdir():
+        if entry.name.isdigit():
+            try:
+                if os.getpgid(int(entry.name)) == pgid:
+                    members.append(int(entry.name))
+            except ProcessLookupError:
+                continue
+    return members
+
+
+def _is_engine(pid: int) -> bool:
+    try:
+        return b"grep_python" in Path(f"/proc/{pid}/cmdline").read_bytes()
+    except OSError:
+        return False
+
+
+def _cpu_seconds(pid: int) -> float:
+    try:
+        fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
+    except OSError:
+        return 0.0
+    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")  # utime + stime
 
 
 def _group_gone(pgid: int, within: float) -> bool:

@@ -10,6 +10,7 @@ from prompts.pai_md import (
     load_project_memory,
     memory_sources,
     parse_import,
+    read_project_memory,
 )
 
 
@@ -106,17 +107,51 @@ def test_cyclic_import_is_skipped_but_siblings_may_share_a_file(dirs, caplog):
     assert caplog.text.count("Skipping cyclic PAI.md import") == 2
 
 
-def test_symlink_escaping_the_import_root_is_refused(dirs, tmp_path, caplog):
+def test_symlink_escaping_the_import_root_is_refused_and_named(dirs, tmp_path):
     home, project = dirs
     write(tmp_path / "outside" / "secret.md", "SECRET")
     (project / "link.md").symlink_to(tmp_path / "outside" / "secret.md")
     (project / "linkdir").symlink_to(tmp_path / "outside")
     write(project / "PAI.md", "top\n@link.md\n@linkdir/secret.md")
-    with caplog.at_level(logging.WARNING):
-        out = load(dirs)
-    assert "SECRET" not in out
-    assert out.endswith("\n\ntop")
-    assert caplog.text.count("Skipping PAI.md import outside") == 2
+    memory = read_project_memory(project, home)
+    assert "SECRET" not in memory.text
+    assert memory.text.endswith("\n\ntop")
+    assert [line.split("：")[0] for line in memory.skipped] == [f"⚠️ 已跳过 {project / 'link.md'}",
+                                                               f"⚠️ 已跳过 {project / 'linkdir' / 'secret.md'}"]
+
+
+def test_a_top_level_source_linking_out_of_the_project_is_skipped_with_one_line(dirs, tmp_path):
+    home, project = dirs
+    secret = write(tmp_path / "secret", "-----BEGIN OPENSSH PRIVATE KEY-----")
+    (project / "PAI.md").symlink_to(secret)
+    (project / ".paicli" / "PAI.local.md").symlink_to("../../secret")
+    write(project / "PAI.local.md", "LOCAL")
+    memory = read_project_memory(project, home)
+    assert "PRIVATE KEY" not in memory.text and memory.text.endswith("LOCAL")
+    assert memory.skipped == [
+        f"⚠️ 已跳过 {project / 'PAI.md'}：它链接到 {secret}，在 {project} 之外，内容不会发给模型",
+        f"⚠️ 已跳过 {project / '.paicli' / 'PAI.local.md'}：它链接到 {secret}，在 {project} 之外，内容不会发给模型"]
+
+
+def test_the_users_file_must_stay_in_paicli_home_but_a_linked_home_directory_works(tmp_path):
+    project, dotfiles = tmp_path / "project", tmp_path / "dotfiles"
+    project.mkdir()
+    write(dotfiles / "PAI.md", "MINE")
+    linked_file = tmp_path / "home1"
+    linked_file.mkdir()
+    (linked_file / "PAI.md").symlink_to(dotfiles / "PAI.md")
+    memory = read_project_memory(project, linked_file)
+    assert memory.text == "" and len(memory.skipped) == 1
+    (tmp_path / "home2").symlink_to(dotfiles)  # PAICLI_HOME itself is the link
+    assert read_project_memory(project, tmp_path / "home2").text.endswith("MINE")
+
+
+def test_a_project_under_a_linked_path_still_reads_its_own_files(tmp_path):
+    real = tmp_path / "real"
+    write(real / "PAI.md", "OWN")
+    (tmp_path / "alias").symlink_to(real)
+    memory = read_project_memory(tmp_path / "alias", None)
+    assert memory.text.endswith("OWN") and memory.skipped == []
 
 
 def test_symlink_inside_the_root_is_followed(dirs):
@@ -232,3 +267,11 @@ def test_without_a_home_only_the_project_files_are_read(tmp_path):
     (project / "PAI.md").write_text("project rules", encoding="utf-8")
     assert [path for path, _ in memory_sources(project, None)][0] == project / "PAI.md"
     assert "project rules" in load_project_memory(project, None)
+
+
+def test_a_skipped_import_is_logged_without_its_control_characters(dirs, caplog):
+    home, project = dirs
+    write(project / "PAI.md", "top\n@\x1b]0;owned\x07.md")
+    with caplog.at_level(logging.WARNING):
+        assert load(dirs).endswith("\n\ntop")
+    assert "\x1b" not in caplog.text and "\\x1b]0;owned\\x07.md" in caplog.text

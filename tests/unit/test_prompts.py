@@ -42,3 +42,23 @@ def test_unknown_template_variable_is_an_error():
     assert render("任务: {{taskType}}", {"taskType": "分析"}) == "任务: 分析"
     with pytest.raises(PromptError, match="taskDescription"):
         render("{{taskDescription}}", {})
+
+
+def test_a_project_override_linking_out_of_the_project_is_not_read(tmp_path):
+    """paicli issue 23, item 3: the fence is the project, not the override folder's real path."""
+    from prompts import BUILTIN_DIR, outside_links
+
+    project, elsewhere = tmp_path / "project", tmp_path / "elsewhere"
+    (elsewhere / "modes").mkdir(parents=True)
+    (elsewhere / "modes" / "agent.md").write_text("STOLEN PROMPT", encoding="utf-8")
+    (project / ".paicli").mkdir(parents=True)
+    (project / ".paicli" / "prompts").symlink_to(elsewhere)
+    sources = PromptSources.for_project(None, project)
+    assert load_resource("modes/agent.md", sources) == (BUILTIN_DIR / "modes" / "agent.md").read_text(encoding="utf-8")
+    assert outside_links(sources) == [f"⚠️ 已跳过 {project / '.paicli' / 'prompts'}：它链接到 {elsewhere}，"
+                                      f"在 {project} 之外，内容不会发给模型"]
+    (project / ".paicli" / "prompts").unlink()
+    (project / ".paicli" / "prompts").mkdir()
+    (project / ".paicli" / "prompts" / "modes").mkdir()
+    (project / ".paicli" / "prompts" / "modes" / "agent.md").write_text("OWN PROMPT", encoding="utf-8")
+    assert load_resource("modes/agent.md", sources) == "OWN PROMPT" and outside_links(sources) == []

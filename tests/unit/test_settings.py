@@ -58,3 +58,23 @@ def test_skill_body_budget_defaults_to_16k_and_must_be_positive(tmp_path):
     for bad, reason in (("lots", "whole number"), ("0", "positive")):
         with pytest.raises(ConfigError, match=f"PAICLI_SKILL_BODY_BUDGET must be a {reason}"):
             load_settings(tmp_path, env(tmp_path, PAICLI_SKILL_BODY_BUDGET=bad))
+
+
+def test_studio_origins_are_exact_origins_from_the_environment_or_config_json(tmp_path):
+    raw = "https://Tools.Example.org:443/, http://localhost:3000"
+    s = load_settings(tmp_path, env(tmp_path, PAICLI_MODEL="m", PAICLI_STUDIO_ORIGINS=raw))
+    assert s.studio_origins == ("https://tools.example.org", "http://localhost:3000")
+    (tmp_path / "home").mkdir()
+    listed = {"studio_origins": ["https://a.example", "https://b.example:8443"]}
+    (tmp_path / "home" / "config.json").write_text(json.dumps(listed))
+    assert load_settings(tmp_path, env(tmp_path, PAICLI_MODEL="m")).studio_origins == (
+        "https://a.example", "https://b.example:8443")
+    # an empty value in the environment clears the list config.json gives
+    assert load_settings(tmp_path, env(tmp_path, PAICLI_MODEL="m", PAICLI_STUDIO_ORIGINS="")).studio_origins == ()
+
+
+@pytest.mark.parametrize("bad", ["*", "https://*.example.org", "evil.example", "https://x.example/path", "ftp://x.example",
+                                 "https://user@x.example", "https://x.example?q=1", "http://x.example:0"])
+def test_a_studio_origin_that_is_not_one_exact_origin_is_refused(tmp_path, bad):
+    with pytest.raises(ConfigError, match="PAICLI_STUDIO_ORIGINS takes exact web origins"):
+        load_settings(tmp_path, env(tmp_path, PAICLI_MODEL="m", PAICLI_STUDIO_ORIGINS=f"https://ok.example,{bad}"))

@@ -106,13 +106,15 @@ async def test_only_an_existing_user_skill_takes_references(home, project, tmp_p
     write_skill(builtin, "shipped")
     write_skill(project / ".paicli" / "skills", "theirs")
     write_skill(home / "skills", "mine")
-    write_skill(project / ".paicli" / "skills", "mine")  # shadows the user's: load_skill would read the project's
+    write_skill(project / ".paicli" / "skills", "mine")  # cannot shadow the user's (issue 23 item 7)
     cases = {"shipped": "是 builtin Skill（内置 Skill 是只读的）", "theirs": "是 project Skill（项目 Skill 属于项目作者）",
-             "mine": "是 project Skill", "ghost": "用户 Skill 'ghost' 不存在", "../mine": "用户 Skill '../mine' 不存在"}
+             "ghost": "用户 Skill 'ghost' 不存在", "../mine": "用户 Skill '../mine' 不存在"}
     for name, says in cases.items():
         result = await save(home, project, builtin, name=name, file="references/x.md", content="x")
         assert not result.ok and says in result, result
     assert not list(tmp_path.rglob("references"))
+    assert (await save(home, project, builtin, name="mine", file="references/x.md", content="x")).ok
+    assert [p.relative_to(tmp_path) for p in tmp_path.rglob("references")] == [home.relative_to(tmp_path) / "skills" / "mine" / "references"]
 
 
 async def test_a_broken_user_skill_and_a_missing_home_are_refused(home, project):

@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from tools.skills.catalog import BUILTIN_DIR, parse, read_skill, scan, source_dirs
+from tools.skills.catalog import BUILTIN_DIR, find, parse, read_skill, scan, scan_all, source_dirs
 from tools.skills.library import SkillLibrary
 from tools.skills.state import SkillStateError
 
@@ -77,13 +77,27 @@ def test_a_skill_md_linking_outside_its_directory_is_broken(tmp_path):
     assert "指向 Skill 目录之外" in read_skill(tmp_path / "link", "project").problem
 
 
-def test_project_beats_user_beats_builtin_for_one_name(home, project, tmp_path):
+def test_user_beats_builtin_but_a_project_skill_never_takes_their_name(home, project, tmp_path):
+    """paicli issue 23, item 7: the project's skill is listed, broken, with the reason."""
     builtin = tmp_path / "builtin"
     write_skill(builtin, "deploy", "内置")
+    write_skill(builtin, "lint", "内置的 lint")
+    dirs = source_dirs(home, project, builtin)
     write_skill(home / "skills", "deploy", "用户的")
-    assert scan(source_dirs(home, project, builtin))["deploy"].source == "user"
+    assert scan(dirs)["deploy"].source == "user"
     write_skill(project / ".paicli" / "skills", "deploy", "项目的")
-    assert scan(source_dirs(home, project, builtin))["deploy"].description == "项目的"
+    write_skill(project / ".paicli" / "skills", "lint", "项目的 lint")
+    write_skill(project / ".paicli" / "skills", "own", "项目自己的")
+    assert scan(dirs)["deploy"].description == "用户的" and scan(dirs)["lint"].description == "内置的 lint"
+    assert find(dirs, "deploy").source == "user" and find(dirs, "lint").source == "builtin"
+    assert find(dirs, "own").source == "project"
+    listed = [(s.name, s.source, s.problem) for s in scan_all(dirs)]
+    assert listed == [
+        ("deploy", "user", None),
+        ("deploy", "project", "与用户 Skill 'deploy' 同名：项目 Skill 不能覆盖内置或用户的 Skill，请改名"),
+        ("lint", "builtin", None),
+        ("lint", "project", "与内置 Skill 'lint' 同名：项目 Skill 不能覆盖内置或用户的 Skill，请改名"),
+        ("own", "project", None)]
 
 
 def test_the_shipped_commit_message_skill_parses():
@@ -141,3 +155,17 @@ def test_a_damaged_skills_json_trusts_nothing_and_is_never_overwritten(home, pro
     with pytest.raises(SkillStateError, match="skills.json"):
         library.trust(listed.skill)
     assert (home / "skills.json").read_text() == "{not json"
+
+
+def test_a_project_skill_directory_linking_out_of_the_project_is_broken(home, project, tmp_path):
+    """paicli issue 23, item 3: `.paicli/**` prompt sources stay inside the project."""
+    elsewhere = write_skill(tmp_path / "elsewhere", "notes", "别处的")
+    (project / ".paicli" / "skills").mkdir(parents=True, exist_ok=True)
+    (project / ".paicli" / "skills" / "notes").symlink_to(elsewhere)
+    inside = write_skill(project / "docs", "guide", "项目里的")
+    (project / ".paicli" / "skills" / "guide").symlink_to(inside)
+    dirs = source_dirs(home, project, tmp_path / "builtin")
+    found = scan(dirs)
+    assert found["notes"].problem == f"Skill 目录是指向项目之外的链接（{elsewhere.resolve()}）" and not found["notes"].body
+    assert found["guide"].problem is None and find(dirs, "guide").description == "项目里的"
+    assert find(dirs, "notes").problem == found["notes"].problem

@@ -6,7 +6,9 @@
 - ``auto`` (startup default, reference v.1 ``/hitl default``): file writes and edits run;
   ``execute_command`` goes to the auto reviewer first (``Ask(review=True)``, answered by
   ``nodes.gate_tools`` with ``tools.policy.auto_review``); the person is asked only when the
-  reviewer escalates, or when there is no reviewer (Studio without one, tests).
+  reviewer escalates, or when there is no reviewer (Studio without one, tests). A command asking
+  for the network or to leave the sandbox, ``revert_turn``, MCP tools and protected writes are
+  never left to the reviewer: they ask the person.
 - ``ask`` (``/hitl on``): every dangerous tool asks.
 - Every ``mcp__*`` tool asks at both levels: what it does is the external server's business.
   PaiCLI's auto mode hands MCP calls back to the model unrun (v.1); paicli asks the person
@@ -14,12 +16,19 @@
   approves its whole server for the session (v.1 keys MCP approvals by server).
 - ``yes`` (``--yes``): everything runs; guards still apply, since policy denials are not
   approvals to grant.
+- ``revert_turn`` asks at every level, ``yes`` included, and "approve all" never covers it:
+  without a terminal it is refused unless ``PAICLI_ALLOW_REVERT=yes`` (issue 29).
 
 Writes to protected paths (``tools.policy.protected_paths``) ask at every level but ``yes``, and an
 earlier "approve all" of the tool does not cover them, as the reference's sensitive-page
 writes are exempt from approve-all (v.1). The question carries a ``notice`` naming the path and
 why it is protected; a rejection repeats it, so a ``-p`` run without a terminal tells the model
 why nothing was written.
+
+Once the session has read external content (web, MCP: ``external``), a protected write needs a
+person even under ``yes`` (paicli issue 23, item 5): ``--yes`` is a script's blanket answer, and
+the text that asked for the write may be the web page's. Under ``yes`` it is refused with one
+line saying why; at the other levels the question says that the session read external content.
 """
 
 from __future__ import annotations
@@ -31,37 +40,79 @@ from typing import Any
 from tools.policy.decision import Allow, Ask, Decision, Deny
 
 from tools.mcp.names import is_mcp, server_of
+from tools.sandbox.flags import command_flags
 
-__all__ = ["Allow", "Ask", "Decision", "Deny", "Unclear", "approval_request", "approved_before", "covered",
+__all__ = ["Allow", "Ask", "Decision", "Deny", "Unclear", "approval_key", "approval_request", "approved_before", "covered",
            "decide", "read_answer"]
 
-DANGEROUS_TOOLS = frozenset({"write_file", "edit_file", "execute_command", "save_skill_reference"})  # reference v.1, t
-AUTO_ASK_TOOLS = frozenset({"execute_command"})
+DANGEROUS_TOOLS = frozenset({"write_file", "edit_file", "execute_command", "save_skill_reference",
+                             "revert_turn"})  # reference v.1, t
+AUTO_ASK_TOOLS = frozenset({"execute_command", "revert_turn"})
 AUTO_REVIEW_TOOLS = frozenset({"execute_command"})  # of AUTO_ASK_TOOLS, those the auto reviewer may allow (v.1)
+# reference v.1: never run without a person's yes, at any level; "approve all" and --yes do not
+# cover it. PAICLI_ALLOW_REVERT=yes lets it run under --yes (scripts without a terminal).
+# An automatic reviewer must not allow it either.
+REVERT_TOOL = "revert_turn"  # tools.snapshots.revert; policy never imports a tool
+REVERT_NOTICE = ("回滚快照会批量覆盖或删除工作区文件，每次都需要用户确认（“全部放行”和 --yes 都不代替确认；"
+                 "没有终端时须设置 PAICLI_ALLOW_REVERT=yes 才会执行）")
 
 # reference v.3: danger labels and risk descriptions shown in the approval dialog.
 DANGER = {"execute_command": "🔴 高危", "write_file": "🟡 中危", "edit_file": "🟡 中危",
-          "save_skill_reference": "🔴 高危"}
+          "save_skill_reference": "🔴 高危", "revert_turn": "🔴 高危"}
 PROTECTED_DANGER = "🔴 高危"  # so the dialog wants an explicit y, as for a command
 RISK = {
     "execute_command": "将在系统上执行 Shell 命令，可能修改文件、安装软件或影响系统状态",
     "write_file": "将写入或覆盖文件内容，原有内容将丢失",
     "edit_file": "将替换文件中唯一匹配的原文片段",
     "save_skill_reference": "将写入用户 Skill 的参考文件，以后加载该 Skill 的会话会读到这些内容",
+    "revert_turn": "将按 Side-Git 快照批量恢复工作区文件，可能覆盖当前未保存修改",
 }
 MCP_DANGER = "🟡 MCP"  # reference v.3
+# Beyond the reference (paicli issue 23, item 5): protected writes after external content.
+PROTECTED_EXTERNAL_CONTEXT = "PROTECTED_EXTERNAL_CONTEXT"  # the audit's reason code, as the turn policy's
+AFTER_EXTERNAL = "本会话已读取网页或 MCP 等外部内容，这次写入必须由用户在终端输入 y 确认"
 MCP_RISK = "将调用外部 MCP server 提供的工具，可能访问网络、文件或第三方服务"
+# issue 24: execute_command's `network: true` and `sandbox: false`. "Approve all" of a network
+# call is kept under its own key and covers later network calls (and plain ones); leaving the
+# sandbox is asked every time (a notice), wants a typed y, and --yes never answers it.
+COMMAND = "execute_command"
+NETWORK_KEY = "execute_command:network"
+NETWORK_DANGER = "🟡 联网"
+NETWORK_RISK = "命令将在沙箱内联网运行，输出视为外部内容：{reason}"
+OUTSIDE_NOTICE = "命令请求在沙箱外运行（可写项目外的文件、可联网）：{reason}"
+OUTSIDE_UNDER_YES = ("🛡️ sandbox: false 需要用户在终端亲自输入 y 确认，--yes 不能代替；"
+                     "请在沙箱内完成，或请用户以交互方式运行 paicli")
+NO_REASON = "（未说明原因）"
 
 
 def decide(tool: str, args: dict[str, Any], level: str, approved_all: frozenset[str] | set[str] = frozenset(),
-           protected: str | None = None) -> Decision:
-    """``protected`` is the notice of a write to a protected path (``tools.policy.protected_paths``)."""
+           protected: str | None = None, external: bool = False, allow_revert: bool = False) -> Decision:
+    """``protected`` is the notice of a write to a protected path (``tools.policy.protected_paths``);
+    ``external``: the session has read web or MCP content (``tools.policy.external_context``);
+    ``allow_revert``: PAICLI_ALLOW_REVERT=yes."""
+    if tool == REVERT_TOOL:  # the notice makes it uncovered by "approve all" (``covered``)
+        if level == "yes" and allow_revert:
+            return Allow(args)
+        return Ask(tool, args, DANGER[tool], RISK[tool], REVERT_NOTICE)
+    flags = command_flags(args) if tool == COMMAND else None
+    if flags and flags.outside:
+        if level == "yes":
+            return Deny(OUTSIDE_UNDER_YES, reason="sandbox_outside")
+        return Ask(tool, args, PROTECTED_DANGER, RISK[COMMAND], OUTSIDE_NOTICE.format(reason=flags.reason or NO_REASON))
+    if protected and external:  # a person, every time: neither --yes nor "approve all" answers it
+        if level == "yes":
+            return Deny(unattended_refusal(protected), "policy", PROTECTED_EXTERNAL_CONTEXT)
+        return Ask(tool, args, PROTECTED_DANGER, RISK.get(tool, ""), f"{protected}；{AFTER_EXTERNAL}")
     if level == "yes":
         return Allow(args)
     if protected:  # a hook, .env or PAI.md runs or instructs later: as risky as a command
         return Ask(tool, args, PROTECTED_DANGER, RISK.get(tool, ""), protected)
-    if approved_before(tool, approved_all):  # audited as the level's allow
+    if approved_before(approval_key(tool, args), approved_all):  # audited as the level's allow
         return Allow(args)
+    if flags and flags.network:
+        risk = NETWORK_RISK.format(reason=flags.reason or NO_REASON)
+        plain_asks = not approved_before(COMMAND, approved_all)  # then one 🔴 question covers both
+        return Ask(tool, args, DANGER[COMMAND] if plain_asks else NETWORK_DANGER, risk)
     if is_mcp(tool):
         return Ask(tool, args, MCP_DANGER, MCP_RISK)
     risky = DANGEROUS_TOOLS if level == "ask" else AUTO_ASK_TOOLS
@@ -71,9 +122,17 @@ def decide(tool: str, args: dict[str, Any], level: str, approved_all: frozenset[
     return Allow(args)
 
 
+def unattended_refusal(protected: str) -> str:
+    """The one line a ``--yes`` run gets (and the model reads) instead of the write."""
+    # Why first: the CLI shows the first 160 characters of a failed result.
+    return (f"🛡️ 工具调用已拒绝 [{PROTECTED_EXTERNAL_CONTEXT}]: 本会话已读取网页或 MCP 等外部内容，"
+            f"--yes 不能代替用户确认（请在交互终端中运行并输入 y）：{protected}")
+
+
 def approved_before(tool: str, approved_all: frozenset[str] | set[str]) -> bool:
-    """The user chose "approve all" for this tool, or for a tool of the same MCP server (v.1)."""
-    if tool in approved_all:
+    """The user chose "approve all" for this tool (or approval key), or for a tool of the same
+    MCP server (v.1). Approving network commands approves plain ones too."""
+    if tool in approved_all or (tool == COMMAND and NETWORK_KEY in approved_all):
         return True
     server = server_of(tool)
     return server is not None and any(server_of(name) == server for name in approved_all)
@@ -82,7 +141,12 @@ def approved_before(tool: str, approved_all: frozenset[str] | set[str]) -> bool:
 def covered(ask: Ask, approved_all: frozenset[str] | set[str]) -> bool:
     """An "approve all" given earlier in the same step answers this question, unless the call
     writes a protected path: those are asked every time (v.1)."""
-    return not ask.notice and approved_before(ask.tool, approved_all)
+    return not ask.notice and approved_before(approval_key(ask.tool, ask.args), approved_all)
+
+
+def approval_key(tool: str, args: Any) -> str:
+    """What "approve all" of this call approves: the tool, or network commands (issue 24)."""
+    return NETWORK_KEY if tool == COMMAND and command_flags(args).network else tool
 
 
 @dataclass(frozen=True)

@@ -7,7 +7,7 @@ optional ``metadata`` object. Every text field is sanitised, then cut to 1 000 c
 
 Audited tools (``is_audited``): those that change files or memory or reach outside the
 project, i.e. ``write_file, edit_file, execute_command, save_memory, web_fetch,
-save_skill_reference`` and every
+save_skill_reference, revert_turn`` and every
 ``mcp__*`` tool. Reads (``read_file``, ``grep_code``, ...) and ``web_search`` are not.
 
 The log is best effort: a failed write prints ``⚠️ 审计日志写入失败: …`` to stderr and
@@ -27,12 +27,13 @@ from pathlib import Path
 from typing import Any, TextIO
 
 AUDITED_TOOLS = frozenset({"write_file", "edit_file", "execute_command", "save_memory", "web_fetch",
-                           "save_skill_reference"})
+                           "save_skill_reference", "revert_turn"})
 MAX_FIELD_CHARS = 1000  # reference v.7
 TRUNCATED = "...(truncated)"  # reference v.7
 DEFAULT_RECENT, MAX_RECENT = 10, 100  # reference v.7: /audit [N], N clamped to 1..100
 TARGET_KEYS = ("command", "path", "url", "fact")  # what /audit shows of each call's arguments
 TARGET_CHARS = 160
+SANDBOX_SHOWN = {"sandboxed": "沙箱内（无网络）", "network": "沙箱内（联网）", "outside": "沙箱外"}
 
 _SECRET_NAME = r"[A-Za-z0-9_\-]*(?:token|key|password|secret|authorization)[A-Za-z0-9_\-]*"
 # reference v.7: the three sanitising rules.
@@ -160,6 +161,8 @@ def _entry_lines(entry: dict[str, Any]) -> list[str]:
     if isinstance(metadata, dict) and metadata.get("mode"):
         extra = "".join(f", {k}={v}" for k, v in metadata.items() if k != "mode")
         lines.append(f"        浏览器: mode={metadata['mode']}{extra}")
+    if isinstance(metadata, dict) and metadata.get("sandbox"):  # issue 24: how a command ran
+        lines.append(f"        沙箱: {SANDBOX_SHOWN.get(metadata['sandbox'], metadata['sandbox'])}")
     return lines
 
 

@@ -6,7 +6,8 @@ channel and survive checkpoints; the functions below only compute new tuples. Re
 tuple to ``()`` on ``/clear`` and nowhere else.
 
 Any result of an external tool counts, success or failure: error text can carry remote
-content too. Local tools (``read_file``, ``execute_command`` without curl/wget, ...) never do.
+content too. Local tools (``read_file``, ``execute_command`` without curl/wget, ...) never do;
+a command the model ran with ``network: true`` (issue 24) does, whatever it ran.
 """
 
 from __future__ import annotations
@@ -14,9 +15,11 @@ from __future__ import annotations
 from typing import Any
 
 from tools.policy.classify import WEB_COMMAND, command_of, has_explicit_remember_intent
+from tools.sandbox.flags import command_flags
 
 MAX_RECORDED_SOURCES = 8  # reference o.1
 WEB_COMMAND_SOURCE = "execute_command(curl/wget)"  # reference o.1
+NETWORK_COMMAND_SOURCE = "execute_command(network)"  # issue 24: a command run with `network: true`
 MCP_MENTION_SOURCE = "mcp_resource_mention"  # reference o.1, s.2 step 3: user input carried a resource
 
 __all__ = ["MAX_RECORDED_SOURCES", "MCP_MENTION_SOURCE", "blocks_automatic_memory", "external_source",
@@ -31,6 +34,8 @@ def external_source(name: str | None, args: Any = None) -> str | None:
         return tool
     if WEB_COMMAND.search(command_of(tool, args)):
         return WEB_COMMAND_SOURCE
+    if tool == "execute_command" and command_flags(args).network:
+        return NETWORK_COMMAND_SOURCE
     return None
 
 

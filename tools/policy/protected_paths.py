@@ -3,7 +3,8 @@
 A write to one of these changes more than a file: git runs ``.git/hooks``, ``PAI.md`` becomes
 next session's instructions, ``.mcp.json`` starts programs, CI runs ``.github/workflows``.
 Everything ``execute_command``'s approval protects would otherwise be one ``write_file`` away,
-so ``write_file`` / ``edit_file`` on them ask even in the default (auto) mode.
+so ``write_file`` / ``edit_file`` on them ask even in the default (auto) mode, and once the session
+has read web or MCP content they need a person even under ``--yes`` (``approval.decide``).
 
 Decisions where the issue left room:
 - **Any depth.** Sub-projects and monorepo packages have their own ``.env``, ``PAI.md`` and

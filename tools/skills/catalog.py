@@ -2,10 +2,12 @@
 
 A skill is a directory holding ``SKILL.md``: YAML front matter with ``name`` and ``description``,
 then a Markdown body, and optionally ``references/``, ``scripts/`` and other files. Three
-sources, later ones winning a name: the built-in skills shipped in this package, the user's
-(``$PAICLI_HOME/skills/<name>/``) and the project's (``<project>/.paicli/skills/<name>/``), as
-prompt overrides go (reference q.1). A skill that cannot be read is kept as a broken entry whose
-``problem`` says why, so one bad file never stops the others.
+sources: the built-in skills shipped in this package, the user's (``$PAICLI_HOME/skills/<name>/``)
+and the project's (``<project>/.paicli/skills/<name>/``). A user skill replaces a built-in one of
+the same name, as prompt overrides go (reference q.1); a project skill never replaces either
+(paicli issue 23, item 7): a cloned repository must not swap the instructions behind a name the
+user already relies on. It is listed as broken instead, with that reason. A skill that cannot be
+read is kept as a broken entry whose ``problem`` says why, so one bad file never stops the others.
 """
 
 from __future__ import annotations
@@ -50,34 +52,68 @@ def source_dirs(home: Path | None, project: Path | None, builtin: Path = BUILTIN
     return dirs
 
 
+SHADOWS = "与{source} Skill '{name}' 同名：项目 Skill 不能覆盖内置或用户的 Skill，请改名"
+_SOURCE_NAMES = {"builtin": "内置", "user": "用户"}
+LOOKUP_ORDER = ("user", "builtin", "project")  # who owns a name: the user, then paicli, then a project
+
+
 def scan(dirs: dict[str, Path]) -> dict[str, Skill]:
-    """Every skill by name; a later source replaces an earlier one of the same name."""
+    """Every skill by name, the one that owns it (``LOOKUP_ORDER``)."""
+    return _scan(dirs)[0]
+
+
+def scan_all(dirs: dict[str, Path]) -> list[Skill]:
+    """``scan``'s skills, plus each project skill that tried to take a built-in or user skill's
+    name, as a broken entry saying so (listed after the owner); sorted by name."""
+    owners, shadowing = _scan(dirs)
+    return sorted([*owners.values(), *shadowing], key=lambda skill: (skill.name, skill.source == "project"))
+
+
+def _scan(dirs: dict[str, Path]) -> tuple[dict[str, Skill], list[Skill]]:
     found: dict[str, Skill] = {}
+    shadowing: list[Skill] = []
     for source in SOURCES:
         root = dirs.get(source)
         if root is None or not root.is_dir():
             continue
         for entry in sorted(root.iterdir()):
-            if entry.is_dir() and not entry.name.startswith("."):
-                found[entry.name] = read_skill(entry, source)
-    return dict(sorted(found.items()))
+            if not entry.is_dir() or entry.name.startswith("."):
+                continue
+            owner = found.get(entry.name)
+            if source == "project" and owner is not None:
+                shown = _SOURCE_NAMES.get(owner.source, owner.source)
+                shadowing.append(Skill(entry.name, source, entry.absolute(),
+                                       problem=SHADOWS.format(source=shown, name=entry.name)))
+            else:
+                found[entry.name] = read_skill(entry, source, _fence(dirs, source))
+    return dict(sorted(found.items())), shadowing
+
+
+def _fence(dirs: dict[str, Path], source: str) -> Path | None:
+    """A project skill must really be inside the project (``<project>/.paicli/skills`` → the
+    project): a repository's ``.paicli/skills/x -> ~/somewhere`` is not the project's to offer."""
+    root = dirs.get(source)
+    return root.parents[1] if source == "project" and root is not None else None
 
 
 def find(dirs: dict[str, Path], name: str) -> Skill | None:
-    """The skill ``name`` as it is on disk now (the highest source that has it)."""
+    """The skill ``name`` as it is on disk now (its owner, ``LOOKUP_ORDER``)."""
     if not NAME.fullmatch(name):
         return None
-    for source in reversed(SOURCES):
+    for source in LOOKUP_ORDER:
         root = dirs.get(source)
         if root is not None and (root / name).is_dir():
-            return read_skill(root / name, source)
+            return read_skill(root / name, source, _fence(dirs, source))
     return None
 
 
-def read_skill(directory: Path, source: str) -> Skill:
+def read_skill(directory: Path, source: str, fence: Path | None = None) -> Skill:
+    """``fence``: the directory the skill must really be inside (the project, for a project skill)."""
     directory = directory.absolute()
     broken = lambda problem, digest="": Skill(directory.name, source, directory, digest=digest,  # noqa: E731
                                                problem=problem)
+    if fence is not None and not directory.resolve().is_relative_to(fence.resolve()):
+        return broken(f"Skill 目录是指向项目之外的链接（{directory.resolve()}）")
     path = directory / SKILL_FILE
     if not path.is_file():
         return broken(f"缺少 {SKILL_FILE}")

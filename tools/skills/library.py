@@ -14,7 +14,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from prompts import PromptSources, load_resource
-from tools.skills.catalog import BUILTIN_DIR, Skill, find, scan, source_dirs
+from tools.skills.catalog import BUILTIN_DIR, Skill, find, scan_all, source_dirs
 from tools.skills.limits import DEFAULT_BUDGET
 from tools.skills.state import SkillState, StateFile
 
@@ -56,7 +56,7 @@ class SkillLibrary:
         with self._lock:
             if project not in self._catalogs:
                 state = self.current_state()
-                self._catalogs[project] = tuple(judge(s, state) for s in scan(self.dirs(project)).values())
+                self._catalogs[project] = tuple(judge(s, state) for s in scan_all(self.dirs(project)))
             return self._catalogs[project]
 
     def reload(self) -> None:

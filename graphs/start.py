@@ -1,0 +1,18 @@
+"""Where a run's snapshot goes in a graph (``nodes.snapshot``)."""
+
+from __future__ import annotations
+
+from langgraph.graph import StateGraph
+
+from nodes.snapshot import NODE, make_snapshot
+from nodes.support.state import Deps
+
+
+def link_start(builder: StateGraph, deps: Deps, mode: str, first: str, then: str) -> None:
+    """``first`` → ``then``, with the turn snapshot between them when ``deps`` take snapshots."""
+    if deps.snapshots is None:
+        builder.add_edge(first, then)
+        return
+    builder.add_node(NODE, make_snapshot(deps, mode))
+    builder.add_edge(first, NODE)
+    builder.add_edge(NODE, then)
