@@ -177,7 +177,7 @@ def load_settings(project: str | os.PathLike | None = None, environ: dict[str, s
     if refusal := endpoint_refusal(sources, key_name, root / ".env") or guard_refusal(sources, root / ".env"):
         raise ConfigError(refusal)
     key = get(key_name) if key_name else None
-    origins = {name: _origin(sources, name) for name in (*_REPORTED, *([key_name] if key_name else []))}
+    origins = {name: _source_of(sources, name) for name in (*_REPORTED, *([key_name] if key_name else []))}
     return Settings(
         provider=provider if preset else "custom",
         api_key=key,
@@ -215,7 +215,7 @@ _REPORTED = ("PAICLI_PROVIDER", "PAICLI_BASE_URL", "PAICLI_MODEL", "PAICLI_CONTE
              "PAICLI_PLAN_MAX_REPLANS")
 
 
-def _origin(sources: Sources, name: str) -> str:
+def _source_of(sources: Sources, name: str) -> str:
     for origin, values in ((ENVIRONMENT, sources.env), (DOTENV, sources.dotenv), (CONFIG, sources.config)):
         if (values.get(name) or "").strip():
             return origin
