@@ -104,4 +104,4 @@ def test_policy_shows_the_level_approvals_and_recent_denials(run_paicli, server,
     assert f"   项目根: {project}" in done.stdout and "审批档位: auto（Shell 命令由模型审查" in done.stdout
     assert "全部放行: 无" in done.stdout
     assert "最近拒绝（今日最后 1 条）" in done.stdout
-    assert "execute_command (approver=none) 原因: 🛡️ 策略拒绝: 禁止 sudo 提权" in done.stdout
+    assert "execute_command (approver=policy) 原因: 禁止 sudo 提权" in done.stdout
