@@ -60,7 +60,9 @@ def add_agent_loop(builder: StateGraph, deps: Deps, *, after: str, exit_to: str 
     builder.add_conditional_edges(after, into_model, ["compact", "call_model"])
     builder.add_edge("compact", "call_model")
     builder.add_conditional_edges("call_model", after_model, ["gate_tools", "execute_tools", exit_to])
-    builder.add_edge("gate_tools", "execute_tools")
+    # The auto reviewer's pass (nodes.gate_tools) may leave a question for the person: back to the gate.
+    builder.add_conditional_edges("gate_tools", lambda state: "gate_tools" if needs_gate(state) else "execute_tools",
+                                  ["gate_tools", "execute_tools"])
     builder.add_conditional_edges("execute_tools", into_model, ["compact", "call_model"])
     return compaction
 

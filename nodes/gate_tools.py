@@ -5,20 +5,29 @@
 replaces it in ``state["decisions"]``. A call the policy denied is never put to the user (v.4).
 Nothing has run before the interrupts, so LangGraph re-running this node on resume is
 harmless: earlier answers are replayed in order and only the next question is asked.
+
+At the ``default`` level a command's ``Ask(review=True)`` goes to the auto reviewer first
+(reference v.2), in a pass of its own that asks nobody: its verdicts are saved, and the loop
+comes back here for what is left for the person (``graphs/loop.py``), so a resume never asks
+the reviewer again. A denial goes back to the model; the third in a row in a turn goes to the
+person (v.1).
 """
 
 from __future__ import annotations
 
+from dataclasses import replace
 from typing import Any
 
 from langchain_core.messages import AIMessage
+from langgraph.config import get_stream_writer
 from langgraph.runtime import Runtime
 from langgraph.types import interrupt
 
-from nodes.support.policy import decide_now, read_turn, recorded
+from nodes.support.policy import decide_now, read_turn, recorded, user_text
 from nodes.support.state import AgentState, Deps, RunContext, run_context
+from tools.policy import auto_review
 from tools.policy.approval import Unclear, approval_key, approval_request, covered, read_answer
-from tools.policy.decision import Allow, Ask, Decision, record
+from tools.policy.decision import Allow, Ask, Decision, Deny, record
 
 
 def last_ai(state: AgentState) -> AIMessage | None:
@@ -48,12 +57,43 @@ def ask_user(ask: Ask, call_id: str) -> tuple[Decision, bool]:
         request = {**request, "problem": decision.problem}
 
 
+async def auto_review_step(state: AgentState, calls: list[dict[str, Any]], decisions: dict[str, Decision],
+                           deps: Deps) -> dict[str, Any] | None:
+    """The reviewer's pass over the calls waiting for it; None when there are none (or no reviewer)."""
+    waiting = [c for c in calls if isinstance(decisions[c["id"]], Ask) and decisions[c["id"]].review]
+    if not waiting or deps.reviewer is None:
+        return None
+    notify, request = get_stream_writer(), user_text(list(state.get("messages") or []))
+    denials = int(state.get("auto_denials") or 0)
+    for call in waiting:
+        ask = decisions[call["id"]]
+        verdict = await deps.reviewer.review(request, ask.tool, ask.args)
+        if verdict.allow:
+            denials, decisions[call["id"]] = 0, Allow(ask.args, "auto")
+            notify({"notice": auto_review.ALLOWED_LINE.format(tool=ask.tool, reason=verdict.reason)})
+            continue
+        denials += 1
+        if denials >= auto_review.AUTO_ESCALATE_AFTER:  # the person decides this one
+            denials = 0
+            decisions[call["id"]] = replace(ask, review=False, notice=auto_review.ESCALATION_NOTE.format(reason=verdict.reason))
+        else:
+            decisions[call["id"]] = Deny(auto_review.DENIED_TEXT.format(reason=verdict.reason), "auto", verdict.reason)
+            notify({"notice": auto_review.DENIED_LINE.format(tool=ask.tool, reason=verdict.reason)})
+    return {"decisions": {k: record(v) for k, v in decisions.items()}, "auto_denials": denials}
+
+
 def make_gate_tools(deps: Deps):
     async def gate_tools(state: AgentState, runtime: Runtime[RunContext]) -> dict[str, Any]:
         ai, approved = last_ai(state), set(state.get("approved_all") or ())
+        calls = ai.tool_calls if ai else []
+        made = {c["id"]: recorded(state, c["id"]) or await decide_now(c, read_turn(state, run_context(runtime), deps))
+                for c in calls}
+        reviewed = await auto_review_step(state, calls, made, deps)
+        if reviewed is not None:
+            return reviewed
         decisions: dict[str, dict[str, Any]] = {}
-        for call in ai.tool_calls if ai else []:
-            decision = recorded(state, call["id"]) or await decide_now(call, read_turn(state, run_context(runtime), deps))
+        for call in calls:
+            decision = made[call["id"]]
             if isinstance(decision, Ask) and covered(decision, approved):
                 decision = Allow(decision.args)  # "approve all" given earlier in this step
             elif isinstance(decision, Ask):

@@ -32,6 +32,8 @@ async def prepare_turn(state: AgentState) -> dict[str, Any]:
     update: dict[str, Any] = {"error": None} if state.get("error") else {}
     if state.get("decisions"):
         update["decisions"] = {}
+    if state.get("auto_denials"):  # reference v.1: the count of auto denials is per user input
+        update["auto_denials"] = 0
     if repaired is not None:
         update["messages"] = [RemoveMessage(id=REMOVE_ALL_MESSAGES), *repaired]
     if any(internal_kind(m) == MCP_RESOURCE for m in current_turn(state.get("messages") or [])):

@@ -99,6 +99,13 @@ class App:
 
             self._project_key = project_key(self._settings.project_root)
             self._database = open_database(self._settings.database_url, self._project_key)
+        # Session mode and approval level (paicli.session_modes): `--mode plan` starts in plan mode,
+        # PAICLI_HITL=on in ask mode; `--yes` approves everything until a mode or /hitl changes it.
+        mode = getattr(args, "mode", "react")
+        self.team_inputs = mode == "team"  # `--mode team`: every input is a Team run
+        self.session_mode = "plan" if mode == "plan" else "ask" if self._settings.approval == "ask" else "auto"
+        self._approval = "yes" if getattr(args, "yes", False) else self._settings.approval
+        self.on_history_clear: Any = None  # the REPL forgets its in-memory input history (/history clear)
         self._warm = threading.Thread(target=importlib.import_module, args=("paicli.session",), daemon=True)
 
     def warm_up(self) -> None:
@@ -119,16 +126,37 @@ class App:
                 self._warm.join()
             from paicli.session import Session
 
-            self._session = Session(self.settings, approval="yes" if self.args.yes else "auto",
+            self._session = Session(self.settings, approval=self._approval,
                                     session_id=self._session_id, memory=self.memory, skills=self.skills,
                                     mcp=self.mcp, checkpointer=self._database.saver if self._database else None,
                                     project_key=self._project_key or "")
         return self._session
 
     def mode_for_input(self) -> str:
-        """The mode of the next plain input: a pending ``/plan``, else ``--mode`` (s.1 item 4)."""
+        """The mode of the next plain input (s.1 item 4): a pending ``/plan`` or ``/team``, else
+        ``--mode team``, else plan in the ``plan`` session mode, else ReAct."""
         mode, self.next_mode = self.next_mode, None
-        return mode or getattr(self.args, "mode", "react")
+        return mode or ("team" if self.team_inputs else "plan" if self.session_mode == "plan" else "react")
+
+    @property
+    def approval(self) -> str:
+        """The approval level (``RunContext.approval``): auto | ask | yes."""
+        return self._session.approval if self._session is not None else self._approval
+
+    async def set_approval(self, level: str) -> None:
+        """``/hitl``: takes effect from the next turn; ``auto`` forgets every "approve all" (v.1)."""
+        self._approval = level
+        if self._session is not None:
+            self._session.approval = level
+            if level == "auto":
+                await self._session.forget_approvals()
+
+    async def set_mode(self, mode: str) -> None:
+        """``/mode`` and Shift+Tab (reference s.1 item 9): the mode, and the level it implies."""
+        from paicli.session_modes import level_of
+
+        self.session_mode = mode
+        await self.set_approval(level_of(mode))
 
     @property
     def mcp(self) -> McpServers:

@@ -47,11 +47,19 @@ HELP = [
     ("/continue", "继续执行当前会话中被中断的计划或多 Agent 运行"),
     ("/snapshot [list|status|clean [N]]", "查看每次运行前自动保存的项目快照、仓库占用；clean 只保留最近 N 个"),
     ("/restore [N]", "把工作区恢复到第 N 个快照（默认 1 = 最近一次运行之前），先列出改动并确认；可再次 /restore 1 撤销"),
+    ("/mode [auto|plan|ask]", "查看或切换会话模式（Shift+Tab 循环切换）：auto 自动审查，plan 每条输入先规划，ask 全部确认"),
+    ("/hitl [on|default]", "查看或切换审批档位：on 全部危险操作都确认；default 由模型审查命令（启动默认）"),
+    ("/policy", "查看安全策略、审批档位、全部放行的工具和今日最近的拒绝"),
+    ("/config", "查看生效的配置及每项的来源（密钥已遮盖）"),
+    ("/init [--force]", "根据项目文件生成简短的 PAI.md（不调用模型；--force 覆盖已有文件）"),
+    ("/export", "把当前对话导出为 Markdown（$PAICLI_HOME/exports/）"),
+    ("/history clear", "清空输入历史"),
     ("/exit", "退出 paicli（也可以输入 exit / quit，或连按两次 Ctrl-C）"),
 ]
 EXIT_WORDS = {"/exit", "/quit", "exit", "quit"}
 NAMES = ["/help", "/model", "/resume", "/clear", "/compact", "/context", "/save", "/memory", "/skill", "/audit", "/mcp",
-         "/plan", "/team", "/continue", "/snapshot", "/restore", "/exit", "/quit"]  # for completion
+         "/plan", "/team", "/continue", "/snapshot", "/restore", "/mode", "/hitl", "/policy", "/config", "/init",
+         "/export", "/history", "/exit", "/quit"]  # for completion
 RESUME_LIST_LIMIT = 20
 
 
@@ -172,12 +180,33 @@ async def _dispatch(text: str, app: App, say: Output, read_line: ReadLine | None
 
         for line in sandbox_lines(app.settings):  # issue 24
             say(line)
+    elif word in ("/mode", "/hitl"):
+        from paicli import mode_commands
+
+        await (mode_commands.mode if word == "/mode" else mode_commands.hitl)(payload, app, say)
+    elif word in ("/init", "/export", "/history", "/policy", "/config"):
+        await _project_command(word, payload, app, say)
     else:
         say.fail(f"❌ 未知命令: {stripped}")
         if read_line is not None:  # a person at the REPL gets the list; a script, one line
             for line in help_lines():
                 say(line)
     return Outcome()
+
+
+async def _project_command(word: str, payload: str, app: App, say: Output) -> None:
+    from paicli import project_commands as pc
+
+    if word == "/init":
+        pc.init(payload, app, say)
+    elif word == "/export":
+        await pc.export(payload, app, say)
+    elif word == "/history":
+        pc.history(payload, app, say)
+    elif word == "/policy":
+        await pc.policy(app, say)
+    else:
+        pc.config(payload, app, say)
 
 
 def _audit(payload: str, app: App, say: Say) -> None:

@@ -24,9 +24,11 @@ KEY_SETTING = "PAICLI_API_KEY"
 # them at all: which private hosts web_fetch may reach, the external-content guard on memory
 # writes, where long-term memory and the audit log live (a file the project controls would
 # become "memories" injected into every turn), which server receives search queries, which
-# web pages may drive `paicli studio`, and which database holds sessions and memory.
+# web pages may drive `paicli studio`, which database holds sessions and memory, the approval
+# level a session starts at and the model that reviews commands at the `default` level.
 GUARD_SETTINGS = ("PAICLI_WEB_ALLOW_HOSTS", "PAICLI_MEMORY_DISABLE_ON_EXTERNAL_CONTEXT", "PAICLI_MEMORY_DIR",
-                  "PAICLI_AUDIT_DIR", "PAICLI_SEARXNG_URL", "PAICLI_STUDIO_ORIGINS", "PAICLI_DATABASE_URL")
+                  "PAICLI_AUDIT_DIR", "PAICLI_SEARXNG_URL", "PAICLI_STUDIO_ORIGINS", "PAICLI_DATABASE_URL",
+                  "PAICLI_HITL", "PAICLI_AUTO_CLASSIFIER_MODEL")
 
 ENVIRONMENT, DOTENV, CONFIG = "the environment", ".env", "config.json"
 

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import asyncio
 import signal
+import threading
 from pathlib import Path
 from typing import Any
 
@@ -23,6 +24,7 @@ from memory.ledger.owner import LedgerConflict, SessionBusy
 from paicli import commands
 from paicli.app import App, sandbox_lines
 from paicli.render import Renderer, usage_line
+from paicli.status_bar import StatusBar
 from paicli.terminal import SafeConsole, visible
 
 CANCELLED = "⏹️ 已取消当前任务。"  # reference s.7
@@ -53,14 +55,33 @@ def banner(app: App, console: Console) -> None:
     console.print("输入任务开始工作；/help 查看命令，Ctrl-C 取消当前任务，连按两次 Ctrl-C 退出。", style="dim")
 
 
+def mode_bindings(repl: "Repl") -> KeyBindings:
+    """Shift+Tab (``ESC [ Z``) cycles the session mode auto → plan → ask (reference s.1 item 9)."""
+    bindings = KeyBindings()
+
+    @bindings.add("s-tab")
+    def _cycle(event: Any) -> None:
+        from paicli.session_modes import next_mode
+
+        mode = next_mode(repl.app.session_mode)
+        repl.app.session_mode = mode  # now, so a second press cycles on from here
+        event.app.create_background_task(repl.switch_mode(mode))
+
+    return bindings
+
+
 class Repl:
     def __init__(self, app: App):
         self.app = app
         self.console = SafeConsole()  # command output quotes memories, session titles, file names
+        self.status = StatusBar(app)
         self.prompt = PromptSession(
             history=history_file(app.settings.home),
             completer=WordCompleter(commands.NAMES, sentence=True),
+            key_bindings=mode_bindings(self),
+            bottom_toolbar=self.status.text if app.settings.status_bar else None,  # reference u.4
         )
+        app.on_history_clear = self.forget_history
         self.answers: PromptSession = PromptSession()  # approval answers stay out of the input history
         self._review_keys: KeyBindings | None = None
 
@@ -99,8 +120,31 @@ class Repl:
     def say(self, text: str) -> None:
         self.console.print(text, markup=False)
 
+    async def switch_mode(self, mode: str) -> None:
+        from paicli.session_modes import switched
+
+        await self.app.set_mode(mode)
+        await run_in_terminal(lambda: self.say(switched(mode)))
+
+    def forget_history(self) -> None:
+        """``/history clear``: the file is emptied by the command; this forgets what the prompt
+        loaded from it, so Up no longer brings old inputs back."""
+        fresh = history_file(self.app.settings.home)
+        self.prompt.history = self.prompt.default_buffer.history = fresh
+        self.prompt.default_buffer.reset()
+
+    def count_skills(self) -> None:
+        """In a thread at start: the status bar's skill count, then a redraw of the prompt."""
+        try:
+            self.status.count_skills()
+        except Exception:  # noqa: BLE001 - the bar shows "Skill -" until the next turn
+            return
+        self.prompt.app.invalidate()
+
     async def run(self) -> int:
         banner(self.app, self.console)
+        if self.app.settings.status_bar:
+            threading.Thread(target=self.count_skills, daemon=True).start()
         self.app.start_mcp(self.say)  # in the background: the prompt does not wait for servers
         try:
             if getattr(self.app.args, "resume_run", False):
@@ -176,14 +220,18 @@ class Repl:
                     return 0
                 if outcome.run is not None:
                     await self.mode_turn(*outcome.run)
+                await self.status.after_turn(None)
                 continue
             mode = self.app.mode_for_input()
+            self.status.phase = "running" if mode == "react" else mode
             if mode == "react":
-                await self.turn(text.strip())
+                await self.status.after_turn(await self.turn(text.strip()))
             else:
                 await self.mode_turn(mode, text.strip())
+                await self.status.after_turn(None)
 
-    async def turn(self, text: str) -> None:
+    async def turn(self, text: str) -> Any:
+        """One ReAct turn; its ``TurnResult``, or None when it was cancelled or refused."""
         renderer = Renderer(stream_answer=True, read_line=self.read_answer, read_review=self.read_review)
         renderer.waiting()
         task = asyncio.ensure_future(self.app.session.run_turn(text, renderer))
@@ -193,14 +241,15 @@ class Repl:
             result = await task
         except asyncio.CancelledError:
             renderer.notice(CANCELLED, style="yellow")
-            return
+            return None
         except (SessionBusy, LedgerConflict) as exc:  # another process writes the session: say so, keep the REPL
             renderer.notice(str(exc), style="red")
-            return
+            return None
         finally:
             loop.remove_signal_handler(signal.SIGINT)
         renderer.finish(result)
         self.console.print()
+        return result
 
 
     async def mode_turn(self, mode: str, text: str | None) -> None:

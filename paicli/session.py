@@ -38,10 +38,11 @@ from nodes.support.state import Deps, RunContext
 from paicli.answers import ask_audited
 from paicli.context_view import ContextUsage
 from paicli.request_prefix import stable_prefix
-from paicli.models import make_chat_model
+from paicli.models import make_chat_model, make_review_model
 from paicli.settings import Settings
 from prompts import PromptSources, load_resource
 from tools.policy.audit import AuditLog
+from tools.policy.auto_review import REVIEW_TIMEOUT, AutoReviewer
 from tools.base import WebConfig
 from tools.sandbox.command import CommandSandbox
 from tools.registry import BUILTIN_TOOLS
@@ -64,9 +65,20 @@ def history_dir(settings: Settings):
     return settings.home / "history" / "raw"
 
 
-def make_deps(settings: Settings, *, auto_extract: bool, skills: SkillLibrary | None = None) -> Deps:
+def make_reviewer(settings: Settings) -> AutoReviewer:
+    """The auto reviewer (reference v.2). Its prompts come from paicli and $PAICLI_HOME only: a
+    repository's .paicli/prompts must not rewrite the judge of its own commands."""
+    sources = PromptSources.for_project(settings.home, None)
+    return AutoReviewer(make_review_model(settings, REVIEW_TIMEOUT), load_resource("approvals/reviewer-system.md", sources),
+                        load_resource("approvals/reviewer-user.md", sources))
+
+
+def make_deps(settings: Settings, *, auto_extract: bool, skills: SkillLibrary | None = None,
+              review: bool = False) -> Deps:
     """The live objects a graph needs, from the user's settings (the CLI's and Studio's).
-    ``skills``: the library the CLI's /skill commands share; a new one otherwise."""
+    ``skills``: the library the CLI's /skill commands share; a new one otherwise. ``review``: the
+    CLI's auto reviewer (reference v.2); without it (Studio) commands at the default level ask
+    the person, who is at the UI anyway."""
     web = settings.web
     skills = skills or SkillLibrary(settings.home, settings.skill_budget)
     snapshots = TurnSnapshots(snapshot_home(settings.home), settings.snapshots)
@@ -88,6 +100,7 @@ def make_deps(settings: Settings, *, auto_extract: bool, skills: SkillLibrary | 
         hidden_env=settings.secret_env,
         snapshots=snapshots,
         sandbox=CommandSandbox(settings.sandbox),
+        reviewer=make_reviewer(settings) if review else None,
     )
 
 
@@ -154,7 +167,8 @@ class Session:
 
     def __post_init__(self) -> None:
         if self.deps is None:
-            self.deps = make_deps(self.settings, auto_extract=self.settings.memory.auto_extract, skills=self.skills)
+            self.deps = make_deps(self.settings, auto_extract=self.settings.memory.auto_extract, skills=self.skills,
+                                  review=True)
         if self.mcp is not None:
             attach_mcp(self.deps, self.mcp)
         self.checkpointer = self.checkpointer or JsonlLedgerSaver(history_dir(self.settings))
@@ -235,6 +249,13 @@ class Session:
             stable_share=None if stable is None else stable.share,
         )
 
+    async def next_request_tokens(self) -> int:
+        """The status bar's figure (reference u.4): the next request's estimate, i.e. the system
+        prompt, the tools schema and the conversation as it stands."""
+        values, ctx, c = await self.values(), self.context, self.compaction
+        system = c.estimator.system(c.system(ctx, values.get("project_context", "")))
+        return system + c.estimator.schema(c.caller.exposed_schemas()) + c.estimator.messages(list(values.get("messages") or []))
+
     async def clear(self) -> int:
         """``/clear`` (reference h.3): an empty view in the same session; earlier ledger lines and
         long-term memory stay. Returns how many messages left the view."""
@@ -253,6 +274,14 @@ class Session:
         # as_node="call_model": with no assistant message left, the loop's router ends the run.
         await self.graph.aupdate_state(self.config, update, as_node="call_model")
         return discarded
+
+    async def forget_approvals(self) -> None:
+        """reference v.1: switching to the `default` level clears the "approve all" choices."""
+        if not (await self.values()).get("approved_all"):
+            return
+        async with self.turn_lock():
+            # as_node="extract_facts": the update reads as the end of a finished turn.
+            await self.graph.aupdate_state(self.config, {"approved_all": []}, as_node="extract_facts")
 
     @property
     def config(self) -> dict[str, Any]:
@@ -294,6 +323,8 @@ class Session:
     def switch_model(self, model: str) -> None:
         self.settings = self.settings.with_model(model)
         self.deps.model = make_chat_model(self.settings)
+        if self.deps.reviewer is not None and not self.settings.review_model:  # it follows the session's model (v.2)
+            self.deps.reviewer = make_reviewer(self.settings)
 
     @property
     def background(self) -> Background:

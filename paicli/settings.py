@@ -10,11 +10,12 @@ from __future__ import annotations
 
 import json
 import os
-from dataclasses import dataclass, replace
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from urllib.parse import urlsplit
 
-from paicli.credentials import Sources, endpoint_refusal, guard_refusal, key_variable, secret_variables
+from paicli.credentials import CONFIG, DOTENV, ENVIRONMENT, Sources, endpoint_refusal, guard_refusal, key_variable, secret_variables
+from paicli.prices import DEFAULT_PRICES, Price, price_problem
 from nodes.support.options import BudgetOptions, CompactionOptions
 from tools.skills.limits import DEFAULT_BUDGET as DEFAULT_SKILL_BUDGET
 from paicli.knobs import (ConfigError, Get, MemoryKnobs, WebKnobs, budget_options, compaction_options, memory_knobs,
@@ -45,7 +46,10 @@ DEFAULT_CONTEXT_WINDOW = 128_000  # reference (b): window when nothing else is k
 # config.json keys are the variable names without the PAICLI_ prefix, lower-cased.
 _CONFIG_KEYS = ("provider", "api_key", "base_url", "model", "context_window", "light_model", "memory_dir",
                 "searxng_url", "web_allow_hosts", "studio_origins", "command_sandbox", "sandbox_network",
-                "sandbox_writable", "database_url")
+                "sandbox_writable", "database_url", "hitl", "auto_classifier_model", "status_bar")
+# reference v.1: /hitl's two levels as PAICLI_HITL values, and the approval level each means
+HITL_LEVELS = {"on": "ask", "default": "auto"}
+DEFAULT = "default"  # the origin of a setting nobody set
 
 
 @dataclass(frozen=True)
@@ -69,6 +73,14 @@ class Settings:
     # Environment variables commands must not see: the key variables and any holding the key.
     secret_env: frozenset[str] = frozenset()
     mcp: McpSetup = McpSetup()  # $PAICLI_HOME/mcp.json and <project>/.mcp.json (tools.mcp.config)
+    # PAICLI_HITL: the approval level a session starts at, "auto" (`default`, the reference's
+    # startup level) or "ask" (`on`); `--yes` makes it "yes" (reference v.1).
+    approval: str = "auto"
+    review_model: str = ""  # PAICLI_AUTO_CLASSIFIER_MODEL; "": the session's model (reference v.2)
+    status_bar: bool = True  # PAICLI_STATUS_BAR=off hides the REPL's status bar (reference u.4)
+    prices: dict[str, Price] = field(default_factory=lambda: dict(DEFAULT_PRICES))  # CNY / M tokens, by model
+    # Where each variable's value came from: the environment, .env, config.json or default (/config).
+    origins: dict[str, str] = field(default_factory=dict)
     # PAICLI_STUDIO_ORIGINS: web origins `paicli studio` serves besides its own and Studio's
     # (environment or config.json only: a guard setting, see paicli.credentials).
     studio_origins: tuple[str, ...] = ()
@@ -97,6 +109,9 @@ class Settings:
 
     def with_model(self, model: str) -> "Settings":
         return replace(self, model=model)
+
+    def price(self, model: str | None = None) -> Price | None:
+        return self.prices.get(model or self.model)
 
 
 def read_dotenv(path: Path) -> dict[str, str]:
@@ -166,6 +181,7 @@ def load_settings(project: str | os.PathLike | None = None, environ: dict[str, s
     if refusal := endpoint_refusal(sources, key_name, root / ".env") or guard_refusal(sources, root / ".env"):
         raise ConfigError(refusal)
     key = get(key_name) if key_name else None
+    origins = {name: _source_of(sources, name) for name in (*_REPORTED, *([key_name] if key_name else []))}
     return Settings(
         provider=provider if preset else "custom",
         api_key=key,
@@ -189,7 +205,57 @@ def load_settings(project: str | os.PathLike | None = None, environ: dict[str, s
         snapshots=snapshot_options(get, lambda name: env.get(name)),
         sandbox=sandbox_settings({**sources.config, **sources.env}),
         database_url=get("PAICLI_DATABASE_URL"),
+        approval=_hitl(get("PAICLI_HITL")),
+        review_model=get("PAICLI_AUTO_CLASSIFIER_MODEL") or "",
+        status_bar=(get("PAICLI_STATUS_BAR") or "on").lower() not in ("off", "false", "0", "no"),
+        prices={**DEFAULT_PRICES, **_config_prices(home)},
+        origins=origins,
     )
+
+
+# The variables /config reports with their origin (the key variable is added when there is one).
+_REPORTED = ("PAICLI_PROVIDER", "PAICLI_BASE_URL", "PAICLI_MODEL", "PAICLI_CONTEXT_WINDOW", "PAICLI_LIGHT_MODEL",
+             "PAICLI_MEMORY_DIR", "PAICLI_HITL", "PAICLI_AUTO_CLASSIFIER_MODEL", "PAICLI_STATUS_BAR",
+             "PAICLI_MEMORY_AUTO_EXTRACT_ENABLED", "PAICLI_SESSION_WAIT",
+             "PAICLI_PLAN_MAX_REPLANS")
+
+
+def _source_of(sources: Sources, name: str) -> str:
+    for origin, values in ((ENVIRONMENT, sources.env), (DOTENV, sources.dotenv), (CONFIG, sources.config)):
+        if (values.get(name) or "").strip():
+            return origin
+    return DEFAULT
+
+
+def _hitl(raw: str | None) -> str:
+    if raw is None:
+        return "auto"
+    level = HITL_LEVELS.get(raw.strip().lower())
+    if level is None:
+        raise ConfigError(f"PAICLI_HITL must be 'on' or 'default', got '{raw}'")
+    return level
+
+
+def _config_prices(home: Path) -> dict[str, Price]:
+    """config.json's "prices" (``paicli.prices``); the file parsed already in ``_read_config``."""
+    path = home / "config.json"
+    try:
+        data = json.loads(path.read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        return {}
+    table = data.get("prices") if isinstance(data, dict) else None
+    if table is None:
+        return {}
+    if not isinstance(table, dict):
+        raise ConfigError(f"\"prices\" in {path} must be an object of model names, e.g. "
+                          f"{{\"glm-5.1\": {{\"input\": 4, \"output\": 16}}}}")
+    prices = {}
+    for model, value in table.items():
+        if (problem := price_problem(value)) is not None:
+            raise ConfigError(f"\"prices\".\"{model}\" in {path} {problem}")
+        prices[model] = Price(float(value["input"]), float(value["output"]),
+                              None if value.get("cached") is None else float(value["cached"]))
+    return prices
 
 
 def sandbox_settings(user: dict[str, str]) -> SandboxSettings:

@@ -31,6 +31,7 @@ if TYPE_CHECKING:
     from memory.longterm.manager import LongTermMemory
     from nodes.support.background import Background
     from tools.policy.audit import AuditLog
+    from tools.policy.auto_review import AutoReviewer
     from tools.snapshots.store import TurnSnapshots
 
 
@@ -42,6 +43,8 @@ class AgentState(TypedDict, total=False):
     decisions: dict[str, dict[str, Any]]
     # Tools the user chose "approve all" for in this session (reference v.1).
     approved_all: list[str]
+    # The auto reviewer's consecutive denials in this turn (reference v.1); prepare_turn resets it.
+    auto_denials: int
     # Set by call_model when the provider failed for good: the CLI shows it, the turn ends.
     error: Optional[str]
     # The last compaction: {"source", "metadata", "mode"}; the ledger writes it as an event.
@@ -139,6 +142,8 @@ class Deps:
     # Skills (reference s.6): their index goes into the system prompt; `load_skill` in `tools` reads
     # them. None: no skills (the Team planner and reviewer get none: they have no tools).
     skills: SkillLibrary | None = None
+    # The auto reviewer of the `default` approval level (reference v.2). None: its calls ask the person.
+    reviewer: AutoReviewer | None = None
     # Turn snapshots (reference s.1 item 6): taken before every run, restored by revert_turn.
     # None: no snapshots (the graphs then have no snapshot node).
     snapshots: TurnSnapshots | None = None

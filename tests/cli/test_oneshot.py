@@ -98,7 +98,9 @@ def test_without_yes_and_without_a_terminal_the_command_is_refused_by_name_and_t
         Reply("", tool_calls=[call("execute_command", {"command": "echo hi > out.txt"})]),
         Reply("The command was rejected."),
     ]
-    done = run_paicli("-p", "write hi to out.txt", "--session", "s-no-tty", stdin=subprocess.DEVNULL)
+    # PAICLI_HITL=on: the person is asked (the default level's reviewer: test_auto_review_e2e.py)
+    done = run_paicli("-p", "write hi to out.txt", "--session", "s-no-tty", env={"PAICLI_HITL": "on"},
+                      stdin=subprocess.DEVNULL)
     assert done.returncode == 1, done.stderr
     assert done.stdout == "The command was rejected.\n"
     assert not (project / "out.txt").exists()

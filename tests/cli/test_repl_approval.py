@@ -16,7 +16,8 @@ MENU = "请选择操作：[y] 批准"
 
 @pytest.fixture
 def repl(project, paicli_env, server):
-    env = paicli_env(server.base_url, TERM="xterm", PROMPT_TOOLKIT_NO_CPR="1")
+    # PAICLI_HITL=on: every command asks the person (`default` sends it to the auto reviewer first)
+    env = paicli_env(server.base_url, TERM="xterm", PROMPT_TOOLKIT_NO_CPR="1", PAICLI_HITL="on")
     terminal = PtyTerminal([sys.executable, "-m", "paicli"], cwd=str(project), env=env)
     yield terminal
     terminal.close()

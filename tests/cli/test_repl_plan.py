@@ -24,7 +24,8 @@ def plan_reply(*tasks: tuple) -> Reply:
 
 @pytest.fixture
 def repl(project, paicli_env, server):
-    env = paicli_env(server.base_url, TERM="xterm", PROMPT_TOOLKIT_NO_CPR="1")
+    # PAICLI_HITL=on: the tasks' commands ask the person (not the default level's auto reviewer)
+    env = paicli_env(server.base_url, TERM="xterm", PROMPT_TOOLKIT_NO_CPR="1", PAICLI_HITL="on")
     terminal = PtyTerminal([sys.executable, "-m", "paicli", "--session", "s-repl"], cwd=str(project), env=env)
     yield terminal
     terminal.close()

@@ -19,10 +19,25 @@ import threading
 import time
 from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass, field
+from pathlib import Path
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any
 
 from tests.support.serving import serve_until_stopped
+
+# The auto reviewer's system prompt (tools.policy.auto_review): its requests are told apart by it.
+REVIEWER_SYSTEM = (Path(__file__).resolve().parents[2] / "prompts" / "approvals" / "reviewer-system.md").read_text(
+    encoding="utf-8").strip()
+
+
+def is_review_request(request: dict) -> bool:
+    messages = request.get("messages") or [{}]
+    return messages[0].get("role") == "system" and messages[0].get("content") == REVIEWER_SYSTEM
+
+
+def verdict(decision: str, reason: str = "测试审查") -> "Reply":
+    """A reviewer reply as the prompt asks for it."""
+    return Reply(json.dumps({"decision": decision, "reason": reason}, ensure_ascii=False))
 
 
 @dataclass
@@ -99,6 +114,10 @@ class FakeOpenAIServer:
         self.prefix_cache = prefix_cache
         self.stream_usage_at = stream_usage_at
         self.requests: list[RecordedRequest] = []
+        # The auto reviewer's requests get their replies from ``reviews`` and are recorded in
+        # ``review_requests``, apart from the conversation's, so a script reads as the turn it is.
+        self.reviews: list[Item] = []
+        self.review_requests: list[RecordedRequest] = []
         self.exhausted_hits = 0
         self._cursor = 0
         self._lock = threading.Lock()
@@ -116,9 +135,9 @@ class FakeOpenAIServer:
 
     def assert_consumed(self) -> None:
         """Fail if replies were left unused or a request found the script empty."""
-        if self.remaining() or self.exhausted_hits:
-            raise AssertionError(f"FakeOpenAIServer: {self.remaining()} repl(ies) unused, "
-                                 f"{self.exhausted_hits} request(s) after the script ended")
+        if self.remaining() or self.exhausted_hits or self.reviews:
+            raise AssertionError(f"FakeOpenAIServer: {self.remaining()} repl(ies) unused, {len(self.reviews)} "
+                                 f"review repl(ies) unused, {self.exhausted_hits} request(s) after the script ended")
 
     def start(self) -> FakeOpenAIServer:
         handler = type("Handler", (_Handler,), {"fake": self})
@@ -139,8 +158,24 @@ class FakeOpenAIServer:
     def __exit__(self, *exc: object) -> None:
         self.stop()
 
+    def _review(self, request: RecordedRequest) -> Reply | ErrorReply | Disconnect:
+        with self._lock:
+            self.review_requests.append(request)
+            if not self.reviews:
+                self.exhausted_hits += 1
+                return _exhausted(0)
+            item = self.reviews.pop(0)
+        if callable(item):
+            item = item(request)
+        if isinstance(item, Hang):
+            self._stopping.wait(item.seconds)
+            item = item.then
+        return item
+
     def take(self, request: RecordedRequest) -> Reply | ErrorReply | Disconnect:
         """Record the request and resolve the next script item into a reply."""
+        if is_review_request(request):
+            return self._review(request)
         with self._lock:
             self.requests.append(request)
             if self._cursor >= len(self.script):
@@ -220,7 +255,7 @@ class _Handler(BaseHTTPRequestHandler):
         request = RecordedRequest(json.loads(raw or b"{}"), headers, self.path)
         reply = self.fake.take(request)
         try:
-            self._send(reply, request, len(self.fake.requests))
+            self._send(reply, request, max(1, len(self.fake.requests)))
         except (BrokenPipeError, ConnectionResetError):
             pass  # the client gave up (timeout / cancel): nothing left to tell it
 

@@ -19,7 +19,12 @@ _ANSI = re.compile(r"\x1b\[[0-9;?]*[ -/]*[@-~]|\x1b\][^\x07\x1b]*(?:\x07|\x1b\\)
 
 
 class PtyTerminal:
-    def __init__(self, argv: list[str], *, cwd: str, env: dict[str, str], columns: int = 200):
+    def __init__(self, argv: list[str], *, cwd: str, env: dict[str, str], columns: int = 200,
+                 answer_cpr: bool = False):
+        """``answer_cpr``: reply to cursor position requests (``ESC [ 6n``) as a terminal does, so
+        prompt_toolkit knows the screen's height (its bottom toolbar needs it); the other tests
+        run with ``PROMPT_TOOLKIT_NO_CPR=1`` instead."""
+        self.answer_cpr = answer_cpr
         master, slave = pty.openpty()
         fcntl.ioctl(slave, termios.TIOCSWINSZ, struct.pack("HHHH", 50, columns, 0, 0))
         self.proc = subprocess.Popen(argv, cwd=cwd, env=env, stdin=slave, stdout=slave, stderr=slave,
@@ -46,9 +51,13 @@ class PtyTerminal:
         ready, _, _ = select.select([self.master], [], [], max(0.0, min(wait, 0.5)))
         if ready:
             try:
-                self.raw += os.read(self.master, 65536)
+                data = os.read(self.master, 65536)
             except OSError:  # the child closed the terminal
                 return False
+            self.raw += data
+            if self.answer_cpr:
+                for _ in range(data.count(b"\x1b[6n")):
+                    os.write(self.master, b"\x1b[1;1R")  # the cursor at the top left
         return True
 
     def type(self, keys: str) -> None:

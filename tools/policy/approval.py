@@ -4,12 +4,15 @@
 ``Allow`` or a denial text. Approval levels:
 
 - ``auto`` (startup default, reference v.1 ``/hitl default``): file writes and edits run;
-  ``execute_command`` asks. PaiCLI first asks an LLM classifier; until we have one, auto mode
-  fails closed to asking, as the reference's classifier does when no client is available.
+  ``execute_command`` goes to the auto reviewer first (``Ask(review=True)``, answered by
+  ``nodes.gate_tools`` with ``tools.policy.auto_review``); the person is asked only when the
+  reviewer escalates, or when there is no reviewer (Studio without one, tests). A command asking
+  for the network or to leave the sandbox, ``revert_turn``, MCP tools and protected writes are
+  never left to the reviewer: they ask the person.
 - ``ask`` (``/hitl on``): every dangerous tool asks.
 - Every ``mcp__*`` tool asks at both levels: what it does is the external server's business.
-  PaiCLI's auto mode hands MCP calls back to the model unrun (v.1); paicli asks instead, as it
-  does for ``execute_command`` while it has no classifier. "Approve all" of one MCP tool
+  PaiCLI's auto mode hands MCP calls back to the model unrun (v.1); paicli asks the person
+  instead, and never sends them to the reviewer: what they do is the server's, not their arguments'. "Approve all" of one MCP tool
   approves its whole server for the session (v.1 keys MCP approvals by server).
 - ``yes`` (``--yes``): everything runs; guards still apply, since policy denials are not
   approvals to grant.
@@ -45,6 +48,7 @@ __all__ = ["Allow", "Ask", "Decision", "Deny", "Unclear", "approval_key", "appro
 DANGEROUS_TOOLS = frozenset({"write_file", "edit_file", "execute_command", "save_skill_reference",
                              "revert_turn"})  # reference v.1, t
 AUTO_ASK_TOOLS = frozenset({"execute_command", "revert_turn"})
+AUTO_REVIEW_TOOLS = frozenset({"execute_command"})  # of AUTO_ASK_TOOLS, those the auto reviewer may allow (v.1)
 # reference v.1: never run without a person's yes, at any level; "approve all" and --yes do not
 # cover it. PAICLI_ALLOW_REVERT=yes lets it run under --yes (scripts without a terminal).
 # An automatic reviewer must not allow it either.
@@ -113,7 +117,8 @@ def decide(tool: str, args: dict[str, Any], level: str, approved_all: frozenset[
         return Ask(tool, args, MCP_DANGER, MCP_RISK)
     risky = DANGEROUS_TOOLS if level == "ask" else AUTO_ASK_TOOLS
     if tool in risky:
-        return Ask(tool, args, DANGER.get(tool, "🟢 安全"), RISK.get(tool, ""))
+        return Ask(tool, args, DANGER.get(tool, "🟢 安全"), RISK.get(tool, ""),
+                   review=level == "auto" and tool in AUTO_REVIEW_TOOLS)
     return Allow(args)
 
 

@@ -16,7 +16,7 @@ from dataclasses import asdict, dataclass
 from typing import Any, Union
 
 # ``approver`` (audit, v.7): "none" the approval level decided, "hitl" the user, "policy" the
-# turn policy.
+# turn policy, "auto" the auto reviewer (v.2).
 
 
 @dataclass(frozen=True)
@@ -39,6 +39,7 @@ class Ask:
     danger: str
     risk: str
     notice: str = ""  # why this call needs a question even when the level would not ask
+    review: bool = False  # the auto reviewer answers first (reference v.2); the person only if it escalates
 
 
 Decision = Union[Allow, Deny, Ask]

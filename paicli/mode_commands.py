@@ -1,0 +1,41 @@
+"""``/mode`` and ``/hitl`` (reference s.1 item 9, v.1): the session mode and the approval level."""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+from paicli.session_modes import HITL_HINTS, HITL_WORDS, LEVEL_LABELS, MODES, UNKNOWN_HITL, UNKNOWN_MODE, mode_lines, switched
+
+if TYPE_CHECKING:
+    from paicli.app import App
+    from paicli.commands import Output
+
+
+async def mode(payload: str, app: App, say: Output) -> None:
+    if not payload:
+        for line in mode_lines(app.session_mode):
+            say(line)
+        return
+    wanted = payload.lower()
+    if wanted not in MODES:
+        say.fail(UNKNOWN_MODE.format(mode=payload))
+        return
+    await app.set_mode(wanted)
+    say(switched(wanted))
+
+
+async def hitl(payload: str, app: App, say: Output) -> None:
+    if not payload:
+        say(f"🔒 HITL 当前档位：{LEVEL_LABELS[app.approval]}")
+        for line in HITL_HINTS:
+            say(line)
+        return
+    level = HITL_WORDS.get(payload.lower())
+    if level is None:
+        say.fail(UNKNOWN_HITL.format(arg=payload))
+        return
+    await app.set_approval(level)
+    # the mode follows the level it names, so the two never disagree (a plan mode keeps planning)
+    if app.session_mode != "plan":
+        app.session_mode = "ask" if level == "ask" else "auto"
+    say(f"🔒 HITL 已切换到：{LEVEL_LABELS[level]}")
