@@ -89,7 +89,7 @@ class App:
 
             self._session = Session(self.settings, approval="yes" if self.args.yes else "auto",
                                     session_id=self._session_id, memory=self.memory, skills=self.skills,
-                                    mcp=self.mcp)
+                                    mcp=self.mcp if self.settings.mcp.servers else None)  # none: no MCP import
         return self._session
 
     def mode_for_input(self) -> str:

@@ -24,9 +24,9 @@ from typing_extensions import TypedDict
 from nodes.support.options import BudgetOptions, CompactionOptions  # noqa: F401 (re-exported)
 from tools.base import ToolSpec, WebConfig
 from tools.registry import BUILTIN_TOOLS
-from tools.skills.library import SkillLibrary
 
 if TYPE_CHECKING:
+    from tools.skills.library import SkillLibrary
     from memory.longterm.manager import LongTermMemory
     from nodes.support.background import Background
     from tools.policy.audit import AuditLog
