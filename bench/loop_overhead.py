@@ -6,8 +6,12 @@ run of each loop):
 1. Per-model-call overhead of the react graph against a minimal hand-built LangGraph tool loop,
    on the same scripted session: ``STEPS`` model responses each calling a zero-cost tool, then a
    final answer. The fake model does no waiting, so wall time / model calls is what the
-   framework and our nodes cost per step. Both graphs run with ``InMemorySaver`` and are streamed
-   the way ``paicli.session`` streams (``["messages", "updates"]``, ``subgraphs=True``).
+   framework and our nodes cost per step. Rows, run in turn (A B C D A B C D ...): the react
+   graph with ``InMemorySaver``; the react graph on the session ledger (``JsonlLedgerSaver``,
+   ``durability="sync"`` as ``paicli.session`` runs it: what a user's session pays); the minimal
+   loop with ``InMemorySaver``; and deepagents' ``create_deep_agent`` when it is installed
+   (``pip install deepagents`` into the bench's venv only; it is never a dependency). All are
+   streamed the way ``paicli.session`` streams (``["messages", "updates"]``, ``subgraphs=True``).
    The scripted model is not free, though: it deep-copies every prompt it records, so its time
    grows with the history. It is timed and the ratio is printed with and without it.
 2. Start-up: ``paicli --help``, and the time from launching the REPL in a pseudo-terminal until
@@ -48,6 +52,7 @@ from pydantic import PrivateAttr  # noqa: E402
 from typing_extensions import TypedDict  # noqa: E402
 
 from graphs.react import build_graph  # noqa: E402
+from memory.ledger.saver import JsonlLedgerSaver  # noqa: E402
 from nodes.support.state import Deps, RunContext  # noqa: E402
 from paicli.session import RECURSION_LIMIT  # noqa: E402
 from tests.support.scripted_model import ScriptedChatModel, ai, tool_call  # noqa: E402
@@ -57,6 +62,7 @@ STEPS = 200  # model responses with a tool call; one final answer follows
 RUNS = 5  # per loop, interleaved; the median is reported (other work on the machine adds noise)
 STARTS = 5  # process launches per start-up figure
 TARGET_RATIO = 1.5  # the issue's target: ours / baseline per model call
+TARGET_LEDGER_RATIO, TARGET_VS_DEEPAGENTS = 1.6, 0.6  # issue 30: ledger loop / minimal, / deepagents
 TARGET_HELP = 0.3  # seconds
 TARGET_PROMPT = 1.0  # seconds
 STREAM_MODES = ["messages", "updates"]
@@ -131,9 +137,32 @@ def build_baseline(model: TimedModel):
     return builder.compile(checkpointer=InMemorySaver())
 
 
-async def drain(graph, context: RunContext | None) -> None:
+def build_deepagents(model: TimedModel):
+    """deepagents' agent (its middleware: todos, files, sub-agents, summarization) with the same tool."""
+    from deepagents import create_deep_agent
+    from langchain_core.tools import tool
+
+    @tool("noop")
+    async def noop_tool(step: int = 0) -> str:
+        """Does nothing and returns ok."""
+        return "ok"
+
+    return create_deep_agent(model=model, tools=[noop_tool], checkpointer=InMemorySaver())
+
+
+def deepagents_installed() -> bool:
+    try:
+        import deepagents  # noqa: F401
+    except ImportError:
+        return False
+    return True
+
+
+async def drain(graph, context: RunContext | None, durability: str | None = None) -> None:
     config = {"configurable": {"thread_id": "bench"}, "recursion_limit": RECURSION_LIMIT}
-    kwargs = {"context": context} if context is not None else {}
+    kwargs: dict[str, Any] = {"context": context} if context is not None else {}
+    if durability:
+        kwargs["durability"] = durability
     async for _ in graph.astream({"messages": [HumanMessage("go")]}, config, stream_mode=STREAM_MODES,
                                  subgraphs=True, **kwargs):
         pass
@@ -143,16 +172,22 @@ def run_loop(kind: str, project: Path, steps: int = STEPS,
              profiler: cProfile.Profile | None = None) -> tuple[float, int, float]:
     """(wall seconds, model calls, seconds the fake model spent) for one scripted session."""
     model = new_model(steps)
-    if kind == "ours":
-        graph = build_graph(Deps(model=model, tools={NOOP.name: NOOP}), checkpointer=InMemorySaver())
+    durability = None
+    if kind in ("ours", "ours, ledger"):
+        ledger = kind == "ours, ledger"
+        saver = JsonlLedgerSaver(tempfile.mkdtemp(dir=project, prefix="ledger-")) if ledger else InMemorySaver()
+        graph = build_graph(Deps(model=model, tools={NOOP.name: NOOP}), checkpointer=saver)
         context = RunContext(project_root=str(project), approval="yes")
+        durability = "sync" if ledger else None
+    elif kind == "deepagents":
+        graph, context = build_deepagents(model), None
     else:
         graph, context = build_baseline(model), None
     gc.collect()  # the previous run's model kept every prompt it saw; don't bill its collection here
     if profiler:
         profiler.enable()
     started = time.perf_counter()
-    asyncio.run(drain(graph, context))
+    asyncio.run(drain(graph, context, durability))
     wall = time.perf_counter() - started
     if profiler:
         profiler.disable()
@@ -160,9 +195,14 @@ def run_loop(kind: str, project: Path, steps: int = STEPS,
     return wall, model.calls, model.spent
 
 
+def loop_kinds() -> list[str]:
+    return ["ours", "ours, ledger", "baseline"] + (["deepagents"] if deepagents_installed() else [])
+
+
 def measure_loops(project: Path, steps: int, runs: int) -> dict[str, dict[str, float]]:
-    run_loop("ours", project, 5), run_loop("baseline", project, 5)  # warm caches and lazy imports
-    samples: dict[str, list[tuple[float, int, float]]] = {"ours": [], "baseline": []}
+    for kind in loop_kinds():
+        run_loop(kind, project, 5)  # warm caches and lazy imports
+    samples: dict[str, list[tuple[float, int, float]]] = {kind: [] for kind in loop_kinds()}
     for _ in range(runs):
         for kind in samples:
             samples[kind].append(run_loop(kind, project, steps))
@@ -173,7 +213,7 @@ def measure_loops(project: Path, steps: int, runs: int) -> dict[str, dict[str, f
 
 
 def profile_loops(project: Path, steps: int, top: int) -> None:
-    for kind in ("ours", "baseline"):
+    for kind in loop_kinds():
         profiler = cProfile.Profile()
         run_loop(kind, project, steps, profiler)
         print(f"\n-- cProfile, one {kind} run, top {top} by own time --")
@@ -271,6 +311,7 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--steps", type=int, default=STEPS, help=f"tool-calling model responses (default {STEPS})")
     parser.add_argument("--runs", type=int, default=RUNS, help=f"runs of each loop (default {RUNS})")
+    parser.add_argument("--no-startup", action="store_true", help="skip the start-up figures")
     parser.add_argument("--profile", type=int, nargs="?", const=25, default=0, metavar="N",
                         help="also print the top N functions of one cProfiled run of each loop")
     args = parser.parse_args()
@@ -278,23 +319,36 @@ def main() -> None:
         home, project = Path(tmp, "home"), Path(tmp, "project")
         home.mkdir(), project.mkdir()
         loops = measure_loops(project, args.steps, args.runs)
-        helps = statistics.median(help_seconds() for _ in range(STARTS))
-        prompts = statistics.median(prompt_seconds(home, project) for _ in range(STARTS))
-        ours, base = loops["ours"], loops["baseline"]
+        starts = 0 if args.no_startup else STARTS
+        ours, ledger, base = loops["ours"], loops["ours, ledger"], loops["baseline"]
         ratio, net_ratio = ours["wall"] / base["wall"], ours["net"] / base["net"]
-        print_table(f"agent loop: {args.steps} tool-calling model responses + 1 answer, "
-                    f"median of {args.runs} interleaved runs", [
-            row("ours, per model call", f"{ours['wall'] * 1e3:.2f} ms"),
+        ledger_ratio = ledger["wall"] / base["wall"]
+        rows = [
+            row("ours (InMemorySaver), per model call", f"{ours['wall'] * 1e3:.2f} ms"),
+            row("ours on the ledger (durability sync), per model call", f"{ledger['wall'] * 1e3:.2f} ms"),
             row("minimal LangGraph loop, per model call", f"{base['wall'] * 1e3:.2f} ms"),
             row("ratio ours / minimal", f"{ratio:.2f}x", TARGET_RATIO, ratio, "x"),
-            row("fake model's own time per call (in both)", f"{base['model'] * 1e3:.2f} ms"),
+            row("ratio ours on the ledger / minimal", f"{ledger_ratio:.2f}x", TARGET_LEDGER_RATIO, ledger_ratio, "x"),
+            row("fake model's own time per call (in all)", f"{base['model'] * 1e3:.2f} ms"),
             row("ours / minimal without it", f"{ours['net'] * 1e3:.2f} / {base['net'] * 1e3:.2f} ms"),
             row("ratio without it", f"{net_ratio:.2f}x", TARGET_RATIO, net_ratio, "x"),
-        ])
-        print_table(f"start-up: median of {STARTS} launches", [
-            row("paicli --help", f"{helps:.3f} s", TARGET_HELP, helps, " s"),
-            row("first prompt ready (REPL on a pty)", f"{prompts:.3f} s", TARGET_PROMPT, prompts, " s"),
-        ])
+        ]
+        if "deepagents" in loops:
+            deep = loops["deepagents"]["wall"]
+            rows += [row("deepagents create_deep_agent, per model call", f"{deep * 1e3:.2f} ms"),
+                     row("ratio ours on the ledger / deepagents", f"{ledger['wall'] / deep:.2f}x",
+                         TARGET_VS_DEEPAGENTS, ledger["wall"] / deep, "x")]
+        else:
+            rows.append(row("deepagents", "not installed (pip install deepagents into this venv)"))
+        print_table(f"agent loop: {args.steps} tool-calling model responses + 1 answer, "
+                    f"median of {args.runs} interleaved runs", rows)
+        if starts:
+            helps = statistics.median(help_seconds() for _ in range(starts))
+            prompts = statistics.median(prompt_seconds(home, project) for _ in range(starts))
+            print_table(f"start-up: median of {starts} launches", [
+                row("paicli --help", f"{helps:.3f} s", TARGET_HELP, helps, " s"),
+                row("first prompt ready (REPL on a pty)", f"{prompts:.3f} s", TARGET_PROMPT, prompts, " s"),
+            ])
         if args.profile:
             profile_loops(project, args.steps, args.profile)
 

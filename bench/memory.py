@@ -57,7 +57,7 @@ import numpy as np  # noqa: E402
 from langgraph.store.base import PutOp  # noqa: E402
 from langgraph.store.memory import InMemoryStore  # noqa: E402
 
-from memory.longterm.conflict import find_conflicts  # noqa: E402
+from memory.longterm.conflict import DEFAULT_THRESHOLD, find_conflicts  # noqa: E402
 from memory.longterm.dedup import find_duplicate  # noqa: E402
 from memory.longterm.manager import LongTermMemory, MemoryOptions  # noqa: E402
 from memory.longterm.entry import Entry, new_fact, to_json  # noqa: E402
@@ -65,6 +65,7 @@ from memory.longterm.document import dump, parse  # noqa: E402
 from memory.longterm.file import FILE_NAME  # noqa: E402
 from memory.longterm.retriever import Retriever, warm  # noqa: E402
 from memory.longterm.store import namespace_of  # noqa: E402
+from memory.longterm.write_index import WriteIndex  # noqa: E402
 
 import old_retriever  # noqa: E402
 import recall_set  # noqa: E402
@@ -173,7 +174,15 @@ def write_breakdown(directory: Path, runs: int, rng: random.Random) -> dict[str,
             os.fsync(out.fileno())
         os.replace(temp, directory / "breakdown.json")
 
-    parts = {"dedup + conflict checks": lambda: (find_duplicate(entries, incoming), find_conflicts(entries, incoming)),
+    index = WriteIndex(entries)
+
+    def indexed() -> object:
+        pool = index.candidates(entries, incoming, DEFAULT_THRESHOLD)
+        return find_duplicate(pool, incoming), find_conflicts(pool, incoming)
+
+    parts = {"dedup + conflict checks, full scan": lambda: (find_duplicate(entries, incoming),
+                                                            find_conflicts(entries, incoming)),
+             "the same through the write index": indexed,
              "dump (to_json + json.dumps indent=2)": lambda: dump(entries),
              "temp file + fsync + replace": sync_replace,
              "re-parse (after another writer)": lambda: parse(data)}

@@ -36,7 +36,6 @@ from tools.policy.audit import is_audited
 from tools.policy.decision import Allow, Ask, Deny
 from tools.policy.external_context import external_source, record
 from tools.registry import run_batch
-from tools.skills.injection import settle as settle_skill_loads
 
 if TYPE_CHECKING:
     from nodes.support.options import CompactionOptions
@@ -213,6 +212,8 @@ def make_execute_tools(deps: Deps):
         messages = [tool_message(call["id"], call["name"], o) for (call, _), o in zip(steps, outcomes)]
         await audit(deps, steps, outcomes)
         messages += invalid_call_results(ai)
+        from tools.skills.injection import settle as settle_skill_loads  # start-up: only once a tool runs
+
         messages = settle_skill_loads(state["messages"], messages)
         reminder = runaway_reminder([*current_turn(state["messages"]), *messages], deps.budget.remind_after)
         if reminder is not None:

@@ -128,7 +128,8 @@ class App:
 
             self._session = Session(self.settings, approval=self._approval,
                                     session_id=self._session_id, memory=self.memory, skills=self.skills,
-                                    mcp=self.mcp, checkpointer=self._database.saver if self._database else None,
+                                    mcp=self.mcp if self.settings.mcp.servers else None,  # none: no MCP import
+                                    checkpointer=self._database.saver if self._database else None,
                                     project_key=self._project_key or "")
         return self._session
 

@@ -352,6 +352,8 @@ class Session:
 
     async def _user_messages(self, text: str, ui: TurnUI) -> list[Any]:
         """The user's message as typed, then the MCP resources it mentions (``tools.mcp.mentions``)."""
+        if self.mcp is None:  # no servers: a mention is just text, and no MCP module is imported
+            return [HumanMessage(text)]
         from tools.mcp.mentions import expand, expansion_message
 
         expansion = await expand(text, self.mcp)

@@ -19,10 +19,23 @@ from tools.memory_tool import save_memory
 from tools.files import edit_file, list_dir, read_file, write_file
 from tools.search import glob_files, grep_code
 from tools.shell import execute_command
-from tools.web_fetch import web_fetch
-from tools.web_search import web_search
 
 MAX_PARALLEL_TOOLS = 4  # reference (s.8)
+
+
+async def web_search(args: dict[str, Any], ctx: ToolContext) -> str | ToolText:
+    """``tools.web_search.web_search``, imported on the first call: a turn that never searches
+    does not load the web tools (``paicli -p`` start-up, issue 30)."""
+    from tools.web_search import web_search as search
+
+    return await search(args, ctx)
+
+
+async def web_fetch(args: dict[str, Any], ctx: ToolContext) -> str | ToolText:
+    """``tools.web_fetch.web_fetch``, imported on the first call (as ``web_search``)."""
+    from tools.web_fetch import web_fetch as fetch
+
+    return await fetch(args, ctx)
 
 
 def _string(description: str) -> dict[str, str]:

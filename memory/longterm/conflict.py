@@ -60,6 +60,21 @@ def dice_at_least(ca: str, cb: str, threshold: float) -> bool:
     return bigram_dice(ca, cb) >= threshold
 
 
+def masked(canonical: str) -> str:
+    """The canonical text with each number replaced by one marker (cached)."""
+    return _masked(canonical)
+
+
+def number_masked(masked_text: str) -> bool:
+    """Did masking replace a number? Only then can the text be a numeric variant."""
+    return _NUMBER_MASK in masked_text
+
+
+def bigram_counts(canonical: str) -> Counter[str]:
+    """The text's bigram multiset (cached and shared: never mutate it)."""
+    return _bigrams(canonical)
+
+
 # Cached per text, like dedup.canonicalize: each write checks every stored memory.
 @lru_cache(maxsize=CANONICAL_CACHE)
 def _masked(text: str) -> str:

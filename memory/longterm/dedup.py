@@ -68,6 +68,13 @@ def equivalent_content(ca: str, cb: str) -> bool:
     return _skips_only_particles(shorter, longer)
 
 
+@lru_cache(maxsize=CANONICAL_CACHE)
+def without_particles(canonical: str) -> str:
+    """The canonical text minus the code points the variant rule may skip: two texts are
+    ``equivalent_content`` only if these are equal (``memory.longterm.write_index``)."""
+    return "".join(c for c in canonical if c not in _PARTICLES)
+
+
 def _skips_only_particles(shorter: str, longer: str) -> bool:
     cursor = 0
     for char in longer:

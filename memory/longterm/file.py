@@ -22,6 +22,7 @@ this object holds (nothing, in a fresh process) and warns once; a write is refus
 from __future__ import annotations
 
 import errno
+import operator
 import os
 import tempfile
 import threading
@@ -37,6 +38,7 @@ from filelock import FileLock
 from memory.errors import PaicliError
 from memory.longterm.document import Document, dump_document, parse, salvage
 from memory.longterm.entry import Entry
+from memory.longterm.write_index import WriteIndex
 
 FILE_NAME = "long_term_memory.json"  # reference (j.1)
 T = TypeVar("T")
@@ -88,6 +90,7 @@ class MemoryFile:
         self._document = Document()
         self._marker: tuple[int, int, int] | None = None  # (inode, mtime_ns, size) last seen
         self._loaded = False
+        self._index: WriteIndex | None = None  # built on the first write, then kept up to date
         self._warned: set[str] = set()
 
     # -- reads -------------------------------------------------------------------------------------
@@ -118,11 +121,25 @@ class MemoryFile:
             before = self._document.entries
             entries = list(before)
             result = fn(entries)
-            if len(entries) != len(before) or any(a is not b for a, b in zip(entries, before)):
+            if len(entries) != len(before) or any(map(operator.is_not, entries, before)):
                 self._save(self._document.with_entries(entries))
             return result
 
+    def write_index(self) -> WriteIndex:
+        """The dedup / conflict index of the entries as loaded now: inside a ``mutate`` function,
+        of the list it was handed (before it edits it). Built once, then updated by each write
+        and re-read with only the entries that changed."""
+        with self._lock:
+            if self._index is None:
+                self._index = WriteIndex(self._document.entries)
+            return self._index
+
     # -- internals ---------------------------------------------------------------------------------
+    def _become(self, document: Document) -> None:
+        if self._index is not None:
+            self._index.update(self._document.entries, document.entries)
+        self._document = document
+
     @contextmanager
     def _cross_process_lock(self) -> Iterator[None]:
         """reference (j.2) step 2; a lock file that cannot be made refuses the write."""
@@ -165,7 +182,8 @@ class MemoryFile:
     def _reload(self) -> None:
         marker = self._stat()
         if marker is None:  # reference (j.3): a missing file is an empty list
-            self._document, self._marker, self._loaded = Document(), None, True
+            self._become(Document())
+            self._marker, self._loaded = None, True
             return
         if marker == self._marker and self._loaded:
             return  # unchanged since we read or wrote it: skip the parse
@@ -175,7 +193,8 @@ class MemoryFile:
             self._backup(data)
             # j.3: the entries held in memory survive; whole objects still readable join them.
             document = self._document.with_entries(_merge(self._document.entries, salvage(data)))
-        self._document, self._marker, self._loaded = document, marker, True
+        self._become(document)
+        self._marker, self._loaded = marker, True
 
     def _backup(self, data: bytes) -> None:
         """Copy the unreadable bytes aside; a failure here must stop any later overwrite."""
@@ -217,7 +236,8 @@ class MemoryFile:
         except OSError as error:
             _unlink(temp)
             raise _refused("无法写入长期记忆文件", self.path, error) from error
-        self._document, self._marker = document, self._stat()
+        self._become(document)
+        self._marker = self._stat()
 
 
 def _merge(held: list[Entry], salvaged: list[Entry]) -> list[Entry]:

@@ -107,7 +107,7 @@ class LongTermMemory:
         entry = new_fact(content.strip(), scope=scope, project=project_key, now=now, extra=extra)
         result = self.file.mutate(lambda entries: write_explicit(
             entries, entry, replace_id=replace_id, allow_conflict=allow_conflict,
-            project_key=project_key, threshold=self.options.conflict_threshold))
+            project_key=project_key, threshold=self.options.conflict_threshold, index=self.file.write_index()))
         if result.status in (WriteStatus.STORED, WriteStatus.REPLACED):
             self.enrich(result.entry)
         return result
@@ -121,7 +121,8 @@ class LongTermMemory:
     def save_automatic(self, entries: Sequence[Entry]) -> list[Entry]:
         """reference (j.4.3, n.5): the entries actually written; duplicates and conflicts skipped."""
         threshold = self.options.conflict_threshold
-        written = self.file.mutate(lambda current: write_automatic_all(current, entries, threshold)) if entries else []
+        written = self.file.mutate(lambda current: write_automatic_all(
+            current, entries, threshold, self.file.write_index())) if entries else []
         for entry in written:
             self.enrich(entry)
         return written

@@ -16,14 +16,15 @@ A member inside a longer one that also occurs
 
 from __future__ import annotations
 
+import json
 from collections.abc import Iterable
 from dataclasses import dataclass
 from functools import lru_cache
 
 from memory.longterm.terms import key_terms, terms
-from memory.longterm.thesaurus_data import parse, shipped
+from memory.longterm.thesaurus_data import compiled_text, parse, shipped
 
-__all__ = ["Match", "Member", "Thesaurus", "builtin", "parse"]
+__all__ = ["Match", "Member", "Thesaurus", "builtin", "compiled", "parse"]
 
 
 @dataclass(frozen=True)
@@ -45,12 +46,28 @@ class Thesaurus:
         self._by_key: dict[str, list[Member]] = {}
         for words in groups:
             members = [_member(len(self.groups), w) for w in words if w.strip()]
-            members = [m for m in members if m.keys]
-            if len(members) < 2:
-                continue
-            self.groups.append(members)
-            for member in members:
-                self._by_key.setdefault(min(member.keys), []).append(member)  # any one key finds it
+            self._add([m for m in members if m.keys])
+
+    @classmethod
+    def from_compiled(cls, text: str) -> Thesaurus:
+        """Rebuilt from ``compiled()``'s text: no jieba cut, no term extraction."""
+        thesaurus = cls(())
+        for group in json.loads(text)["groups"]:
+            index = len(thesaurus.groups)
+            thesaurus._add([Member(index, frozenset(keys), frozenset(found)) for keys, found in group])
+        return thesaurus
+
+    def compiled(self) -> str:
+        """The groups' members as JSON, terms sorted so the text is stable."""
+        groups = [[[sorted(m.keys), sorted(m.terms)] for m in members] for members in self.groups]
+        return json.dumps({"groups": groups}, ensure_ascii=False, separators=(",", ":")) + "\n"
+
+    def _add(self, members: list[Member]) -> None:
+        if len(members) < 2:
+            return
+        self.groups.append(members)
+        for member in members:
+            self._by_key.setdefault(min(member.keys), []).append(member)  # any one key finds it
 
     def matches(self, query_terms: Iterable[str]) -> list[Match]:
         """Each group with a member in ``query_terms``: the query's terms for it and the rest."""
@@ -77,5 +94,19 @@ def _member(group: int, words: str) -> Member:
 
 @lru_cache(maxsize=1)
 def builtin() -> Thesaurus:
-    """The shipped thesaurus, built once per process."""
-    return Thesaurus(shipped())
+    """The shipped thesaurus, built once per process from its compiled form: building it from the
+    text cuts every member with jieba (a fifth of a second, and jieba's dictionary load before
+    that). ``tests/unit/test_thesaurus_domains.py`` checks the compiled form matches the text."""
+    return Thesaurus.from_compiled(compiled_text())
+
+
+def compiled() -> str:
+    """The compiled form of the shipped text, as ``builtin`` reads it."""
+    return Thesaurus(shipped()).compiled()
+
+
+if __name__ == "__main__":  # python -m memory.longterm.thesaurus: rewrite the compiled form
+    from memory.longterm.thesaurus_data import COMPILED_PATH
+
+    COMPILED_PATH.write_text(compiled(), encoding="utf-8")
+    print(f"wrote {COMPILED_PATH}")

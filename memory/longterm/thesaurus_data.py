@@ -3,14 +3,20 @@ once per process: ``memory.longterm.thesaurus`` builds its groups from it, and
 ``memory.longterm.terms`` takes from it the two-character words it must keep as terms.
 
 One group per line, its members separated by ``|``; a line starting with ``#`` is a comment.
+``data/thesaurus.compiled.json`` holds each group's members already cut into terms
+(``memory.longterm.thesaurus``; rewrite it with ``python -m memory.longterm.thesaurus`` after
+editing the text).
 """
 
 from __future__ import annotations
 
 from functools import lru_cache
 from importlib.resources import files
+from pathlib import Path
 
 DATA = ("memory.longterm", "data/thesaurus.txt")
+COMPILED = ("memory.longterm", "data/thesaurus.compiled.json")
+COMPILED_PATH = Path(__file__).parent / "data" / "thesaurus.compiled.json"  # where the source tree keeps it
 
 
 def parse(text: str) -> list[list[str]]:
@@ -23,3 +29,9 @@ def shipped() -> tuple[tuple[str, ...], ...]:
     """The shipped groups, read once per process."""
     package, name = DATA
     return tuple(tuple(group) for group in parse(files(package).joinpath(name).read_text(encoding="utf-8")))
+
+
+def compiled_text() -> str:
+    """The compiled groups (``memory.longterm.thesaurus.builtin`` reads them)."""
+    package, name = COMPILED
+    return files(package).joinpath(name).read_text(encoding="utf-8")

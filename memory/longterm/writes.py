@@ -8,17 +8,19 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from datetime import datetime
+from operator import attrgetter
 
 from memory.longterm.conflict import DEFAULT_THRESHOLD, find_conflicts
 from memory.longterm.dedup import find_duplicate
 from memory.longterm.entry import Entry, is_visible_in_project
+from memory.longterm.write_index import WriteIndex
 from memory.longterm.write_result import MemoryWriteResult, WriteStatus
 
 
-def store(entries: list[Entry], entry: Entry) -> bool:
+def store(entries: list[Entry], entry: Entry, index: WriteIndex | None = None) -> bool:
     """reference (j.4.1): the low-level path; skips duplicates, never checks conflicts."""
     others = [e for e in entries if e.id != entry.id]
-    if find_duplicate(others, entry) is not None:
+    if find_duplicate(_pool(others, entry, DEFAULT_THRESHOLD, index), entry) is not None:
         return False
     _put(entries, entry)
     return True
@@ -26,13 +28,14 @@ def store(entries: list[Entry], entry: Entry) -> bool:
 
 def write_explicit(entries: list[Entry], entry: Entry, *, replace_id: str | None = None,
                    allow_conflict: bool = False, project_key: str | None = None,
-                   threshold: float = DEFAULT_THRESHOLD) -> MemoryWriteResult:
-    """reference (j.4.2): ``/save``, ``/memory replace`` and ``save_memory``."""
+                   threshold: float = DEFAULT_THRESHOLD, index: WriteIndex | None = None) -> MemoryWriteResult:
+    """reference (j.4.2): ``/save``, ``/memory replace`` and ``save_memory``. ``index``: the
+    file's ``WriteIndex`` for ``entries`` as given (``MemoryFile.write_index``); same answers."""
     target = _visible(entries, replace_id, project_key) if replace_id else None
     if replace_id and target is None:
         return MemoryWriteResult(WriteStatus.REPLACE_TARGET_NOT_FOUND, entry, entry.scope,
                                  target_id=replace_id)
-    others = [e for e in entries if target is None or e.id != target.id]
+    others = _pool(entries if target is None else [e for e in entries if e.id != target.id], entry, threshold, index)
     duplicate = find_duplicate(others, entry)
     if duplicate is not None:
         return _refresh_duplicate(entries, duplicate, entry, target)
@@ -46,20 +49,22 @@ def write_explicit(entries: list[Entry], entry: Entry, *, replace_id: str | None
     return MemoryWriteResult(status, entry, entry.scope, replaced=target)
 
 
-def write_automatic(entries: list[Entry], entry: Entry, threshold: float = DEFAULT_THRESHOLD) -> bool:
+def write_automatic(entries: list[Entry], entry: Entry, threshold: float = DEFAULT_THRESHOLD,
+                    index: WriteIndex | None = None) -> bool:
     """reference (j.4.3): auto extraction never refreshes, replaces or overrides a conflict."""
     if any(e.id == entry.id for e in entries):
         return False
-    if find_duplicate(entries, entry) is not None or find_conflicts(entries, entry, threshold):
+    pool = _pool(entries, entry, threshold, index)
+    if find_duplicate(pool, entry) is not None or find_conflicts(pool, entry, threshold):
         return False
     entries.append(entry)
     return True
 
 
 def write_automatic_all(entries: list[Entry], facts: Sequence[Entry],
-                        threshold: float = DEFAULT_THRESHOLD) -> list[Entry]:
+                        threshold: float = DEFAULT_THRESHOLD, index: WriteIndex | None = None) -> list[Entry]:
     """``write_automatic`` each fact in turn; returns the facts actually written."""
-    return [fact for fact in facts if write_automatic(entries, fact, threshold)]
+    return [fact for fact in facts if write_automatic(entries, fact, threshold, index)]
 
 
 def mark_verified(entries: list[Entry], entry_id: str, now: datetime) -> Entry | None:
@@ -87,14 +92,20 @@ def _refresh_duplicate(entries: list[Entry], duplicate: Entry, entry: Entry,
     return MemoryWriteResult(WriteStatus.DUPLICATE, entry, entry.scope, duplicate=refreshed)
 
 
+def _pool(entries: list[Entry], entry: Entry, threshold: float, index: WriteIndex | None) -> list[Entry]:
+    """What the dedup and conflict checks must look at: all of ``entries``, or the index's
+    candidates among them (a superset of every entry either check can accept)."""
+    return entries if index is None else index.candidates(entries, entry, threshold)
+
+
 def _visible(entries: list[Entry], entry_id: str | None, project_key: str | None) -> Entry | None:
     return next((e for e in entries if e.id == entry_id and is_visible_in_project(e, project_key)), None)
 
 
 def _put(entries: list[Entry], entry: Entry) -> None:
     """Same id: replaced where it stood (reference j.4.1); a new id goes last."""
-    for i, existing in enumerate(entries):
-        if existing.id == entry.id:
-            entries[i] = entry
-            return
-    entries.append(entry)
+    ids = list(map(attrgetter("id"), entries))  # in C: the list can hold 10,000 entries
+    if entry.id in ids:
+        entries[ids.index(entry.id)] = entry
+    else:
+        entries.append(entry)

@@ -25,9 +25,9 @@ from nodes.support.options import BudgetOptions, CompactionOptions  # noqa: F401
 from tools.base import ToolSpec, WebConfig
 from tools.registry import BUILTIN_TOOLS
 from tools.sandbox.command import CommandSandbox
-from tools.skills.library import SkillLibrary
 
 if TYPE_CHECKING:
+    from tools.skills.library import SkillLibrary
     from memory.longterm.manager import LongTermMemory
     from nodes.support.background import Background
     from tools.policy.audit import AuditLog

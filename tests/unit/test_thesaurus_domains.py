@@ -76,3 +76,13 @@ def test_a_colloquial_question_finds_the_memory_among_look_alikes(memory, query)
                     _e("用户在上海办公，每周一上午开周会"), _e("线上排查问题先看 Grafana 面板")]
     ranked = Retriever().rank([_e(memory), *look_alikes], query, P, NOW, 5)
     assert ranked and ranked[0].entry.content == memory
+
+
+def test_the_shipped_compiled_thesaurus_is_the_text_cut_into_terms():
+    """builtin() reads data/thesaurus.compiled.json; after editing thesaurus.txt, rewrite it with
+    `python -m memory.longterm.thesaurus`."""
+    from memory.longterm.thesaurus import compiled
+    from memory.longterm.thesaurus_data import compiled_text, shipped
+
+    assert compiled_text() == compiled(), "run: .venv/bin/python -m memory.longterm.thesaurus"
+    assert builtin().groups == Thesaurus(shipped()).groups

@@ -1,0 +1,42 @@
+"""Issue 30: a plain ``paicli -p`` turn imports only what it uses.
+
+No MCP server configured, no memories, a model that answers in text: the run must not load the
+MCP client, the web tools, Studio, the shell parser or jieba. ``python -X importtime`` lists every
+module a process imported on stderr, so the real process is checked, with nothing patched.
+
+Left out of the list, on purpose: ``tools.mcp.config`` (reading ``mcp.json`` is how paicli learns
+that no server is configured), the skill library (the built-in ``commit-message`` skill is in
+every system prompt's skill index), and whatever ``langgraph`` itself imports (``langgraph_sdk``,
+through ``langgraph.runtime``).
+"""
+
+from __future__ import annotations
+
+import re
+import subprocess
+import sys
+
+from tests.cli.conftest import RUN_TIMEOUT
+from tests.support.openai_server import Reply
+
+FORBIDDEN = re.compile(r"^(mcp|langchain_mcp_adapters|langgraph_api|langgraph_sdk|bashlex|jieba|bs4|markdownify"
+                       r"|numpy|paicli\.studio\w*|tools\.mcp\.(?!config$|names$)\w+|tools\.web_\w+"
+                       r"|memory\.longterm\.(thesaurus|retriever|terms))(\.|$)")
+IMPORTED = re.compile(r"^import time:\s+\d+ \|\s+\d+ \|\s*(\S+)$", re.MULTILINE)
+
+
+def imported(args: list[str], **kw) -> tuple[subprocess.CompletedProcess[str], set[str]]:
+    done = subprocess.run([sys.executable, "-X", "importtime", *args], capture_output=True, text=True,
+                          encoding="utf-8", timeout=RUN_TIMEOUT * 2, **kw)
+    return done, set(IMPORTED.findall(done.stderr))
+
+
+def test_a_plain_p_turn_imports_no_mcp_web_studio_shell_parser_or_memory_ranking(server, paicli_env, project):
+    server.script = [Reply("你好")]
+    done, modules = imported(["-m", "paicli", "-p", "你好"], cwd=project, env=paicli_env(server.base_url))
+    assert done.returncode == 0, done.stderr[-2000:]
+    assert "你好" in done.stdout
+    assert "paicli.oneshot" in modules and "langchain_openai" in modules  # the listing is real
+    _, langgraph_own = imported(["-c", "import langchain_openai, langgraph.graph"])
+    unwanted = sorted(m for m in modules - langgraph_own if FORBIDDEN.match(m))
+    assert unwanted == []
