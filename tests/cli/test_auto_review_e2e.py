@@ -95,7 +95,7 @@ def test_an_allow_is_remembered_for_the_same_call_in_the_same_request_only(serve
 def test_hitl_on_asks_the_person_and_never_the_reviewer(server, run_paicli, project):
     server.script = [Reply("", tool_calls=[WRITE]), Reply("Rejected.")]
     done = run_paicli("-p", "write hi to out.txt", env={"PAICLI_HITL": "on"}, stdin=subprocess.DEVNULL)
-    assert done.returncode == 0, done.stderr
+    assert done.returncode == 1, done.stderr  # an approval nobody could answer (issue 26: honest -p)
     assert not (project / "out.txt").exists() and server.review_requests == []
     assert "[HITL] 操作已被拒绝" in tool_results(server.requests[1])[0]["content"]
 
