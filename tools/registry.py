@@ -15,12 +15,12 @@ from collections.abc import Iterable, Mapping
 from typing import Any
 
 from tools.base import PolicyError, ToolContext, ToolSpec, ToolText, failed
-from tools.memory_tool import save_memory
-from tools.files import edit_file, list_dir, read_file, write_file
-from tools.search import glob_files, grep_code
-from tools.shell import execute_command
-from tools.web_fetch import web_fetch
-from tools.web_search import web_search
+from tools.builtin.memory_tool import save_memory
+from tools.builtin.files import edit_file, list_dir, read_file, write_file
+from tools.builtin.search import glob_files, grep_code
+from tools.builtin.shell import execute_command
+from tools.builtin.web_fetch import web_fetch
+from tools.builtin.web_search import web_search
 
 MAX_PARALLEL_TOOLS = 4  # reference (s.8)
 
