@@ -1,8 +1,8 @@
-"""What the policy needs to know about a tool, as plain data (paicli issue 25, item 1).
+"""What the rest of the code needs to know about a tool, as plain data (paicli issue 25, item 1).
 
 A tool's facts sit on its ``ToolSpec`` (``tools.base``): when a spec is made with ``facts``, they
 are registered here under its name, and the policy, the audit log, the external-content record,
-the guards run before asking and the turn's file list read them with ``facts_of``. This module
+the guards run before asking, the turn's file list and the batch line read them with ``facts_of``. This module
 imports no tool and no policy, so ``tools.policy`` may read it without reaching a tool's
 implementation (the import-linter contract). The built-in tools' specs are in ``tools.specs``;
 import ``facts_of`` from there so that they are registered before anything is looked up.
@@ -51,6 +51,7 @@ class ToolFacts:
     audited: bool = False  # one line in the audit log per call (reference v.7)
     external: bool = False  # its result is external content (reference o.1)
     web: Literal["search", "fetch"] | None = None  # the turn policy's web rules (reference o.6)
+    label: str = ""  # the batch line's group header, ``{n}`` the count (reference u.3); "": 🔧 name × n
 
 
 MCP_FACTS = ToolFacts(approval="auto", danger=MCP_DANGER, risk=MCP_RISK, audited=True, external=True)

@@ -45,14 +45,15 @@ BUILTIN_SPECS: tuple[ToolSpec, ...] = (
                 offset=_integer("起始行号，1 表示第一行；省略时读取全文"),
                 limit=_integer("最多读取多少行；省略时读取全文，最大 2000 行")),
         "tools.builtin.files:read_file", parallel_safe=True,
-        facts=ToolFacts(guard="path", path_arg="path", turn_file=True),
+        facts=ToolFacts(label="📖 读取 {n} 个文件", guard="path", path_arg="path", turn_file=True),
     ),
     ToolSpec(
         "write_file",
         "把完整内容写入项目内的文件（覆盖已有内容），会自动创建缺少的父目录。修改已有文件的局部请用 edit_file。",
         _params(["path", "content"], path=_PATH, content=_string("要写入的完整文件内容")),
         "tools.builtin.files:write_file",
-        facts=ToolFacts(approval="ask", danger="🟡 中危", risk="将写入或覆盖文件内容，原有内容将丢失",
+        facts=ToolFacts(label="✏️ 写入 {n} 个文件", approval="ask", danger="🟡 中危",
+                        risk="将写入或覆盖文件内容，原有内容将丢失",
                         writes="project", guard="path", path_arg="path", turn_file=True, audited=True),
     ),
     ToolSpec(
@@ -64,7 +65,8 @@ BUILTIN_SPECS: tuple[ToolSpec, ...] = (
                 new_text=_string("替换后的文本；为空字符串表示删除 old_text"),
                 replace_all=_boolean("是否替换所有匹配，默认 false")),
         "tools.builtin.files:edit_file",
-        facts=ToolFacts(approval="ask", danger="🟡 中危", risk="将替换文件中唯一匹配的原文片段",
+        facts=ToolFacts(label="✏️ 编辑 {n} 个文件", approval="ask", danger="🟡 中危",
+                        risk="将替换文件中唯一匹配的原文片段",
                         writes="project", guard="path", path_arg="path", turn_file=True, audited=True),
     ),
     ToolSpec(
@@ -72,7 +74,7 @@ BUILTIN_SPECS: tuple[ToolSpec, ...] = (
         "列出目录下的直接子项（不递归），[D] 表示目录，[F] 表示文件。",
         _params(["path"], path=_string("相对项目根目录的目录路径，项目根用 .")),
         "tools.builtin.files:list_dir", parallel_safe=True,
-        facts=ToolFacts(guard="path", path_arg="path"),
+        facts=ToolFacts(label="📂 列出 {n} 个目录", guard="path", path_arg="path"),
     ),
     ToolSpec(
         "glob_files",
@@ -82,7 +84,7 @@ BUILTIN_SPECS: tuple[ToolSpec, ...] = (
                 path=_string("搜索起始目录，默认 ."),
                 max_results=_integer("最多返回多少个文件，默认 50，最大 200")),
         "tools.builtin.search:glob_files", parallel_safe=True,
-        facts=ToolFacts(guard="path", path_arg="path", path_default="."),
+        facts=ToolFacts(label="🔍 搜索代码 {n} 次", guard="path", path_arg="path", path_default="."),
     ),
     ToolSpec(
         "grep_code",
@@ -98,7 +100,7 @@ BUILTIN_SPECS: tuple[ToolSpec, ...] = (
                 head_limit=_integer("每个文件最多返回多少处匹配，默认 20，最大 50"),
                 max_chars=_integer("结果最多多少字符，默认 24000，范围 1000 到 60000")),
         "tools.builtin.search:grep_code", parallel_safe=True,
-        facts=ToolFacts(guard="path", path_arg="path", path_default="."),
+        facts=ToolFacts(label="🔍 搜索代码 {n} 次", guard="path", path_arg="path", path_default="."),
     ),
     ToolSpec(
         "execute_command",
@@ -111,7 +113,7 @@ BUILTIN_SPECS: tuple[ToolSpec, ...] = (
                                  "需要用户亲自输入 y 确认"),
                 reason=_string("为什么需要联网或离开沙箱，会原样展示给用户")),
         "tools.builtin.shell:execute_command", is_async=True,
-        facts=ToolFacts(approval="auto", danger="🔴 高危",
+        facts=ToolFacts(label="⚡ 执行 {n} 条命令", approval="auto", danger="🔴 高危",
                         risk="将在系统上执行 Shell 命令，可能修改文件、安装软件或影响系统状态",
                         auto_review=True, guard="command", audited=True),
     ),
@@ -122,7 +124,7 @@ BUILTIN_SPECS: tuple[ToolSpec, ...] = (
         _params(["query"], query=_string("搜索关键词"),
                 top_k=_integer("返回结果数量，默认 5，最大 20")),
         "tools.builtin.web_search:web_search", is_async=True, parallel_safe=True,
-        facts=ToolFacts(external=True, web="search"),
+        facts=ToolFacts(label="🌐 联网搜索 {n} 次", external=True, web="search"),
     ),
     ToolSpec(
         "web_fetch",
@@ -131,7 +133,7 @@ BUILTIN_SPECS: tuple[ToolSpec, ...] = (
         _params(["url"], url=_string("要抓取的网页 URL（http 或 https）"),
                 max_chars=_integer("正文最多返回多少字符，默认 8000；小于等于 0 表示不截断")),
         "tools.builtin.web_fetch:web_fetch", is_async=True, parallel_safe=True,
-        facts=ToolFacts(audited=True, external=True, web="fetch"),
+        facts=ToolFacts(label="📰 抓取 {n} 个网页", audited=True, external=True, web="fetch"),
     ),
     ToolSpec(
         "save_memory",
@@ -142,7 +144,7 @@ BUILTIN_SPECS: tuple[ToolSpec, ...] = (
                 replace_id=_string("用户选择替换的已有记忆 id"),
                 keep_both=_boolean("用户选择两条都保留时为 true")),
         "tools.builtin.memory_tool:save_memory",
-        facts=ToolFacts(audited=True),
+        facts=ToolFacts(label="💾 保存长期记忆 {n} 条", audited=True),
     ),
 )
 
@@ -158,7 +160,7 @@ REVERT_TURN = ToolSpec(
      "required": []},
     None,
     # reference v.1: never run without a person's yes; an automatic reviewer must not allow it either.
-    facts=ToolFacts(approval="always", danger="🔴 高危",
+    facts=ToolFacts(label="↩️ 回滚快照 {n} 次", approval="always", danger="🔴 高危",
                     risk="将按 Side-Git 快照批量恢复工作区文件，可能覆盖当前未保存修改",
                     notice="回滚快照会批量覆盖或删除工作区文件，每次都需要用户确认（“全部放行”和 --yes 都不代替确认；"
                            "没有终端时须设置 PAICLI_ALLOW_REVERT=yes 才会执行）",
@@ -179,7 +181,7 @@ SAVE_SKILL_REFERENCE = ToolSpec(
         "required": ["name", "file", "content"],
     },
     None,
-    facts=ToolFacts(approval="ask", danger="🔴 高危",
+    facts=ToolFacts(label="📝 写入 Skill 参考文件 {n} 个", approval="ask", danger="🔴 高危",
                     risk="将写入用户 Skill 的参考文件，以后加载该 Skill 的会话会读到这些内容",
                     writes="skill", audited=True),
 )

@@ -12,6 +12,7 @@ import pytest
 from langchain_core.messages import AIMessage, HumanMessage, ToolMessage
 
 from nodes.support.turn_files import turn_files
+from paicli.render import group_lines
 from tests.graphs.conftest import Harness
 from tests.support.scripted_model import ScriptedChatModel, ai, tool_call
 from tools.base import ToolSpec, failed
@@ -29,7 +30,8 @@ from tools.specs import BUILTIN_SPECS
 SCHEMA = {"type": "object", "properties": {"target": {"type": "string"}, "text": {"type": "string"}},
           "required": ["target"]}
 WRITER = ToolFacts(approval="auto", danger="🟠 自定义", risk="将写入自定义目标", auto_review=True, writes="project",
-                   path_arg="target", guard="path", turn_file=True, audited=True, external=True, web="fetch")
+                   path_arg="target", guard="path", turn_file=True, audited=True, external=True, web="fetch",
+                   label="🪪 盖章 {n} 个文件")
 
 
 def stamp(args: dict[str, Any], ctx: Any) -> str:
@@ -78,6 +80,8 @@ def test_a_new_spec_with_every_fact_set_is_picked_up_by_every_rule(added, tmp_pa
     assert turn_files(turn) == ("notes.md",)
     assert is_web_tool("stamp_file") and is_web_fetch_tool("stamp_file")
     assert expose(classify("整理一下笔记"), [("stamp_file", "")]) == set()  # a fetch tool waits for a URL
+    # What a person sees of a batch: the spec's group header.
+    assert group_lines([call, call])[0] == "🪪 盖章 2 个文件"
 
 
 def test_the_defaults_are_a_harmless_local_tool(added, tmp_path):
@@ -88,6 +92,7 @@ def test_the_defaults_are_a_harmless_local_tool(added, tmp_path):
     assert guard_refusal("quiet_tool", {"target": "../x"}, tmp_path) is None
     assert not is_audited("quiet_tool") and external_source("quiet_tool", args) is None
     assert not is_web_tool("quiet_tool") and "quiet_tool" not in asking_tools()
+    assert group_lines([{"name": "quiet_tool", "args": args}])[0] == "🔧 quiet_tool × 1"
 
 
 def test_a_read_tool_gets_the_read_guard_with_its_default_path(added, tmp_path):
