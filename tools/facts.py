@@ -54,6 +54,7 @@ class ToolFacts:
     label: str = ""  # the batch line's group header, ``{n}`` the count (reference u.3); "": 🔧 name × n
 
 
+DEFAULT = ToolFacts()
 MCP_FACTS = ToolFacts(approval="auto", danger=MCP_DANGER, risk=MCP_RISK, audited=True, external=True)
 _KNOWN: dict[str, ToolFacts] = {}
 
@@ -82,5 +83,3 @@ def known_tools() -> dict[str, ToolFacts]:
     """Every registered tool's facts, by name (for listings such as ``/policy``)."""
     return dict(_KNOWN)
 
-
-DEFAULT = ToolFacts()
