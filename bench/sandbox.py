@@ -1,6 +1,6 @@
 """What the command sandbox adds to one execute_command (issue 24: at most 30 ms on 2 cores).
 
-Runs the same short command through ``tools.shell.execute_command`` unsandboxed and sandboxed
+Runs the same short command through ``tools.builtin.shell.execute_command`` unsandboxed and sandboxed
 (no network, and with network), alternating, in a git project with the protected paths present;
 prints the fastest run, the median and the 90th percentile of each, and the milliseconds the
 sandbox adds. The machine's load average is printed too: on a busy machine the median measures
@@ -26,7 +26,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from tools.base import ToolContext  # noqa: E402
 from tools.sandbox.command import CommandSandbox, Mechanism, SandboxSettings  # noqa: E402
-from tools.shell import execute_command  # noqa: E402
+from tools.builtin.shell import execute_command  # noqa: E402
 
 COMMAND = "echo hi > out.txt && cat out.txt"
 

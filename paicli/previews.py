@@ -12,7 +12,7 @@ from typing import Any
 LAST_LINES = 5  # a command's output: the last lines shown
 DIFF_LINES = 8  # an edit or a write: the diff lines shown
 LINE_CHARS = 160
-_EXIT = re.compile(r"^命令执行完成 \(exit code: (-?\d+)\)$")  # tools/shell.py's first line
+_EXIT = re.compile(r"^命令执行完成 \(exit code: (-?\d+)\)$")  # tools/builtin/shell.py's first line
 
 
 def _cut(line: str) -> str:

@@ -127,15 +127,17 @@ async def policy(app: App, say: Output) -> None:
     """reference (v.7) ``/policy``, with the approval level, the "approve all" choices and the
     day's recent denials."""
     from paicli.session_modes import LEVEL_LABELS
-    from tools.policy.approval import DANGEROUS_TOOLS
+    from tools.policy.approval import asking_tools
+    from tools.specs import known_tools
     from tools.policy.audit import AuditLog
 
     approved = sorted((await app.session.values()).get("approved_all") or []) if app.started else []
     denials = [e for e in AuditLog(app.audit_dir).recent(200) if refused(e)][-RECENT_DENIALS:]
     say("🛡️ 安全策略状态：")
     say(f"   项目根: {app.settings.project_root}")
-    say(f"   危险工具: {', '.join(sorted(DANGEROUS_TOOLS))}，以及所有 mcp__ 前缀工具")
-    say("   路径围栏: 强制限定在项目根之内（read_file / write_file / edit_file / list_dir / glob_files / grep_code）")
+    say(f"   危险工具: {', '.join(asking_tools())}，以及所有 mcp__ 前缀工具")
+    fenced = " / ".join(name for name, facts in known_tools().items() if facts.guard == "path")
+    say(f"   路径围栏: 强制限定在项目根之内（{fenced}）")
     say("   命令黑名单: sudo / rm -rf 全盘 / mkfs / dd of=/dev / fork bomb / curl|sh / find / / chmod 777 / / shutdown")
     say("   写入文件上限: 5MB")
     say("   命令执行上限: 60 秒，输出 8KB（截断）")

@@ -15,22 +15,8 @@ from rich.text import Text
 from paicli.terminal import SafeConsole
 
 from tools.boundary import unwrap
+from tools.specs import facts_of
 
-# reference u.3: group header per tool name, with the key parameter listed under it.
-GROUP_LABELS = {
-    "read_file": "📖 读取 {n} 个文件",
-    "write_file": "✏️ 写入 {n} 个文件",
-    "edit_file": "✏️ 编辑 {n} 个文件",
-    "list_dir": "📂 列出 {n} 个目录",
-    "execute_command": "⚡ 执行 {n} 条命令",
-    "glob_files": "🔍 搜索代码 {n} 次",
-    "grep_code": "🔍 搜索代码 {n} 次",
-    "web_search": "🌐 联网搜索 {n} 次",
-    "web_fetch": "📰 抓取 {n} 个网页",
-    "save_memory": "💾 保存长期记忆 {n} 条",
-    "save_skill_reference": "📝 写入 Skill 参考文件 {n} 个",
-    "revert_turn": "↩️ 回滚快照 {n} 次",
-}
 EMPTY_ANSWER = "⚠️ 模型返回了空回复"  # a turn that ends without text is not an answer
 # Issue 26: an approval nobody can answer (``-p`` without a terminal or ``--yes``) is refused
 # and said so; the refusal is the reason the model reads.
@@ -58,7 +44,7 @@ def group_lines(calls: list[dict[str, Any]]) -> list[str]:
         groups.setdefault(call.get("name") or "unknown", []).append(call)
     lines: list[str] = []
     for name, members in groups.items():
-        label = GROUP_LABELS.get(name, "🔧 " + name + " × {n}")
+        label = facts_of(name).label or "🔧 " + name + " × {n}"  # reference u.3: group header
         lines.append(label.format(n=len(members)))
         lines += [f"    └ {key_param(c.get('args'))}" for c in members]
     return lines

@@ -11,11 +11,13 @@ hands every result on as a ``ToolText`` whose ``ok`` says which it was.
 
 from __future__ import annotations
 
+import importlib
 import os
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Awaitable, Callable, Union
 
+from tools.facts import ToolFacts, register
 from tools.rate_limit import FixedWindow
 from tools.sandbox.secrets import is_secret_name
 
@@ -108,13 +110,33 @@ class ToolContext:
 
 @dataclass(frozen=True)
 class ToolSpec:
+    """One tool: what the model sees, how it runs, and its facts for the policy.
+
+    ``fn`` is the implementation, or a ``"module:function"`` string naming it (the built-in
+    specs in ``tools.specs`` are plain data, so the policy may read them), or None for a tool
+    whose implementation is bound at run time (``bound``). ``facts`` (``tools.facts``) say how
+    approval, the guards, the audit log and the external-content record treat its calls; a spec
+    made with facts registers them under its name.
+    """
+
     name: str
     description: str
     parameters: dict[str, Any]  # JSON schema: {"type":"object","properties":{...},"required":[...]}
-    fn: Union[SyncToolFn, AsyncToolFn]
+    fn: Union[SyncToolFn, AsyncToolFn, str, None]
     is_async: bool = False
     parallel_safe: bool = False  # reference s.8 PARALLEL_SAFE_TOOLS
     extra: dict[str, Any] = field(default_factory=dict)
+    facts: ToolFacts | None = None
+
+    def __post_init__(self) -> None:
+        if self.facts is not None:
+            register(self.name, self.facts)
+
+    def bound(self, fn: Union[SyncToolFn, AsyncToolFn, None] = None) -> ToolSpec:
+        """This spec with a callable ``fn``: the one given, or the one its string names."""
+        if fn is None and isinstance(self.fn, str):
+            fn = _imported_on_first_call(self.fn, self.is_async)
+        return replace(self, fn=fn) if fn is not None else self
 
     def schema(self) -> dict[str, Any]:
         """OpenAI function-tool format, accepted by ``bind_tools``."""
@@ -122,3 +144,26 @@ class ToolSpec:
             "type": "function",
             "function": {"name": self.name, "description": self.description, "parameters": self.parameters},
         }
+
+
+def _imported_on_first_call(target: str, is_async: bool) -> Union[SyncToolFn, AsyncToolFn]:
+    """The function ``module:attribute`` names, imported when the tool is first called: a turn
+    that never fetches a page does not load the web tools (``paicli -p`` start-up, issue 30)."""
+    module, _, attribute = target.partition(":")
+
+    def resolve() -> Any:
+        return getattr(importlib.import_module(module), attribute)
+
+    if is_async:
+        async def call_async(args: dict[str, Any], ctx: "ToolContext") -> Any:
+            return await resolve()(args, ctx)
+
+        call_async.__qualname__ = target
+        return call_async
+
+    def call(args: dict[str, Any], ctx: "ToolContext") -> Any:
+        return resolve()(args, ctx)
+
+    call.__qualname__ = target
+    return call
+

@@ -13,8 +13,8 @@ from typing import Any
 from langchain_core.messages import AIMessage, ToolMessage
 
 from nodes.guards.turn import current_turn
+from tools.specs import facts_of
 
-FILE_TOOLS = frozenset({"read_file", "write_file", "edit_file"})
 MAX_SOURCE_FILES = 8  # keeps the metadata line short; the first files of the turn win
 
 
@@ -25,10 +25,16 @@ def turn_files(messages: list[Any]) -> tuple[str, ...]:
     found: dict[str, None] = {}
     for message in turn:
         for call in message.tool_calls if isinstance(message, AIMessage) else ():
-            path = project_relative(call.get("args", {}).get("path")) if call["name"] in FILE_TOOLS else None
+            path = project_relative(_path_of(call))
             if path and call["id"] in answered and call["id"] not in failed:
                 found.setdefault(path)
     return tuple(found)[:MAX_SOURCE_FILES]
+
+
+def _path_of(call: dict[str, Any]) -> Any:
+    """The path a call of a ``turn_file`` tool (read_file, write_file, edit_file) names, else None."""
+    facts = facts_of(call["name"])
+    return call.get("args", {}).get(facts.path_arg) if facts.turn_file and facts.path_arg else None
 
 
 def project_relative(path: Any) -> str | None:

@@ -3,9 +3,9 @@ from pathlib import Path
 import pytest
 
 from tools.base import PolicyError, ToolContext
-from tools.files import edit_file, list_dir, read_file, write_file
-from tools.grep_engines import Query, find_rg, search_python, search_rg
-from tools.search import glob_files, grep_code
+from tools.builtin.files import edit_file, list_dir, read_file, write_file
+from tools.builtin.grep_engines import Query, find_rg, search_python, search_rg
+from tools.builtin.search import glob_files, grep_code
 
 
 @pytest.fixture

@@ -21,7 +21,7 @@ from tools.sandbox.command import (REQUIRED_REFUSAL, CommandSandbox, Mechanism, 
                                    find_mechanism)
 from tools.sandbox.explain import denied_paths
 from tools.sandbox.layout import layout
-from tools.shell import execute_command
+from tools.builtin.shell import execute_command
 
 real = pytest.mark.skipif(not isinstance(find_mechanism(), Mechanism), reason="no command sandbox here")
 

@@ -5,7 +5,7 @@ import pytest
 from blockbuster import blockbuster_ctx
 
 from tools.base import PolicyError, ToolContext
-from tools.shell import MAX_COMMAND_OUTPUT_CHARS, execute_command, limit_output
+from tools.builtin.shell import MAX_COMMAND_OUTPUT_CHARS, execute_command, limit_output
 
 
 @pytest.fixture

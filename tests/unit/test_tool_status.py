@@ -15,7 +15,7 @@ from memory.longterm.manager import LongTermMemory, MemoryOptions
 from tests.support.web_server import FakeWebServer, Page
 from tools.base import ToolContext, WebConfig
 from tools.registry import BUILTIN_TOOLS, run_tool
-from tools.search import grep_code
+from tools.builtin.search import grep_code
 
 EVIL = "a" * 40 + "b\n"  # catastrophic for `re` with (a+)+$: the python engine's deadline fires
 

@@ -9,8 +9,8 @@ from tools.base import MAX_FETCH_BYTES, ToolContext, ToolText, WebConfig
 from tools.policy.netguard import NetworkDenied, address_denial, check_url
 from tools.registry import BUILTIN_TOOLS, run_batch, run_tool
 from tools.urls import extract_urls, normalize_url, web_url
-from tools.web_fetch import EMPTY_HINT, web_fetch
-from tools.web_search import web_search
+from tools.builtin.web_fetch import EMPTY_HINT, web_fetch
+from tools.builtin.web_search import web_search
 
 HIT = {"title": "LangGraph 文档", "url": "https://langchain-ai.github.io/langgraph/",
        "content": "构建有状态的多智能体应用。", "engine": "duckduckgo"}
@@ -303,7 +303,7 @@ def test_web_fetch_is_limited_to_30_requests_per_60_seconds():
 
 async def test_a_refused_fetch_never_reaches_the_network(tmp_path):
     from tools.rate_limit import FixedWindow
-    from tools.web_fetch import web_fetch
+    from tools.builtin.web_fetch import web_fetch
 
     with FakeWebServer() as fake:
         web = WebConfig(allow_hosts=("127.0.0.1",), fetch_limit=FixedWindow(limit=1))

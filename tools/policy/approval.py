@@ -39,44 +39,26 @@ from typing import Any
 
 from tools.policy.decision import Allow, Ask, Decision, Deny
 
-from tools.mcp.names import is_mcp, server_of
+from tools.mcp.names import server_of
 from tools.sandbox.flags import command_flags
+from tools.specs import facts_of, known_tools
 
-__all__ = ["Allow", "Ask", "Decision", "Deny", "Unclear", "approval_key", "approval_request", "approved_before", "covered",
+__all__ = ["Allow", "Ask", "Decision", "Deny", "Unclear", "approval_key", "approval_request", "approved_before", "asking_tools", "covered",
            "decide", "read_answer"]
 
-DANGEROUS_TOOLS = frozenset({"write_file", "edit_file", "execute_command", "save_skill_reference",
-                             "revert_turn"})  # reference v.1, t
-AUTO_ASK_TOOLS = frozenset({"execute_command", "revert_turn"})
-AUTO_REVIEW_TOOLS = frozenset({"execute_command"})  # of AUTO_ASK_TOOLS, those the auto reviewer may allow (v.1)
-# reference v.1: never run without a person's yes, at any level; "approve all" and --yes do not
-# cover it. PAICLI_ALLOW_REVERT=yes lets it run under --yes (scripts without a terminal).
-# An automatic reviewer must not allow it either.
-REVERT_TOOL = "revert_turn"  # tools.snapshots.revert; policy never imports a tool
-REVERT_NOTICE = ("回滚快照会批量覆盖或删除工作区文件，每次都需要用户确认（“全部放行”和 --yes 都不代替确认；"
-                 "没有终端时须设置 PAICLI_ALLOW_REVERT=yes 才会执行）")
-
-# reference v.3: danger labels and risk descriptions shown in the approval dialog.
-DANGER = {"execute_command": "🔴 高危", "write_file": "🟡 中危", "edit_file": "🟡 中危",
-          "save_skill_reference": "🔴 高危", "revert_turn": "🔴 高危"}
+# Which tools ask, and their danger and risk texts (reference v.1, v.3), are facts on each
+# tool's spec (tools.specs, read through tools.facts.facts_of); MCP tools' are derived from
+# their prefix there.
 PROTECTED_DANGER = "🔴 高危"  # so the dialog wants an explicit y, as for a command
-RISK = {
-    "execute_command": "将在系统上执行 Shell 命令，可能修改文件、安装软件或影响系统状态",
-    "write_file": "将写入或覆盖文件内容，原有内容将丢失",
-    "edit_file": "将替换文件中唯一匹配的原文片段",
-    "save_skill_reference": "将写入用户 Skill 的参考文件，以后加载该 Skill 的会话会读到这些内容",
-    "revert_turn": "将按 Side-Git 快照批量恢复工作区文件，可能覆盖当前未保存修改",
-}
-MCP_DANGER = "🟡 MCP"  # reference v.3
 # Beyond the reference (paicli issue 23, item 5): protected writes after external content.
 PROTECTED_EXTERNAL_CONTEXT = "PROTECTED_EXTERNAL_CONTEXT"  # the audit's reason code, as the turn policy's
 AFTER_EXTERNAL = "本会话已读取网页或 MCP 等外部内容，这次写入必须由用户在终端输入 y 确认"
-MCP_RISK = "将调用外部 MCP server 提供的工具，可能访问网络、文件或第三方服务"
-# issue 24: execute_command's `network: true` and `sandbox: false`. "Approve all" of a network
-# call is kept under its own key and covers later network calls (and plain ones); leaving the
-# sandbox is asked every time (a notice), wants a typed y, and --yes never answers it.
-COMMAND = "execute_command"
-NETWORK_KEY = "execute_command:network"
+# issue 24: a command tool's (execute_command's) `network: true` and `sandbox: false`. "Approve
+# all" of a network call is kept under its own key and covers later network calls (and plain
+# ones); leaving the sandbox is asked every time (a notice), wants a typed y, and --yes never
+# answers it.
+NETWORK_SUFFIX = ":network"
+NETWORK_KEY = "execute_command" + NETWORK_SUFFIX
 NETWORK_DANGER = "🟡 联网"
 NETWORK_RISK = "命令将在沙箱内联网运行，输出视为外部内容：{reason}"
 OUTSIDE_NOTICE = "命令请求在沙箱外运行（可写项目外的文件、可联网）：{reason}"
@@ -90,36 +72,38 @@ def decide(tool: str, args: dict[str, Any], level: str, approved_all: frozenset[
     """``protected`` is the notice of a write to a protected path (``tools.policy.protected_paths``);
     ``external``: the session has read web or MCP content (``tools.policy.external_context``);
     ``allow_revert``: PAICLI_ALLOW_REVERT=yes."""
-    if tool == REVERT_TOOL:  # the notice makes it uncovered by "approve all" (``covered``)
+    facts = facts_of(tool)
+    if facts.approval == "always":  # the notice makes it uncovered by "approve all" (``covered``)
         if level == "yes" and allow_revert:
             return Allow(args)
-        return Ask(tool, args, DANGER[tool], RISK[tool], REVERT_NOTICE)
-    flags = command_flags(args) if tool == COMMAND else None
+        return Ask(tool, args, facts.danger, facts.risk, facts.notice)
+    flags = command_flags(args) if facts.guard == "command" else None
     if flags and flags.outside:
         if level == "yes":
             return Deny(OUTSIDE_UNDER_YES, reason="sandbox_outside")
-        return Ask(tool, args, PROTECTED_DANGER, RISK[COMMAND], OUTSIDE_NOTICE.format(reason=flags.reason or NO_REASON))
+        return Ask(tool, args, PROTECTED_DANGER, facts.risk, OUTSIDE_NOTICE.format(reason=flags.reason or NO_REASON))
     if protected and external:  # a person, every time: neither --yes nor "approve all" answers it
         if level == "yes":
             return Deny(unattended_refusal(protected), "policy", PROTECTED_EXTERNAL_CONTEXT)
-        return Ask(tool, args, PROTECTED_DANGER, RISK.get(tool, ""), f"{protected}；{AFTER_EXTERNAL}")
+        return Ask(tool, args, PROTECTED_DANGER, facts.risk, f"{protected}；{AFTER_EXTERNAL}")
     if level == "yes":
         return Allow(args)
     if protected:  # a hook, .env or PAI.md runs or instructs later: as risky as a command
-        return Ask(tool, args, PROTECTED_DANGER, RISK.get(tool, ""), protected)
+        return Ask(tool, args, PROTECTED_DANGER, facts.risk, protected)
     if approved_before(approval_key(tool, args), approved_all):  # audited as the level's allow
         return Allow(args)
     if flags and flags.network:
         risk = NETWORK_RISK.format(reason=flags.reason or NO_REASON)
-        plain_asks = not approved_before(COMMAND, approved_all)  # then one 🔴 question covers both
-        return Ask(tool, args, DANGER[COMMAND] if plain_asks else NETWORK_DANGER, risk)
-    if is_mcp(tool):
-        return Ask(tool, args, MCP_DANGER, MCP_RISK)
-    risky = DANGEROUS_TOOLS if level == "ask" else AUTO_ASK_TOOLS
-    if tool in risky:
-        return Ask(tool, args, DANGER.get(tool, "🟢 安全"), RISK.get(tool, ""),
-                   review=level == "auto" and tool in AUTO_REVIEW_TOOLS)
+        plain_asks = not approved_before(tool, approved_all)  # then one 🔴 question covers both
+        return Ask(tool, args, facts.danger if plain_asks else NETWORK_DANGER, risk)
+    if facts.approval == "auto" or (level == "ask" and facts.approval == "ask"):
+        return Ask(tool, args, facts.danger, facts.risk, review=level == "auto" and facts.auto_review)
     return Allow(args)
+
+
+def asking_tools() -> list[str]:
+    """The tools that ask under /hitl on, by name (``/policy``); MCP tools ask too."""
+    return sorted(name for name, facts in known_tools().items() if facts.approval != "never")
 
 
 def unattended_refusal(protected: str) -> str:
@@ -132,7 +116,7 @@ def unattended_refusal(protected: str) -> str:
 def approved_before(tool: str, approved_all: frozenset[str] | set[str]) -> bool:
     """The user chose "approve all" for this tool (or approval key), or for a tool of the same
     MCP server (v.1). Approving network commands approves plain ones too."""
-    if tool in approved_all or (tool == COMMAND and NETWORK_KEY in approved_all):
+    if tool in approved_all or (is_command(tool) and tool + NETWORK_SUFFIX in approved_all):
         return True
     server = server_of(tool)
     return server is not None and any(server_of(name) == server for name in approved_all)
@@ -146,7 +130,12 @@ def covered(ask: Ask, approved_all: frozenset[str] | set[str]) -> bool:
 
 def approval_key(tool: str, args: Any) -> str:
     """What "approve all" of this call approves: the tool, or network commands (issue 24)."""
-    return NETWORK_KEY if tool == COMMAND and command_flags(args).network else tool
+    return tool + NETWORK_SUFFIX if is_command(tool) and command_flags(args).network else tool
+
+
+def is_command(tool: str) -> bool:
+    """Its ``command`` argument runs in the shell, under the sandbox flags (issue 24)."""
+    return facts_of(tool).guard == "command"
 
 
 @dataclass(frozen=True)

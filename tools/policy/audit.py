@@ -7,8 +7,8 @@ optional ``metadata`` object. ``args`` are the arguments that ran; when the user
 model's proposal is ``metadata.proposedArgs`` (issue 26). ``cancelled``: Ctrl-C while the call
 was put to the user, or while it ran. Every text field is sanitised, then cut to 1 000 characters.
 
-Audited tools (``is_audited``): those that change files or memory or reach outside the
-project, i.e. ``write_file, edit_file, execute_command, save_memory, web_fetch,
+Audited tools (``is_audited``, the ``audited`` fact of each tool's spec): those that change
+files or memory or reach outside the project, i.e. ``write_file, edit_file, execute_command, save_memory, web_fetch,
 save_skill_reference, revert_turn`` and every
 ``mcp__*`` tool. Reads (``read_file``, ``grep_code``, ...) and ``web_search`` are not.
 
@@ -28,8 +28,8 @@ from datetime import datetime
 from pathlib import Path
 from typing import Any, TextIO
 
-AUDITED_TOOLS = frozenset({"write_file", "edit_file", "execute_command", "save_memory", "web_fetch",
-                           "save_skill_reference", "revert_turn"})
+from tools.specs import facts_of
+
 MAX_FIELD_CHARS = 1000  # reference v.7
 TRUNCATED = "...(truncated)"  # reference v.7
 DEFAULT_RECENT, MAX_RECENT = 10, 100  # reference v.7: /audit [N], N clamped to 1..100
@@ -45,7 +45,7 @@ _ASSIGNED_SECRET = re.compile(r"(?i)\b(" + _SECRET_NAME + r"=)[^\s&\"'\\,;]+")
 
 
 def is_audited(tool: str) -> bool:
-    return tool in AUDITED_TOOLS or tool.startswith("mcp__")
+    return facts_of(tool).audited
 
 
 def sanitize(text: str) -> str:

@@ -15,6 +15,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
+from tools.specs import facts_of
 from tools.urls import extract_urls
 
 # reference o.3: EXPLICIT_NO_WEB, as written.
@@ -112,7 +113,7 @@ def has_explicit_remember_intent(text: str | None) -> bool:
 
 def command_of(name: str | None, args: object) -> str:
     """The shell command of an ``execute_command`` call (``command`` or ``cmd``), else ``""``."""
-    if (name or "").strip() != "execute_command" or not isinstance(args, dict):
+    if facts_of((name or "").strip()).guard != "command" or not isinstance(args, dict):
         return ""
     value = args.get("command") or args.get("cmd")
     return value if isinstance(value, str) else ""

@@ -16,6 +16,7 @@ from typing import Any
 
 from tools.policy.classify import WEB_COMMAND, command_of, has_explicit_remember_intent
 from tools.sandbox.flags import command_flags
+from tools.specs import facts_of
 
 MAX_RECORDED_SOURCES = 8  # reference o.1
 WEB_COMMAND_SOURCE = "execute_command(curl/wget)"  # reference o.1
@@ -27,14 +28,15 @@ __all__ = ["MAX_RECORDED_SOURCES", "MCP_MENTION_SOURCE", "blocks_automatic_memor
 
 
 def external_source(name: str | None, args: Any = None) -> str | None:
-    """The source a finished call of this tool records, or ``None`` for local tools."""
+    """The source a finished call of this tool records, or ``None`` for local tools: the tool's
+    name when its ``external`` fact is set (MCP tools' is), or the command's kind."""
     tool = (name or "").strip()
     lowered = tool.lower()
-    if lowered.startswith(("mcp__", "browser_")) or lowered in ("web_search", "web_fetch"):
+    if lowered.startswith("browser_") or facts_of(tool).external or facts_of(lowered).external:
         return tool
     if WEB_COMMAND.search(command_of(tool, args)):
         return WEB_COMMAND_SOURCE
-    if tool == "execute_command" and command_flags(args).network:
+    if facts_of(tool).guard == "command" and command_flags(args).network:
         return NETWORK_COMMAND_SOURCE
     return None
 

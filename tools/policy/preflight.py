@@ -23,24 +23,23 @@ from typing import Any
 from tools.base import PolicyError
 from tools.common import str_arg
 from tools.policy.guards import CommandGuard, PathGuard
+from tools.specs import facts_of
 
 REFUSED = "🛡️ 策略拒绝: {}"  # the text the tool itself gives for a PolicyError (tools.registry)
-# Tools that read a project path, and the path they use when the argument is left out.
-READ_PATHS = {"read_file": None, "list_dir": None, "glob_files": ".", "grep_code": "."}
-WRITE_PATHS = frozenset({"write_file", "edit_file"})
-COMMAND_TOOL = "execute_command"
 
 
 def guard_refusal(tool: str, args: Any, root: str | Path) -> str | None:
-    """Why a guard refuses this call, or None: the reason a ``PolicyError`` of the tool would carry."""
+    """Why a guard refuses this call, or None: the reason a ``PolicyError`` of the tool would carry.
+    The tool's ``guard`` fact says which guard, ``path_arg``/``path_default``/``writes`` on what."""
+    facts = facts_of(tool)
     if not isinstance(args, dict):
         return None
     try:
-        if tool in WRITE_PATHS:
-            PathGuard(root).resolve_write(str_arg(args, "path"))
-        elif tool in READ_PATHS:
-            PathGuard(root).resolve(str_arg(args, "path", READ_PATHS[tool]))
-        elif tool == COMMAND_TOOL:
+        if facts.guard == "path" and facts.path_arg and facts.writes == "project":
+            PathGuard(root).resolve_write(str_arg(args, facts.path_arg))
+        elif facts.guard == "path" and facts.path_arg:
+            PathGuard(root).resolve(str_arg(args, facts.path_arg, facts.path_default))
+        elif facts.guard == "command":
             command = str_arg(args, "command") or ""
             if command.strip():  # an empty command is the tool's own failure, not a refusal
                 CommandGuard.check(command, root)

@@ -28,8 +28,8 @@ from __future__ import annotations
 import os
 from typing import Any
 
-WRITE_TOOLS = frozenset({"write_file", "edit_file"})
-SKILL_REFERENCE_TOOL = "save_skill_reference"  # tools.skills.reference; policy never imports a tool
+from tools.specs import facts_of
+
 
 # Why each is protected, shown in the approval dialog and in a refusal the model reads.
 GIT = "git 内部文件：hooks 会被 git 执行，config 可改变 git 的行为"
@@ -82,12 +82,14 @@ def notice(parts: tuple[str, ...]) -> str | None:
 
 
 def protected_write(tool: str, args: Any, root: str) -> str | None:
-    """The notice for a write or edit of a protected path; None for anything else."""
-    if tool == SKILL_REFERENCE_TOOL:
+    """The notice for a write or edit of a protected path; None for anything else (the tool's
+    ``writes`` fact says which calls write, ``path_arg`` where)."""
+    facts = facts_of(tool)
+    if facts.writes == "skill":
         return skill_reference_notice(args)
-    if tool not in WRITE_TOOLS or not isinstance(args, dict):
+    if facts.writes != "project" or not facts.path_arg or not isinstance(args, dict):
         return None
-    path = args.get("path")
+    path = args.get(facts.path_arg)
     if not isinstance(path, str) or not path.strip():
         return None
     parts = relative_parts(root, path)

@@ -28,8 +28,8 @@ from typing import Any
 
 from tools.policy.decision import Deny
 from tools.policy.external_context import blocks_automatic_memory
-from tools.policy.protected_paths import SKILL_REFERENCE_TOOL
 from tools.policy.classify import NETWORK_COMMAND, WEB_COMMAND, TurnClass, classify, command_of
+from tools.specs import facts_of
 from tools.urls import extract_urls, normalize_url
 
 __all__ = [
@@ -87,12 +87,12 @@ def is_browser_tool(name: str) -> bool:
 
 def is_web_fetch_tool(name: str) -> bool:
     lowered = name.strip().lower()
-    return lowered == "web_fetch" or lowered.endswith("__web_fetch")
+    return facts_of(lowered).web == "fetch" or lowered.endswith("__web_fetch")
 
 
 def is_web_tool(name: str) -> bool:
     lowered = name.strip().lower()
-    search = lowered == "web_search" or lowered.endswith("__web_search")
+    search = facts_of(lowered).web == "search" or lowered.endswith("__web_search")
     return search or is_web_fetch_tool(name) or is_browser_tool(name)
 
 
@@ -132,7 +132,7 @@ def authorize(turn: TurnClass, name: str | None, args: Any, advertised: Iterable
     if (tool == "save_memory" and blocks_automatic_memory(external_sources, guard_on)
             and not turn.explicit_memory_requested):
         return policy_denial(MEMORY_EXTERNAL_CONTEXT, MSG_MEMORY_EXTERNAL)
-    if tool == SKILL_REFERENCE_TOOL and external_sources:  # no intent or setting lifts this one
+    if facts_of(tool).writes == "skill" and external_sources:  # no intent or setting lifts this one
         return policy_denial(SKILL_EXTERNAL_CONTEXT, MSG_SKILL_EXTERNAL)
     return None
 

@@ -35,6 +35,7 @@ from filelock import FileLock, Timeout
 from tools.base import PolicyError, ToolContext, ToolSpec, failed
 from tools.common import bool_arg, str_arg
 from tools.skills.library import SkillLibrary
+from tools.specs import SAVE_SKILL_REFERENCE
 
 TOOL = "save_skill_reference"
 REFERENCES = "references"
@@ -47,22 +48,7 @@ FAIL = "保存 Skill 参考文件失败: "
 
 
 def save_skill_reference_spec(library: SkillLibrary) -> ToolSpec:
-    schema = {
-        "type": "object",
-        "properties": {
-            "name": {"type": "string", "description": "用户 Skill 的名称（$PAICLI_HOME/skills/<name>/）"},
-            "file": {"type": "string", "description": "Skill 目录内的相对路径，必须位于 references/ 下并以 .md 结尾，例如 references/notes.md"},
-            "content": {"type": "string", "description": "要写入的 Markdown 内容，每次最多 8000 字符"},
-            "overwrite": {"type": "boolean", "description": "true 时替换整个文件；默认 false，追加到文件末尾"},
-        },
-        "required": ["name", "file", "content"],
-    }
-    return ToolSpec(
-        TOOL,
-        "把经验或资料写入用户 Skill 的参考文件（references/ 下的 .md），以后可用 load_skill 的 file 参数读取。"
-        "只能写用户 Skill；默认追加，overwrite=true 时替换。每次最多 8000 字符，单个文件最多 64KB。",
-        schema, lambda args, ctx: save_skill_reference(args, ctx, library),
-    )
+    return SAVE_SKILL_REFERENCE.bound(lambda args, ctx: save_skill_reference(args, ctx, library))
 
 
 def save_skill_reference(args: dict[str, Any], ctx: ToolContext, library: SkillLibrary,

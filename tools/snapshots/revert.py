@@ -12,6 +12,7 @@ from typing import Any
 
 from tools.base import ToolContext, ToolSpec, failed
 from tools.common import int_arg
+from tools.specs import REVERT_TURN
 from tools.snapshots.report import change_lines
 from tools.snapshots.store import Label, SnapshotError, TurnSnapshots
 
@@ -20,15 +21,7 @@ FAIL = "恢复快照失败: "  # reference t
 
 
 def revert_turn_spec(snapshots: TurnSnapshots) -> ToolSpec:
-    return ToolSpec(
-        TOOL,
-        "把项目工作区恢复到第 offset 个最近轮次开始前的 Side-Git 快照（1 表示本轮之前，默认 1）。"
-        "恢复前会先为当前工作区另存一个快照，用户可以用 /restore 1 撤销。会批量覆盖或删除文件，每次都需要用户确认。",
-        {"type": "object",
-         "properties": {"offset": {"type": "integer", "description": "第几个最近的快照，1 表示最近一次，默认 1"}},
-         "required": []},
-        lambda args, ctx: revert_turn(args, ctx, snapshots),
-    )
+    return REVERT_TURN.bound(lambda args, ctx: revert_turn(args, ctx, snapshots))
 
 
 def revert_turn(args: dict[str, Any], ctx: ToolContext, snapshots: TurnSnapshots) -> str:

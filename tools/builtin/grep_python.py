@@ -26,8 +26,8 @@ from tools.common import read_text, split_lines
 EXCLUDED_DIRS = frozenset({".git", ".paicli", "target", "node_modules", "dist", "build", "coverage", ".idea", ".gradle"})
 MAX_SCAN_BYTES = 10 * 1024 * 1024  # the fallback reads whole files; skip giant artifacts
 BINARY_SNIFF_BYTES = 8192
-PACKAGE_ROOT = str(Path(__file__).resolve().parent.parent)  # the directory holding the `tools` package
-BOOT = "import sys; sys.path.insert(0, sys.argv[1]); from tools.grep_python import main; main()"
+PACKAGE_ROOT = str(Path(__file__).resolve().parent.parent.parent)  # the directory holding the `tools` package
+BOOT = "import sys; sys.path.insert(0, sys.argv[1]); from tools.builtin.grep_python import main; main()"
 
 
 def walk_files(base: Path) -> Iterator[Path]:

@@ -9,9 +9,9 @@ from typing import Any
 
 from tools.base import ToolContext, failed
 from tools.common import bool_arg, clamp, display_path, int_arg, required_str, str_arg
-from tools.grep_engines import PYTHON_TIMEOUT_SECONDS, Engine, Hits, Query, glob_accepts, search, walk_files
+from tools.builtin.grep_engines import PYTHON_TIMEOUT_SECONDS, Engine, Hits, Query, glob_accepts, search, walk_files
 from tools.policy.guards import PathGuard
-from tools.reading import pick_lines
+from tools.builtin.reading import pick_lines
 
 SUGGESTED_READS = 3  # reference (t): up to 3 distinct files
 SUGGESTED_BACKOFF, SUGGESTED_LIMIT = 20, 80  # reference (t): offset=max(1,line-20), limit=80

@@ -16,7 +16,7 @@ import httpx
 from tools.base import ToolContext, failed, WebConfig
 from tools.common import int_arg, str_arg
 from tools.policy.netguard import NetworkDenied, check_url
-from tools.web_search import one_line
+from tools.builtin.web_search import one_line
 
 DEFAULT_MAX_CHARS = 8_000  # reference (t): web_fetch max_chars default; ≤ 0 = no cut
 MAX_REDIRECTS = 5

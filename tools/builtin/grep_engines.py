@@ -3,7 +3,7 @@
 ripgrep comes with paicli (the ``ripgrep`` wheel puts ``rg`` beside the interpreter), and its
 regex engine runs in linear time, so no pattern can hang it. The Python scan is the fallback for
 a missing binary and for patterns ripgrep's syntax refuses (look-around, back-references); it
-backtracks, so it runs in a child process that is killed at a deadline (tools/grep_python.py).
+backtracks, so it runs in a child process that is killed at a deadline (tools/builtin/grep_python.py).
 
 Both engines return only (file, line) hits; search.py reads context lines itself, so the
 output format does not depend on which engine ran.
@@ -24,7 +24,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Callable, Literal
 
-from tools.grep_python import EXCLUDED_DIRS, child_command, glob_accepts, walk_files
+from tools.builtin.grep_python import EXCLUDED_DIRS, child_command, glob_accepts, walk_files
 
 __all__ = ["Hits", "Query", "find_rg", "glob_accepts", "search", "search_python", "search_rg", "walk_files"]
 

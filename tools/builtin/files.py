@@ -3,7 +3,7 @@
 Each is a sync ``(args, ctx) -> str`` run in a worker thread. Every path goes through
 PathGuard first. Result texts are the reference's, byte for byte, because the model's
 prompts and the tests key on them. read_file is bounded beyond the reference: a binary file
-answers with its type and size, and no read loads a huge file whole (tools/reading.py).
+answers with its type and size, and no read loads a huge file whole (tools/builtin/reading.py).
 """
 
 from __future__ import annotations
@@ -14,7 +14,7 @@ from typing import Any
 from tools.base import PolicyError, ToolContext, failed
 from tools.common import bool_arg, clamp, int_arg, read_text, str_arg
 from tools.policy.guards import PathGuard
-from tools.reading import SNIFF_BYTES, binary_type, window
+from tools.builtin.reading import SNIFF_BYTES, binary_type, window
 
 MAX_WRITE_BYTES = 5 * 1024 * 1024  # reference (t): write_file / edit_file 5 MB cap
 DEFAULT_READ_LINES = 200  # reference (t): ranged read_file default limit

@@ -1,0 +1,1 @@
+"""The built-in tools' implementations (their specs, as data, are in ``tools.specs``)."""

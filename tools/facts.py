@@ -1,0 +1,85 @@
+"""What the rest of the code needs to know about a tool, as plain data (paicli issue 25, item 1).
+
+A tool's facts sit on its ``ToolSpec`` (``tools.base``): when a spec is made with ``facts``, they
+are registered here under its name, and the policy, the audit log, the external-content record,
+the guards run before asking, the turn's file list and the batch line read them with ``facts_of``. This module
+imports no tool and no policy, so ``tools.policy`` may read it without reaching a tool's
+implementation (the import-linter contract). The built-in tools' specs are in ``tools.specs``;
+import ``facts_of`` from there so that they are registered before anything is looked up.
+
+MCP tools keep their facts derived from the ``mcp__`` prefix, as before: what they do is the
+external server's business, so each asks the person (🟡 MCP), is audited and counts as
+external content.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Literal
+
+from tools.mcp.names import is_mcp
+
+Approval = Literal["never", "ask", "auto", "always"]
+SAFE = "🟢 安全"  # the danger label of a tool that is not dangerous (reference v.3)
+MCP_DANGER = "🟡 MCP"  # reference v.3
+MCP_RISK = "将调用外部 MCP server 提供的工具，可能访问网络、文件或第三方服务"
+
+
+@dataclass(frozen=True)
+class ToolFacts:
+    """Each field is read by one rule; the defaults describe a harmless local read."""
+
+    # When a person is asked (tools.policy.approval): "never"; "ask": under /hitl on only;
+    # "auto": under the default level too; "always": at every level, --yes included, and
+    # "approve all" never covers it (PAICLI_ALLOW_REVERT=yes lets it run under --yes).
+    approval: Approval = "never"
+    danger: str = SAFE  # the approval dialog's label (reference v.3)
+    risk: str = ""  # the approval dialog's risk line (reference v.3)
+    notice: str = ""  # for "always": why, shown with every question
+    auto_review: bool = False  # under "auto", the auto reviewer may answer instead of the person
+    # What it writes: "project" files at ``path_arg`` (protected paths ask, the write guard runs),
+    # or a user "skill"'s reference files (every call asks as a protected write, and never
+    # after external content).
+    writes: Literal["project", "skill"] | None = None
+    path_arg: str | None = None  # the argument naming a project path
+    path_default: str | None = None  # the path used when that argument is left out
+    # Which guard runs before anyone is asked (tools.policy.preflight): PathGuard on ``path_arg``,
+    # or CommandGuard on the ``command`` argument (which also makes the sandbox flags
+    # ``network``/``sandbox`` and the curl/wget rules apply).
+    guard: Literal["path", "command"] | None = None
+    turn_file: bool = False  # a successful call read or wrote the file at ``path_arg`` (Q13)
+    audited: bool = False  # one line in the audit log per call (reference v.7)
+    external: bool = False  # its result is external content (reference o.1)
+    web: Literal["search", "fetch"] | None = None  # the turn policy's web rules (reference o.6)
+    label: str = ""  # the batch line's group header, ``{n}`` the count (reference u.3); "": 🔧 name × n
+
+
+DEFAULT = ToolFacts()
+MCP_FACTS = ToolFacts(approval="auto", danger=MCP_DANGER, risk=MCP_RISK, audited=True, external=True)
+_KNOWN: dict[str, ToolFacts] = {}
+
+
+def register(name: str, facts: ToolFacts) -> None:
+    """Record ``facts`` for ``name``; a second, different set for the same name is a bug."""
+    known = _KNOWN.setdefault(name, facts)
+    if known != facts:
+        raise ValueError(f"tool {name!r} already has different facts: {known}")
+
+
+def unregister(name: str) -> None:
+    """Forget a tool's facts (for tests that add a tool of their own)."""
+    _KNOWN.pop(name, None)
+
+
+def facts_of(name: str | None) -> ToolFacts:
+    """The facts of the tool called ``name``; an unknown name gets the harmless defaults."""
+    tool = name or ""
+    if is_mcp(tool):
+        return MCP_FACTS
+    return _KNOWN.get(tool, DEFAULT)
+
+
+def known_tools() -> dict[str, ToolFacts]:
+    """Every registered tool's facts, by name (for listings such as ``/policy``)."""
+    return dict(_KNOWN)
+
