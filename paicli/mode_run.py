@@ -21,15 +21,14 @@ from __future__ import annotations
 
 import time
 from dataclasses import dataclass
-from typing import Any, Callable
+from typing import Any
 
 from langchain_core.messages import AIMessage, HumanMessage, ToolMessage
-from langgraph.graph import StateGraph
 from langgraph.types import Command
 
 from memory.ledger.namespaced import NamespacedSaver
-from nodes.support.state import Deps
 from paicli.answers import Answers
+from paicli.modes import ModeSpec
 from paicli.render import RunLine
 
 HANDOFF_CHARS = 4000  # Q20: the result left in the ReAct conversation, cut to this
@@ -52,19 +51,11 @@ class RunResult:
         return self.status == "completed"
 
 
-@dataclass(frozen=True)
-class ModeSpec:
-    """A mode the CLI can run: its graph builder and the actor of its own (non-unit) lines."""
-
-    build: Callable[[Deps], StateGraph]
-    actor: str
-
-
 class ModeRun:
-    def __init__(self, session: Any, mode: str, spec: ModeSpec):
-        self.session, self.mode, self.spec = session, mode, spec
-        saver = NamespacedSaver(session.checkpointer, mode)
-        self.graph = spec.build(session.deps).compile(checkpointer=saver, store=session.store, name=mode)
+    def __init__(self, session: Any, spec: ModeSpec):
+        self.session, self.mode, self.spec = session, spec.name, spec
+        saver = NamespacedSaver(session.checkpointer, self.mode)
+        self.graph = spec.build(session.deps).compile(checkpointer=saver, store=session.store, name=self.mode)
 
     @property
     def config(self) -> dict[str, Any]:

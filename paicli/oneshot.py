@@ -89,15 +89,15 @@ def refused(renderer: Renderer, app: App) -> bool:
 async def _mode_turn(app: App, mode: str, text: str | None) -> int:
     """A Plan (or Team) run: progress on stderr, the summary on stdout; 0 only when it completed
     and no approval was refused."""
-    from paicli.modes import CANCELLED, MODE_BANNERS, NOT_COMPLETED, STOPPED
+    from paicli.modes import MODE_SPECS, NOT_COMPLETED, STOPPED
 
     app.start_mcp(lambda line: write_line(line, sys.stderr))
     shown = renderer(app)
-    shown.notice(MODE_BANNERS[mode])
+    shown.notice(MODE_SPECS[mode].banner)
     try:
         result = await app.session.mode_run(mode).run(text, shown, review=False)
     except (KeyboardInterrupt, asyncio.CancelledError):
-        shown.notice(CANCELLED[mode], style="yellow")
+        shown.notice(MODE_SPECS[mode].cancelled, style="yellow")
         shown.notice(STOPPED.format(sid=app.session_id), style="yellow")
         raise
     finally:

@@ -255,17 +255,17 @@ class Repl:
     async def mode_turn(self, mode: str, text: str | None) -> None:
         """A Plan (or Team) run: reviewed here, Ctrl-C cancels it (reference s.7) and says how to
         finish it (issue 26); the token line counts every unit's calls."""
-        from paicli.modes import CANCELLED, MODE_BANNERS, STOPPED_REPL
+        from paicli.modes import MODE_SPECS, STOPPED_REPL
 
         renderer = Renderer(stream_answer=True, read_line=self.read_answer, read_review=self.read_review)
-        renderer.notice(MODE_BANNERS[mode], style="bold")
+        renderer.notice(MODE_SPECS[mode].banner, style="bold")
         task = asyncio.ensure_future(self.app.session.mode_run(mode).run(text, renderer, review=True))
         loop = asyncio.get_running_loop()
         loop.add_signal_handler(signal.SIGINT, task.cancel)
         try:
             result = await task
         except asyncio.CancelledError:
-            renderer.notice(CANCELLED[mode], style="yellow")
+            renderer.notice(MODE_SPECS[mode].cancelled, style="yellow")
             renderer.notice(STOPPED_REPL.format(sid=self.app.session_id), style="yellow")
             return
         except (SessionBusy, LedgerConflict) as exc:

@@ -308,14 +308,14 @@ class Session:
             from paicli.mode_run import ModeRun
             from paicli.modes import MODE_SPECS
 
-            self._mode_runs[mode] = ModeRun(self, mode, MODE_SPECS[mode])
+            self._mode_runs[mode] = ModeRun(self, MODE_SPECS[mode])
         return self._mode_runs[mode]
 
     async def unfinished_mode(self) -> str | None:
         """The mode of a run of this session that was cut short (Q11), if any."""
-        from paicli.modes import MODE_SPECS
+        from paicli.modes import RUN_MODES
 
-        for mode in MODE_SPECS:
+        for mode in RUN_MODES:
             if await self.mode_run(mode).unfinished():
                 return mode
         return None
