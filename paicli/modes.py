@@ -72,6 +72,7 @@ DEFAULT_MODE = "react"
 MODES: tuple[ModeSpec, ...] = (
     ModeSpec(name="react", graph="graphs.react:build_react_graph", actor="react",
              summary="react (default): one agent answers, using tools as it goes",
+             cancelled="⏹️ 已取消当前任务。",
              studio_options=(("raise_on_error", True),)),
     ModeSpec(name="plan", graph="graphs.plan:build_plan", actor="planner",
              summary="plan: plan the task first, then run its steps (a plan review in the REPL)",
