@@ -65,3 +65,16 @@ def test_the_studio_module_compiles_one_graph_per_mode(monkeypatch, tmp_path):
         assert graph.name == spec.studio_graph
         assert graph.context_schema is studio.CONTEXTS[spec.name] and studio.CONTEXTS[spec.name]().mode == spec.name
 
+
+
+def test_plan_and_team_keep_the_mode_state_the_runner_reads():
+    from typing import get_type_hints
+
+    from nodes.plan.state import PlanState
+    from nodes.support.state import ModeState
+    from nodes.team.state import TeamState
+
+    shared = get_type_hints(ModeState, include_extras=True)
+    assert {"submitted", "outcome", "status"} <= set(shared)
+    for state in (PlanState, TeamState):
+        assert {k: v for k, v in get_type_hints(state, include_extras=True).items() if k in shared} == shared
