@@ -77,7 +77,7 @@ async def collect(state: PlanState, runtime: Runtime[RunContext]) -> dict[str, A
         plan = _with_status(plan, {task_id: (FAILED, text)})
         notify({"notice": f"❌ 失败 [{task_id}]: {text}"})
         failures.append(f"任务 {task_id} 失败: {text}")
-        if not stopping and progress(plan) < 0.5:
+        if not stopping and progress(plan).fraction < 0.5:
             used = state.get("replans", 0)
             if used < max_replans:
                 notify({"notice": f"🔄 尝试重新规划（第 {used + 1}/{max_replans} 次）..."})

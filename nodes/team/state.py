@@ -41,5 +41,5 @@ class StepState(UnitState, total=False):
     worker: str
     reviewer: str
     context: str  # the step's context (goal and dependency results), reused by retries
-    progress: dict[str, Any]  # nodes.team.attempts.Progress as a dict
+    progress: dict[str, Any]  # nodes.team.attempts.Attempts as a dict (the key stays: saved runs resume)
     next: str
