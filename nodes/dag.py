@@ -6,6 +6,9 @@ in; the rules are here once.
 - ``ready``: the pending units whose dependencies all completed, in the order given.
 - ``dependents``: every unit that depends on one, directly or not.
 - ``Progress``: how much of the graph completed (Plan re-plans a failure only below half).
+- ``collected``: what every ``collect`` node returns besides its own bookkeeping: the finished
+  units' results taken out of the state, their "approve all" answers and external sources
+  merged into the run's.
 """
 
 from __future__ import annotations
@@ -45,3 +48,17 @@ class Progress:
 
 def progress(units: Sequence[Any], status_of: StatusOf, *, completed: str) -> Progress:
     return Progress(sum(status_of(u["id"]) == completed for u in units), len(units))
+
+
+def collected(state: Any, results: dict[str, Any]) -> dict[str, Any]:
+    """The shared part of a ``collect`` update (``results``: the finished units' results by id)."""
+    done = list(results.values())
+    return {"results": None, "approved_all": _merged(state, done, "approved_all"),
+            "external_sources": _merged(state, done, "external_sources")}
+
+
+def _merged(state: Any, results: list[dict[str, Any]], key: str) -> list[str]:
+    found = list(state.get(key) or [])
+    for r in results:
+        found += [x for x in r.get(key) or [] if x not in found]
+    return found

@@ -37,3 +37,12 @@ def test_progress_is_one_type_for_both_modes():
     assert dag.progress(steps, lambda i: schedule.status(records, i), completed=schedule.COMPLETED) == dag.Progress(1, 2)
     assert [s["id"] for s in schedule.ready(steps, records)] == ["step_2"]
     assert [t["id"] for t in model.ready(plan)] == ["task_2"] and model.dependents(plan, "task_1") == ["task_2"]
+
+
+def test_collected_clears_the_results_and_merges_what_the_units_approved_and_read():
+    state = {"approved_all": ["write_file"], "external_sources": ["web_fetch:https://a.example/"]}
+    results = {"t1": {"approved_all": ["write_file", "execute_command"], "external_sources": []},
+               "t2": {"approved_all": [], "external_sources": ["web_fetch:https://b.example/"]}}
+    assert dag.collected(state, results) == {
+        "results": None, "approved_all": ["write_file", "execute_command"],
+        "external_sources": ["web_fetch:https://a.example/", "web_fetch:https://b.example/"]}
