@@ -78,3 +78,17 @@ def test_plan_and_team_keep_the_mode_state_the_runner_reads():
     assert {"submitted", "outcome", "status"} <= set(shared)
     for state in (PlanState, TeamState):
         assert {k: v for k, v in get_type_hints(state, include_extras=True).items() if k in shared} == shared
+
+
+@pytest.mark.parametrize("spec", MODES, ids=lambda m: m.name)
+def test_mode_flag_makes_every_repl_input_a_run_of_that_mode(spec, tmp_path, monkeypatch):
+    from paicli.app import App
+
+    monkeypatch.setenv("PAICLI_HOME", str(tmp_path))
+    monkeypatch.setenv("PAICLI_API_KEY", "k")
+
+    class Args:
+        mode, session, project, yes = spec.flag, None, None, False
+
+    app = App(Args())
+    assert app.mode_for_input() == spec.name and app.mode_for_input() == spec.name
