@@ -46,5 +46,11 @@ def build_react(deps: Deps, *, context_schema: type[RunContext] = RunContext,
     return builder, compaction
 
 
+def build_react_graph(deps: Deps, *, context_schema: type[RunContext] = RunContext,
+                      raise_on_error: bool = False) -> StateGraph:
+    """The builder alone: the ``react`` row of ``paicli.modes``."""
+    return build_react(deps, context_schema=context_schema, raise_on_error=raise_on_error)[0]
+
+
 def build_graph(deps: Deps, checkpointer: BaseCheckpointSaver | None = None, store: BaseStore | None = None):
     return build_react(deps)[0].compile(checkpointer=checkpointer, store=store, name="react")

@@ -6,7 +6,8 @@
                              └──────► finish ─► (✅) extract_facts → END       │
                                           ▲ (collect → schedule: the next wave)┘
 
-A step is one execution unit (``graphs/unit.py``) with review around its loop:
+A step is one execution unit (``graphs/unit.py``: ``add_unit`` wires it, ``make_unit_node`` runs
+it, as for a Plan task) with review around its loop:
 
     unit_start → load_context → (agent loop) → unit_finish → worker_done ─► review ─► step_finish
                       ▲                                           │            │
@@ -23,16 +24,13 @@ from typing import Any
 from langchain_core.runnables import RunnableConfig
 from langgraph.checkpoint.base import BaseCheckpointSaver
 from langgraph.config import get_stream_writer
-from langgraph.errors import GraphBubbleUp, GraphInterrupt
 from langgraph.graph import END, START, StateGraph
 from langgraph.store.base import BaseStore
 from langgraph.types import Send
 
-from graphs.loop import add_agent_loop
 from graphs.start import link_start
-from graphs.unit import STREAMED, announce, cancel_unanswered, named, unit_config
+from graphs.unit import add_unit, make_unit_node, unit_config
 from nodes.extract_facts import make_extract_facts
-from nodes.load_context import make_load_context
 from nodes.support.state import Deps, MessagesInput, RunContext
 from nodes.team import texts
 from nodes.team.inputs import TeamInputs
@@ -40,7 +38,7 @@ from nodes.team.members import MemberState, make_ask
 from nodes.team.run import collect, finish, make_planner, schedule, step_payloads, team_start
 from nodes.team.state import StepInput, StepState, TeamState
 from nodes.team.step import MODE, after_step_node, make_retry, make_review, step_finish, worker_done
-from nodes.unit import UnitOutput, unit_finish, unit_start
+from nodes.unit import UnitOutput
 
 NO_RESULT = "步骤没有结果"
 
@@ -58,18 +56,13 @@ def build_member(deps: Deps, mode: str):
 
 
 def build_step(deps: Deps, inputs: TeamInputs) -> StateGraph:
+    """A step: one execution unit (``graphs/unit.py``) with its review after the loop."""
     builder = StateGraph(StepState, input_schema=StepInput, output_schema=UnitOutput, context_schema=RunContext)
-    builder.add_node("unit_start", unit_start)
-    builder.add_node("load_context", make_load_context(deps))
-    builder.add_node("unit_finish", unit_finish)
+    add_unit(builder, deps, finish_to="worker_done")
     builder.add_node("worker_done", worker_done)
     builder.add_node("review", make_review(build_member(deps, "team-reviewer"), inputs, member_config))
     builder.add_node("retry", make_retry(inputs))
     builder.add_node("step_finish", step_finish)
-    builder.add_edge(START, "unit_start")
-    builder.add_edge("unit_start", "load_context")
-    add_agent_loop(builder, deps, after="load_context", exit_to="unit_finish")
-    builder.add_edge("unit_finish", "worker_done")
     builder.add_conditional_edges("worker_done", after_step_node, ["review", "retry", "step_finish"])
     builder.add_conditional_edges("review", after_step_node, ["retry", "step_finish"])
     builder.add_edge("retry", "load_context")
@@ -77,29 +70,14 @@ def build_step(deps: Deps, inputs: TeamInputs) -> StateGraph:
     return builder
 
 
+def step_failed(unit_id: str, text: str) -> None:
+    get_stream_writer()({"notice": texts.worker_failed(unit_id, text).rstrip()})
+
+
 def make_step_node(deps: Deps, inputs: TeamInputs):
     """The parent's node for ``Send("step", payload)``: the step's unit under its worker's actor."""
-    step = build_step(deps, inputs).compile(name="step")
-
-    async def run_step(payload: dict[str, Any], config: RunnableConfig) -> dict[str, Any]:
-        announce(payload["unit_id"], config)
-        try:
-            await cancel_unanswered(step, config)  # resumed after a crash inside execute_tools (Q11)
-            out = await step.ainvoke(payload, member_config(config, payload["worker"]), output_keys=STREAMED)
-        except GraphInterrupt as stop:  # an approval stops the parent run; the question names the step
-            raise GraphInterrupt([named(i, payload["unit_id"]) for i in stop.args[0]]) from None
-        except GraphBubbleUp:
-            raise
-        except Exception as exc:  # a failing step fails alone; its sibling finishes
-            text = f"{type(exc).__name__}: {exc}"
-            get_stream_writer()({"notice": texts.worker_failed(payload["unit_id"], text).rstrip()})
-            out = {"result": {"ok": False, "text": text}}
-        result = {**(out.get("result") or {"ok": False, "text": NO_RESULT}),
-                  "approved_all": list(out.get("approved_all") or payload.get("approved_all") or []),
-                  "external_sources": list(out.get("external_sources") or [])}
-        return {"results": {payload["unit_id"]: result}}
-
-    return run_step
+    return make_unit_node(deps, mode=MODE, actor=lambda payload: payload["worker"], unit=build_step(deps, inputs),
+                          name="step", no_result=NO_RESULT, failed=step_failed)
 
 
 def build_team(deps: Deps, *, context_schema: type[RunContext] = RunContext) -> StateGraph:

@@ -39,15 +39,21 @@ from nodes.support.state import Deps, RunContext
 from nodes.unit import UnitInput, UnitOutput, UnitState, unit_finish, unit_start
 
 
-def build_unit(deps: Deps) -> StateGraph:
-    builder = StateGraph(UnitState, input_schema=UnitInput, output_schema=UnitOutput, context_schema=RunContext)
+def add_unit(builder: StateGraph, deps: Deps, *, finish_to: str) -> None:
+    """Wire one unit into ``builder``: ``START → unit_start → load_context → (agent loop) →
+    unit_finish → finish_to``. A Team step adds its review after ``unit_finish``."""
     builder.add_node("unit_start", unit_start)
     builder.add_node("load_context", make_load_context(deps))
     builder.add_node("unit_finish", unit_finish)
     builder.add_edge(START, "unit_start")
     builder.add_edge("unit_start", "load_context")
     add_agent_loop(builder, deps, after="load_context", exit_to="unit_finish")
-    builder.add_edge("unit_finish", END)
+    builder.add_edge("unit_finish", finish_to)
+
+
+def build_unit(deps: Deps) -> StateGraph:
+    builder = StateGraph(UnitState, input_schema=UnitInput, output_schema=UnitOutput, context_schema=RunContext)
+    add_unit(builder, deps, finish_to=END)
     return builder
 
 
@@ -95,24 +101,38 @@ async def cancel_unanswered(unit: Any, config: RunnableConfig) -> None:
         await unit.aupdate_state(at, {"messages": cancelled}, as_node="execute_tools")
 
 
-def make_unit_node(deps: Deps, *, mode: str, actor: Callable[[str], str] = lambda uid: f"task:{uid}"):
+def task_actor(payload: dict[str, Any]) -> str:
+    return f"task:{payload['unit_id']}"
+
+
+def make_unit_node(deps: Deps, *, mode: str, actor: Callable[[dict[str, Any]], str] = task_actor,
+                   unit: StateGraph | None = None, name: str = "unit", no_result: str = "任务没有结果",
+                   failed: Callable[[str, str], None] | None = None):
     """The parent's node for ``Send(<node>, UnitInput)``; returns ``{"results": {unit_id: result}}``
-    where a result is ``{"ok", "text", "trusted_urls", "approved_all", "external_sources"}``."""
-    unit = build_unit(deps).compile(name="unit")
+    where a result is ``{"ok", "text", "trusted_urls", "approved_all", "external_sources", ...}``.
+
+    ``unit``: the unit's graph (default :func:`build_unit`; a Team step is one with its review
+    around the loop), compiled as ``name``; ``actor(payload)`` labels its ledger lines;
+    ``no_result`` is the failure text of a unit that returned none; ``failed(unit_id, text)`` is
+    told of a unit that raised."""
+    compiled = (unit if unit is not None else build_unit(deps)).compile(name=name)
 
     async def run_unit(payload: UnitInput, config: RunnableConfig) -> dict[str, Any]:
         unit_id = payload["unit_id"]
         announce(unit_id, config)
         try:
-            await cancel_unanswered(unit, config)
-            out = await unit.ainvoke(payload, unit_config(config, mode, actor(unit_id)), output_keys=STREAMED)
+            await cancel_unanswered(compiled, config)  # resumed after a crash inside execute_tools (Q11)
+            out = await compiled.ainvoke(payload, unit_config(config, mode, actor(payload)), output_keys=STREAMED)
         except GraphInterrupt as stop:  # an approval stops the parent run; the question names the unit
             raise GraphInterrupt([named(i, unit_id) for i in stop.args[0]]) from None
         except GraphBubbleUp:
             raise
         except Exception as exc:  # a failing unit fails alone (house style: concurrency)
-            out = {"result": {"ok": False, "text": f"{type(exc).__name__}: {exc}"}}
-        result = {**(out.get("result") or {"ok": False, "text": "任务没有结果"}),
+            text = f"{type(exc).__name__}: {exc}"
+            if failed is not None:
+                failed(unit_id, text)
+            out = {"result": {"ok": False, "text": text}}
+        result = {**(out.get("result") or {"ok": False, "text": no_result}),
                   "approved_all": list(out.get("approved_all") or payload.get("approved_all") or []),
                   "external_sources": list(out.get("external_sources") or [])}
         return {"results": {unit_id: result}}

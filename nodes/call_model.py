@@ -29,20 +29,15 @@ from nodes.guards.response import (PROVIDER_ERRORS, Checked, DroppedMidStream, I
                                   check_response, stream_response)
 from nodes.support.state import AgentState, Deps, RunContext, long_term_memory, run_context
 from nodes.guards.turn import FINALIZATION_NOTICE, current_turn, exceeded, finalization_request
-from prompts import PromptSources, assemble_system_prompt
+from prompts import PromptSources, assemble_system_prompt, loop_prompt
 from tools.registry import schemas
 
 Notify = Callable[[str], None]
 
 
-# The run's mode -> its mode prompt (prompts.MODE_FILES); a mode without one gets the agent's.
-PROMPT_MODES = {"plan": "plan", "team": "team-worker"}  # Team: only workers run the loop
-
-
 def system_prompt(deps: Deps, ctx: RunContext, now: datetime, project_context: str = "") -> str:
     sources = PromptSources.for_project(deps.prompt_home, Path(ctx.project_root))
-    mode = PROMPT_MODES.get(ctx.mode, "agent")
-    return assemble_system_prompt(mode=mode, approval=ctx.approval, now=now, sources=sources,
+    return assemble_system_prompt(mode=loop_prompt(ctx.mode), approval=ctx.approval, now=now, sources=sources,
                                   skills=skill_index(deps, ctx), project_context=project_context)
 
 

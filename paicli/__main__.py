@@ -9,7 +9,6 @@ from __future__ import annotations
 import argparse
 import sys
 
-MODES = ("react", "plan", "team")
 EVAL_SUITES = ("extraction",)
 
 
@@ -24,7 +23,10 @@ def parser() -> argparse.ArgumentParser:
         "sessions and memory to or from PAICLI_DATABASE_URL (see 'paicli db --help').",
     )
     p.add_argument("-p", "--prompt", metavar="TEXT", help="run one turn without the REPL, print the answer, exit")
-    p.add_argument("--mode", choices=MODES, default="react", help="agent mode (default: react)")
+    from paicli.modes import DEFAULT_MODE, MODES  # standard library only
+
+    p.add_argument("--mode", choices=[m.flag for m in MODES], default=DEFAULT_MODE,
+                   help="agent mode: " + "; ".join(m.summary for m in MODES))
     p.add_argument("--session", metavar="ID", help="continue (or create) the session with this id")
     p.add_argument("--project", metavar="DIR", help="project root the tools work in (default: current directory)")
     p.add_argument("--yes", action="store_true", help="approve every approval request (for scripts)")

@@ -14,6 +14,7 @@ import uuid
 from dataclasses import replace
 from typing import TYPE_CHECKING, Any
 
+from paicli.modes import DEFAULT_MODE
 from paicli.settings import ConfigError, Settings, load_settings
 
 if TYPE_CHECKING:  # both import LangGraph or jieba: the REPL imports them in the background
@@ -102,7 +103,9 @@ class App:
         # Session mode and approval level (paicli.session_modes): `--mode plan` starts in plan mode,
         # PAICLI_HITL=on in ask mode; `--yes` approves everything until a mode or /hitl changes it.
         mode = getattr(args, "mode", "react")
-        self.team_inputs = mode == "team"  # `--mode team`: every input is a Team run
+        # `--mode <a run apart>` (paicli.modes) makes every input such a run; `--mode plan` does so
+        # through the `plan` session mode, which Shift+Tab can leave.
+        self.flag_mode = mode if mode != "plan" and mode != DEFAULT_MODE else None
         self.session_mode = "plan" if mode == "plan" else "ask" if self._settings.approval == "ask" else "auto"
         self._approval = "yes" if getattr(args, "yes", False) else self._settings.approval
         self.on_history_clear: Any = None  # the REPL forgets its in-memory input history (/history clear)
@@ -135,9 +138,9 @@ class App:
 
     def mode_for_input(self) -> str:
         """The mode of the next plain input (s.1 item 4): a pending ``/plan`` or ``/team``, else
-        ``--mode team``, else plan in the ``plan`` session mode, else ReAct."""
+        ``--mode team`` (or another run apart), else plan in the ``plan`` session mode, else ReAct."""
         mode, self.next_mode = self.next_mode, None
-        return mode or ("team" if self.team_inputs else "plan" if self.session_mode == "plan" else "react")
+        return mode or self.flag_mode or ("plan" if self.session_mode == "plan" else DEFAULT_MODE)
 
     @property
     def approval(self) -> str:

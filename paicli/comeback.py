@@ -17,7 +17,8 @@ import tempfile
 from pathlib import Path
 from typing import Any
 
-MODES = ("plan", "team")  # paicli.modes.MODE_SPECS (not imported: it imports the graphs)
+from paicli.modes import RUN_MODES
+
 ENDED = {"completed", "partial", "failed", "cancelled"}
 STARTUP = "⏸️ 这个项目最近的会话 {sid} 有未完成的 {mode} 运行，paicli --continue 继续执行。"
 NO_SESSION = "这个项目还没有会话可以继续：用 paicli --session <id> --continue 指定一个会话"
@@ -67,7 +68,7 @@ def unfinished_mode(saver: Any, session_id: str) -> str | None:
     """The mode of the session's run that did not end, read from ``saver`` (the ledger)."""
     from memory.ledger.namespaced import NamespacedSaver
 
-    for mode in MODES:
+    for mode in RUN_MODES:
         found = NamespacedSaver(saver, mode).get_tuple({"configurable": {"thread_id": session_id,
                                                                          "checkpoint_ns": ""}})
         if found is not None and found.checkpoint["channel_values"].get("status") not in ENDED:

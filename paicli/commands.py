@@ -11,6 +11,7 @@ from datetime import datetime
 from typing import TYPE_CHECKING, Any, Awaitable, Callable
 
 from paicli.context_view import render_context
+from paicli.modes import COMMANDS as MODE_COMMANDS, MODES
 
 if TYPE_CHECKING:  # the App imports this module lazily
     from paicli.app import App
@@ -42,8 +43,7 @@ HELP = [
     ("/audit [N]", "查看今天最近 N 条危险工具调用的审计记录（默认 10）"),
     ("/mcp [restart|disable|enable|trust|logs <name>]", "查看 MCP server 状态与工具数；重启、停用、启用、信任项目 server、查看日志"),
     ("/mcp resources|prompts [name]", "列出 MCP server 提供的资源与提示词（@server:uri 在输入中引用资源）"),
-    ("/plan [任务]", "用 Plan-and-Execute 模式执行任务；不带任务时下一条输入使用该模式"),
-    ("/team [任务]", "用多 Agent 协作模式（规划者 + 执行者 + 检查者）执行任务；不带任务时下一条输入使用该模式"),
+    *((f"{m.command} [任务]", m.command_help) for m in MODES if m.command),  # paicli.modes
     ("/continue", "继续执行当前会话中被中断的计划或多 Agent 运行"),
     ("/snapshot [list|status|clean [N]]", "查看每次运行前自动保存的项目快照、仓库占用；clean 只保留最近 N 个"),
     ("/restore [N]", "把工作区恢复到第 N 个快照（默认 1 = 最近一次运行之前），先列出改动并确认；可再次 /restore 1 撤销"),
@@ -58,16 +58,11 @@ HELP = [
 ]
 EXIT_WORDS = {"/exit", "/quit", "exit", "quit"}
 NAMES = ["/help", "/model", "/resume", "/clear", "/compact", "/context", "/save", "/memory", "/skill", "/audit", "/mcp",
-         "/plan", "/team", "/continue", "/snapshot", "/restore", "/mode", "/hitl", "/policy", "/config", "/init",
+         *MODE_COMMANDS, "/continue", "/snapshot", "/restore", "/mode", "/hitl", "/policy", "/config", "/init",
          "/export", "/history", "/exit", "/quit"]  # for completion
 RESUME_LIST_LIMIT = 20
 
 
-# reference (s.1 item 8): /plan or /team without a task
-NEXT_MODE = {
-    "plan": "📋 下一条任务将使用 Plan-and-Execute 模式，输入任务前按 ESC 可取消，执行完成后自动回到默认 ReAct。",
-    "team": "👥 下一条任务将使用多 Agent 协作模式（规划者 + 执行者 + 检查者），输入任务前按 ESC 可取消，执行完成后自动回到默认 ReAct。",
-}
 UNFINISHED = "⏸️ 该会话有未完成的 {mode} 运行，输入 /continue 继续执行。"
 
 
@@ -154,12 +149,12 @@ async def _dispatch(text: str, app: App, say: Output, read_line: ReadLine | None
         from paicli.mcp_commands import mcp
 
         await mcp(payload, app, say, interactive=read_line is not None)
-    elif word in ("/plan", "/team"):
-        mode = word[1:]
+    elif word in MODE_COMMANDS:
+        mode = MODE_COMMANDS[word].name
         if payload:
             return Outcome(run=(mode, payload))
         app.next_mode = mode
-        say(NEXT_MODE[mode])
+        say(MODE_COMMANDS[word].next_input)
     elif word == "/continue":
         mode = await app.session.unfinished_mode()
         if mode is None:

@@ -1,4 +1,5 @@
-"""Running a Plan (or Team) graph for a session: the CLI side the two modes share.
+"""Running a Plan (or Team) graph for a session: the CLI side the two modes share. The run
+itself goes through the driver every mode shares (``paicli.driver``).
 
 - **Where it lives.** The mode's graph is compiled over the session's ledger under a namespace
   of its own (``memory.ledger.namespaced``): a run belongs to the session (same file, the same
@@ -9,10 +10,9 @@
 - **Unfinished runs.** A run cut short (Ctrl-C, ``kill -9``) is still pending in the ledger:
   ``unfinished`` says so and ``run(None, …)`` finishes it; LangGraph re-runs only the tasks that
   had not finished, each from its last checkpoint (Q11).
-- **What the units do (issue 26).** A unit's node announces its id with the namespace its
-  subgraph streams under (``graphs/unit.py``); each task's or step's tool calls and failed results
-  are shown as ReAct's, prefixed with its id, the running units feed one live status line, and
-  every model call of the run (planner, units, reviewers) counts in the closing token line.
+- **What the units do (issue 26).** ``paicli.driver.UnitWatcher``: each task's or step's tool
+  calls and failed results are shown as ReAct's, prefixed with its id, the running units feed one
+  live status line, and every model call of the run counts in the closing token line.
 - **Handoff (Q20).** A finished run leaves the goal and its result in the ReAct conversation, so
   a follow-up question can refer to them.
 """
@@ -21,15 +21,14 @@ from __future__ import annotations
 
 import time
 from dataclasses import dataclass
-from typing import Any, Callable
+from typing import Any
 
-from langchain_core.messages import AIMessage, HumanMessage, ToolMessage
-from langgraph.graph import StateGraph
-from langgraph.types import Command
+from langchain_core.messages import AIMessage, HumanMessage
 
 from memory.ledger.namespaced import NamespacedSaver
-from nodes.support.state import Deps
 from paicli.answers import Answers
+from paicli.driver import UnitWatcher, drive
+from paicli.modes import ModeSpec
 from paicli.render import RunLine
 
 HANDOFF_CHARS = 4000  # Q20: the result left in the ReAct conversation, cut to this
@@ -52,19 +51,11 @@ class RunResult:
         return self.status == "completed"
 
 
-@dataclass(frozen=True)
-class ModeSpec:
-    """A mode the CLI can run: its graph builder and the actor of its own (non-unit) lines."""
-
-    build: Callable[[Deps], StateGraph]
-    actor: str
-
-
 class ModeRun:
-    def __init__(self, session: Any, mode: str, spec: ModeSpec):
-        self.session, self.mode, self.spec = session, mode, spec
-        saver = NamespacedSaver(session.checkpointer, mode)
-        self.graph = spec.build(session.deps).compile(checkpointer=saver, store=session.store, name=mode)
+    def __init__(self, session: Any, spec: ModeSpec):
+        self.session, self.mode, self.spec = session, spec.name, spec
+        saver = NamespacedSaver(session.checkpointer, self.mode)
+        self.graph = spec.build(session.deps).compile(checkpointer=saver, store=session.store, name=self.mode)
 
     @property
     def config(self) -> dict[str, Any]:
@@ -80,63 +71,17 @@ class ModeRun:
         context = self.session.mode_context(self.mode, review=review)
         ui.run_line = RunLine()
         self.session.remember()
-        async with self.session.turn_lock(ui.notice):
-            while True:
-                interrupts = await self._stream(pending, context, ui, result)
-                if not interrupts:
-                    break
-                pending = Command(resume=await answers.answer_all(interrupts))
+
+        async def finish() -> None:
             values = (await self.graph.aget_state(self.config)).values
             result.answer, result.status = values.get("outcome") or "", values.get("status") or ""
             result.detail, result.seconds = values.get("error") or "", time.monotonic() - started
             if result.answer and result.status != CANCELLED_STATUS:
                 await self.handoff(values.get("submitted") or text or "", result.answer)
+
+        await drive(self.graph, pending, self.config, context, UnitWatcher(ui, result), answers.answer_all,
+                    self.session.turn_lock(ui.notice), finish)
         return result
-
-    async def _stream(self, graph_input: Any, context: Any, ui: Any, result: RunResult) -> list[Any]:
-        found: dict[str, Any] = {}
-        units: dict[str, str] = {}  # a unit's namespace (its node's checkpoint_ns) -> its id
-        async for ns, mode, data in self.graph.astream(graph_input, self.config, context=context,
-                                                       stream_mode=["updates", "custom"], subgraphs=True,
-                                                       durability="sync"):
-            if not isinstance(data, dict):
-                continue
-            if mode == "custom":
-                self._on_custom(data, ui, result, units)
-                continue
-            for node, update in data.items():
-                if node == "__interrupt__":
-                    found.update({i.id: i for i in update})
-                elif isinstance(update, dict):
-                    self._on_update(units.get(ns[0]) if ns else None, node, update, ui, result)
-        return list(found.values())
-
-    def _on_custom(self, data: dict[str, Any], ui: Any, result: RunResult, units: dict[str, str]) -> None:
-        if data.get("notice"):
-            ui.notice(data["notice"])
-        if data.get("unit") and data.get("ns"):  # a unit starts (or resumes)
-            units[str(data["ns"])] = str(data["unit"])
-            if data["unit"] not in ui.run_line.running:
-                ui.run_line.running.append(str(data["unit"]))
-        if isinstance(data.get("usage"), dict):  # a model call outside any unit (the Plan planner)
-            _count(data["usage"], result)
-
-    def _on_update(self, unit: str | None, node: str, update: dict[str, Any], ui: Any, result: RunResult) -> None:
-        messages = list(update.get("messages") or [])
-        for message in messages:
-            if isinstance(message, AIMessage) and message.usage_metadata:
-                _count(message.usage_metadata, result)
-        if unit is None:
-            if isinstance(update.get("results"), dict):  # a unit finished: it leaves the status line
-                ui.run_line.running = [u for u in ui.run_line.running if u not in update["results"]]
-            return
-        if node == "call_model":
-            for message in messages:
-                if isinstance(message, AIMessage):
-                    ui.run_line.calls += len(message.tool_calls) + len(message.invalid_tool_calls)
-                    ui.model_message(message, unit=unit)
-        elif node == "execute_tools":
-            ui.tool_results([m for m in messages if isinstance(m, ToolMessage)], unit=unit)
 
     async def handoff(self, goal: str, answer: str) -> None:
         """Q20: the goal and the result, as a user/assistant pair of the ReAct conversation."""
@@ -144,10 +89,3 @@ class ModeRun:
         update = {"messages": [HumanMessage(goal), AIMessage(text)]}
         # as_node="extract_facts": the pair reads as a finished turn, nothing left to run.
         await self.session.graph.aupdate_state(self.session.config, update, as_node="extract_facts")
-
-
-def _count(usage: dict[str, Any], result: RunResult) -> None:
-    result.model_calls += 1
-    result.input_tokens += usage.get("input_tokens", 0)
-    result.output_tokens += usage.get("output_tokens", 0)
-    result.cached_tokens += (usage.get("input_token_details") or {}).get("cache_read") or 0

@@ -18,6 +18,7 @@ from typing import Any
 
 from paicli import commands
 from paicli.app import App, sandbox_warning
+from paicli.modes import MODE_SPECS, NOT_COMPLETED, STOPPED
 from paicli.render import REFUSED_CLOSING, Renderer, usage_line
 from paicli.terminal import write_line
 
@@ -42,9 +43,7 @@ def run_oneshot(args: Any) -> int:
         return 2
     _warn_unsandboxed(app)
     app.warm_up()
-    if args.mode != "react":
-        return asyncio.run(_mode_turn(app, args.mode, text))
-    return asyncio.run(_turn(app, text))
+    return asyncio.run(_run(app, args.mode, text))
 
 
 def run_continue(args: Any) -> int:
@@ -68,7 +67,7 @@ async def _continue(app: App) -> int:
     if mode is None:
         write_line(f"会话 {app.session_id} 没有未完成的运行。", sys.stderr)
         return 0
-    return await _mode_turn(app, mode, None)
+    return await _run(app, mode, None)
 
 
 def renderer(app: App) -> Renderer:
@@ -86,22 +85,30 @@ def refused(renderer: Renderer, app: App) -> bool:
     return bool(renderer.refused)
 
 
-async def _mode_turn(app: App, mode: str, text: str | None) -> int:
-    """A Plan (or Team) run: progress on stderr, the summary on stdout; 0 only when it completed
-    and no approval was refused."""
-    from paicli.modes import CANCELLED, MODE_BANNERS, NOT_COMPLETED, STOPPED
-
+async def _run(app: App, mode: str, text: str | None) -> int:
+    """The one entry point for a run in any mode (``paicli.modes``; text None: finish the
+    session's unfinished run): progress on stderr, the answer or the run's summary on stdout."""
+    spec = MODE_SPECS[mode]
     app.start_mcp(lambda line: write_line(line, sys.stderr))
     shown = renderer(app)
-    shown.notice(MODE_BANNERS[mode])
+    if spec.banner:
+        shown.notice(spec.banner)
+    if not spec.runs_apart:
+        shown.waiting()
     try:
-        result = await app.session.mode_run(mode).run(text, shown, review=False)
+        result = await app.session.run(mode, text, shown, review=False)
     except (KeyboardInterrupt, asyncio.CancelledError):
-        shown.notice(CANCELLED[mode], style="yellow")
-        shown.notice(STOPPED.format(sid=app.session_id), style="yellow")
+        if spec.runs_apart:  # a run apart says how to finish it; a ReAct turn just ends (exit 130)
+            shown.notice(spec.cancelled, style="yellow")
+            shown.notice(STOPPED.format(sid=app.session_id), style="yellow")
         raise
     finally:
         await app.close_mcp()
+    return await (_summary if spec.runs_apart else _answer)(app, shown, result)
+
+
+async def _summary(app: App, shown: Renderer, result: Any) -> int:
+    """A Plan (or Team) run's end: 0 only when it completed and no approval was refused."""
     shown.stop_waiting()
     if result.status == "failed":  # no summary to give: why, and what the model sent, on stderr
         for line in (result.answer, result.detail):
@@ -133,20 +140,14 @@ async def _run_command(text: str, app: App, out: commands.Output) -> int:
     try:
         outcome = await commands.handle(text, app, out)
         if outcome.run is not None:
-            return await _mode_turn(app, *outcome.run)
+            return await _run(app, *outcome.run)
         return 1 if outcome.failed else 0
     finally:
         await app.close_mcp()
 
 
-async def _turn(app: App, text: str) -> int:
-    app.start_mcp(lambda line: write_line(line, sys.stderr))
-    shown = renderer(app)
-    shown.waiting()
-    try:
-        result = await app.session.run_turn(text, shown)
-    finally:
-        await app.close_mcp()
+async def _answer(app: App, shown: Renderer, result: Any) -> int:
+    """A ReAct turn's end: 0 when it answered and no approval was refused."""
     shown.finish(result)  # names the error, or an empty answer, on stderr
     if result.error:
         refused(shown, app)

@@ -23,11 +23,11 @@ from rich.text import Text
 from memory.ledger.owner import LedgerConflict, SessionBusy
 from paicli import commands
 from paicli.app import App, sandbox_lines
+from paicli.modes import DEFAULT_MODE, MODE_SPECS, STOPPED_REPL
 from paicli.render import Renderer, usage_line
 from paicli.status_bar import StatusBar
 from paicli.terminal import SafeConsole, visible
 
-CANCELLED = "⏹️ 已取消当前任务。"  # reference s.7
 
 
 def history_file(home: Path) -> FileHistory:
@@ -164,7 +164,7 @@ class Repl:
         if mode is None:
             self.say(f"会话 {self.app.session_id} 没有未完成的运行。")
         else:
-            await self.mode_turn(mode, None)
+            await self.run_mode(mode, None)
 
     async def unfinished_notice(self) -> None:
         """Issue 26: one line when the project's newest session has a run that did not end; read
@@ -219,60 +219,49 @@ class Repl:
                 if outcome.exit:
                     return 0
                 if outcome.run is not None:
-                    await self.mode_turn(*outcome.run)
+                    await self.run_mode(*outcome.run)
                 await self.status.after_turn(None)
                 continue
             mode = self.app.mode_for_input()
-            self.status.phase = "running" if mode == "react" else mode
-            if mode == "react":
-                await self.status.after_turn(await self.turn(text.strip()))
-            else:
-                await self.mode_turn(mode, text.strip())
-                await self.status.after_turn(None)
+            self.status.phase = "running" if mode == DEFAULT_MODE else mode
+            result = await self.run_mode(mode, text.strip())
+            await self.status.after_turn(result if mode == DEFAULT_MODE else None)  # a run apart has no turn figures
 
-    async def turn(self, text: str) -> Any:
-        """One ReAct turn; its ``TurnResult``, or None when it was cancelled or refused."""
+    async def run_mode(self, mode: str, text: str | None) -> Any:
+        """The one entry point for a run in any mode (``paicli.modes``; text None: finish the
+        session's unfinished run). ReAct streams its answer; a run apart (Plan, Team) prints its
+        banner, is reviewed here and ends with its summary and token line (every unit's calls).
+        Ctrl-C cancels it (reference s.7), and a run apart says how to finish it (issue 26).
+        Returns its result, or None when it was cancelled or refused."""
+        spec = MODE_SPECS[mode]
         renderer = Renderer(stream_answer=True, read_line=self.read_answer, read_review=self.read_review)
-        renderer.waiting()
-        task = asyncio.ensure_future(self.app.session.run_turn(text, renderer))
+        if spec.banner:
+            renderer.notice(spec.banner, style="bold")
+        if not spec.runs_apart:
+            renderer.waiting()
+        task = asyncio.ensure_future(self.app.session.run(mode, text, renderer, review=True))
         loop = asyncio.get_running_loop()
         loop.add_signal_handler(signal.SIGINT, task.cancel)
         try:
             result = await task
         except asyncio.CancelledError:
-            renderer.notice(CANCELLED, style="yellow")
+            renderer.notice(spec.cancelled, style="yellow")
+            if spec.runs_apart:
+                renderer.notice(STOPPED_REPL.format(sid=self.app.session_id), style="yellow")
             return None
         except (SessionBusy, LedgerConflict) as exc:  # another process writes the session: say so, keep the REPL
             renderer.notice(str(exc), style="red")
             return None
         finally:
             loop.remove_signal_handler(signal.SIGINT)
-        renderer.finish(result)
+        if spec.runs_apart:
+            self.show_run(renderer, result)
+        else:
+            renderer.finish(result)
         self.console.print()
         return result
 
-
-    async def mode_turn(self, mode: str, text: str | None) -> None:
-        """A Plan (or Team) run: reviewed here, Ctrl-C cancels it (reference s.7) and says how to
-        finish it (issue 26); the token line counts every unit's calls."""
-        from paicli.modes import CANCELLED, MODE_BANNERS, STOPPED_REPL
-
-        renderer = Renderer(stream_answer=True, read_line=self.read_answer, read_review=self.read_review)
-        renderer.notice(MODE_BANNERS[mode], style="bold")
-        task = asyncio.ensure_future(self.app.session.mode_run(mode).run(text, renderer, review=True))
-        loop = asyncio.get_running_loop()
-        loop.add_signal_handler(signal.SIGINT, task.cancel)
-        try:
-            result = await task
-        except asyncio.CancelledError:
-            renderer.notice(CANCELLED[mode], style="yellow")
-            renderer.notice(STOPPED_REPL.format(sid=self.app.session_id), style="yellow")
-            return
-        except (SessionBusy, LedgerConflict) as exc:
-            renderer.notice(str(exc), style="red")
-            return
-        finally:
-            loop.remove_signal_handler(signal.SIGINT)
+    def show_run(self, renderer: Renderer, result: Any) -> None:
         renderer.stop_waiting()
         if result.answer.strip():
             self.console.print(result.answer, markup=False)
@@ -280,7 +269,6 @@ class Repl:
             self.console.print(result.detail, markup=False, style="yellow")
         if result.model_calls:
             self.console.print(usage_line(result), style="dim")
-        self.console.print()
 
 
 def run_repl(args: Any) -> int:

@@ -19,9 +19,8 @@ from contextlib import asynccontextmanager
 from dataclasses import dataclass, field, replace
 from typing import Any, Protocol
 
-from langchain_core.messages import AIMessage, AIMessageChunk, HumanMessage, RemoveMessage, ToolMessage
+from langchain_core.messages import AIMessage, HumanMessage, RemoveMessage, ToolMessage
 from langgraph.graph.message import REMOVE_ALL_MESSAGES
-from langgraph.types import Command
 
 from graphs.react import build_react
 from memory.ledger.saver import JsonlLedgerSaver
@@ -37,6 +36,7 @@ from nodes.compact import state_update
 from nodes.support.state import Deps, RunContext
 from paicli.answers import ask_audited
 from paicli.context_view import ContextUsage
+from paicli.driver import TurnWatcher, drive
 from paicli.request_prefix import stable_prefix
 from paicli.models import make_chat_model, make_review_model
 from paicli.settings import Settings
@@ -308,14 +308,14 @@ class Session:
             from paicli.mode_run import ModeRun
             from paicli.modes import MODE_SPECS
 
-            self._mode_runs[mode] = ModeRun(self, mode, MODE_SPECS[mode])
+            self._mode_runs[mode] = ModeRun(self, MODE_SPECS[mode])
         return self._mode_runs[mode]
 
     async def unfinished_mode(self) -> str | None:
         """The mode of a run of this session that was cut short (Q11), if any."""
-        from paicli.modes import MODE_SPECS
+        from paicli.modes import RUN_MODES
 
-        for mode in MODE_SPECS:
+        for mode in RUN_MODES:
             if await self.mode_run(mode).unfinished():
                 return mode
         return None
@@ -336,17 +336,28 @@ class Session:
 
         remember_session(self.settings.home, self.settings.project_root, self.session_id)
 
+    async def run(self, mode: str, text: str | None, ui: Any, *, review: bool) -> Any:
+        """A run in ``mode`` (``paicli.modes``): a ReAct turn (``TurnResult``) or a run apart
+        (``paicli.mode_run.RunResult``; text None finishes the unfinished one)."""
+        from paicli.modes import RUN_MODES
+
+        if mode in RUN_MODES:
+            return await self.mode_run(mode).run(text, ui, review=review)
+        return await self.run_turn(text or "", ui)
+
     async def run_turn(self, text: str, ui: TurnUI) -> TurnResult:
+        """One ReAct turn, through the driver every mode shares (``paicli.driver``)."""
         result, started = TurnResult(), time.monotonic()
         self.remember()
         if self.mcp is not None:  # servers still starting get the startup wait (reference x)
             await self.mcp.wait_started()
         pending: Any = {"messages": await self._user_messages(text, ui)}
-        async with self.turn_lock(ui.notice):
-            while pending is not None:
-                interrupts = await self._stream(pending, ui, result)
-                pending = Command(resume={i.id: await ask_audited(ui, i.value, self.deps.audit)
-                                          for i in interrupts}) if interrupts else None
+
+        async def answer(interrupts: list[Any]) -> dict[str, Any]:
+            return {i.id: await ask_audited(ui, i.value, self.deps.audit) for i in interrupts}
+
+        await drive(self.graph, pending, self.config, self.context, TurnWatcher(self, ui, result), answer,
+                    self.turn_lock(ui.notice))
         result.seconds = time.monotonic() - started
         return result
 
@@ -361,57 +372,6 @@ class Session:
             ui.notice(warning)
         resources = expansion_message(expansion)
         return [HumanMessage(text), *([resources] if resources else [])]
-
-    async def _stream(self, graph_input: Any, ui: TurnUI, result: TurnResult) -> list[Any]:
-        interrupts: dict[str, Any] = {}
-        stream = self.graph.astream(
-            graph_input, self.config, context=self.context, stream_mode=["messages", "updates", "custom"],
-            subgraphs=True, durability="sync",
-        )
-        async for _namespace, mode, data in stream:
-            if mode == "custom":
-                if isinstance(data, dict) and data.get("notice"):
-                    ui.notice(data["notice"])
-                continue
-            if mode == "messages":
-                chunk, meta = data
-                if isinstance(chunk, AIMessageChunk) and meta.get("langgraph_node") == "call_model" and chunk.content:
-                    ui.token(chunk.text if hasattr(chunk, "text") else str(chunk.content))
-                continue
-            for node, update in data.items():
-                if node == "__interrupt__":
-                    interrupts.update({i.id: i for i in update})
-                elif isinstance(update, dict):
-                    self._on_update(node, update, ui, result)
-        return list(interrupts.values())
-
-    def _on_update(self, node: str, update: dict[str, Any], ui: TurnUI, result: TurnResult) -> None:
-        if node == "call_model":
-            if update.get("error"):
-                result.error = update["error"]
-            for message in update.get("messages") or []:
-                if isinstance(message, AIMessage):
-                    self._count(message, result)
-                    ui.model_message(message)
-        elif node == "execute_tools":
-            ui.tool_results([m for m in update.get("messages") or [] if isinstance(m, ToolMessage)])
-        if "external_sources" in update:  # execute_tools, or prepare_turn for a mentioned resource
-            self.external_sources = tuple(update["external_sources"] or ())
-
-    def _count(self, message: AIMessage, result: TurnResult) -> None:
-        usage = message.usage_metadata or {}
-        result.model_calls += 1
-        result.input_tokens += usage.get("input_tokens", 0)
-        result.output_tokens += usage.get("output_tokens", 0)
-        self.stats.calls += 1
-        self.stats.input += usage.get("input_tokens", 0)
-        self.stats.output += usage.get("output_tokens", 0)
-        cached = (usage.get("input_token_details") or {}).get("cache_read") or 0
-        result.cached_tokens += cached
-        self.stats.cached += cached
-        result.tool_calls += len(message.tool_calls) + len(message.invalid_tool_calls)
-        if not message.tool_calls and not message.invalid_tool_calls:
-            result.answer = message.text if hasattr(message, "text") else str(message.content)
 
 
 def _to_stderr(text: str) -> None:

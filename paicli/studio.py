@@ -13,12 +13,10 @@ the CLI would start (``tools.mcp``) start with the server, and their tools are t
 from __future__ import annotations
 
 import sys
-from dataclasses import dataclass
+from dataclasses import dataclass, field, make_dataclass
 
-from graphs.plan import build_plan
-from graphs.react import build_react
-from graphs.team import build_team
 from nodes.support.state import RunContext
+from paicli.modes import MODES
 from paicli.session import attach_mcp, make_deps
 from paicli.settings import load_settings
 from tools.mcp.servers import McpServers
@@ -42,24 +40,16 @@ attach_mcp(_deps, _mcp)
 for _problem in _settings.mcp.problems:
     print(_problem, file=sys.stderr)
 _mcp.start()
-react = build_react(_deps, context_schema=StudioContext, raise_on_error=True)[0].compile(name="react")
-# The plan review and each task's approvals are interrupts; a task's messages are under its
-# own namespace (subgraphs=True in the SDK's stream, or the thread state's tasks).
-@dataclass(frozen=True)
-class PlanStudioContext(StudioContext):
-    """A Plan run's context: its tasks get the plan prompt and its ledger lines say ``plan``."""
 
-    mode: str = "plan"
-
-
-plan = build_plan(_deps, context_schema=PlanStudioContext).compile(name="plan")
-
-
-@dataclass(frozen=True)
-class TeamStudioContext(StudioContext):
-    """A Team run's context: its workers' prompt is chosen by ``mode`` (nodes/call_model.py)."""
-
-    mode: str = "team"
-
-
-team = build_team(_deps, context_schema=TeamStudioContext).compile(name="team")
+# One graph per mode (paicli.modes), each with a context whose ``mode`` is its own, so a run's
+# units get that mode's prompt and its ledger lines say that mode. The plan review and each
+# task's approvals are interrupts; a task's messages are under its own namespace
+# (subgraphs=True in the SDK's stream, or the thread state's tasks).
+CONTEXTS: dict[str, type[StudioContext]] = {
+    spec.name: make_dataclass(f"{spec.name.title()}StudioContext", [("mode", str, field(default=spec.name))],
+                              bases=(StudioContext,), frozen=True)
+    for spec in MODES
+}
+for _spec in MODES:
+    globals()[_spec.studio_graph] = _spec.build(_deps, context_schema=CONTEXTS[_spec.name],
+                                                **dict(_spec.studio_options)).compile(name=_spec.studio_graph)

@@ -32,6 +32,7 @@ from pathlib import Path
 from typing import Any
 
 from memory.errors import PaicliError
+from paicli.modes import MODES
 from paicli.studio_gate import cors_config
 from paicli.studio_leash import leash_command, python_command
 from paicli.studio_port import connect_host, pid_file, refuse_busy_port, write_pid
@@ -96,8 +97,7 @@ def write_config(state_dir: Path, port: int = DEFAULT_PORT, origins: tuple[str, 
     package_root = Path(__file__).resolve().parent.parent  # where `paicli`, `memory`, ... are installed
     config = {
         "dependencies": [str(package_root)],
-        "graphs": {"react": "paicli.studio:react", "plan": "paicli.studio:plan",
-                   "team": "paicli.studio:team"},
+        "graphs": {m.studio_graph: f"paicli.studio:{m.studio_graph}" for m in MODES},
         "checkpointer": {"path": "paicli.studio_stores.make_checkpointer"},
         "store": {"path": "paicli.studio_stores.make_store"},
         "http": {"app": "paicli.studio_gate:app", "cors": cors_config(port, origins)},

@@ -33,6 +33,14 @@ MODE_FILES = {
     "team-worker": "modes/team-worker.md",
     "team-reviewer": "modes/team-reviewer.md",
 }
+# A mode's name (RunContext.mode, paicli.modes) -> the MODE_FILES key of its agent loop's prompt;
+# a mode not listed gets the agent's. Team: only its workers run the loop.
+LOOP_PROMPTS = {"plan": "plan", "team": "team-worker"}
+
+
+def loop_prompt(mode: str) -> str:
+    """The ``MODE_FILES`` key of the agent loop's prompt in ``mode``."""
+    return LOOP_PROMPTS.get(mode, "agent")
 
 
 class PromptError(Exception):

@@ -13,6 +13,7 @@ from typing import Any
 from langgraph.config import get_stream_writer
 from langgraph.runtime import Runtime
 
+from nodes import dag
 from nodes.plan.model import COMPLETED, FAILED, PENDING, RUNNING, SKIPPED, dependents, progress, ready
 from nodes.plan.state import PlanState
 from nodes.plan.text import replan_goal
@@ -54,13 +55,6 @@ async def schedule(state: PlanState) -> dict[str, Any]:
     return {"plan": _with_status(plan, {t["id"]: (RUNNING, None) for t in batch}), "batch": [t["id"] for t in batch]}
 
 
-def _merged(state: PlanState, results: list[dict[str, Any]], key: str) -> list[str]:
-    found = list(state.get(key) or [])
-    for r in results:
-        found += [x for x in r.get(key) or [] if x not in found]
-    return found
-
-
 async def collect(state: PlanState, runtime: Runtime[RunContext]) -> dict[str, Any]:
     plan, results, notify = state["plan"], state.get("results") or {}, get_stream_writer()
     max_replans = max(0, run_context(runtime).max_replans)
@@ -77,7 +71,7 @@ async def collect(state: PlanState, runtime: Runtime[RunContext]) -> dict[str, A
         plan = _with_status(plan, {task_id: (FAILED, text)})
         notify({"notice": f"❌ 失败 [{task_id}]: {text}"})
         failures.append(f"任务 {task_id} 失败: {text}")
-        if not stopping and progress(plan) < 0.5:
+        if not stopping and progress(plan).fraction < 0.5:
             used = state.get("replans", 0)
             if used < max_replans:
                 notify({"notice": f"🔄 尝试重新规划（第 {used + 1}/{max_replans} 次）..."})
@@ -91,12 +85,10 @@ async def collect(state: PlanState, runtime: Runtime[RunContext]) -> dict[str, A
             skipped = [d for d in dependents(plan, task_id) if _status(plan, d) == PENDING]
             plan = _with_status(plan, {d: (SKIPPED, None) for d in skipped})
             failures += [f"任务 {d} 已跳过: 依赖的任务 {task_id} 失败" for d in skipped]
-    done = list(results.values())
     if update:  # the new plan's run starts afresh (its result replaces this one's)
         plan, failures, stopping = None, [], False
-    return {"plan": plan, **update, "results": None, "batch": [], "failures": failures,
-            "stopping": stopping, "approved_all": _merged(state, done, "approved_all"),
-            "external_sources": _merged(state, done, "external_sources")}
+    return {"plan": plan, **update, "batch": [], "failures": failures, "stopping": stopping,
+            **dag.collected(state, results)}
 
 
 def _status(plan: dict[str, Any], task_id: str) -> str:

@@ -11,7 +11,9 @@ from __future__ import annotations
 
 import json
 import re
-from typing import Any
+from typing import Any, Callable
+
+from nodes import dag
 
 TYPES = ("FILE_READ", "FILE_WRITE", "COMMAND", "ANALYSIS", "VERIFICATION")
 PENDING, RUNNING, COMPLETED, FAILED, SKIPPED = "PENDING", "RUNNING", "COMPLETED", "FAILED", "SKIPPED"
@@ -137,9 +139,13 @@ def tasks_in_order(plan: dict[str, Any]) -> list[dict[str, Any]]:
 
 
 def ready(plan: dict[str, Any]) -> list[dict[str, Any]]:
-    """PENDING tasks whose dependencies all COMPLETED, in execution order."""
-    done = {t["id"] for t in plan["tasks"] if t["status"] == COMPLETED}
-    return [t for t in tasks_in_order(plan) if t["status"] == PENDING and set(t["dependencies"]) <= done]
+    """PENDING tasks whose dependencies all COMPLETED, in execution order (``nodes.dag``)."""
+    return dag.ready(tasks_in_order(plan), _status_of(plan), pending=PENDING, completed=COMPLETED)
+
+
+def _status_of(plan: dict[str, Any]) -> Callable[[str], str]:
+    statuses = {t["id"]: t["status"] for t in plan["tasks"]}
+    return lambda task_id: statuses.get(task_id, PENDING)
 
 
 def batches(plan: dict[str, Any]) -> list[list[str]]:
@@ -157,18 +163,13 @@ def batches(plan: dict[str, Any]) -> list[list[str]]:
     return out
 
 
-def progress(plan: dict[str, Any]) -> float:
-    total = len(plan["tasks"])
-    return sum(t["status"] == COMPLETED for t in plan["tasks"]) / total if total else 1.0
+def progress(plan: dict[str, Any]) -> dag.Progress:
+    return dag.progress(plan["tasks"], _status_of(plan), completed=COMPLETED)
 
 
 def dependents(plan: dict[str, Any], task_id: str) -> list[str]:
     """Every task that depends on ``task_id``, directly or not, in execution order."""
-    found = {task_id}
-    for t in tasks_in_order(plan):
-        if found & set(t["dependencies"]):
-            found.add(t["id"])
-    return [i for i in plan["order"] if i in found and i != task_id]
+    return dag.dependents(tasks_in_order(plan), task_id)
 
 
 def leaves(plan: dict[str, Any]) -> list[dict[str, Any]]:

@@ -51,7 +51,7 @@ def visualize(plan: dict[str, Any], status: str = "CREATED") -> str:
         deps = ", ".join(t["dependencies"]) or "无"
         rows.append(f"│ {n}. {ICONS.get(t['status'], '?')} {t['id']} [{t['type']}] 依赖: {deps}")
         rows.append(f"│    {one_line(t['description'], DESCRIPTION_CHARS)}")
-    rows += [f"└{rule}", f"   进度: {progress(plan) * 100:.0f}% | 状态: {status}"]
+    rows += [f"└{rule}", f"   进度: {progress(plan).fraction * 100:.0f}% | 状态: {status}"]
     return "\n".join(rows)
 
 

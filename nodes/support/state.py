@@ -3,6 +3,7 @@
 - ``AgentState``: what one execution unit (the ReAct conversation, a Plan task, a Team member)
   checkpoints. ``messages`` is exactly what the model sees, minus the system prompt, which
   ``call_model`` assembles per call so it never goes stale.
+- ``ModeState``: what a Plan or Team run keeps besides its plan (``submitted``, ``outcome``, ``status``...).
 - ``RunContext``: plain per-run settings, passed as LangGraph runtime context.
 - ``Deps``: live objects handed to graph builders; tests substitute them.
 """
@@ -81,6 +82,20 @@ class RunContext:
     # The key that scopes project memory (reference j.1); "": the normalised project_root. With a
     # database, paicli sets the origin remote's URL, so every clone shares it (issue 28).
     project_key: str = ""
+
+
+class ModeState(TypedDict, total=False):
+    """What a mode apart from ReAct (Plan, Team) keeps beside its own plan, and what the CLI's
+    runner reads (``paicli.mode_run``): its state extends this."""
+
+    # The user's goal, then the run's final text: what Studio shows and what fact extraction reads.
+    messages: Annotated[list, add_messages]
+    submitted: str  # the user's text: the goal, and the authority for every unit's turn policy
+    outcome: str  # the final text
+    status: str  # "" running | completed | partial | failed | cancelled
+    approved_all: list[str]  # "approve all" answers, shared by every unit of the run
+    external_sources: list[str]  # reference (o.1): what any unit read
+    error: Optional[str]  # why a failed run failed, with a preview of what the model sent
 
 
 class MessagesInput(TypedDict):

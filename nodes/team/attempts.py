@@ -1,7 +1,7 @@
 """One step's attempts and reviews (reference s.5 runStep items 3-8), as a pure state machine.
 
 The step graph calls ``after_worker`` when the worker's loop ended and ``after_review`` when the
-reviewer answered; each returns the new progress, the lines to show, and what comes next:
+reviewer answered; each returns the new attempts record, the lines to show, and what comes next:
 ``REVIEW`` (ask the reviewer), ``RETRY`` (the worker again, history kept, with the feedback) or
 ``DONE``. A step fails only when its worker does on the first run; review never fails it, and
 after at most ``MAX_RETRIES`` retries it keeps the last result it accepted.
@@ -29,7 +29,9 @@ DONE: Next = "done"
 
 
 @dataclass(frozen=True)
-class Progress:
+class Attempts:
+    """A step's attempts so far: its worker's runs and the reviewer's answers."""
+
     step_id: str
     retries: int = 0  # worker re-runs after a rejection (at most MAX_RETRIES)
     accepted: str = ""  # the last result accepted from the worker
@@ -38,7 +40,7 @@ class Progress:
     failure: str = ""  # why the step failed
 
 
-def after_worker(p: Progress, ok: bool, text: str) -> tuple[Progress, list[str], Next]:
+def after_worker(p: Attempts, ok: bool, text: str) -> tuple[Attempts, list[str], Next]:
     """The worker's loop ended: ``ok`` False means its model call failed (``text`` says how)."""
     first = p.retries == 0
     if not ok:
@@ -53,7 +55,7 @@ def after_worker(p: Progress, ok: bool, text: str) -> tuple[Progress, list[str],
     return replace(p, accepted=text), [], REVIEW
 
 
-def after_review(p: Progress, verdict: Verdict | None) -> tuple[Progress, list[str], Next]:
+def after_review(p: Attempts, verdict: Verdict | None) -> tuple[Attempts, list[str], Next]:
     """The reviewer answered (``verdict``) or its call failed (None)."""
     if verdict is None:
         return replace(p, status=COMPLETED), [texts.reviewer_failed(p.step_id)], DONE
@@ -62,7 +64,7 @@ def after_review(p: Progress, verdict: Verdict | None) -> tuple[Progress, list[s
     return _again(replace(p, feedback=verdict.feedback))
 
 
-def _again(p: Progress) -> tuple[Progress, list[str], Next]:
+def _again(p: Attempts) -> tuple[Attempts, list[str], Next]:
     """Retry with the feedback, or keep the accepted result once the retries are used up."""
     if p.retries >= MAX_RETRIES:
         return replace(p, status=COMPLETED), [texts.retries_exhausted(p.step_id)], DONE

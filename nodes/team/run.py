@@ -17,6 +17,7 @@ from langchain_core.runnables import RunnableConfig
 from langgraph.config import get_stream_writer
 from langgraph.runtime import Runtime
 
+from nodes import dag
 from nodes.support.policy import user_text
 from nodes.support.request import turn_memory
 from nodes.support.run_errors import require_user_message
@@ -102,13 +103,6 @@ def step_payloads(state: TeamState, inputs: TeamInputs) -> list[dict[str, Any]]:
     return payloads
 
 
-def _merged(state: TeamState, results: list[dict[str, Any]], key: str) -> list[str]:
-    found = list(state.get(key) or [])
-    for r in results:
-        found += [x for x in r.get(key) or [] if x not in found]
-    return found
-
-
 async def collect(state: TeamState) -> dict[str, Any]:
     results, records = state.get("results") or {}, {}
     for item in state.get("wave") or []:
@@ -117,10 +111,7 @@ async def collect(state: TeamState) -> dict[str, Any]:
         records[step_id] = {"status": COMPLETED if r.get("ok") else FAILED, "result": str(r.get("text") or ""),
                             "worker": item["worker"], "retries": r.get("retries", 0),
                             "trusted_urls": list(r.get("trusted_urls") or [])}
-    done = list(results.values())
-    return {"records": records, "results": None, "wave": [],
-            "approved_all": _merged(state, done, "approved_all"),
-            "external_sources": _merged(state, done, "external_sources")}
+    return {"records": records, "wave": [], **dag.collected(state, results)}
 
 
 async def finish(state: TeamState) -> dict[str, Any]:

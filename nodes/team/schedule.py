@@ -10,6 +10,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from nodes import dag
 from nodes.team.plan import TeamStep
 
 WORKERS = ("worker-1", "worker-2")  # reference s.5: the orchestrator's two executors
@@ -24,8 +25,8 @@ def status(records: dict[str, Any], step_id: str) -> str:
 
 
 def ready(steps: list[TeamStep], records: dict[str, Any]) -> list[TeamStep]:
-    return [s for s in steps if status(records, s["id"]) == PENDING
-            and all(status(records, d) == COMPLETED for d in s["dependencies"])]
+    """Pending steps whose dependencies all completed, in plan order (``nodes.dag``)."""
+    return dag.ready(steps, lambda step_id: status(records, step_id), pending=PENDING, completed=COMPLETED)
 
 
 def assign(steps: list[TeamStep], cursor: int) -> tuple[list[tuple[TeamStep, str]], int]:

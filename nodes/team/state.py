@@ -5,9 +5,7 @@ from __future__ import annotations
 
 from typing import Annotated, Any, Optional
 
-from langgraph.graph.message import add_messages
-from typing_extensions import TypedDict
-
+from nodes.support.state import ModeState
 from nodes.team.plan import TeamPlan, TeamStep
 from nodes.unit import UnitInput, UnitState, merge_results
 
@@ -19,10 +17,7 @@ def merge_records(left: dict[str, Any] | None, right: dict[str, Any] | None) -> 
     return {**(left or {}), **right}
 
 
-class TeamState(TypedDict, total=False):
-    # The user's goal, then the run's final text: what Studio shows and what extraction reads.
-    messages: Annotated[list, add_messages]
-    submitted: str  # the user's text: the goal, and the authority for every worker's turn policy
+class TeamState(ModeState, total=False):
     plan: Optional[TeamPlan]
     # step id -> {"status", "result", "worker", "retries", "trusted_urls"}; a step without one is pending.
     records: Annotated[dict[str, Any], merge_records]
@@ -30,11 +25,6 @@ class TeamState(TypedDict, total=False):
     wave: list[dict[str, Any]]  # the running wave: [{"step", "worker", "reviewer"}]
     cursor: int  # round-robin position over WORKERS
     batches: int  # parallel waves so far, for "批次 #k"
-    outcome: str  # the final text
-    status: str  # "" running | completed | failed | partial
-    approved_all: list[str]  # "approve all" answers, shared by every worker of the run
-    external_sources: list[str]  # reference (o.1): what any worker read
-    error: Optional[str]
 
 
 class StepInput(UnitInput, total=False):
@@ -51,5 +41,5 @@ class StepState(UnitState, total=False):
     worker: str
     reviewer: str
     context: str  # the step's context (goal and dependency results), reused by retries
-    progress: dict[str, Any]  # nodes.team.attempts.Progress as a dict
+    progress: dict[str, Any]  # nodes.team.attempts.Attempts as a dict (the key stays: saved runs resume)
     next: str

@@ -16,7 +16,7 @@ from langgraph.config import get_stream_writer
 
 from memory.context.rounds import internal
 from nodes.team import texts
-from nodes.team.attempts import Progress, after_review, after_worker
+from nodes.team.attempts import Attempts, after_review, after_worker
 from nodes.team.inputs import TeamInputs
 from nodes.team.members import reply_text
 from nodes.team.schedule import COMPLETED
@@ -27,12 +27,12 @@ from nodes.unit import UNIT_INPUT
 MODE = "team"
 
 
-def progress(state: StepState) -> Progress:
+def attempts(state: StepState) -> Attempts:
     saved = state.get("progress")
-    return Progress(**saved) if saved else Progress(state["step"]["id"])
+    return Attempts(**saved) if saved else Attempts(state["step"]["id"])
 
 
-def _apply(p: Progress, lines: list[str], nxt: str) -> dict[str, Any]:
+def _apply(p: Attempts, lines: list[str], nxt: str) -> dict[str, Any]:
     notify = get_stream_writer()
     for line in lines:
         notify({"notice": line.rstrip("\n")})
@@ -41,14 +41,14 @@ def _apply(p: Progress, lines: list[str], nxt: str) -> dict[str, Any]:
 
 async def worker_done(state: StepState) -> dict[str, Any]:
     result = state.get("result") or {"ok": False, "text": texts.EMPTY_RESULT}
-    return _apply(*after_worker(progress(state), bool(result.get("ok")), str(result.get("text") or "")))
+    return _apply(*after_worker(attempts(state), bool(result.get("ok")), str(result.get("text") or "")))
 
 
 def make_review(reviewer: Any, inputs: TeamInputs, member_config: Any):
     """``reviewer``: the compiled member graph; ``member_config(config, actor)`` labels its run."""
 
     async def review(state: StepState, config: RunnableConfig) -> dict[str, Any]:
-        p, step = progress(state), state["step"]
+        p, step = attempts(state), state["step"]
         get_stream_writer()({"notice": texts.reviewing(state["reviewer"], step["id"])})
         out = await reviewer.ainvoke({"messages": [HumanMessage(inputs.review(step, p.accepted))]},
                                      member_config(config, state["reviewer"]))
@@ -60,7 +60,7 @@ def make_review(reviewer: Any, inputs: TeamInputs, member_config: Any):
 
 def make_retry(inputs: TeamInputs):
     async def retry(state: StepState) -> dict[str, Any]:
-        p = progress(state)
+        p = attempts(state)
         brief = inputs.retry(state["context"], state["step"], p.feedback)
         return {"messages": [internal(brief, UNIT_INPUT)], "error": None, "result": None}
 
@@ -68,7 +68,7 @@ def make_retry(inputs: TeamInputs):
 
 
 async def step_finish(state: StepState) -> dict[str, Any]:
-    p = progress(state)
+    p = attempts(state)
     ok = p.status == COMPLETED
     # the URLs the worker's web_search grounded, over all its attempts: its dependents may fetch them
     urls = list((state.get("result") or {}).get("trusted_urls") or [])

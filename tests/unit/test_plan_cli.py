@@ -80,7 +80,7 @@ async def test_plan_with_a_task_starts_a_run_and_without_one_plans_the_next_inpu
     said, app = [], App(Args())
     assert (await commands.handle("/plan 重构 utils 然后跑测试", app, said.append)).run == ("plan", "重构 utils 然后跑测试")
     assert (await commands.handle("/plan", app, said.append)).run is None
-    assert said == [commands.NEXT_MODE["plan"]]
+    assert said == ["📋 下一条任务将使用 Plan-and-Execute 模式，输入任务前按 ESC 可取消，执行完成后自动回到默认 ReAct。"]
     assert app.mode_for_input() == "plan" and app.mode_for_input() == "react"  # the next input only
 
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from paicli import commands
 from paicli.app import App
-from paicli.modes import CANCELLED, MODE_BANNERS, MODE_SPECS
+from paicli.modes import MODE_SPECS
 
 
 class Args:
@@ -25,5 +25,5 @@ async def test_team_with_a_goal_starts_a_run_and_without_one_makes_the_next_inpu
 
 def test_team_is_registered_with_the_shared_runner():
     assert MODE_SPECS["team"].actor == "orchestrator"
-    assert MODE_BANNERS["team"] == "👥 使用多 Agent 协作模式"
-    assert CANCELLED["team"] == "⏹️ 已取消当前多 Agent 任务。"
+    assert MODE_SPECS["team"].banner == "👥 使用多 Agent 协作模式"
+    assert MODE_SPECS["team"].cancelled == "⏹️ 已取消当前多 Agent 任务。"

@@ -22,7 +22,7 @@ def test_the_served_team_graph_runs_its_workers_in_team_mode(monkeypatch, tmp_pa
     from paicli import studio
 
     assert studio.team.name == "team"
-    assert studio.TeamStudioContext().mode == "team"
+    assert studio.CONTEXTS["team"]().mode == "team"
     assert {"plan_team", "schedule", "step", "collect", "finish"} <= set(studio.team.get_graph().nodes)
 
 
@@ -33,5 +33,5 @@ def test_the_served_plan_graph_runs_its_tasks_in_plan_mode(monkeypatch, tmp_path
     monkeypatch.setenv("PAICLI_API_KEY", "x")
     from paicli import studio
 
-    assert studio.PlanStudioContext().mode == "plan"
-    assert studio.plan.context_schema is studio.PlanStudioContext
+    assert studio.CONTEXTS["plan"]().mode == "plan"
+    assert studio.plan.context_schema is studio.CONTEXTS["plan"]
