@@ -3,6 +3,12 @@
 import pytest
 
 
+def pytest_addoption(parser: pytest.Parser) -> None:
+    parser.addoption("--subprocess-cli", action="store_true",
+                     help="run every tests/cli run_paicli call as a real subprocess (default: in process "
+                     "unless the test is marked `process`)")
+
+
 @pytest.fixture(autouse=True, scope="session")
 def _jieba_cache_in_pytest_tmp(tmp_path_factory):
     """In-process memory searches build jieba's dictionary cache; keep it in this run's temporary

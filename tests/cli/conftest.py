@@ -1,7 +1,12 @@
-"""End-to-end fixtures: `paicli` as a real subprocess talking HTTP to a FakeOpenAIServer.
+"""End-to-end fixtures: `paicli` talking HTTP to a FakeOpenAIServer.
 
 Each test gets its own project directory and PAICLI_HOME, and an environment with nothing
 inherited that could point paicli (or LangSmith) at a real service.
+
+`run_paicli` runs `paicli.__main__.main(argv)` in this interpreter (tests/support/inprocess.py),
+with the child's environment, working directory and streams; a test marked
+`@pytest.mark.process` (it needs a real process boundary: signals, kill -9, SIGPIPE, a pty,
+Studio, several processes) gets `python -m paicli` as a real subprocess from the same fixture.
 """
 
 from __future__ import annotations
@@ -16,6 +21,7 @@ from pathlib import Path
 
 import pytest
 
+from tests.support.inprocess import run_in_process
 from tests.support.openai_server import FakeOpenAIServer
 
 # Variables that would change which endpoint, key or tracing a child process uses.
@@ -79,12 +85,17 @@ def server() -> Iterator[FakeOpenAIServer]:
 
 
 @pytest.fixture
-def run_paicli(project: Path, paicli_env, server: FakeOpenAIServer):
-    """`run_paicli(*args, base_url=..., env=..., stdin=..., timeout=...)` → CompletedProcess (text)."""
+def run_paicli(request: pytest.FixtureRequest, project: Path, paicli_env, server: FakeOpenAIServer):
+    """`run_paicli(*args, base_url=..., env=..., stdin=..., timeout=...)` → CompletedProcess (text):
+    in process, or as a subprocess when the test is marked `process`."""
+    in_process = (request.node.get_closest_marker("process") is None
+                  and not request.config.getoption("--subprocess-cli"))
 
     def run(*args: str, base_url: str | None = None, env: dict[str, str | None] | None = None,
             stdin: int = subprocess.DEVNULL, timeout: float = RUN_TIMEOUT) -> subprocess.CompletedProcess[str]:
         child_env = paicli_env(base_url or server.base_url, **(env or {}))
+        if in_process:
+            return run_in_process(list(args), env=child_env, cwd=project, stdin=stdin, timeout=timeout)
         return subprocess.run([sys.executable, "-m", "paicli", *args], cwd=project, env=child_env,
                               stdin=stdin, capture_output=True, text=True, encoding="utf-8",
                               timeout=timeout)
