@@ -57,12 +57,20 @@ def paicli_home(tmp_path: Path) -> Path:
 
 
 @pytest.fixture
-def paicli_env(paicli_home: Path) -> Callable[..., dict[str, str]]:
+def user_home(tmp_path: Path) -> Path:
+    """The child's HOME: empty, so nothing in the developer's own dotfiles changes a test."""
+    home = tmp_path / "user-home"
+    home.mkdir()
+    return home
+
+
+@pytest.fixture
+def paicli_env(paicli_home: Path, user_home: Path) -> Callable[..., dict[str, str]]:
     """`paicli_env(base_url, **overrides)`: the child's environment; an override of None unsets."""
 
     def build(base_url: str, **overrides: str | None) -> dict[str, str]:
         env = clean_environ()
-        env.update(PAICLI_HOME=str(paicli_home), PAICLI_API_KEY="test-key",
+        env.update(HOME=str(user_home), PAICLI_HOME=str(paicli_home), PAICLI_API_KEY="test-key",
                    PAICLI_BASE_URL=base_url, PAICLI_MODEL="m", LANGSMITH_TRACING="false",
                    # Off unless a test is about it: an extraction or search-terms call would
                    # take a scripted reply.
