@@ -6,14 +6,16 @@ from __future__ import annotations
 import logging
 import os
 import signal
+import subprocess
 import sys
 import threading
+import time
 import warnings
 
 import pytest
 
 from tests.support.inprocess import run_in_process
-from tests.support.openai_server import Reply
+from tests.support.openai_server import Hang, Reply
 
 CASES = [
     pytest.param(["-p", "你好"], {}, id="an answer"),
@@ -65,3 +67,14 @@ def test_paicli_works_in_the_project_it_was_started_in_and_stdin_is_no_terminal(
     assert done.returncode == 0, done.stderr
     result = server.requests[1]["messages"][-1]["content"]
     assert str(project.resolve()) in result and "no-terminal" in result
+
+
+def test_a_run_past_its_timeout_is_interrupted_and_fails_as_subprocess_run_would(run_paicli, server):
+    server.script = [Hang(60), Reply("好")]
+    started = time.monotonic()
+    with pytest.raises(subprocess.TimeoutExpired) as caught:
+        run_paicli("-p", "你好", timeout=2)
+    assert time.monotonic() - started < 20
+    assert "已取消" in caught.value.stderr  # paicli saw a Ctrl-C, not a kill
+    done = run_paicli("-p", "你好")  # and the next run in this process works
+    assert (done.returncode, done.stdout) == (0, "好\n"), done.stderr

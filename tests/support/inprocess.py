@@ -29,7 +29,6 @@ one lock) is marked ``@pytest.mark.process`` and keeps the subprocess runner.
 
 from __future__ import annotations
 
-import faulthandler
 import gc
 import io
 import logging
@@ -125,42 +124,81 @@ def _leftover_threads(before: set[threading.Thread]) -> list[threading.Thread]:
     return [t for t in new if t.is_alive()]
 
 
+class _Deadline:
+    """A run past its timeout gets SIGINT in the main thread, as Ctrl-C would deliver it (it also
+    breaks a blocking system call); the runner then raises ``subprocess.TimeoutExpired`` as
+    ``subprocess.run`` does, so one slow test fails and the session goes on."""
+
+    def __init__(self, timeout: float | None) -> None:
+        self.fired = threading.Event()
+        self._lock = threading.Lock()
+        self._over = False
+        self._main = threading.main_thread().ident
+        self._timer = threading.Timer(timeout, self._expire) if timeout is not None else None
+        if self._timer is not None:
+            self._timer.daemon = True
+            self._timer.start()
+
+    def _expire(self) -> None:
+        with self._lock:
+            if not self._over:
+                self.fired.set()
+                signal.pthread_kill(self._main, signal.SIGINT)
+
+    def end(self) -> None:
+        with self._lock:
+            self._over = True
+        if self._timer is not None:
+            self._timer.cancel()
+            self._timer.join()
+        time.sleep(0)  # a SIGINT sent just before is handled here, inside the runner's try
+
+
 def run_in_process(argv: list[str], *, env: Mapping[str, str], cwd: Path,
                    stdin: int | IO[str] | None = subprocess.DEVNULL,
                    timeout: float | None = None) -> subprocess.CompletedProcess[str]:
     """`python -m paicli *argv` as a CompletedProcess, run in this interpreter.
 
     ``stdin`` is ``subprocess.DEVNULL`` (the default, like the subprocess runner) or an open text
-    file. ``timeout``: a run still going after it dumps every thread's stack and ends the test
-    session (an in-process hang cannot be killed on its own; a dump says where it hung).
+    file. ``timeout``: past it the run is interrupted as by Ctrl-C and ``TimeoutExpired`` raised.
     """
     from paicli.__main__ import main  # imported once per test session, which is the point
 
+    if threading.current_thread() is not threading.main_thread():
+        raise RuntimeError("run paicli in process from the main thread (its signal handling needs it)")
     out, err = CapturedStream(), CapturedStream()
     own_stdin = stdin in (None, subprocess.DEVNULL)
     child_stdin = open(os.devnull, encoding="utf-8") if own_stdin else stdin  # noqa: SIM115
     before = set(threading.enumerate())
-    if timeout is not None:
-        faulthandler.dump_traceback_later(timeout, exit=True, file=sys.__stderr__)
+    deadline = _Deadline(timeout)
     try:
         with _process_state(env, cwd, argv, child_stdin, out, err):
             try:
-                returncode = main(list(argv))
-            except SystemExit as exc:
-                returncode = _exit_status(exc.code, err)
+                try:
+                    returncode = main(list(argv))
+                except SystemExit as exc:
+                    returncode = _exit_status(exc.code, err)
+                except BaseException as exc:  # noqa: BLE001 - the interpreter's own last resort
+                    if isinstance(exc, KeyboardInterrupt) and not deadline.fired.is_set():
+                        raise  # the person running pytest pressed Ctrl-C
+                    traceback.print_exc(file=err)
+                    returncode = 1
+                finally:
+                    deadline.end()
             except KeyboardInterrupt:
-                raise  # the person running pytest pressed Ctrl-C
-            except BaseException:  # noqa: BLE001 - the interpreter's own last resort
-                traceback.print_exc(file=err)
-                returncode = 1
+                if not deadline.fired.is_set():
+                    raise
+                returncode = 130
             for stream in (out, err):
                 stream.flush()
     finally:
-        if timeout is not None:
-            faulthandler.cancel_dump_traceback_later()
+        deadline.end()
         if own_stdin:
             child_stdin.close()
+    command = ["paicli", *argv]
+    if deadline.fired.is_set():
+        raise subprocess.TimeoutExpired(command, timeout, output=out.text(), stderr=err.text())
     leftover = _leftover_threads(before)
     if leftover:
         raise AssertionError(f"paicli left threads running after the run: {leftover}")
-    return subprocess.CompletedProcess(["paicli", *argv], returncode, out.text(), err.text())
+    return subprocess.CompletedProcess(command, returncode, out.text(), err.text())
