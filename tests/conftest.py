@@ -1,6 +1,20 @@
-"""Suite-wide fixtures."""
+"""Suite-wide fixtures, options and the Hypothesis profile."""
+
+import os
 
 import pytest
+from hypothesis import settings
+
+from tests.support.properties import DEV
+
+if os.environ.get("HYPOTHESIS_PROFILE") == DEV:  # the fast loop; CI keeps Hypothesis's own profile
+    settings.load_profile(DEV)
+
+
+def pytest_addoption(parser: pytest.Parser) -> None:
+    parser.addoption("--subprocess-cli", action="store_true",
+                     help="run every tests/cli run_paicli call as a real subprocess (default: in process "
+                     "unless the test is marked `process`)")
 
 
 @pytest.fixture(autouse=True, scope="session")

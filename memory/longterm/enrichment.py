@@ -35,6 +35,7 @@ SEPARATOR = " | "
 MAX_TERMS, MAX_TERM_CHARS = 24, 40
 LAZY_PER_SESSION = 20  # older entries without terms enriched per process, at most
 QUEUE_SIZE = 64
+IDLE_EXIT = 2.0  # seconds the worker waits for another job before its thread ends
 CONTROL = re.compile(r"[\x00-\x1f\x7f\u200b-\u200f\u2028-\u202e\u2066-\u2069]")
 
 Propose = Callable[[str], str]
@@ -97,8 +98,9 @@ def set_search_terms(entries: list[Entry], entry_id: str, content: str, terms: l
 class Enricher:
     """One background thread asking ``propose`` for the terms of each submitted memory."""
 
-    def __init__(self, propose: Propose, lazy_limit: int = LAZY_PER_SESSION) -> None:
+    def __init__(self, propose: Propose, lazy_limit: int = LAZY_PER_SESSION, idle_exit: float = IDLE_EXIT) -> None:
         self._propose = propose
+        self._idle_exit = idle_exit
         self._jobs: queue.Queue[tuple[str, str, Store]] = queue.Queue(QUEUE_SIZE)
         self._thread: threading.Thread | None = None
         self._lock = threading.Lock()
@@ -142,9 +144,22 @@ class Enricher:
                 self._thread = threading.Thread(target=self._run, name="paicli-enrich", daemon=True)
                 self._thread.start()
 
-    def _run(self) -> None:
+    def _next_job(self) -> tuple[str, str, Store] | None:
+        """The next job, or None once the queue has stayed empty for ``idle_exit`` seconds: the worker then
+        ends rather than block for the rest of the process (one thread per session would pile up
+        in a process that outlives its sessions); ``submit`` starts a new one."""
         while True:
-            entry_id, content, store = self._jobs.get()
+            try:
+                return self._jobs.get(timeout=self._idle_exit)
+            except queue.Empty:
+                with self._lock:  # a job put after this check finds no worker and starts one
+                    if self._jobs.empty():
+                        self._thread = None
+                        return None
+
+    def _run(self) -> None:
+        while (job := self._next_job()) is not None:
+            entry_id, content, store = job
             try:
                 terms = parse_terms(self._propose(content), content)
                 if terms:

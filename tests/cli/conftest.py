@@ -1,7 +1,12 @@
-"""End-to-end fixtures: `paicli` as a real subprocess talking HTTP to a FakeOpenAIServer.
+"""End-to-end fixtures: `paicli` talking HTTP to a FakeOpenAIServer.
 
 Each test gets its own project directory and PAICLI_HOME, and an environment with nothing
 inherited that could point paicli (or LangSmith) at a real service.
+
+`run_paicli` runs `paicli.__main__.main(argv)` in this interpreter (tests/support/inprocess.py),
+with the child's environment, working directory and streams; a test marked
+`@pytest.mark.process` (it needs a real process boundary: signals, kill -9, SIGPIPE, a pty,
+Studio, several processes) gets `python -m paicli` as a real subprocess from the same fixture.
 """
 
 from __future__ import annotations
@@ -16,6 +21,7 @@ from pathlib import Path
 
 import pytest
 
+from tests.support.inprocess import run_in_process
 from tests.support.openai_server import FakeOpenAIServer
 
 # Variables that would change which endpoint, key or tracing a child process uses.
@@ -51,12 +57,20 @@ def paicli_home(tmp_path: Path) -> Path:
 
 
 @pytest.fixture
-def paicli_env(paicli_home: Path) -> Callable[..., dict[str, str]]:
+def user_home(tmp_path: Path) -> Path:
+    """The child's HOME: empty, so nothing in the developer's own dotfiles changes a test."""
+    home = tmp_path / "user-home"
+    home.mkdir()
+    return home
+
+
+@pytest.fixture
+def paicli_env(paicli_home: Path, user_home: Path) -> Callable[..., dict[str, str]]:
     """`paicli_env(base_url, **overrides)`: the child's environment; an override of None unsets."""
 
     def build(base_url: str, **overrides: str | None) -> dict[str, str]:
         env = clean_environ()
-        env.update(PAICLI_HOME=str(paicli_home), PAICLI_API_KEY="test-key",
+        env.update(HOME=str(user_home), PAICLI_HOME=str(paicli_home), PAICLI_API_KEY="test-key",
                    PAICLI_BASE_URL=base_url, PAICLI_MODEL="m", LANGSMITH_TRACING="false",
                    # Off unless a test is about it: an extraction or search-terms call would
                    # take a scripted reply.
@@ -79,12 +93,17 @@ def server() -> Iterator[FakeOpenAIServer]:
 
 
 @pytest.fixture
-def run_paicli(project: Path, paicli_env, server: FakeOpenAIServer):
-    """`run_paicli(*args, base_url=..., env=..., stdin=..., timeout=...)` → CompletedProcess (text)."""
+def run_paicli(request: pytest.FixtureRequest, project: Path, paicli_env, server: FakeOpenAIServer):
+    """`run_paicli(*args, base_url=..., env=..., stdin=..., timeout=...)` → CompletedProcess (text):
+    in process, or as a subprocess when the test is marked `process`."""
+    in_process = (request.node.get_closest_marker("process") is None
+                  and not request.config.getoption("--subprocess-cli"))
 
     def run(*args: str, base_url: str | None = None, env: dict[str, str | None] | None = None,
             stdin: int = subprocess.DEVNULL, timeout: float = RUN_TIMEOUT) -> subprocess.CompletedProcess[str]:
         child_env = paicli_env(base_url or server.base_url, **(env or {}))
+        if in_process:
+            return run_in_process(list(args), env=child_env, cwd=project, stdin=stdin, timeout=timeout)
         return subprocess.run([sys.executable, "-m", "paicli", *args], cwd=project, env=child_env,
                               stdin=stdin, capture_output=True, text=True, encoding="utf-8",
                               timeout=timeout)

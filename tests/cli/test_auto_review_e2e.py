@@ -138,6 +138,7 @@ def command(n: int) -> dict:
     return {"name": "execute_command", "arguments": {"command": f"echo {n} > out{n}.txt"}}
 
 
+@pytest.mark.process
 def test_three_denials_in_a_turn_ask_the_person(repl, server, project):
     server.script = [Reply("", tool_calls=[command(1)]), Reply("", tool_calls=[command(2)]),
                      Reply("", tool_calls=[command(3)]), Reply("done")]
@@ -154,6 +155,7 @@ def test_three_denials_in_a_turn_ask_the_person(repl, server, project):
     server.assert_consumed()
 
 
+@pytest.mark.process
 def test_hitl_on_asks_for_a_write_and_hitl_default_goes_back_to_the_reviewer(repl, server, project):
     server.script = [Reply("", tool_calls=[{"name": "write_file", "arguments": {"path": "a.txt", "content": "x"}}]),
                      Reply("wrote"), Reply("", tool_calls=[WRITE]), Reply("ran")]
@@ -176,6 +178,7 @@ def test_hitl_on_asks_for_a_write_and_hitl_default_goes_back_to_the_reviewer(rep
     server.assert_consumed()
 
 
+@pytest.mark.process
 def test_switching_to_default_forgets_approve_all(repl, server, project):
     server.script = [Reply("", tool_calls=[WRITE]), Reply("ran it")]
     ask(repl, "/hitl on")

@@ -91,6 +91,7 @@ def test_context_shows_the_share_of_the_next_request_that_repeats_the_last(run_p
     assert after < share  # a PAI.md edit changes the system prompt: the cache serves less
 
 
+@pytest.mark.process
 def test_memory_statistics_show_the_sessions_cached_input(project, paicli_env, server):
     server.prefix_cache = "kimi"
     server.script = [Reply("第一"), Reply("第二")]

@@ -110,6 +110,7 @@ def test_an_empty_answer_exits_1_with_a_notice(server, run_paicli):
     assert "模型返回了空回复" in done.stderr and "Traceback" not in done.stderr
 
 
+@pytest.mark.process
 def test_stdout_closed_by_its_reader_ends_quietly(server, paicli_env, project):
     """``paicli -p … | head -c 10``: the reader is gone before the answer is written."""
     server.script = [Reply("x" * 100_000)]

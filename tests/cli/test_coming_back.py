@@ -10,10 +10,14 @@ import subprocess
 import sys
 import time
 
+import pytest
+
 from tests.cli.conftest import RUN_TIMEOUT
 from tests.cli.test_plan_mode import DAG, GOAL, PLANNING, plan_pending_writes, plan_reply
 from tests.support.openai_server import ByContent, Hang, Reply
 from tests.support.pty_terminal import PtyTerminal
+
+pytestmark = pytest.mark.process  # kill -9 and the REPL on a pty
 
 
 def paicli(project, env, *args, **kwargs) -> subprocess.CompletedProcess:

@@ -264,6 +264,7 @@ def repl(project, paicli_env, server, home):
     terminal.close()
 
 
+@pytest.mark.process
 def test_in_the_repl_the_banner_shows_the_sandbox_and_leaving_it_wants_a_typed_y(repl, server, project, home):
     outside = {"name": "execute_command", "arguments": {"command": "echo out > ~/f", "sandbox": False,
                                                         "reason": "写 HOME 里的配置"}}

@@ -133,6 +133,7 @@ def test_internal_error_traceback_goes_to_a_private_log_under_paicli_home(server
     assert stat.S_IMODE(log.parent.stat().st_mode) == 0o700
 
 
+@pytest.mark.process  # jieba loads its dictionary (and writes the cache) once per process
 def test_jieba_dictionary_cache_is_kept_under_paicli_home(server, run_paicli, paicli_home, project):
     memory = paicli_home / "memory" / "long_term_memory.json"
     memory.parent.mkdir()

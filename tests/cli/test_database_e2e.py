@@ -14,6 +14,7 @@ import sys
 import time
 
 import psycopg
+import pytest
 
 from tests.support.openai_server import Reply
 
@@ -82,6 +83,7 @@ def _clone(path, origin: str):
     return path
 
 
+@pytest.mark.process
 def test_two_checkouts_of_one_repository_share_project_memory_and_sessions(paicli_env, server, database_url, tmp_path):
     env = paicli_env(server.base_url, PAICLI_DATABASE_URL=database_url)
     one = _clone(tmp_path / "laptop" / "shop", "git@github.com:Acme/Shop.git")
@@ -160,6 +162,7 @@ def _plan_results(url: str, session: str) -> set[str]:
             for uid in value}
 
 
+@pytest.mark.process
 def test_plan_kill_9_then_continue_on_postgres_reruns_nothing_completed(project, paicli_env, server, database_url):
     from tests.cli.test_plan_mode import DAG, GOAL, PLANNING, plan_reply, user_text
     from tests.support.openai_server import ByContent, Hang

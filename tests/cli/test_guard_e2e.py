@@ -114,6 +114,7 @@ def test_with_yes_a_script_written_first_and_run_afterwards_is_read_and_refused(
     server.assert_consumed()
 
 
+@pytest.mark.process  # "written since paicli started" is measured from the process start
 def test_with_yes_the_projects_own_gradle_wrapper_runs(server, run_paicli, project, fake_home, tmp_path):
     java = tmp_path / "jdk" / "bin" / "java"
     java.parent.mkdir(parents=True)

@@ -11,6 +11,8 @@ import subprocess
 import sys
 import time
 
+import pytest
+
 from tests.cli.conftest import closed_port
 from tests.support.openai_server import ErrorReply, Reply
 
@@ -169,6 +171,7 @@ def test_missing_key_exits_2_naming_the_variable_without_calling_the_model(serve
     assert server.requests == []
 
 
+@pytest.mark.process
 def test_help_lists_the_flags():
     done = subprocess.run([sys.executable, "-m", "paicli", "--help"], capture_output=True, text=True,
                           timeout=30)

@@ -9,6 +9,8 @@ import sys
 import time
 from pathlib import Path
 
+import pytest
+
 from memory.ledger.namespaced import NamespacedSaver
 from memory.ledger.saver import JsonlLedgerSaver
 from tests.cli.conftest import RUN_TIMEOUT
@@ -109,6 +111,7 @@ def plan_pending_writes(home: Path, session: str) -> set[str]:
             for uid in value}
 
 
+@pytest.mark.process
 def test_kill_9_mid_batch_then_continue_reruns_nothing_that_completed(project, paicli_env, server, paicli_home):
     routes = ByContent({PLANNING: [plan_reply(DAG)], "当前任务：统计 alpha": [Reply("ALPHA=11")],
                         "当前任务：统计 beta": [Hang(60, Reply("too late"))]})

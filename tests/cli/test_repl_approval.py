@@ -10,6 +10,8 @@ import pytest
 from tests.support.openai_server import Reply
 from tests.support.pty_terminal import PtyTerminal
 
+pytestmark = pytest.mark.process  # the REPL on a pty
+
 COMMAND = {"name": "execute_command", "arguments": {"command": "echo hi > out.txt"}, "id": "call_run"}
 MENU = "请选择操作：[y] 批准"
 

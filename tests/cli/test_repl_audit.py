@@ -14,6 +14,8 @@ import pytest
 from tests.support.openai_server import Reply
 from tests.support.pty_terminal import PtyTerminal
 
+pytestmark = pytest.mark.process  # the REPL on a pty
+
 
 def command(text: str, call_id: str) -> dict:
     return {"name": "execute_command", "arguments": {"command": text}, "id": call_id}

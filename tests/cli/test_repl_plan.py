@@ -14,6 +14,8 @@ import pytest
 from tests.support.openai_server import ByContent, Hang, Reply
 from tests.support.pty_terminal import PtyTerminal
 
+pytestmark = pytest.mark.process  # the REPL on a pty
+
 PLANNING = "请为以下任务制定执行计划"
 
 

@@ -12,6 +12,8 @@ import pytest
 from tests.support.openai_server import ByContent, Reply
 from tests.support.pty_terminal import PtyTerminal
 
+pytestmark = pytest.mark.process  # the REPL on a pty
+
 PLANNING = "请为以下任务制定执行计划"
 PLAN = Reply(json.dumps({"summary": "s", "steps": [{"id": "a", "description": "统计", "dependencies": []}]},
                         ensure_ascii=False))

@@ -28,6 +28,7 @@ def ask(repl: PtyTerminal, text: str) -> None:
     repl.type(text + "\r")
 
 
+@pytest.mark.process
 def test_shift_tab_cycles_the_modes_and_plan_mode_plans_the_next_input(repl, server):
     routes = ByContent({"当前任务：统计": [Reply("3 个")], "当前任务：汇报": [Reply("汇报好")],
                         PLANNING: [plan_reply(("a", "统计", []), ("b", "汇报", ["a"]))]})
@@ -54,6 +55,7 @@ def test_shift_tab_cycles_the_modes_and_plan_mode_plans_the_next_input(repl, ser
     repl.expect("   /mode plan  - 每条输入先规划，审阅后执行")
 
 
+@pytest.mark.process
 def test_ask_mode_asks_for_a_write(repl, server, project):
     server.script = [Reply("", tool_calls=[{"name": "write_file", "arguments": {"path": "a.txt", "content": "x"}}]),
                      Reply("skipped")]
@@ -74,6 +76,7 @@ def test_mode_with_an_unknown_name_says_what_exists(run_paicli):
     assert done.returncode == 1 and "❌ 未知 /hitl 参数: off" in done.stderr
 
 
+@pytest.mark.process
 def test_history_clear_forgets_earlier_inputs(repl, paicli_home):
     ask(repl, "/mode")
     repl.expect("当前模式")

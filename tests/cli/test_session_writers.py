@@ -12,6 +12,8 @@ from memory.ledger.saver import JsonlLedgerSaver, SessionBusy
 from tests.cli.test_sessions import SESSION, kill9, start_paicli, wait_for
 from tests.support.openai_server import Hang, Reply
 
+pytestmark = pytest.mark.process  # several paicli processes on one session
+
 TURN = 2.5  # seconds each model reply takes, so the two processes' turns overlap
 
 

@@ -10,6 +10,8 @@ import sys
 import time
 from pathlib import Path
 
+import pytest
+
 from tests.cli.conftest import as_langchain
 from tests.graphs.conftest import assert_paired
 from tests.support.openai_server import Hang, Reply
@@ -39,6 +41,7 @@ def kill9(proc: subprocess.Popen) -> None:
     proc.communicate(timeout=10)
 
 
+@pytest.mark.process
 def test_session_continues_in_a_new_process(run_paicli, server):
     server.script = [Reply("记住了，项目叫 alpha。"), Reply("项目叫 alpha。")]
     assert run_paicli("-p", "项目叫 alpha", "--session", SESSION).returncode == 0
@@ -48,6 +51,7 @@ def test_session_continues_in_a_new_process(run_paicli, server):
     assert sent == ["项目叫 alpha", "记住了，项目叫 alpha。", "项目叫什么？"]
 
 
+@pytest.mark.process
 def test_kill_9_while_waiting_for_the_model_keeps_completed_steps(project, paicli_env, paicli_home, server, run_paicli):
     (project / "notes.txt").write_text("alpha beta")
     server.script = [Reply("", tool_calls=[{"name": "read_file", "arguments": {"path": "notes.txt"}, "id": "c1"}]),
@@ -65,6 +69,7 @@ def test_kill_9_while_waiting_for_the_model_keeps_completed_steps(project, paicl
     assert_paired(as_langchain(resent)[1:])
 
 
+@pytest.mark.process
 def test_kill_9_while_a_tool_runs_leaves_a_conversation_the_provider_accepts(project, paicli_env, server, run_paicli):
     command = "touch started.txt; sleep 30; touch finished.txt"
     server.script = [Reply("", tool_calls=[{"name": "execute_command", "arguments": {"command": command}, "id": "c1"}])]

@@ -6,8 +6,12 @@ from __future__ import annotations
 import json
 import sys
 
+import pytest
+
 from tests.support.openai_server import Reply
 from tests.support.pty_terminal import PtyTerminal
+
+pytestmark = pytest.mark.process  # the REPL on a pty
 
 
 def start(project, paicli_env, server, **env: str) -> PtyTerminal:

@@ -20,6 +20,8 @@ import pytest
 from tests.cli.conftest import clean_environ, closed_port
 from tests.support.openai_server import FakeOpenAIServer, Reply
 
+pytestmark = pytest.mark.process  # the Studio server
+
 ROOT = Path(__file__).resolve().parents[2]
 LANGGRAPH = Path(sys.executable).with_name("langgraph")
 STARTUP_SECONDS = 60

@@ -20,6 +20,8 @@ import pytest
 from tests.cli.conftest import RUN_TIMEOUT, clean_environ, closed_port
 from tests.support.openai_server import ErrorReply, FakeOpenAIServer, Reply
 
+pytestmark = pytest.mark.process  # the Studio server
+
 STARTUP_SECONDS = 90
 STOP_SECONDS = 20
 CLI_SESSION = str(uuid.uuid4())

@@ -22,6 +22,8 @@ from tests.cli.conftest import RUN_TIMEOUT, closed_port
 from tests.cli.test_studio_command import environment, interrupt_and_wait, start_studio, user
 from tests.support.openai_server import FakeOpenAIServer, Reply
 
+pytestmark = pytest.mark.process  # the Studio server
+
 PAICLI = (str(Path(sys.executable).with_name("paicli")),)
 USER_ORIGIN = "https://tools.example.org"  # the user's own PAICLI_STUDIO_ORIGINS
 EVIL = "http://evil.example"

@@ -18,6 +18,8 @@ import pytest
 from tests.cli.conftest import RUN_TIMEOUT
 from tests.cli.test_studio_command import environment, start_studio
 
+pytestmark = pytest.mark.process  # the Studio server and its signals
+
 GONE_SECONDS = 10  # the server stops gracefully on SIGTERM: a second or two
 OFFLINE_MODEL = "http://127.0.0.1:9/v1"  # never called: the server only starts
 

@@ -15,6 +15,8 @@ from tests.cli.conftest import clean_environ, closed_port
 from tests.cli.test_studio import LANGGRAPH, ROOT, stop, wait_until_ok
 from tests.support.openai_server import ByContent, FakeOpenAIServer, Reply
 
+pytestmark = pytest.mark.process  # the Studio server
+
 PLAN = {"summary": "两步", "tasks": [{"id": "a", "description": "数一数文件", "type": "ANALYSIS"},
                                    {"id": "b", "description": "写结论", "type": "ANALYSIS", "dependencies": ["a"]}]}
 

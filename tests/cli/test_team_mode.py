@@ -9,6 +9,8 @@ import sys
 import time
 from pathlib import Path
 
+import pytest
+
 from memory.ledger.namespaced import NamespacedSaver
 from memory.ledger.saver import JsonlLedgerSaver
 from tests.cli.conftest import RUN_TIMEOUT
@@ -61,6 +63,7 @@ def finished_steps(home: Path, session: str) -> set[str]:
             for uid in value}
 
 
+@pytest.mark.process
 def test_kill_9_mid_step_then_continue_reruns_nothing_that_completed(project, paicli_env, server, paicli_home):
     routes = ByContent({"当前任务：读 A": [Reply("A=1")], "当前任务：读 B": [Hang(60, Reply("too late"))],
                         "原始任务：": [YES], PLANNING: [PLAN]})

@@ -20,6 +20,8 @@ import pytest
 from tests.cli.conftest import RUN_TIMEOUT
 from tests.support.openai_server import Reply
 
+pytestmark = pytest.mark.process  # an installed wheel
+
 ROOT = Path(__file__).resolve().parents[2]
 PACKAGES = ("memory", "prompts", "tools", "nodes", "graphs", "paicli")
 BUILD_TIMEOUT = 120  # seconds; building and installing take a few on an idle machine

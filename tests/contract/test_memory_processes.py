@@ -12,6 +12,10 @@ import sys
 import textwrap
 from pathlib import Path
 
+import pytest
+
+pytestmark = pytest.mark.process  # eight writer processes on one file
+
 ROOT = Path(__file__).resolve().parents[2]
 
 WRITER = textwrap.dedent("""

@@ -68,6 +68,7 @@ WRITER = textwrap.dedent("""
 """)
 
 
+@pytest.mark.process
 def test_four_processes_writing_25_memories_each_lose_nothing_and_store_no_duplicate(database_url, pg_store,
                                                                                    tmp_path):
     go = tmp_path / "go"

@@ -64,6 +64,7 @@ print(repr((results, elapsed, grown_kb)))
 """
 
 
+@pytest.mark.process
 def test_huge_file_is_streamed_with_small_memory(tmp_path):
     sparse_text_file(tmp_path / "big.log")
     env_path = str(Path(__file__).resolve().parents[2])
@@ -146,6 +147,7 @@ print(repr((result, resource.getrusage(resource.RUSAGE_SELF).ru_maxrss - before)
 """
 
 
+@pytest.mark.process
 def test_grep_context_lines_of_a_hit_in_a_huge_file_are_streamed(tmp_path):
     with (tmp_path / "big.log").open("wb") as fh:  # ripgrep reports hits before its first buffer with a NUL
         fh.write(b"".join(b"head %d\n" % n for n in range(1, 100_001)))

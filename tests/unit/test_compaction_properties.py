@@ -18,6 +18,7 @@ from memory.context.rounds import IMAGE_TOOL_RESULT, RUNAWAY_REMINDER, internal,
 from memory.context.summary import compact_full
 from memory.tokens import Estimator
 from tests.graphs.conftest import assert_paired
+from tests.support.properties import examples
 from tests.unit.compaction_helpers import FakeSummarizer, skill_injection, summary_prompts
 from tools.boundary import wrap
 
@@ -72,7 +73,7 @@ def histories(draw):
     return messages
 
 
-SETTINGS = settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+SETTINGS = settings(max_examples=examples(150), deadline=None, suppress_health_check=[HealthCheck.too_slow])
 
 
 @SETTINGS

@@ -86,6 +86,7 @@ print("finished", flush=True)
 """
 
 
+@pytest.mark.process
 @pytest.mark.parametrize("where, target", [
     ("worker thread", "process group"),  # paicli under a terminal's Ctrl-C: the whole foreground group
     ("main thread", "process"),  # the engine called directly, `kill -INT` of that one process

@@ -101,6 +101,7 @@ def test_sync_runs_are_saved_and_a_new_saver_reads_them_back(tmp_path):
     assert again.get_state(history[5].config).values == history[5].values
 
 
+@pytest.mark.process
 def test_another_process_reads_the_latest_state(tmp_path):
     writer = """
         from tests.unit.test_ledger import tool_loop, chat
@@ -196,6 +197,7 @@ def test_rewrites_store_the_new_list_by_reference_and_only_changed_messages_agai
 
 
 # -- several writers ---------------------------------------------------------------------------
+@pytest.mark.process
 def test_two_processes_appending_to_one_session_keep_every_line_whole_and_in_sequence(tmp_path):
     worker = """
         import time
@@ -416,6 +418,7 @@ def test_prune_and_copy_append_rather_than_rewrite(tmp_path):
 
 
 # -- crashes ------------------------------------------------------------------------------------------
+@pytest.mark.process
 def test_a_kill_while_a_tool_runs_keeps_every_completed_message(tmp_path):
     started = tmp_path / "tool-started"
     crasher = """
@@ -549,6 +552,7 @@ async def test_a_step_is_a_compact_view_and_its_write_refers_to_the_message_even
     assert view["seen"] == {"tool": ["branch:to:tool"]} and view["messages"] == {"append": [result["sequence"]]}
 
 
+@pytest.mark.process
 def test_a_write_on_disk_before_a_kill_is_not_run_again(tmp_path):
     crasher = """
         from pathlib import Path

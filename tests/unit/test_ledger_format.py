@@ -22,6 +22,7 @@ from memory.ledger.format import (
     message_to_record, record_to_message,
 )
 from memory.ledger.sessions import SessionFold
+from tests.support.properties import examples
 
 SERDE = JsonPlusSerializer()
 H2_FIELDS = ["schemaVersion", "sessionId", "sequence", "timestamp", "event", "mode", "actor", "source",
@@ -76,7 +77,7 @@ tools = st.builds(ToolMessage, content=content, tool_call_id=st.text(max_size=10
                   artifact=st.none() | json_values)
 
 
-@settings(max_examples=300, deadline=None)
+@settings(max_examples=examples(300), deadline=None)
 @given(st.one_of(humans, systems, ais, tools))
 def test_every_message_comes_back_exactly_from_its_ledger_line(message):
     back = through_a_line(message)
@@ -84,7 +85,7 @@ def test_every_message_comes_back_exactly_from_its_ledger_line(message):
     assert back == message
 
 
-@settings(max_examples=100, deadline=None)
+@settings(max_examples=examples(100), deadline=None)
 @given(st.one_of(
     st.builds(HumanMessage, content=content, id=ids, response_metadata=st.dictionaries(st.just("k"), odd_values, min_size=1)),
     st.builds(ToolMessage, content=content, tool_call_id=st.text(max_size=10), artifact=odd_values)))
@@ -93,7 +94,7 @@ def test_fields_that_are_not_json_come_back_as_the_checkpoint_serializer_gives_t
     assert through_a_line(message) == SERDE.loads_typed(SERDE.dumps_typed(message))
 
 
-@settings(max_examples=100, deadline=None)
+@settings(max_examples=examples(100), deadline=None)
 @given(st.one_of(humans, ais, tools))
 def test_the_record_is_plain_json_with_paicli_keys_in_order(message):
     record, lc = message_to_record(message, SERDE)
@@ -259,7 +260,7 @@ def parent_and_child(draw):
     return parent, child, draw(st.lists(channels, max_size=3, unique=True))
 
 
-@settings(max_examples=300, deadline=None)
+@settings(max_examples=examples(300), deadline=None)
 @given(parent_and_child())
 def test_a_delta_record_gives_back_exactly_the_fields_it_was_taken_from(case):
     parent, child, stored = case

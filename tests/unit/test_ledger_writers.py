@@ -102,6 +102,7 @@ def hold_turn_lock(directory) -> subprocess.Popen:
     return proc
 
 
+@pytest.mark.process
 def test_a_put_while_another_process_holds_the_turn_is_refused_until_that_process_dies(tmp_path):
     saver = JsonlLedgerSaver(tmp_path)
     chat(one_step(saver), "before")

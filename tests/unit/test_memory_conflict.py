@@ -8,6 +8,7 @@ from memory.longterm.conflict import bigram_dice, find_conflicts, is_conflict, i
 from memory.longterm.config import parse_threshold
 from memory.longterm.dedup import canonicalize
 from memory.longterm.entry import new_fact
+from tests.support.properties import examples
 
 
 def _g(content, day=1):
@@ -65,7 +66,7 @@ from hypothesis import given, settings, strategies as st  # noqa: E402
 _texts = st.text(alphabet="项目使用Java1728 .的是", min_size=0, max_size=14)
 
 
-@settings(max_examples=300, deadline=None)
+@settings(max_examples=examples(300), deadline=None)
 @given(st.lists(_texts, max_size=8), _texts, st.sampled_from([0.5, 0.8, 0.99]))
 def test_the_fast_scan_finds_exactly_what_is_conflict_finds(existing, incoming, threshold):
     entries = [new_fact(t, scope="global") for t in existing]

@@ -136,3 +136,23 @@ def test_parse_terms_reads_only_a_json_list_and_cleans_each_term():
     assert parse_terms("not json") == parse_terms(None) == parse_terms('{"terms": "x"}') == []
     assert parse_terms(json.dumps(["y" * 41, "ok"])) == ["ok"]
     assert len(parse_terms(json.dumps([f"t{i}" for i in range(100)]))) == 24
+
+
+def _enrich_threads() -> list[threading.Thread]:
+    return [t for t in threading.enumerate() if t.name == "paicli-enrich"]
+
+
+def test_an_idle_worker_ends_its_thread_and_a_later_save_starts_another(tmp_path):
+    """A process that outlives its sessions (Studio, the in-process test runner) must not keep one
+    blocked worker thread per session."""
+    before = set(_enrich_threads())
+    memory = _memory(tmp_path, lambda content: REPLY, idle_exit=0.05)
+    memory.save_fact("项目使用 PostgreSQL 15 作为数据库", scope="project", project_key=P)
+    assert memory.enricher.wait_idle(5)
+    deadline = time.monotonic() + 5
+    while set(_enrich_threads()) - before and time.monotonic() < deadline:
+        time.sleep(0.02)
+    assert not set(_enrich_threads()) - before, "the idle worker is still running"
+    memory.save_fact("前端构建用 Vite 5", scope="project", project_key=P)
+    assert memory.enricher.wait_idle(5)
+    assert all(search_terms(e) for e in memory.entries())  # the second save was enriched too

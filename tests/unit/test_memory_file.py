@@ -115,6 +115,7 @@ def test_mutate_without_a_change_does_not_write(tmp_path):
     assert not memory.path.exists()
 
 
+@pytest.mark.process
 def test_concurrent_writer_processes_lose_nothing(tmp_path):
     path = tmp_path / "long_term_memory.json"
     procs, count = _writers(path, 4, 15), 15
@@ -134,6 +135,7 @@ def test_concurrent_threads_lose_nothing(tmp_path):
     assert len(memory.read()) == 120
 
 
+@pytest.mark.process
 def test_a_reader_never_sees_a_partial_file(tmp_path):
     path = tmp_path / "long_term_memory.json"
     MemoryFile(path).mutate(lambda entries: entries.append(_fact("seed " * 500)))

@@ -14,6 +14,7 @@ from hypothesis import strategies as st
 
 from memory.longterm.manager import LongTermMemory
 from tests.support import foreign_memory as foreign
+from tests.support.properties import examples
 
 NEW_FACT = "部署使用 Kubernetes 集群 alpha-7"
 
@@ -89,7 +90,7 @@ _known = st.fixed_dictionaries({}, optional={
 _item = _known | _json
 
 
-@settings(max_examples=int(os.environ.get("PAICLI_PROPERTY_EXAMPLES", "60")), deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@settings(max_examples=examples(int(os.environ.get("PAICLI_PROPERTY_EXAMPLES", "60"))), deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(st.lists(_item, max_size=8))
 def test_any_items_survive_a_save_and_a_delete(items):
     with tempfile.TemporaryDirectory() as directory:

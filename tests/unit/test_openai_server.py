@@ -231,6 +231,7 @@ def test_echo_mode_answers_with_the_last_user_message_after_the_script():
     assert server.exhausted_hits == 0
 
 
+@pytest.mark.process
 def test_standalone_process_prints_ready_and_serves_its_script(tmp_path):
     script = tmp_path / "script.json"
     script.write_text(json.dumps([{"content": "from file"},

@@ -16,6 +16,7 @@ import pytest
 from hypothesis import HealthCheck, assume, given, settings
 from hypothesis import strategies as st
 
+from tests.support.properties import examples
 from tools.policy.command_rules import RM
 from tools.policy.guards import CommandGuard
 from tools.policy.shell_parse import parse
@@ -122,7 +123,7 @@ _PIECE = st.one_of(
 _WORD = st.lists(_PIECE, min_size=1, max_size=5).map("".join)
 
 
-@settings(max_examples=100, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@settings(max_examples=examples(100), deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
 @given(words=st.lists(_WORD, min_size=1, max_size=3))
 def test_generated_words_read_as_bash_reads_them(tmp_path, words):
     line = " ".join(words)

@@ -266,6 +266,7 @@ def appender(home: Path, project: Path, tag: str, count: int) -> subprocess.Pope
                             stderr=subprocess.PIPE, text=True)
 
 
+@pytest.mark.process
 def test_an_append_waits_for_the_lock_another_process_holds(home, project, skill):
     target = skill / "references" / "log.md"
     with FileLock(str(home / LOCK_FILE)):
@@ -276,6 +277,7 @@ def test_an_append_waits_for_the_lock_another_process_holds(home, project, skill
     assert target.read_text(encoding="utf-8").startswith("a-0-0\n")
 
 
+@pytest.mark.process
 def test_two_processes_appending_keep_every_entry_whole(home, project, skill):
     children = [appender(home, project, tag, 12) for tag in ("a", "b")]
     for child in children:

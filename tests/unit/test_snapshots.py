@@ -151,6 +151,7 @@ def test_a_broken_staging_index_is_rebuilt_silently(snapshots, project):
     assert taken.notices == [] and not taken.new_tree
 
 
+@pytest.mark.process
 def test_two_processes_take_snapshots_under_one_lock(snapshots, project, tmp_path):
     script = ("import sys; from pathlib import Path; from tools.snapshots.store import TurnSnapshots, Label\n"
               "s = TurnSnapshots(Path(sys.argv[1]))\n"

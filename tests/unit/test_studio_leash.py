@@ -50,6 +50,7 @@ def server_pid(path: Path) -> int:
     return int(path.read_text())
 
 
+@pytest.mark.process
 @pytest.mark.parametrize("watch", MODES)
 def test_the_server_stops_when_paicli_is_sigkilled(tmp_path, watch):
     pid_path = tmp_path / "server.pid"
@@ -67,6 +68,7 @@ def test_the_server_stops_when_paicli_is_sigkilled(tmp_path, watch):
             os.kill(server, signal.SIGKILL)
 
 
+@pytest.mark.process
 @pytest.mark.parametrize("watch", MODES)
 def test_nothing_starts_when_paicli_died_before_the_leash_was_on(tmp_path, watch):
     gone = subprocess.run([sys.executable, "-c", "import os; print(os.getpid())"], capture_output=True,
@@ -77,6 +79,7 @@ def test_nothing_starts_when_paicli_died_before_the_leash_was_on(tmp_path, watch
     assert done.returncode == PARENT_GONE and not marker.exists()
 
 
+@pytest.mark.process
 def test_the_watching_leash_passes_a_stop_on_and_exits_with_the_server(tmp_path):
     """As paicli stops it: SIGINT to the process group, which the leash and the server are both in."""
     pid_path = tmp_path / "server.pid"
