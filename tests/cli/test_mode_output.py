@@ -65,7 +65,9 @@ def test_without_yes_and_a_terminal_each_refusal_is_named_and_the_run_exits_1(ru
     files(project)
     script = routes()
     server.script = script.script()
-    done = run_paicli("--mode", "plan", "-p", GOAL, "--session", "s-refused", stdin=subprocess.DEVNULL)
+    # PAICLI_HITL=on: the person is asked (at the default level the reviewer answers instead)
+    done = run_paicli("--mode", "plan", "-p", GOAL, "--session", "s-refused", env={"PAICLI_HITL": "on"},
+                      stdin=subprocess.DEVNULL)
     assert done.returncode == 1, done.stderr
     assert f"🚫 [task_3] 无法询问审批，已拒绝: execute_command {COMMAND}" in done.stderr.splitlines()
     assert done.stderr.splitlines()[-1] == ("⚠️ 1 个审批请求无法询问，已拒绝（会话 s-refused）。用 --yes 放行全部审批，"

@@ -23,7 +23,8 @@ def command(text: str, call_id: str) -> dict:
 
 @pytest.fixture
 def repl(project, paicli_env, server):
-    env = paicli_env(server.base_url, TERM="xterm", PROMPT_TOOLKIT_NO_CPR="1")
+    # PAICLI_HITL=on: every command is put to the person (the default level asks the reviewer)
+    env = paicli_env(server.base_url, TERM="xterm", PROMPT_TOOLKIT_NO_CPR="1", PAICLI_HITL="on")
     terminal = PtyTerminal([sys.executable, "-m", "paicli"], cwd=str(project), env=env)
     yield terminal
     terminal.close()

@@ -37,8 +37,8 @@ def test_a_user_skill_is_listed_in_the_system_prompt_and_injected_on_load(run_pa
     assert "每个问题给出文件和行号。" in injected["content"]
     context = run_paicli("--session", "skills-1", "-p", "/context")
     assert context.returncode == 0, context.stderr
-    assert "Skills index:" in context.stdout
-    assert any(line.strip().startswith("Skill bodies:") and line.endswith("[1 条]") for line in context.stdout.splitlines())
+    assert "Skill 索引:" in context.stdout  # issue 26: /context speaks Chinese
+    assert any(line.strip().startswith("Skill 正文:") and line.endswith("[1 条]") for line in context.stdout.splitlines())
 
 
 def test_an_untrusted_project_skill_is_data_until_skill_trust(run_paicli, server, project, paicli_home):

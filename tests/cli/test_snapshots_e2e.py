@@ -138,8 +138,8 @@ def test_revert_turn_asks_and_is_refused_under_yes_without_a_terminal_unless_all
 
     server.script += [Reply("", tool_calls=[call("revert_turn", {"offset": 1}, "r1")]), Reply("没能回滚")]
     done = run_paicli("--yes", "-p", "撤销上一轮", stdin=subprocess.DEVNULL)
-    assert done.returncode == 0, done.stderr
-    assert "HITL 审批请求" in done.stderr and "🔴 高危" in done.stderr
+    assert done.returncode == 1, done.stderr  # an approval nobody could answer (issue 26: honest -p)
+    assert '🚫 无法询问审批，已拒绝: revert_turn {"offset": 1}' in done.stderr  # named, never asked
     [refused] = tool_results(server.requests[-1])
     assert "[HITL] 操作已被拒绝" in refused["content"] and "PAICLI_ALLOW_REVERT=yes" in refused["content"]
     assert (project / "app.py").read_text() == "v2\n"

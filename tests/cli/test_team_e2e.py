@@ -77,5 +77,6 @@ def test_a_rejected_plan_runs_no_worker_and_exits_1(server, run_paicli):
     server.script = [Reply(PLAN + "\n以上是计划")]
     done = run_paicli("--mode", "team", "-p", "汇总两个文件")
     assert done.returncode == 1
-    assert done.stdout.startswith("❌ 规划失败：无法解析执行计划\n原因：JSON 对象之后还有多余内容\n原始输出:\n")
+    assert done.stdout == ""  # issue 26: a planning failure goes to stderr, stdout carries only answers
+    assert "❌ 规划失败：无法解析执行计划\n原因：JSON 对象之后还有多余内容\n原始输出:\n" in done.stderr
     assert len(server.requests) == 1 and "tools" not in server.requests[0]
