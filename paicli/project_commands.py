@@ -126,6 +126,7 @@ def refused(entry: dict[str, Any]) -> bool:
 async def policy(app: App, say: Output) -> None:
     """reference (v.7) ``/policy``, with the approval level, the "approve all" choices and the
     day's recent denials."""
+    from paicli.app import sandbox_lines
     from paicli.session_modes import LEVEL_LABELS
     from tools.policy.approval import asking_tools
     from tools.specs import known_tools
@@ -142,6 +143,8 @@ async def policy(app: App, say: Output) -> None:
     say("   写入文件上限: 5MB")
     say("   命令执行上限: 60 秒，输出 8KB（截断）")
     say(f"   审计目录: {app.audit_dir}")
+    for line in sandbox_lines(app.settings):  # issue 24: the sandbox, its writable roots, network
+        say(f"   {line.strip()}")
     say(f"   审批档位: {LEVEL_LABELS.get(app.approval, app.approval)}")
     say(f"   全部放行: {', '.join(approved) if approved else '无'}")
     if not denials:
