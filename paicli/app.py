@@ -196,10 +196,14 @@ class App:
         (issue 26); a session with no ledger is a mistake to fix (exit 2)."""
         from paicli.comeback import NO_SESSION, UNKNOWN_SESSION, has_ledger, newest_session
 
+        saver = self._database.saver if self._database else None  # PAICLI_DATABASE_URL: sessions live there
         sid = self.args.session or newest_session(self.settings.home, self.settings.project_root)
+        if sid is None and saver is not None:  # another machine's newest session of this project
+            sid = next((s["id"] for s in saver.sessions()), None)
         if sid is None:
             raise ConfigError(NO_SESSION)
-        if not has_ledger(self.settings.home / "history" / "raw", sid):
+        known = saver.has_session(sid) if saver is not None else has_ledger(self.settings.home / "history" / "raw", sid)
+        if not known:
             raise ConfigError(UNKNOWN_SESSION.format(sid=sid))
         self._session_id = sid
         return sid

@@ -82,6 +82,11 @@ class SessionSaver(PostgresSaver):
     def turn_lock(self, thread_id: str) -> AdvisoryTurnLock:
         return AdvisoryTurnLock(self.url, thread_id)
 
+    def has_session(self, thread_id: str) -> bool:
+        """Whether any checkpoint of this session is in the database (``--continue``)."""
+        with self._cursor() as cur:
+            return cur.execute("SELECT 1 FROM checkpoints WHERE thread_id = %s LIMIT 1", (thread_id,)).fetchone() is not None
+
     def sessions(self) -> list[dict[str, Any]]:
         """This project's sessions, newest first: ``{id, started, last_activity, mode, title, messages}``."""
         with self._cursor() as cur:

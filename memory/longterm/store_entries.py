@@ -32,6 +32,7 @@ from memory.longterm.config import MemoryOptions
 from memory.longterm.entry import Entry, from_json
 from memory.longterm.manager import LongTermMemory
 from memory.longterm.store import ROOT, MemoryStore, entry_value, namespace_of
+from memory.longterm.write_index import WriteIndex
 
 T = TypeVar("T")
 PAGE = 1000  # items per search request while listing every memory
@@ -55,15 +56,33 @@ class StoreEntries:
         # (namespace, key) -> (the item's updated_at, its entry): items unchanged since the last
         # read are not parsed again.
         self._parsed: dict[tuple[tuple[str, ...], str], tuple[Any, Entry]] = {}
+        # The dedup / conflict index (``MemoryFile.write_index``): of ``_current``, the entries the
+        # last read returned, updated with only what changed since ``_indexed``.
+        self._current: list[Entry] = []
+        self._indexed: list[Entry] = []
+        self._index: WriteIndex | None = None
 
     def read(self) -> list[Entry]:
         with self._thread_lock:
             mark = self._marker() if self._marker is not None else None
             if mark is not None and self._last is not None and self._last[0] == mark:
+                self._current = self._last[1]
                 return list(self._last[1])
             entries = self._read_all()
             self._last = (mark, entries) if mark is not None else None
+            self._current = entries
             return list(entries)
+
+    def write_index(self) -> WriteIndex:
+        """As ``MemoryFile.write_index``: inside a ``mutate`` function, the index of the list it
+        was handed (before it edits it)."""
+        with self._thread_lock:
+            if self._index is None:
+                self._index = WriteIndex(self._current)
+            elif self._indexed is not self._current:
+                self._index.update(self._indexed, self._current)
+            self._indexed = self._current
+            return self._index
 
     def _read_all(self) -> list[Entry]:
         now = datetime.now(UTC)
@@ -102,6 +121,7 @@ class StoreEntries:
                 self.store.batch(ops)
                 if self._marker is not None:  # under the lock no other writer came between: cache ours
                     self._last = (self._marker(), sorted(entries, key=lambda e: (e.timestamp, e.id)))
+                    self._current = self._last[1]
             return result
 
 

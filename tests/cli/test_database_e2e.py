@@ -60,6 +60,16 @@ def test_an_unreachable_or_misspelt_database_url_is_one_line_naming_the_setting(
     assert server.requests == []  # never fell back to the files and ran the turn
 
 
+def test_continue_finds_sessions_in_the_database_and_refuses_an_unknown_one(run_paicli, server, database_url):
+    env = {"PAICLI_DATABASE_URL": database_url}
+    unknown = run_paicli("--session", "nope", "--continue", env=env)
+    assert unknown.returncode == 2 and "未找到会话 nope" in unknown.stderr
+    server.script = [Reply("好")]
+    assert run_paicli("-p", "你好", "--session", "db-1", env=env).returncode == 0
+    again = run_paicli("--session", "db-1", "--continue", env=env)  # known to the database, nothing to finish
+    assert again.returncode != 2, again.stderr
+
+
 def test_a_project_env_may_not_set_the_database(run_paicli, server, project, database_url):
     (project / ".env").write_text(f"PAICLI_DATABASE_URL={database_url}\n")
     result = run_paicli("-p", "你好")
