@@ -18,6 +18,7 @@ processes writing one database serialise as two writing one memory file do.
 
 from __future__ import annotations
 
+import sys
 import threading
 from collections.abc import Callable, Iterator
 from contextlib import AbstractContextManager, contextmanager
@@ -25,8 +26,6 @@ from datetime import UTC, datetime
 from typing import Any, TypeVar
 
 from langgraph.store.base import BaseStore, Item, PutOp, SearchOp
-from psycopg import Connection
-from psycopg_pool import ConnectionPool
 
 from memory.longterm.config import MemoryOptions
 from memory.longterm.entry import Entry, from_json
@@ -145,7 +144,7 @@ def advisory_lock(store: BaseStore) -> Callable[[], AbstractContextManager[Any]]
     """For a ``PostgresStore`` (its ``conn`` a sync psycopg connection or pool): a session-level
     ``pg_advisory_lock`` held across the read and the writes. None for any other store."""
     conn = getattr(store, "conn", None)
-    if not isinstance(conn, (Connection, ConnectionPool)):
+    if not _sync_postgres(conn):
         return None  # not PostgreSQL, or an async connection (its store's sync calls are not ours to block)
 
     @contextmanager
@@ -164,7 +163,7 @@ def change_marker(store: BaseStore) -> Callable[[], Any] | None:
     """For a ``PostgresStore`` on a sync connection: the number of memory rows and their latest
     update, read before the items (so a change during a listing is seen on the next read)."""
     conn = getattr(store, "conn", None)
-    if not isinstance(conn, (Connection, ConnectionPool)):
+    if not _sync_postgres(conn):
         return None
 
     def marker() -> Any:
@@ -176,9 +175,20 @@ def change_marker(store: BaseStore) -> Callable[[], Any] | None:
     return marker
 
 
+def _sync_postgres(conn: Any) -> bool:
+    """A sync psycopg connection or pool. psycopg is never imported here: a process holding such a
+    connection has imported it already, and one that has not pays nothing (``-p`` start-up)."""
+    kinds = tuple(getattr(sys.modules.get(module), name, None) for module, name in _SYNC_KINDS)
+    return any(kind is not None and isinstance(conn, kind) for kind in kinds)
+
+
+_SYNC_KINDS = (("psycopg", "Connection"), ("psycopg_pool", "ConnectionPool"))
+
+
 @contextmanager
 def _connection(conn: Any) -> Iterator[Any]:
-    if isinstance(conn, ConnectionPool):  # a pool: the lock's own connection, kept until it is released
+    pool = getattr(sys.modules.get("psycopg_pool"), "ConnectionPool", None)
+    if pool is not None and isinstance(conn, pool):  # a pool: the lock's own connection, kept until it is released
         with conn.connection() as connection:
             yield connection
     else:

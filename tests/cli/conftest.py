@@ -22,6 +22,7 @@ from pathlib import Path
 import pytest
 
 from tests.support.inprocess import run_in_process
+from tests.support.pty_terminal import PtyTerminal
 from tests.support.openai_server import FakeOpenAIServer
 
 # Variables that would change which endpoint, key or tracing a child process uses.
@@ -109,6 +110,22 @@ def run_paicli(request: pytest.FixtureRequest, project: Path, paicli_env, server
                               timeout=timeout)
 
     return run
+
+
+@pytest.fixture
+def start_repl(project: Path, paicli_env, server: FakeOpenAIServer):
+    """`start_repl(**env)` → the REPL on a pseudo-terminal in the project, against the fake
+    server, with ``env`` added to the child's environment; closed when the test ends."""
+    terminals: list[PtyTerminal] = []
+
+    def start(**env: str) -> PtyTerminal:
+        child_env = paicli_env(server.base_url, TERM="xterm", PROMPT_TOOLKIT_NO_CPR="1", **env)
+        terminals.append(PtyTerminal([sys.executable, "-m", "paicli"], cwd=str(project), env=child_env))
+        return terminals[-1]
+
+    yield start
+    for terminal in terminals:
+        terminal.close()
 
 
 def as_langchain(messages: list[dict]) -> list:

@@ -6,12 +6,11 @@ from __future__ import annotations
 
 import json
 import subprocess
-import sys
 
 import pytest
 
 from tests.support.openai_server import REVIEWER_SYSTEM, ErrorReply, Reply, verdict
-from tests.support.pty_terminal import PtyTerminal
+from tests.support.pty_terminal import ask
 
 WRITE = {"name": "execute_command", "arguments": {"command": "echo hi > out.txt"}}
 
@@ -122,16 +121,8 @@ def test_the_reviewer_model_setting_picks_the_model_the_reviewer_asks(server, ru
 # --- on a terminal ------------------------------------------------------------------------
 
 @pytest.fixture
-def repl(project, paicli_env, server):
-    env = paicli_env(server.base_url, TERM="xterm", PROMPT_TOOLKIT_NO_CPR="1", PAICLI_STATUS_BAR="off")
-    terminal = PtyTerminal([sys.executable, "-m", "paicli"], cwd=str(project), env=env)
-    yield terminal
-    terminal.close()
-
-
-def ask(repl: PtyTerminal, text: str) -> None:
-    repl.expect("❯")
-    repl.type(text + "\r")
+def repl(start_repl):
+    return start_repl(PAICLI_STATUS_BAR="off")
 
 
 def command(n: int) -> dict:

@@ -3,12 +3,11 @@ does not run a 🔴 command, ``y`` does, and Ctrl-C cancels the turn as it does 
 
 from __future__ import annotations
 
-import sys
 
 import pytest
 
 from tests.support.openai_server import Reply
-from tests.support.pty_terminal import PtyTerminal
+from tests.support.pty_terminal import ask
 
 pytestmark = pytest.mark.process  # the REPL on a pty
 
@@ -17,17 +16,9 @@ MENU = "请选择操作：[y] 批准"
 
 
 @pytest.fixture
-def repl(project, paicli_env, server):
+def repl(start_repl):
     # PAICLI_HITL=on: every command asks the person (`default` sends it to the auto reviewer first)
-    env = paicli_env(server.base_url, TERM="xterm", PROMPT_TOOLKIT_NO_CPR="1", PAICLI_HITL="on")
-    terminal = PtyTerminal([sys.executable, "-m", "paicli"], cwd=str(project), env=env)
-    yield terminal
-    terminal.close()
-
-
-def ask(repl: PtyTerminal, text: str) -> None:
-    repl.expect("❯")
-    repl.type(text + "\r")
+    return start_repl(PAICLI_HITL="on")
 
 
 def test_enter_does_not_approve_a_high_risk_command_and_ctrl_c_cancels_the_turn(repl, server, project):

@@ -6,13 +6,12 @@ from __future__ import annotations
 
 import json
 import signal
-import sys
 import time
 
 import pytest
 
 from tests.support.openai_server import Reply
-from tests.support.pty_terminal import PtyTerminal
+from tests.support.pty_terminal import ask
 
 pytestmark = pytest.mark.process  # the REPL on a pty
 
@@ -22,17 +21,9 @@ def command(text: str, call_id: str) -> dict:
 
 
 @pytest.fixture
-def repl(project, paicli_env, server):
+def repl(start_repl):
     # PAICLI_HITL=on: every command is put to the person (the default level asks the reviewer)
-    env = paicli_env(server.base_url, TERM="xterm", PROMPT_TOOLKIT_NO_CPR="1", PAICLI_HITL="on")
-    terminal = PtyTerminal([sys.executable, "-m", "paicli"], cwd=str(project), env=env)
-    yield terminal
-    terminal.close()
-
-
-def ask(repl: PtyTerminal, text: str) -> None:
-    repl.expect("❯")
-    repl.type(text + "\r")
+    return start_repl(PAICLI_HITL="on")
 
 
 def audit_lines(home) -> list[dict]:

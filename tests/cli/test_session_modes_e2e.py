@@ -3,29 +3,19 @@ plan mode plans the next ordinary input, ask mode asks for every write; /mode se
 
 from __future__ import annotations
 
-import subprocess
-import sys
 
 import pytest
 
 from tests.cli.test_repl_plan import PLANNING, plan_reply
 from tests.support.openai_server import ByContent, Reply
-from tests.support.pty_terminal import PtyTerminal
+from tests.support.pty_terminal import ask
 
 SHIFT_TAB = "\x1b[Z"
 
 
 @pytest.fixture
-def repl(project, paicli_env, server):
-    env = paicli_env(server.base_url, TERM="xterm", PROMPT_TOOLKIT_NO_CPR="1", PAICLI_STATUS_BAR="off")
-    terminal = PtyTerminal([sys.executable, "-m", "paicli"], cwd=str(project), env=env)
-    yield terminal
-    terminal.close()
-
-
-def ask(repl: PtyTerminal, text: str) -> None:
-    repl.expect("❯")
-    repl.type(text + "\r")
+def repl(start_repl):
+    return start_repl(PAICLI_STATUS_BAR="off")
 
 
 @pytest.mark.process

@@ -19,7 +19,7 @@ import sys
 from tests.cli.conftest import RUN_TIMEOUT
 from tests.support.openai_server import Reply
 
-FORBIDDEN = re.compile(r"^(mcp|langchain_mcp_adapters|langgraph_api|langgraph_sdk|bashlex|jieba|bs4|markdownify"
+FORBIDDEN = re.compile(r"^(mcp|langchain_mcp_adapters|psycopg|psycopg_pool|langgraph_api|langgraph_sdk|bashlex|jieba|bs4|markdownify"
                        r"|numpy|paicli\.studio\w*|tools\.mcp\.(?!config$|names$)\w+|tools\.(?:builtin\.)?web_\w+"
                        r"|memory\.longterm\.(thesaurus|retriever|terms))(\.|$)")
 IMPORTED = re.compile(r"^import time:\s+\d+ \|\s+\d+ \|\s*(\S+)$", re.MULTILINE)

@@ -69,3 +69,9 @@ class PtyTerminal:
         self.proc.wait(timeout=10)
         os.close(self.master)
         return self.proc.returncode
+
+
+def ask(terminal: PtyTerminal, text: str) -> None:
+    """Wait for the REPL's prompt, then type ``text`` and Enter."""
+    terminal.expect("❯")
+    terminal.type(text + "\r")
