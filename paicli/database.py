@@ -18,7 +18,6 @@ from __future__ import annotations
 import asyncio
 import re
 import subprocess
-import time
 from collections.abc import AsyncIterator, Callable, Sequence
 from dataclasses import dataclass
 from datetime import datetime
@@ -33,7 +32,7 @@ from langgraph.store.postgres import PostgresStore
 from psycopg.rows import dict_row
 
 from memory.errors import PaicliError
-from memory.ledger.owner import POLL, SessionBusy
+from memory.ledger.owner import wait_for_turn
 from memory.longterm.config import MemoryOptions
 from memory.longterm.manager import LongTermMemory
 from memory.longterm.store_entries import memory_of
@@ -128,16 +127,12 @@ class AdvisoryTurnLock:
         return f"paicli.session:{self.session}"
 
     async def acquire(self, wait: float, notice: Callable[[str], None]) -> None:
-        deadline, told = time.monotonic() + wait, False
-        while not await asyncio.to_thread(self._try):
-            if time.monotonic() >= deadline:
-                self.release()
-                raise SessionBusy(f"会话 {self.session} 正被另一个进程使用（数据库中的会话锁），等待 {wait:g} 秒后放弃："
-                                  f"等它完成后重试，或用 --session 换一个会话（PAICLI_SESSION_WAIT 调整等待秒数）")
-            if not told:
-                notice(f"⏳ 会话 {self.session} 正被另一个进程使用，等待它完成当前一轮…")
-                told = True
-            await asyncio.sleep(POLL)
+        try:
+            await wait_for_turn(self.session, lambda: asyncio.to_thread(self._try), lambda: "另一个进程", wait, notice,
+                                where="（数据库中的会话锁）")
+        except BaseException:  # busy or cancelled: the lock's connection is not kept
+            self.release()
+            raise
 
     def release(self) -> None:
         if self._conn is not None:

@@ -45,7 +45,10 @@ class StatusBar:
         self.skills = "Skill -"  # scanning the skill folders takes a moment: done off the first prompt's path
 
     async def after_turn(self, result: Any | None) -> None:
-        """Take the figures of a finished turn (``TurnResult``; a Plan or Team run has none)."""
+        """Take the figures of a finished turn (``TurnResult``; a Plan or Team run has none).
+        With the bar off (PAICLI_STATUS_BAR=off) nothing is read: no estimate over the history."""
+        if not self.app.settings.status_bar:
+            return
         if result is not None:
             self.turn = TurnFigures(result.input_tokens, result.output_tokens, result.cached_tokens, result.seconds)
         if self.app.started:

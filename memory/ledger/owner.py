@@ -21,7 +21,7 @@ import json
 import os
 import socket
 import time
-from collections.abc import Callable
+from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING
@@ -92,16 +92,10 @@ class TurnLock:
     async def acquire(self, wait: float, notice: Callable[[str], None]) -> None:
         """Take the lock, waiting up to ``wait`` seconds (one notice naming the holder), or raise
         ``SessionBusy`` naming it. Cancellable: it polls instead of blocking a thread."""
-        deadline, told = time.monotonic() + wait, False
-        while not self.try_acquire():
-            holder = self.holder()
-            if time.monotonic() >= deadline:
-                raise SessionBusy(f"会话 {self.session} 正被{holder.describe()}使用，等待 {wait:g} 秒后放弃："
-                                  f"等它完成后重试，或用 --session 换一个会话（PAICLI_SESSION_WAIT 调整等待秒数）")
-            if not told:
-                notice(f"⏳ 会话 {self.session} 正被{holder.describe()}使用，等待它完成当前一轮…")
-                told = True
-            await asyncio.sleep(POLL)
+        async def attempt() -> bool:
+            return self.try_acquire()
+
+        await wait_for_turn(self.session, attempt, lambda: self.holder().describe(), wait, notice)
 
     def holder(self) -> Owner:
         """Who holds the lock, as its owner file says; ``Owner(None)`` when that is not known."""
@@ -160,3 +154,20 @@ def _alive(owner: Owner) -> bool:
     except PermissionError:
         return True
     return True
+
+
+async def wait_for_turn(session: str, attempt: Callable[[], Awaitable[bool]], holder: Callable[[], str],
+                        wait: float, notice: Callable[[str], None], where: str = "") -> None:
+    """Poll ``attempt`` until it takes a session's turn lock: one notice naming ``holder`` while
+    waiting, ``SessionBusy`` after ``wait`` seconds (``where``: which lock, for the message).
+    Shared by the ledger's lock file and the database's advisory lock. Cancellable."""
+    deadline, told = time.monotonic() + wait, False
+    while not await attempt():
+        who = holder()
+        if time.monotonic() >= deadline:
+            raise SessionBusy(f"会话 {session} 正被{who}使用{where}，等待 {wait:g} 秒后放弃："
+                              f"等它完成后重试，或用 --session 换一个会话（PAICLI_SESSION_WAIT 调整等待秒数）")
+        if not told:
+            notice(f"⏳ 会话 {session} 正被{who}使用，等待它完成当前一轮…")
+            told = True
+        await asyncio.sleep(POLL)

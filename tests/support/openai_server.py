@@ -165,12 +165,7 @@ class FakeOpenAIServer:
                 self.exhausted_hits += 1
                 return _exhausted(0)
             item = self.reviews.pop(0)
-        if callable(item):
-            item = item(request)
-        if isinstance(item, Hang):
-            self._stopping.wait(item.seconds)
-            item = item.then
-        return item
+        return self._resolve(item, request)
 
     def take(self, request: RecordedRequest) -> Reply | ErrorReply | Disconnect:
         """Record the request and resolve the next script item into a reply."""
@@ -185,6 +180,10 @@ class FakeOpenAIServer:
                 return _exhausted(len(self.script))
             item = self.script[self._cursor]
             self._cursor += 1
+        return self._resolve(item, request)
+
+    def _resolve(self, item: Item, request: RecordedRequest) -> Reply | ErrorReply | Disconnect:
+        """A script item as the reply it stands for: a callable is asked, a ``Hang`` waited out."""
         if callable(item):
             item = item(request)
         if isinstance(item, Hang):
