@@ -53,7 +53,7 @@ from typing_extensions import TypedDict  # noqa: E402
 
 from graphs.react import build_graph  # noqa: E402
 from memory.ledger.saver import JsonlLedgerSaver  # noqa: E402
-from nodes.support.state import Deps, RunContext  # noqa: E402
+from nodes.core.state import Deps, RunContext  # noqa: E402
 from paicli.session import RECURSION_LIMIT  # noqa: E402
 from tests.support.scripted_model import ScriptedChatModel, ai, tool_call  # noqa: E402
 from tools.base import ToolSpec  # noqa: E402

@@ -32,7 +32,7 @@ from langgraph.checkpoint.memory import InMemorySaver  # noqa: E402
 
 from graphs.plan import build_graph as build_plan_graph  # noqa: E402
 from graphs.react import build_graph as build_react_graph  # noqa: E402
-from nodes.support.state import Deps, RunContext  # noqa: E402
+from nodes.core.state import Deps, RunContext  # noqa: E402
 from paicli.models import make_chat_model  # noqa: E402
 from paicli.settings import load_settings  # noqa: E402
 from tests.support.openai_server import ByContent, FakeOpenAIServer, Hang, Reply  # noqa: E402

@@ -10,7 +10,7 @@
 Each task is one execution unit (``graphs/unit.py``): the react graph's agent loop and
 context node on a message list of its own, run as a ``Send`` target. ``build_graph`` is what
 the CLI compiles (with ``memory.ledger.namespaced.NamespacedSaver`` over the session's ledger);
-``paicli/studio.py`` compiles it for ``langgraph.json``.
+``paicli/studio/graphs.py`` compiles it for ``langgraph.json``.
 """
 
 from __future__ import annotations
@@ -31,7 +31,7 @@ from nodes.plan.review import review
 from nodes.plan.state import PlanState
 from nodes.plan.summary import summary
 from nodes.plan.text import DONE, task_input, trusted_urls
-from nodes.support.state import Deps, MessagesInput, RunContext
+from nodes.core.state import Deps, MessagesInput, RunContext
 
 MODE = "plan"
 

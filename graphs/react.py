@@ -2,7 +2,7 @@
 memory), then the agent loop on the conversation (wired flat), then post-task fact extraction.
 
 ``build_graph`` is what the CLI compiles with its checkpointer; ``langgraph.json`` gets a
-graph compiled without one (the server injects its own), built in ``paicli.studio`` because
+graph compiled without one (the server injects its own), built in ``paicli.studio.graphs`` because
 the chat model comes from the user's settings.
 """
 
@@ -18,8 +18,8 @@ from nodes.compact import Compaction
 from nodes.extract_facts import make_extract_facts
 from nodes.load_context import make_load_context
 from nodes.prepare_turn import prepare_turn
-from nodes.support.run_errors import report_failure, route_end
-from nodes.support.state import AgentState, Deps, MessagesInput, RunContext
+from nodes.core.run_errors import report_failure, route_end
+from nodes.core.state import AgentState, Deps, MessagesInput, RunContext
 
 
 def build_react(deps: Deps, *, context_schema: type[RunContext] = RunContext,

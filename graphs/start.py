@@ -5,7 +5,7 @@ from __future__ import annotations
 from langgraph.graph import StateGraph
 
 from nodes.snapshot import NODE, make_snapshot
-from nodes.support.state import Deps
+from nodes.core.state import Deps
 
 
 def link_start(builder: StateGraph, deps: Deps, mode: str, first: str, then: str) -> None:

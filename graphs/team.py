@@ -31,7 +31,7 @@ from langgraph.types import Send
 from graphs.start import link_start
 from graphs.unit import add_unit, make_unit_node, unit_config
 from nodes.extract_facts import make_extract_facts
-from nodes.support.state import Deps, MessagesInput, RunContext
+from nodes.core.state import Deps, MessagesInput, RunContext
 from nodes.team import texts
 from nodes.team.inputs import TeamInputs
 from nodes.team.members import MemberState, make_ask

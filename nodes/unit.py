@@ -15,8 +15,8 @@ from langchain_core.messages import AIMessage, HumanMessage, ToolMessage
 from typing_extensions import TypedDict
 
 from memory.context.rounds import internal
-from nodes.support.policy import discovered_urls
-from nodes.support.state import AgentState
+from nodes.core.policy import discovered_urls
+from nodes.core.state import AgentState
 
 UNIT_INPUT = "unit_input"  # the internal kind of a unit's brief
 

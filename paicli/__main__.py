@@ -73,7 +73,7 @@ def _log_dir():
 
 def run_studio(argv: list[str]) -> int:
     from paicli.errors import run_guarded
-    from paicli.studio_command import run_studio as serve
+    from paicli.studio.command import run_studio as serve
 
     return run_guarded(lambda: serve(argv), debug="--debug" in argv)
 
@@ -85,7 +85,7 @@ def main(argv: list[str] | None = None) -> int:
     if argv[:1] == ["studio"]:
         return run_studio(argv[1:])
     if argv[:1] == ["db"]:  # issue 28: paicli db import | export
-        from paicli.db_command import run_db
+        from paicli.commands.db import run_db
         from paicli.errors import run_guarded
 
         return run_guarded(lambda: run_db(argv[1:]), debug="--debug" in argv, log_dir=_log_dir())

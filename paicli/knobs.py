@@ -20,7 +20,7 @@ from pathlib import Path
 
 from memory.errors import PaicliError
 from memory.longterm.config import MemoryOptions, parse_stale_days, parse_threshold
-from nodes.support.options import BudgetOptions, CompactionOptions
+from nodes.core.options import BudgetOptions, CompactionOptions
 from tools.snapshots.options import DEFAULT_KEEP, DEFAULT_MAX_FILE, DEFAULT_MAX_SNAPSHOT, MiB, SnapshotOptions
 
 Get = Callable[[str], "str | None"]

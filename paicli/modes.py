@@ -1,9 +1,9 @@
 """The modes, one row each (issue 25): every surface that names a mode reads :data:`MODES`.
 
 From a :class:`ModeSpec` come ``--mode``'s choices and help (``paicli/__main__.py``), its slash
-command, ``/help`` line, completion and "next input" text (``paicli/commands.py``), the banner and
+command, ``/help`` line, completion and "next input" text (``paicli/commands/dispatch.py``), the banner and
 cancel line a run prints (``paicli/repl.py``, ``paicli/oneshot.py``), the graph ``paicli studio``
-serves (``paicli/studio.py``, ``paicli/studio_command.write_config`` and the repository's
+serves (``paicli/studio/graphs.py``, ``paicli/studio/command.write_config`` and the repository's
 ``langgraph.json``, which a test keeps equal), which runs ``/continue`` looks for
 (``paicli/comeback.py``) and the session's runners (``paicli/session.py``).
 

@@ -16,7 +16,7 @@ import asyncio
 import sys
 from typing import Any
 
-from paicli import commands
+from paicli.commands import dispatch as commands
 from paicli.app import App, sandbox_warning
 from paicli.modes import MODE_SPECS, NOT_COMPLETED, STOPPED
 from paicli.render import REFUSED_CLOSING, Renderer, usage_line

@@ -21,7 +21,7 @@ from rich.console import Console
 from rich.text import Text
 
 from memory.ledger.owner import LedgerConflict, SessionBusy
-from paicli import commands
+from paicli.commands import dispatch as commands
 from paicli.app import App, sandbox_lines
 from paicli.modes import DEFAULT_MODE, MODE_SPECS, STOPPED_REPL
 from paicli.render import Renderer, usage_line

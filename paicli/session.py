@@ -30,10 +30,10 @@ from memory.context.turn_memory import memory_context_messages
 from memory.longterm.manager import LongTermMemory
 from memory.longterm.enrichment import Enricher, model_proposer
 from memory.longterm.store_entries import store_of
-from nodes.support.background import Background
-from nodes.call_model import skill_index
+from nodes.core.background import Background
+from nodes.model.call_model import skill_index
 from nodes.compact import state_update
-from nodes.support.state import Deps, RunContext
+from nodes.core.state import Deps, RunContext
 from paicli.answers import ask_audited
 from paicli.context_view import ContextUsage
 from paicli.driver import TurnWatcher, drive

@@ -16,7 +16,7 @@ from urllib.parse import urlsplit
 
 from paicli.credentials import CONFIG, DOTENV, ENVIRONMENT, Sources, endpoint_refusal, guard_refusal, key_variable, secret_variables
 from paicli.prices import DEFAULT_PRICES, Price, price_problem
-from nodes.support.options import BudgetOptions, CompactionOptions
+from nodes.core.options import BudgetOptions, CompactionOptions
 from tools.skills.limits import DEFAULT_BUDGET as DEFAULT_SKILL_BUDGET
 from paicli.knobs import (ConfigError, Get, MemoryKnobs, WebKnobs, budget_options, compaction_options, memory_knobs,
                           number, snapshot_options, web_knobs)
@@ -317,7 +317,7 @@ def studio_environ(settings: Settings) -> dict[str, str]:
     for its graph, checkpointer and store; passing the resolved paths keeps them equal even if a
     file changes meanwhile), and everything that would call out
     switched off (notes §0: analytics, version check, LangSmith tracing)."""
-    # CORS_CONFIG / CORS_ALLOW_ORIGINS would replace the exact origins of the config (paicli/studio_gate.py).
+    # CORS_CONFIG / CORS_ALLOW_ORIGINS would replace the exact origins of the config (paicli/studio/gate.py).
     dropped = ("LANGSMITH_API_KEY", "LANGCHAIN_API_KEY", "CORS_CONFIG", "CORS_ALLOW_ORIGINS")
     env = {k: v for k, v in os.environ.items() if k not in dropped}
     env.update(PAICLI_PROJECT_ROOT=str(settings.project_root), PAICLI_HOME=str(settings.home),

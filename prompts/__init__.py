@@ -4,7 +4,7 @@ Sections go from most to least stable so the provider's prefix cache keeps hitti
 base → personality → mode → approvals → context management → handoff → skills →
 runtime context (changes daily) → project context (PAI.md; changes when the files do). The
 long-term memories of a turn are not part of it: they travel with the turn as an internal
-message (``nodes/support/request.py``), so the conversation after the system prompt keeps
+message (``nodes/core/request.py``), so the conversation after the system prompt keeps
 matching the provider's cache. Each prompt file can be
 overridden by ``~/.paicli/prompts/<relpath>`` and then by ``<project>/.paicli/prompts/<relpath>``.
 An override is read only when its real path stays inside its owner, the project or

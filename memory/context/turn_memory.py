@@ -13,7 +13,7 @@ never edited, so every request extends the one before it.
 - Compaction treats it like the other internal messages: never a round of its own, never
   summarised (``rounds.NOT_SUMMARISED``), kept or dropped with the round it belongs to.
 
-Pure functions on messages; the node layer fetches the block (``nodes/support/request.py``).
+Pure functions on messages; the node layer fetches the block (``nodes/core/request.py``).
 """
 
 from __future__ import annotations

@@ -11,7 +11,7 @@ reference c.4: a stream is complete only after ``[DONE]`` or a non-empty ``finis
 The openai client swallows ``[DONE]``, so only the finish reason is visible here: a stream
 that sent ``[DONE]`` without any finish reason (no provider we know does) counts as unfinished.
 
-Plain data in, plain data out; ``nodes.guards.response`` applies it to LangChain messages.
+Plain data in, plain data out; ``nodes.model.response`` applies it to LangChain messages.
 """
 
 from __future__ import annotations

@@ -17,7 +17,7 @@ from nodes import dag
 from nodes.plan.model import COMPLETED, FAILED, PENDING, RUNNING, SKIPPED, dependents, progress, ready
 from nodes.plan.state import PlanState
 from nodes.plan.text import replan_goal
-from nodes.support.state import RunContext, run_context
+from nodes.core.state import RunContext, run_context
 
 MAX_BATCH = 4  # graphs.batch.MAX_PARALLEL; the graph layer fans out what this node picks
 PREVIEW_CHARS = 100

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from typing import Annotated, Any, Optional
 
-from nodes.support.state import ModeState
+from nodes.core.state import ModeState
 from nodes.unit import merge_results
 
 

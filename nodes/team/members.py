@@ -18,7 +18,7 @@ from langgraph.graph.message import add_messages
 from langgraph.runtime import Runtime
 from typing_extensions import TypedDict
 
-from nodes.support.state import Deps, RunContext, run_context
+from nodes.core.state import Deps, RunContext, run_context
 from prompts import PromptSources, assemble_system_prompt
 from prompts.pai_md import load_project_memory
 

@@ -11,7 +11,7 @@ from langgraph.checkpoint.memory import InMemorySaver
 from langgraph.types import Command
 
 from graphs.react import build_graph
-from nodes.support.state import Deps, RunContext
+from nodes.core.state import Deps, RunContext
 from tests.support.scripted_model import ScriptedChatModel
 from tools.base import ToolSpec
 

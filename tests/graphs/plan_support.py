@@ -10,7 +10,7 @@ from langgraph.checkpoint.memory import InMemorySaver
 from langgraph.types import Command
 
 from graphs.plan import build_graph
-from nodes.support.state import Deps, RunContext
+from nodes.core.state import Deps, RunContext
 from tests.graphs.conftest import Harness, assert_paired
 from tests.support.scripted_model import ScriptedChatModel, ai
 

@@ -18,8 +18,8 @@ from memory.context.rounds import internal_kind
 from memory.longterm.entry import normalize_project_key
 from memory.longterm.store import project_namespace
 from memory.longterm.store_entries import memory_of
-from nodes.support.background import Background
-from nodes.support.state import Deps
+from nodes.core.background import Background
+from nodes.core.state import Deps
 from tests.graphs.conftest import Harness
 from tests.support.scripted_model import ScriptedChatModel, ai, tool_call
 

@@ -1,6 +1,6 @@
 """Issue 28 item 6: the three graphs as LangGraph Server runs them on its own PostgreSQL.
 
-The graphs are compiled without a checkpointer or store (as ``paicli/studio.py`` exports them) and
+The graphs are compiled without a checkpointer or store (as ``paicli/studio/graphs.py`` exports them) and
 the server's ``AsyncPostgresSaver`` and ``AsyncPostgresStore`` are put in with ``graph.copy``, as
 the server does (notes §5.3). Against a real PostgreSQL: memory one run saves is retrieved by the
 next run on another thread; a Plan stops at its review interrupt and resumes from the database;
@@ -19,7 +19,7 @@ from graphs.plan import build_graph as build_plan
 from graphs.react import build_react
 from graphs.team import build_graph as build_team
 from memory.context.rounds import internal_kind
-from nodes.support.state import Deps, RunContext
+from nodes.core.state import Deps, RunContext
 from tests.graphs.plan_support import PLANNING, plan_json, task_key
 from tests.support.scripted_model import ScriptedChatModel, ai, tool_call
 

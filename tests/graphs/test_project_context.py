@@ -13,7 +13,7 @@ from memory.context.rounds import internal_kind
 from memory.longterm.manager import LongTermMemory, MemoryOptions
 from memory.longterm.entry import normalize_project_key
 from memory.longterm.store import MemoryStore
-from nodes.support.state import Deps
+from nodes.core.state import Deps
 from tests.graphs.conftest import Harness
 from tests.support.scripted_model import ScriptedChatModel, ai, tool_call
 

@@ -164,7 +164,7 @@ async def test_the_loop_runs_standalone_on_its_own_messages(project):
     from langgraph.checkpoint.memory import InMemorySaver
 
     from graphs.loop import build_agent_loop
-    from nodes.support.state import Deps, RunContext
+    from nodes.core.state import Deps, RunContext
 
     (project / "task.txt").write_text("only the task")
     model = ScriptedChatModel([ai("", tool_call("read_file", {"path": "task.txt"})), ai("任务完成")])

@@ -11,8 +11,8 @@ from langchain_core.messages import HumanMessage
 from langgraph.checkpoint.memory import InMemorySaver
 
 from graphs.react import build_react
-from nodes.support.run_errors import ModelCallFailed, NoUserMessage
-from nodes.support.state import Deps, RunContext
+from nodes.core.run_errors import ModelCallFailed, NoUserMessage
+from nodes.core.state import Deps, RunContext
 from tests.graphs.conftest import Harness
 from tests.support.scripted_model import ScriptedChatModel, ai, tool_call
 

@@ -13,7 +13,7 @@ from langchain_core.messages import HumanMessage, SystemMessage
 from langgraph.checkpoint.memory import InMemorySaver
 
 from graphs.team import build_graph
-from nodes.support.state import Deps, RunContext
+from nodes.core.state import Deps, RunContext
 from tests.graphs.conftest import assert_paired, slow_tool
 from tests.support.scripted_model import ScriptedChatModel, ai, tool_call
 

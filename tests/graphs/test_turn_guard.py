@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from memory.context.rounds import BUDGET_FINALIZATION, RUNAWAY_REMINDER, internal_kind
-from nodes.support.state import BudgetOptions
+from nodes.core.state import BudgetOptions
 from tests.graphs.conftest import Harness
 from tests.support.scripted_model import ScriptedChatModel, ai, tool_call
 

@@ -9,7 +9,7 @@ import pytest
 from langchain_core.messages import ToolMessage
 
 from memory.longterm.manager import LongTermMemory, MemoryOptions
-from nodes.support.background import Background
+from nodes.core.background import Background
 from tests.graphs.conftest import Harness
 from tests.support.scripted_model import ScriptedChatModel, ai, tool_call
 from tests.support.web_server import FakeWebServer
@@ -100,7 +100,7 @@ async def test_no_extraction_after_external_content_or_a_provider_error(project,
 
 
 async def test_no_extraction_when_the_turn_was_budget_finalized(project, tmp_path):
-    from nodes.support.state import BudgetOptions
+    from nodes.core.state import BudgetOptions
 
     harness, model, memory, background = await _extraction_harness(
         project, tmp_path,

@@ -9,7 +9,7 @@ from langchain_core.messages import AIMessage, BaseMessage, HumanMessage, ToolMe
 
 from memory.context.rounds import internal
 from memory.context.summary import HEADINGS
-from nodes.support.compaction_prompts import session_prompts, summary_prompts  # noqa: F401 (re-exported for tests)
+from nodes.core.compaction_prompts import session_prompts, summary_prompts  # noqa: F401 (re-exported for tests)
 from tools.boundary import wrap
 
 

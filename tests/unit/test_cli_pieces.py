@@ -2,7 +2,7 @@
 
 import pytest
 
-from paicli import commands
+from paicli.commands import dispatch as commands
 from paicli.approve import ENTER_IS_NOT_YES, ask_approval
 from paicli.render import group_lines
 

@@ -26,7 +26,7 @@ from typing_extensions import TypedDict
 
 from graphs.react import build_graph
 from memory.ledger.saver import JsonlLedgerSaver, LedgerWarning
-from nodes.support.state import Deps, RunContext
+from nodes.core.state import Deps, RunContext
 from tests.graphs.conftest import assert_paired
 from tests.support.scripted_model import ScriptedChatModel, ai, tool_call
 

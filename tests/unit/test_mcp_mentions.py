@@ -11,7 +11,7 @@ from langchain_core.messages import AIMessage, HumanMessage
 
 from memory.context.rounds import MCP_RESOURCE, internal, internal_kind
 from nodes.prepare_turn import prepare_turn
-from nodes.support.policy import user_text
+from nodes.core.policy import user_text
 from tools.boundary import wrap_resource
 from tools.mcp.config import McpSetup, parse_entry
 from tools.mcp.mentions import MAX_RESOURCE_CHARS, Expansion, expand, expansion_message, mentions

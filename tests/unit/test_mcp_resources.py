@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from paicli import commands
+from paicli.commands import dispatch as commands
 from tools.mcp.config import McpSetup, parse_entry
 from tools.mcp.resources import list_prompts, list_resources, read_resource
 from tools.mcp.servers import McpServers, Unavailable

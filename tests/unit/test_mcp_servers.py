@@ -12,7 +12,7 @@ from pathlib import Path
 
 import pytest
 
-from paicli import commands
+from paicli.commands import dispatch as commands
 from tools.mcp.config import McpSetup, parse_entry
 from tools.mcp.servers import McpServers
 

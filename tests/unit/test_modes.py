@@ -10,10 +10,10 @@ from pathlib import Path
 
 import pytest
 
-from paicli import commands
+from paicli.commands import dispatch as commands
 from paicli.__main__ import parser
 from paicli.modes import MODE_SPECS, MODES, RUN_MODES
-from paicli.studio_command import write_config
+from paicli.studio.command import write_config
 from prompts import MODE_FILES, loop_prompt
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -21,7 +21,7 @@ ROOT = Path(__file__).resolve().parents[2]
 
 def test_the_repositorys_langgraph_json_serves_exactly_the_registered_modes():
     graphs = json.loads((ROOT / "langgraph.json").read_text())["graphs"]
-    assert graphs == {m.studio_graph: f"./paicli/studio.py:{m.studio_graph}" for m in MODES}
+    assert graphs == {m.studio_graph: f"./paicli/studio/graphs.py:{m.studio_graph}" for m in MODES}
 
 
 @pytest.mark.parametrize("spec", MODES, ids=lambda m: m.name)
@@ -30,7 +30,7 @@ def test_every_mode_surfaces_in_help_completion_studio_and_prompts(spec, tmp_pat
     assert spec.flag in parser()._option_string_actions["--mode"].choices
     assert spec.summary.split(":")[0] in help_text  # --help names it with its summary
     written = json.loads(write_config(tmp_path).read_text())["graphs"]
-    assert written[spec.studio_graph] == f"paicli.studio:{spec.studio_graph}"
+    assert written[spec.studio_graph] == f"paicli.studio.graphs:{spec.studio_graph}"
     assert spec.prompt in MODE_FILES and spec.prompt == loop_prompt(spec.name)
     if spec.command is None:  # ReAct, the default, has no slash command
         assert not spec.runs_apart
@@ -58,7 +58,7 @@ def test_the_registry_is_light_to_import():
 def test_the_studio_module_compiles_one_graph_per_mode(monkeypatch, tmp_path):
     monkeypatch.setenv("PAICLI_HOME", str(tmp_path))
     monkeypatch.setenv("PAICLI_API_KEY", "x")
-    from paicli import studio
+    from paicli.studio import graphs as studio
 
     for spec in MODES:
         graph = getattr(studio, spec.studio_graph)
@@ -71,7 +71,7 @@ def test_plan_and_team_keep_the_mode_state_the_runner_reads():
     from typing import get_type_hints
 
     from nodes.plan.state import PlanState
-    from nodes.support.state import ModeState
+    from nodes.core.state import ModeState
     from nodes.team.state import TeamState
 
     shared = get_type_hints(ModeState, include_extras=True)

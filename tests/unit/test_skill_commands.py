@@ -5,7 +5,7 @@ from __future__ import annotations
 import asyncio
 from types import SimpleNamespace
 
-from paicli import commands
+from paicli.commands import dispatch as commands
 from tests.unit.test_skills_catalog import write_skill
 from tools.skills.library import SkillLibrary
 

@@ -231,7 +231,7 @@ def answers(*lines: str):
 
 
 async def test_restore_at_the_repl_lists_the_changes_asks_and_a_no_changes_nothing(tmp_path, project):
-    from paicli import commands
+    from paicli.commands import dispatch as commands
     from tools.snapshots.store import snapshot_home
 
     app = SnapshotApp(tmp_path / "home", project)

@@ -1,4 +1,4 @@
-"""The front door of `paicli studio` (paicli/studio_gate.py) as plain ASGI: which requests reach
+"""The front door of `paicli studio` (paicli/studio/gate.py) as plain ASGI: which requests reach
 the server's handlers, and what the answers say about private networks; and how the command
 starts the server (where it may listen, where it runs). The real server is in
 tests/cli/test_studio_gate.py."""
@@ -11,9 +11,9 @@ from pathlib import Path
 
 import pytest
 
-from paicli.studio_command import RemoteRefused, check_host, server_command, state_dir_of, write_config
-from paicli.studio_gate import StudioGate, allowed_origins, cors_config, host_allowed
-from paicli.studio_leash import leash_command
+from paicli.studio.command import RemoteRefused, check_host, server_command, state_dir_of, write_config
+from paicli.studio.gate import StudioGate, allowed_origins, cors_config, host_allowed
+from paicli.studio.leash import leash_command
 
 PORT = 2024
 
@@ -211,7 +211,7 @@ def test_the_server_runs_isolated_from_paicli_home_with_the_gate(tmp_path):
     assert state.parent == home / "studio" / "projects" and state.name.startswith("proj-")
     assert state != state_dir_of(home, tmp_path / "b" / "proj")  # same name, another project
     config = json.loads(write_config(state, PORT, ("https://tools.example.org",)).read_text())
-    assert config["http"]["app"] == "paicli.studio_gate:app"
+    assert config["http"]["app"] == "paicli.studio.gate:app"
     assert config["http"]["cors"]["allow_origins"][-1] == "https://tools.example.org"
     server = server_command(state / "langgraph.json", "127.0.0.1", PORT)
     leashed = leash_command(server, 1)
@@ -225,7 +225,7 @@ def test_the_checkouts_langgraph_json_has_the_same_front_door():
     import re
 
     http = json.loads((Path(__file__).resolve().parents[2] / "langgraph.json").read_text())["http"]
-    assert http["app"] == "./paicli/studio_gate.py:app" and http["cors"]["allow_origins"] == []
+    assert http["app"] == "./paicli/studio/gate.py:app" and http["cors"]["allow_origins"] == []
     pattern = re.compile(http["cors"]["allow_origin_regex"])
     assert all(pattern.fullmatch(o) for o in ("http://127.0.0.1:2024", "http://localhost:8123", "http://[::1]:1",
                                               "https://smith.langchain.com"))

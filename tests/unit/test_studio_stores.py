@@ -5,7 +5,7 @@ import json
 from langchain_core.messages import HumanMessage
 
 from paicli.settings import load_settings
-from paicli.studio_stores import make_checkpointer, make_store
+from paicli.studio.stores import make_checkpointer, make_store
 from tests.unit.test_ledger import CONFIG, THREAD, tool_loop
 
 

@@ -3,7 +3,7 @@ items 4 and 8); Team is one of the modes the shared runner knows."""
 
 from __future__ import annotations
 
-from paicli import commands
+from paicli.commands import dispatch as commands
 from paicli.app import App
 from paicli.modes import MODE_SPECS
 

@@ -3,7 +3,7 @@
 PaiCLI runs PathGuard and CommandGuard inside the tool, after the approval question (reference
 v.4 step 3), so ``rm -rf ~`` first shows the 🔴 question and is refused only after a ``y``, and
 the audit log then reads as an approved call that failed. paicli runs the same guards while it
-decides the call (``nodes.support.policy.decide``): a call they refuse is a ``Deny`` with the
+decides the call (``nodes.core.policy.decide``): a call they refuse is a ``Deny`` with the
 guard's own ``🛡️ 策略拒绝: <reason>`` text, approver ``policy``, and nobody is asked.
 
 The tools still run their guards when they execute: the user may have edited the arguments at the

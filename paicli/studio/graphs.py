@@ -15,7 +15,7 @@ from __future__ import annotations
 import sys
 from dataclasses import dataclass, field, make_dataclass
 
-from nodes.support.state import RunContext
+from nodes.core.state import RunContext
 from paicli.modes import MODES
 from paicli.session import attach_mcp, make_deps
 from paicli.settings import load_settings

@@ -131,7 +131,7 @@ async def _dispatch(text: str, app: App, say: Output, read_line: ReadLine | None
         await _compact(app, say)
     elif word in ("/save", "/memory"):
         from memory.longterm.file import MemoryAccessError
-        from paicli import memory_commands  # jieba and numpy load on first use, not at start
+        from paicli.commands import memory as memory_commands  # jieba and numpy load on first use, not at start
 
         if app.started:  # explicit saves are tagged with the external content read so far (o.1)
             await app.session.load_external()
@@ -142,11 +142,11 @@ async def _dispatch(text: str, app: App, say: Output, read_line: ReadLine | None
     elif word == "/audit":
         _audit(payload, app, say)
     elif word in ("/skill", "/skills"):
-        from paicli.skill_commands import skill
+        from paicli.commands.skill import skill
 
         skill(payload, app, say)
     elif word == "/mcp":
-        from paicli.mcp_commands import mcp
+        from paicli.commands.mcp import mcp
 
         await mcp(payload, app, say, interactive=read_line is not None)
     elif word in MODE_COMMANDS:
@@ -162,7 +162,7 @@ async def _dispatch(text: str, app: App, say: Output, read_line: ReadLine | None
         else:
             return Outcome(run=(mode, None))
     elif word in ("/snapshot", "/restore"):
-        from paicli import snapshot_commands
+        from paicli.commands import snapshot as snapshot_commands
 
         if word == "/snapshot":
             await snapshot_commands.snapshot(payload, app, say)
@@ -176,7 +176,7 @@ async def _dispatch(text: str, app: App, say: Output, read_line: ReadLine | None
         for line in sandbox_lines(app.settings):  # issue 24
             say(line)
     elif word in ("/mode", "/hitl"):
-        from paicli import mode_commands
+        from paicli.commands import mode as mode_commands
 
         await (mode_commands.mode if word == "/mode" else mode_commands.hitl)(payload, app, say)
     elif word in ("/init", "/export", "/history", "/policy", "/config"):
@@ -190,7 +190,7 @@ async def _dispatch(text: str, app: App, say: Output, read_line: ReadLine | None
 
 
 async def _project_command(word: str, payload: str, app: App, say: Output) -> None:
-    from paicli import project_commands as pc
+    from paicli.commands import project as pc
 
     if word == "/init":
         pc.init(payload, app, say)

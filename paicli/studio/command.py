@@ -7,13 +7,13 @@ working directory, ``PYTHONPATH`` or user site on ``sys.path``), working in a fo
 ``$PAICLI_HOME`` (``studio/projects/<name>-<hash>/``, which holds that config and the in-memory
 runtime's ``.langgraph_api/``), so nothing the project ships (a ``langgraph_cli/`` package, a
 ``sitecustomize.py``) can be imported; the project root reaches the graph as
-``PAICLI_PROJECT_ROOT``. Its front door (``paicli/studio_gate.py``) serves this machine's clients
+``PAICLI_PROJECT_ROOT``. Its front door (``paicli/studio/gate.py``) serves this machine's clients
 only, and it listens on loopback unless ``--allow-remote`` says otherwise. Checkpoints are the
 session ledger and the store is long-term memory, as in the CLI. CLI sessions are registered as
 threads. Ctrl-C (or SIGTERM) is passed to the server's process group, and the command exits
-quietly. The server runs on a leash (``paicli/studio_leash.py``): it stops when paicli dies, even
+quietly. The server runs on a leash (``paicli/studio/leash.py``): it stops when paicli dies, even
 by SIGKILL. A port something already listens on is refused before starting
-(``paicli/studio_port.py``).
+(``paicli/studio/port.py``).
 """
 
 from __future__ import annotations
@@ -33,9 +33,9 @@ from typing import Any
 
 from memory.errors import PaicliError
 from paicli.modes import MODES
-from paicli.studio_gate import cors_config
-from paicli.studio_leash import leash_command, python_command
-from paicli.studio_port import connect_host, pid_file, refuse_busy_port, write_pid
+from paicli.studio.gate import cors_config
+from paicli.studio.leash import leash_command, python_command
+from paicli.studio.port import connect_host, pid_file, refuse_busy_port, write_pid
 
 STARTUP_SECONDS = 120  # the first start compiles the graph and imports LangGraph: a few seconds
 STOP_SECONDS = 10  # then the server is killed
@@ -93,14 +93,14 @@ def state_dir_of(home: Path, project_root: Path) -> Path:
 def write_config(state_dir: Path, port: int = DEFAULT_PORT, origins: tuple[str, ...] = ()) -> Path:
     """The langgraph config: module paths resolve in the server's interpreter, which is this one,
     wherever paicli is installed (editable or not). ``http.app`` is the front door
-    (``paicli/studio_gate.py``), ``http.cors`` answers with the exact allowed origins."""
+    (``paicli/studio/gate.py``), ``http.cors`` answers with the exact allowed origins."""
     package_root = Path(__file__).resolve().parent.parent  # where `paicli`, `memory`, ... are installed
     config = {
         "dependencies": [str(package_root)],
-        "graphs": {m.studio_graph: f"paicli.studio:{m.studio_graph}" for m in MODES},
-        "checkpointer": {"path": "paicli.studio_stores.make_checkpointer"},
-        "store": {"path": "paicli.studio_stores.make_store"},
-        "http": {"app": "paicli.studio_gate:app", "cors": cors_config(port, origins)},
+        "graphs": {m.studio_graph: f"paicli.studio.graphs:{m.studio_graph}" for m in MODES},
+        "checkpointer": {"path": "paicli.studio.stores.make_checkpointer"},
+        "store": {"path": "paicli.studio.stores.make_store"},
+        "http": {"app": "paicli.studio.gate:app", "cors": cors_config(port, origins)},
     }
     state_dir.mkdir(parents=True, exist_ok=True)
     path = state_dir / "langgraph.json"
@@ -184,7 +184,7 @@ class Supervisor:
     def _serve(self) -> None:
         from langgraph_sdk import get_sync_client
 
-        from paicli.studio_threads import SessionRegistrar
+        from paicli.studio.threads import SessionRegistrar
 
         registrar = SessionRegistrar(self.ledger_dir, get_sync_client(url=self.api, api_key=None))
         added = registrar.sync()

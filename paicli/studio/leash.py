@@ -1,7 +1,7 @@
 """Runs the server of ``paicli studio`` on a leash: it stops when paicli dies, however paicli dies
 (Ctrl-C, SIGTERM, a crash, SIGKILL), so no server is left holding the port.
 
-``python -m paicli.studio_leash PARENT_PID [--watch] -- COMMAND...``
+``python -m paicli.studio.leash PARENT_PID [--watch] -- COMMAND...``
 
 - **Linux**: ask the kernel to send SIGTERM when the parent dies (``prctl(PR_SET_PDEATHSIG)``),
   check that the parent is still PARENT_PID (it may have died before the prctl), then ``exec``
@@ -40,7 +40,7 @@ def python_command(*args: str) -> list[str]:
 
 def leash_command(command: list[str], parent: int, *, watch: bool = False) -> list[str]:
     """``command`` run on a leash to process ``parent`` (paicli's own pid)."""
-    return python_command("-m", "paicli.studio_leash", str(parent), *(["--watch"] if watch else []), "--", *command)
+    return python_command("-m", "paicli.studio.leash", str(parent), *(["--watch"] if watch else []), "--", *command)
 
 
 def main(argv: list[str]) -> int:

@@ -19,7 +19,7 @@ from tools.snapshots.store import (RESTORE_MODE, Label, ProjectSnapshots, Snapsh
 
 if TYPE_CHECKING:
     from paicli.app import App
-    from paicli.commands import Output
+    from paicli.commands.dispatch import Output
 
 ReadLine = Callable[[str], Awaitable[str | None]]
 LISTED = 20  # snapshots /snapshot list shows

@@ -4,7 +4,7 @@ A request is ``[system prompt, *messages]`` and nothing else, so a unit's next r
 with its last one byte for byte (the provider's prefix cache serves all of it):
 
 - the system prompt holds only what changes rarely: identity, tools guidance, policies, PAI.md,
-  the day's runtime context (``nodes.call_model.ModelCaller.system_message``);
+  the day's runtime context (``nodes.model.call_model.ModelCaller.system_message``);
 - the memories relevant to a turn travel with that turn, as an internal message appended once
   after its user message (``turn_memory``); nothing already sent is edited, except by compaction.
 

@@ -202,7 +202,7 @@ def _build() -> Any:
     return Starlette(middleware=[Middleware(StudioGate, extra_origins=load_settings().studio_origins)])
 
 
-# langgraph.json: "http": {"app": "paicli.studio_gate:app"}. Built only where the server imports it.
+# langgraph.json: "http": {"app": "paicli.studio.gate:app"}. Built only where the server imports it.
 def __getattr__(name: str) -> Any:
     if name == "app":
         value = _build()

@@ -23,7 +23,7 @@ from typing import Any
 from langchain_core.messages import HumanMessage, ToolMessage
 
 from memory.context.rounds import internal_kind
-from nodes.support.state import AgentState, Deps, RunContext
+from nodes.core.state import AgentState, Deps, RunContext
 from nodes.guards.turn import current_turn
 from tools.policy import approval
 from tools.policy.decision import Decision, Deny, from_record, record
