@@ -20,17 +20,8 @@ from paicli.commands import dispatch as commands
 from paicli.app import App, sandbox_warning
 from paicli.modes import MODE_SPECS, NOT_COMPLETED, STOPPED
 from paicli.render import REFUSED_CLOSING, Renderer, usage_line
-from paicli.terminal import write_line
+from paicli.terminal import read_stdin_line, write_line
 
-
-async def read_stdin_line(prompt: str) -> str | None:
-    if not sys.stdin or not sys.stdin.isatty():
-        return None
-    print(prompt, end="", file=sys.stderr, flush=True)
-    try:
-        return await asyncio.to_thread(sys.stdin.readline) or None
-    except (OSError, ValueError):
-        return None
 
 
 def run_oneshot(args: Any) -> int:

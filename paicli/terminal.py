@@ -10,7 +10,9 @@ own styling (``style=``) is the only styling there is.
 
 from __future__ import annotations
 
+import asyncio
 import re
+import sys
 from typing import Any
 
 from rich.console import Console
@@ -52,3 +54,14 @@ class SafeConsole(Console):
 def write_line(text: str, stream: Any) -> None:
     """A plain ``print`` for ``-p`` output, through the same gate."""
     print(visible(text), file=stream, flush=True)
+
+
+async def read_stdin_line(prompt: str) -> str | None:
+    """``-p``'s answer to a question: a line typed on the terminal; None when stdin is no terminal."""
+    if not sys.stdin or not sys.stdin.isatty():
+        return None
+    print(prompt, end="", file=sys.stderr, flush=True)
+    try:
+        return await asyncio.to_thread(sys.stdin.readline) or None
+    except (OSError, ValueError):
+        return None

@@ -8,8 +8,9 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from datetime import datetime
-from typing import TYPE_CHECKING, Any, Awaitable, Callable
+from typing import TYPE_CHECKING, Any
 
+from paicli.commands.output import Output, ReadLine, Say
 from paicli.context_view import render_context
 from paicli.modes import COMMANDS as MODE_COMMANDS, MODES
 
@@ -26,8 +27,6 @@ COMPACT_FAILURES = {
     "NOT_SMALLER": "摘要没有让上下文变小",
 }
 
-Say = Callable[[str], None]
-ReadLine = Callable[[str], Awaitable[str | None]]
 
 HELP = [
     ("/help", "显示可用命令"),
@@ -75,21 +74,6 @@ class Outcome:
     run: tuple[str, str | None] | None = None
 
 
-class Output:
-    """Where a command's lines go. Call it for results; ``fail`` for the line saying why the
-    command did not do what was asked, which marks it failed (``-p`` sends that line to
-    stderr). The REPL shows both in the same place."""
-
-    def __init__(self, say: Say, fail: Say | None = None):
-        self._say, self._fail = say, fail or say
-        self.failed = False
-
-    def __call__(self, text: str) -> None:
-        self._say(text)
-
-    def fail(self, text: str) -> None:
-        self.failed = True
-        self._fail(text)
 
 
 def is_command(text: str) -> bool:

@@ -13,7 +13,7 @@ from typing import TYPE_CHECKING
 from memory.longterm.entry import SCOPE_GLOBAL, Entry, format_instant
 from memory.context.profile import ContextProfile, prompt_cache_mode
 from memory.longterm.staleness import staleness
-from paicli.commands.dispatch import Output
+from paicli.commands.output import Output
 
 if TYPE_CHECKING:  # the App imports this module lazily
     from paicli.app import App

@@ -8,7 +8,7 @@ from paicli.session_modes import HITL_HINTS, HITL_WORDS, LEVEL_LABELS, MODES, UN
 
 if TYPE_CHECKING:
     from paicli.app import App
-    from paicli.commands.dispatch import Output
+    from paicli.commands.output import Output
 
 
 async def mode(payload: str, app: App, say: Output) -> None:

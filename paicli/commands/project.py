@@ -15,7 +15,7 @@ from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
     from paicli.app import App
-    from paicli.commands.dispatch import Output
+    from paicli.commands.output import Output
 
 RECENT_DENIALS = 5
 EXPORT_RESULT_CHARS = 4_000  # a tool result in the export, cut to this

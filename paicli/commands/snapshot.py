@@ -19,7 +19,7 @@ from tools.snapshots.store import (RESTORE_MODE, Label, ProjectSnapshots, Snapsh
 
 if TYPE_CHECKING:
     from paicli.app import App
-    from paicli.commands.dispatch import Output
+    from paicli.commands.output import Output
 
 ReadLine = Callable[[str], Awaitable[str | None]]
 LISTED = 20  # snapshots /snapshot list shows
@@ -123,7 +123,7 @@ async def _confirmed(app: App, say: Output, read_line: ReadLine | None) -> bool:
         say("   --yes：不再询问，直接恢复")
         return True
     if read_line is None:  # `paicli -p`: the terminal, if stdin is one
-        from paicli.oneshot import read_stdin_line
+        from paicli.terminal import read_stdin_line
 
         read_line = read_stdin_line
     answer = await read_line(CONFIRM)
