@@ -36,7 +36,7 @@ from langgraph.checkpoint.base import CheckpointTuple, writes_sort_key
 from memory.ledger.deltas import Fields, apply_record, apply_versions, full_fields, is_full, versions_delta
 from memory.ledger.format import anon_key, decode_line, decode_value, record_to_message
 from memory.ledger.io import LedgerFile
-from memory.ledger.owner import TurnLock
+from memory.ledger.owner import LedgerConflict, SessionBusy, TurnLock
 
 MESSAGES = "messages"  # the conversation channel (add_messages), stored as views
 _RESOLVED_VIEWS = 16  # resolved views kept per thread: enough for a list() walking back a chain
@@ -323,6 +323,22 @@ class ThreadIndex:
             if known and known[0] == seq:
                 known[1] = message  # the graph hands this very object back to put
         return memo[seq]
+
+
+def check_writer(t: ThreadIndex, ns: str, parent_id: str | None, checkpoint_id: str) -> None:
+    """Refuse a put (the caller holds the append lock and has caught up with the file) while
+    another process holds the turn lock, or when it would hide another writer's checkpoint."""
+    if (holder := t.turn.other_holder()) is not None:
+        raise SessionBusy(f"会话 {t.thread_id} 正被{holder.describe()}使用：这次写入被拒绝，等它完成当前一轮后重试")
+    read = t.read_at.get((ns, parent_id))
+    if read is None:  # a parent no run read here (a fork reads its checkpoint first): not checked
+        return
+    for child in t.children.get((ns, parent_id), ()):
+        ck = t.checkpoint(ns, child)
+        if child != checkpoint_id and child not in t.own and ck is not None and ck.at > read:
+            raise LedgerConflict(
+                f"会话 {t.thread_id} 在这次运行读取之后被另一个写入者追加了检查点 {child}"
+                f"（同一父检查点 {parent_id}）：为免覆盖它的消息，这次写入被拒绝；重新加载会话后重试")
 
 
 def _own(record: dict) -> dict[str, tuple[str, Any]]:

@@ -24,15 +24,11 @@ import time
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
 from pathlib import Path
-from typing import TYPE_CHECKING
 
 from filelock import FileLock, Timeout
 
 from memory.errors import PaicliError
 from memory.ledger.io import replace_file, unlink
-
-if TYPE_CHECKING:
-    from memory.ledger.index import ThreadIndex
 
 POLL = 0.1  # seconds between two tries of a busy turn lock
 # Turn locks this process holds: while the CLI runs a turn, every put of that turn asks whether
@@ -126,22 +122,6 @@ class TurnLock:
             return False
         probe.release()
         return True
-
-
-def check_writer(t: ThreadIndex, ns: str, parent_id: str | None, checkpoint_id: str) -> None:
-    """Refuse a put (the caller holds the append lock and has caught up with the file) while
-    another process holds the turn lock, or when it would hide another writer's checkpoint."""
-    if (holder := t.turn.other_holder()) is not None:
-        raise SessionBusy(f"会话 {t.thread_id} 正被{holder.describe()}使用：这次写入被拒绝，等它完成当前一轮后重试")
-    read = t.read_at.get((ns, parent_id))
-    if read is None:  # a parent no run read here (a fork reads its checkpoint first): not checked
-        return
-    for child in t.children.get((ns, parent_id), ()):
-        ck = t.checkpoint(ns, child)
-        if child != checkpoint_id and child not in t.own and ck is not None and ck.at > read:
-            raise LedgerConflict(
-                f"会话 {t.thread_id} 在这次运行读取之后被另一个写入者追加了检查点 {child}"
-                f"（同一父检查点 {parent_id}）：为免覆盖它的消息，这次写入被拒绝；重新加载会话后重试")
 
 
 def _alive(owner: Owner) -> bool:

@@ -48,9 +48,9 @@ from langgraph.checkpoint.base import (
 
 from memory.ledger.batch import Batch, PendingWrites
 from memory.ledger.format import decode_line, encode_line
-from memory.ledger.index import LedgerWarning, ThreadIndex
+from memory.ledger.index import LedgerWarning, ThreadIndex, check_writer
 from memory.ledger.io import FSYNC_POLICIES, replace_file, sync_after_put, sync_dir, unlink
-from memory.ledger.owner import LedgerConflict, SessionBusy, TurnLock, check_writer
+from memory.ledger.owner import LedgerConflict, SessionBusy, TurnLock
 from memory.ledger.sessions import SessionList
 
 __all__ = ["JsonlLedgerSaver", "LedgerConflict", "LedgerWarning", "SessionBusy"]
