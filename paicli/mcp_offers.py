@@ -12,7 +12,7 @@ from typing import Any
 
 from paicli.terminal import visible
 from tools.mcp.resources import list_prompts, list_resources
-from tools.mcp.servers import Unavailable
+from tools.mcp.requests import Unavailable
 
 MAX_FIELD = 200  # characters of one server-written field on a listing line
 

@@ -16,13 +16,13 @@ from typing import Any
 from tools.base import ToolContext, ToolSpec, ToolText, failed
 from tools.mcp.names import tool_name
 from tools.mcp.resources import list_resources, read_resource
-from tools.mcp.servers import McpServers, Unavailable
+from tools.mcp.requests import Sessions, Unavailable
 
 LIST = "list_resources"
 READ = "read_resource"
 
 
-def resource_specs(server: str, servers: McpServers) -> dict[str, ToolSpec]:
+def resource_specs(server: str, servers: Sessions) -> dict[str, ToolSpec]:
     async def list_all(_args: dict[str, Any], _ctx: ToolContext) -> ToolText:
         try:
             found = await list_resources(servers, server)

@@ -12,7 +12,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
-from tools.mcp.servers import McpServers, Unavailable
+from tools.mcp.requests import Sessions, Unavailable
 
 @dataclass(frozen=True)
 class Resource:
@@ -35,7 +35,7 @@ def _check(session: Any, server: str, capability: str) -> None:
         raise Unavailable(f"MCP server {server} 不支持 {capability}")
 
 
-async def list_resources(servers: McpServers, server: str) -> list[Resource]:
+async def list_resources(servers: Sessions, server: str) -> list[Resource]:
     async def request(session: Any) -> list[Resource]:
         _check(session, server, "resources")
         found, cursor = [], None
@@ -50,7 +50,7 @@ async def list_resources(servers: McpServers, server: str) -> list[Resource]:
     return await servers.on_session(server, request)
 
 
-async def list_prompts(servers: McpServers, server: str) -> list[Prompt]:
+async def list_prompts(servers: Sessions, server: str) -> list[Prompt]:
     async def request(session: Any) -> list[Prompt]:
         _check(session, server, "prompts")
         found, cursor = [], None
@@ -66,7 +66,7 @@ async def list_prompts(servers: McpServers, server: str) -> list[Prompt]:
     return await servers.on_session(server, request)
 
 
-async def read_resource(servers: McpServers, server: str, uri: str) -> str:
+async def read_resource(servers: Sessions, server: str, uri: str) -> str:
     """The resource's text contents joined; one line per binary part (never decoded)."""
     from pydantic import AnyUrl, ValidationError
 

@@ -28,6 +28,7 @@ from tools.base import ToolSpec, ToolText, failed
 from tools.mcp.adapter import content_text, tool_spec
 from tools.mcp.config import McpSetup, ServerConfig
 from tools.mcp.connect import ServerLog, describe_error, open_session
+from tools.mcp.requests import Unavailable
 from tools.mcp.trust import TrustStore
 
 START_TIMEOUT = 30.0  # seconds a server has to answer initialize and tools/list
@@ -113,7 +114,7 @@ class McpServers:
             specs.setdefault(spec.name, spec)  # two names the same after sanitising: the first wins
         capabilities = state.session.get_server_capabilities() if state.session is not None else None
         if capabilities is not None and capabilities.resources is not None:
-            from tools.mcp.resource_tools import resource_specs  # imports this module: load it late
+            from tools.mcp.resource_tools import resource_specs
 
             for name, spec in resource_specs(state.config.name, self).items():
                 specs.setdefault(name, spec)  # the server's own tool of that name wins
@@ -243,10 +244,6 @@ class McpServers:
             self._changed()
             return failed(f"MCP 工具调用失败: {name}.{tool}: {error}（server 已断开，用户可用 /mcp restart {name} 重启）")
         return ToolText(content_text(content))
-
-
-class Unavailable(Exception):
-    """A server that cannot answer a session request now; the message says why and the fix."""
 
 
 def unavailable_reason(server: str, state: ServerState | None) -> str:
