@@ -77,9 +77,8 @@ def sandbox_warning(settings: Settings) -> str | None:
 
 class App:
     """Settings and wiring: what the user configured, the session id, the shared long-term
-    memory, and the ``Session`` (the running conversation) once it is needed. The settings have
-    one home at a time: here until the session starts, then the session's (``/model`` changes
-    them there), so nothing is copied back and forth."""
+    memory, and the ``Session`` (the running conversation) once it is needed. ``settings`` is the
+    one way to the settings: ``/model`` changes them here and hands the session the same model."""
 
     def __init__(self, args: Any, settings: Settings | None = None):
         self.args = args
@@ -120,7 +119,7 @@ class App:
 
     @property
     def settings(self) -> Settings:
-        return self._session.settings if self._session is not None else self._settings
+        return self._settings
 
     @property
     def session(self) -> Session:
@@ -213,10 +212,9 @@ class App:
         return self._session.session_id if self._session is not None else self._session_id
 
     def switch_model(self, model: str) -> None:
+        self._settings = self._settings.with_model(model)
         if self._session is not None:
             self._session.switch_model(model)
-        else:
-            self._settings = self._settings.with_model(model)
 
     @property
     def memory(self) -> LongTermMemory:

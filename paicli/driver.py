@@ -4,6 +4,7 @@ watcher, answers the interrupts the graph stopped on and resumes it with ``Comma
 until it ends. What differs between modes is only what the watcher does with what it sees
 (:class:`TurnWatcher` for the conversation, :class:`UnitWatcher` for a run of units) and how
 interrupts are answered (one question each, or ``paicli.answers.Answers`` with the plan review).
+A ReAct turn is :func:`run_turn` here; a Plan or Team run is ``paicli.mode_run.ModeRun``.
 
 Steps are saved before the next one starts (``durability="sync"``), so a killed process loses at
 most the step that was running.
@@ -11,13 +12,54 @@ most the step that was running.
 
 from __future__ import annotations
 
+import time
 from contextlib import AbstractAsyncContextManager
+from dataclasses import dataclass
 from typing import Any, Awaitable, Callable, Protocol
 
-from langchain_core.messages import AIMessage, AIMessageChunk, ToolMessage
+from langchain_core.messages import AIMessage, AIMessageChunk, HumanMessage, ToolMessage
 from langgraph.types import Command
 
+from paicli.answers import ask_audited
+
 Answer = Callable[[list[Any]], Awaitable[dict[str, Any]]]
+
+
+class TurnUI(Protocol):
+    def token(self, text: str) -> None: ...
+    def notice(self, text: str) -> None: ...
+    def model_message(self, message: AIMessage) -> None: ...
+    def tool_results(self, messages: list[ToolMessage]) -> None: ...
+    async def approve(self, request: dict[str, Any]) -> Any: ...
+
+
+@dataclass
+class TurnResult:
+    answer: str = ""
+    error: str | None = None
+    input_tokens: int = 0
+    output_tokens: int = 0
+    cached_tokens: int = 0  # input tokens the provider served from its prefix cache
+    model_calls: int = 0
+    seconds: float = 0.0
+    tool_calls: int = 0
+
+
+class Conversation(Protocol):
+    """What a ReAct turn reads of the session (``paicli.session.Session``, which imports this module)."""
+
+    graph: Any
+    deps: Any
+    mcp: Any  # tools.mcp.servers.McpServers, or None
+    stats: Any  # paicli.session.TokenStats
+    external_sources: tuple[str, ...]
+
+    @property
+    def config(self) -> dict[str, Any]: ...
+    @property
+    def context(self) -> Any: ...
+    def remember(self) -> None: ...
+    def turn_lock(self, notice: Callable[[str], None] | None = None) -> AbstractAsyncContextManager[Any]: ...
 
 
 class Watcher(Protocol):
@@ -42,6 +84,36 @@ async def drive(graph: Any, graph_input: Any, config: dict[str, Any], context: A
             pending = Command(resume=await answer(interrupts))
         if finish is not None:
             await finish()
+
+
+async def run_turn(session: Conversation, text: str, ui: TurnUI) -> TurnResult:
+    """One ReAct turn of ``session``: the user's message, then :func:`drive` under its turn lock."""
+    result, started = TurnResult(), time.monotonic()
+    session.remember()
+    if session.mcp is not None:  # servers still starting get the startup wait (reference x)
+        await session.mcp.wait_started()
+    pending: Any = {"messages": await user_messages(session.mcp, text, ui)}
+
+    async def answer(interrupts: list[Any]) -> dict[str, Any]:
+        return {i.id: await ask_audited(ui, i.value, session.deps.audit) for i in interrupts}
+
+    await drive(session.graph, pending, session.config, session.context, TurnWatcher(session, ui, result), answer,
+                session.turn_lock(ui.notice))
+    result.seconds = time.monotonic() - started
+    return result
+
+
+async def user_messages(mcp: Any, text: str, ui: TurnUI) -> list[Any]:
+    """The user's message as typed, then the MCP resources it mentions (``tools.mcp.mentions``)."""
+    if mcp is None:  # no servers: a mention is just text, and no MCP module is imported
+        return [HumanMessage(text)]
+    from tools.mcp.mentions import expand, expansion_message
+
+    expansion = await expand(text, mcp)
+    for warning in expansion.warnings:
+        ui.notice(warning)
+    resources = expansion_message(expansion)
+    return [HumanMessage(text), *([resources] if resources else [])]
 
 
 async def _stream(graph: Any, graph_input: Any, config: dict[str, Any], context: Any, watcher: Watcher) -> list[Any]:
@@ -81,7 +153,7 @@ class TurnWatcher:
 
     stream_modes = ["messages", "updates", "custom"]
 
-    def __init__(self, session: Any, ui: Any, result: Any):
+    def __init__(self, session: Conversation, ui: TurnUI, result: TurnResult):
         self.session, self.ui, self.result = session, ui, result
 
     def on_token(self, chunk: Any, meta: dict[str, Any]) -> None:

@@ -1,5 +1,7 @@
-"""A session: settings, the compiled graph, one ledger thread, and the turn runner the REPL
-and ``-p`` share.
+"""A session: the conversation the REPL and ``-p`` share: the compiled graph, one ledger thread,
+and what a person does with it besides asking (``/clear``, ``/compact``, ``/context``, ``/resume``,
+``/model``), and which runner takes the next input. The graph's live objects come from
+``paicli.wiring``; a turn runs through ``paicli.driver`` (ReAct) or ``paicli.mode_run`` (Plan, Team).
 
 The checkpointer is the session ledger (``$PAICLI_HOME/history/raw/<id>.jsonl``), so a
 session is a LangGraph thread: ``--session ID`` and ``/resume`` just continue it. Steps are
@@ -13,128 +15,34 @@ CLI can show its prompt before they finish.
 from __future__ import annotations
 
 import sys
-import time
 from collections.abc import AsyncIterator, Callable
 from contextlib import asynccontextmanager
 from dataclasses import dataclass, field, replace
-from typing import Any, Protocol
+from typing import Any
 
-from langchain_core.messages import AIMessage, HumanMessage, RemoveMessage, ToolMessage
+from langchain_core.messages import RemoveMessage
 from langgraph.graph.message import REMOVE_ALL_MESSAGES
 
 from graphs.react import build_react
-from memory.ledger.saver import JsonlLedgerSaver
 from memory.context.profile import prompt_cache_mode
 from memory.context.rounds import SKILL_INJECTION, internal_kind
 from memory.context.turn_memory import memory_context_messages
+from memory.ledger.saver import JsonlLedgerSaver
 from memory.longterm.manager import LongTermMemory
-from memory.longterm.enrichment import Enricher, model_proposer
 from memory.longterm.store_entries import store_of
-from nodes.core.background import Background
-from nodes.model.call_model import skill_index
 from nodes.compact import state_update
+from nodes.core.background import Background
 from nodes.core.state import Deps, RunContext
-from paicli.answers import ask_audited
+from nodes.model.call_model import skill_index
 from paicli.context_view import ContextUsage
-from paicli.driver import TurnWatcher, drive
+from paicli.driver import run_turn
+from paicli.models import make_chat_model
 from paicli.request_prefix import stable_prefix
-from paicli.models import make_chat_model, make_review_model
 from paicli.settings import Settings
-from prompts import PromptSources, load_resource
-from tools.policy.audit import AuditLog
-from tools.policy.auto_review import REVIEW_TIMEOUT, AutoReviewer
-from tools.base import WebConfig
-from tools.sandbox.command import CommandSandbox
-from tools.registry import BUILTIN_TOOLS
+from paicli.wiring import attach_mcp, history_dir, make_deps, make_reviewer, search_term_enricher
 from tools.skills.library import SkillLibrary
-from tools.skills.load import load_skill_spec
-from tools.skills.reference import save_skill_reference_spec
-from tools.snapshots.revert import revert_turn_spec
-from tools.snapshots.store import TurnSnapshots, snapshot_home
 
 RECURSION_LIMIT = 10_000  # reference s.2.9: no iteration cap; this only stops a runaway graph
-
-
-def search_term_enricher(settings: Settings, deps: Deps) -> Enricher:
-    """Issue 16: the light model proposes search terms for memories written from now on."""
-    prompt = load_resource("memory/search_terms.md", PromptSources.for_project(settings.home, None))
-    return Enricher(model_proposer(deps.light_model or deps.model, prompt.strip()))
-
-
-def history_dir(settings: Settings):
-    return settings.home / "history" / "raw"
-
-
-def make_reviewer(settings: Settings) -> AutoReviewer:
-    """The auto reviewer (reference v.2). Its prompts come from paicli and $PAICLI_HOME only: a
-    repository's .paicli/prompts must not rewrite the judge of its own commands."""
-    sources = PromptSources.for_project(settings.home, None)
-    return AutoReviewer(make_review_model(settings, REVIEW_TIMEOUT), load_resource("approvals/reviewer-system.md", sources),
-                        load_resource("approvals/reviewer-user.md", sources))
-
-
-def make_deps(settings: Settings, *, auto_extract: bool, skills: SkillLibrary | None = None,
-              review: bool = False) -> Deps:
-    """The live objects a graph needs, from the user's settings (the CLI's and Studio's).
-    ``skills``: the library the CLI's /skill commands share; a new one otherwise. ``review``: the
-    CLI's auto reviewer (reference v.2); without it (Studio) commands at the default level ask
-    the person, who is at the UI anyway."""
-    web = settings.web
-    skills = skills or SkillLibrary(settings.home, settings.skill_budget)
-    snapshots = TurnSnapshots(snapshot_home(settings.home), settings.snapshots)
-    return Deps(
-        model=make_chat_model(settings),
-        tools={**BUILTIN_TOOLS, "load_skill": load_skill_spec(skills),
-               "save_skill_reference": save_skill_reference_spec(skills),
-               "revert_turn": revert_turn_spec(snapshots)},
-        skills=skills,
-        light_model=make_chat_model(settings, settings.light_model) if settings.light_model != settings.model else None,
-        prompt_home=settings.home,
-        compaction=settings.compaction,
-        budget=settings.budget,
-        external_guard=settings.memory.external_guard,
-        auto_extract=auto_extract,
-        background=Background(),
-        audit=AuditLog(web.audit_dir or settings.home / "audit"),  # as App.audit_dir
-        web=WebConfig(searxng_url=web.searxng_url, allow_hosts=web.allow_hosts),
-        hidden_env=settings.secret_env,
-        snapshots=snapshots,
-        sandbox=CommandSandbox(settings.sandbox),
-        reviewer=make_reviewer(settings) if review else None,
-    )
-
-
-def attach_mcp(deps: Deps, servers: Any) -> None:
-    """The MCP servers' tools join ``deps.tools`` whenever a server is ready or gone. The table
-    is replaced, never changed in place: the servers' thread calls this while a node may be
-    reading the old one."""
-    base = dict(deps.tools)
-
-    def swap(specs: dict[str, Any]) -> None:
-        deps.tools = {**base, **specs}
-
-    servers.on_change = swap
-    swap(servers.specs())
-
-
-class TurnUI(Protocol):
-    def token(self, text: str) -> None: ...
-    def notice(self, text: str) -> None: ...
-    def model_message(self, message: AIMessage) -> None: ...
-    def tool_results(self, messages: list[ToolMessage]) -> None: ...
-    async def approve(self, request: dict[str, Any]) -> Any: ...
-
-
-@dataclass
-class TurnResult:
-    answer: str = ""
-    error: str | None = None
-    input_tokens: int = 0
-    output_tokens: int = 0
-    cached_tokens: int = 0  # input tokens the provider served from its prefix cache
-    model_calls: int = 0
-    seconds: float = 0.0
-    tool_calls: int = 0
 
 
 @dataclass
@@ -150,8 +58,8 @@ class TokenStats:
 @dataclass
 class Session:
     """The running conversation: its graph, ledger, session id, token counts and the external
-    content it has read. Built from the ``App``'s settings and wiring; ``/model`` changes its
-    settings here (``App.settings`` reads them from here once the session exists)."""
+    content it has read. Built from the ``App``'s settings (``paicli.wiring``); ``/model`` reaches
+    it through ``App.switch_model``, which changes the App's settings the same way."""
 
     settings: Settings
     approval: str = "auto"
@@ -343,36 +251,7 @@ class Session:
 
         if mode in RUN_MODES:
             return await self.mode_run(mode).run(text, ui, review=review)
-        return await self.run_turn(text or "", ui)
-
-    async def run_turn(self, text: str, ui: TurnUI) -> TurnResult:
-        """One ReAct turn, through the driver every mode shares (``paicli.driver``)."""
-        result, started = TurnResult(), time.monotonic()
-        self.remember()
-        if self.mcp is not None:  # servers still starting get the startup wait (reference x)
-            await self.mcp.wait_started()
-        pending: Any = {"messages": await self._user_messages(text, ui)}
-
-        async def answer(interrupts: list[Any]) -> dict[str, Any]:
-            return {i.id: await ask_audited(ui, i.value, self.deps.audit) for i in interrupts}
-
-        await drive(self.graph, pending, self.config, self.context, TurnWatcher(self, ui, result), answer,
-                    self.turn_lock(ui.notice))
-        result.seconds = time.monotonic() - started
-        return result
-
-    async def _user_messages(self, text: str, ui: TurnUI) -> list[Any]:
-        """The user's message as typed, then the MCP resources it mentions (``tools.mcp.mentions``)."""
-        if self.mcp is None:  # no servers: a mention is just text, and no MCP module is imported
-            return [HumanMessage(text)]
-        from tools.mcp.mentions import expand, expansion_message
-
-        expansion = await expand(text, self.mcp)
-        for warning in expansion.warnings:
-            ui.notice(warning)
-        resources = expansion_message(expansion)
-        return [HumanMessage(text), *([resources] if resources else [])]
-
+        return await run_turn(self, text or "", ui)
 
 def _to_stderr(text: str) -> None:
     print(text, file=sys.stderr, flush=True)

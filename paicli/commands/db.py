@@ -51,7 +51,7 @@ def run_db(argv: list[str]) -> int:
 
 def import_sessions(settings: Settings, saver: Any) -> tuple[int, int]:
     from memory.ledger.saver import JsonlLedgerSaver
-    from paicli.session import history_dir
+    from paicli.wiring import history_dir
 
     ledger = JsonlLedgerSaver(history_dir(settings))
     sessions = [s["id"] for s in ledger.sessions()]

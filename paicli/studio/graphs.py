@@ -17,7 +17,7 @@ from dataclasses import dataclass, field, make_dataclass
 
 from nodes.core.state import RunContext
 from paicli.modes import MODES
-from paicli.session import attach_mcp, make_deps
+from paicli.wiring import attach_mcp, make_deps
 from paicli.settings import load_settings
 from tools.mcp.servers import McpServers
 

@@ -17,7 +17,7 @@ from typing import Any
 
 from memory.ledger.saver import JsonlLedgerSaver
 from memory.longterm.store import open_store
-from paicli.session import history_dir
+from paicli.wiring import history_dir
 from paicli.settings import Settings, load_settings
 
 

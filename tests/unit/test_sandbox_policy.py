@@ -97,7 +97,7 @@ def test_bad_sandbox_settings_name_the_fix(tmp_path, name, value, message):
 
 
 def test_the_session_deps_carry_the_users_sandbox_to_every_graph(tmp_path):
-    from paicli.session import make_deps
+    from paicli.wiring import make_deps
 
     settings = load_settings(tmp_path, settings_env(tmp_path, PAICLI_COMMAND_SANDBOX="required",
                                                     PAICLI_BASE_URL="http://127.0.0.1:9/v1", PAICLI_MODEL="m"))
