@@ -7,6 +7,7 @@ are checked on."""
 from pathlib import Path
 
 import grimp
+import pytest
 
 ROOT = Path(__file__).resolve().parents[2]
 PACKAGES = ("memory", "prompts", "tools", "nodes", "graphs", "paicli")
@@ -72,9 +73,22 @@ def test_the_circle_finder_finds_a_circle_through_three_modules():
     assert chain(graph, ["a.x", "a.y", "a.z"]) == "a.x -> a.y -> a.z -> a.x"
 
 
-def test_no_module_imports_itself_back(monkeypatch):
-    monkeypatch.syspath_prepend(str(ROOT))
-    graph = grimp.build_graph(*PACKAGES, cache_dir=None)
+@pytest.fixture(scope="module")
+def project_graph() -> grimp.ImportGraph:
+    with pytest.MonkeyPatch.context() as mp:
+        mp.syspath_prepend(str(ROOT))
+        return grimp.build_graph(*PACKAGES, cache_dir=None)
+
+
+def test_no_module_imports_itself_back(project_graph):
+    graph = project_graph
     assert {"paicli.commands.dispatch", "memory.ledger.index", "tools.mcp.servers"} <= graph.modules
     found = circles(graph)
     assert not found, "import circles:\n" + "\n".join(chain(graph, group) for group in found)
+
+
+@pytest.mark.parametrize("module", ["paicli.studio.graphs", "paicli.studio.stores", "paicli.commands.db"])
+def test_studio_and_paicli_db_wire_graphs_without_the_cli_session(project_graph, module):
+    """What Studio and ``paicli db`` need of the CLI's wiring is ``paicli.wiring``, not the session."""
+    assert project_graph.find_shortest_chain(importer=module, imported="paicli.wiring") is not None
+    assert project_graph.find_shortest_chain(importer=module, imported="paicli.session") is None
