@@ -8,10 +8,10 @@ run of each loop):
    final answer. The fake model does no waiting, so wall time / model calls is what the
    framework and our nodes cost per step. Rows, run in turn (A B C D A B C D ...): the react
    graph with ``InMemorySaver``; the react graph on the session ledger (``JsonlLedgerSaver``,
-   ``durability="sync"`` as ``paicli.session`` runs it: what a user's session pays); the minimal
+   ``durability="sync"`` as ``paicli.driver`` runs it: what a user's session pays); the minimal
    loop with ``InMemorySaver``; and deepagents' ``create_deep_agent`` when it is installed
    (``pip install deepagents`` into the bench's venv only; it is never a dependency). All are
-   streamed the way ``paicli.session`` streams (``["messages", "updates"]``, ``subgraphs=True``).
+   streamed the way ``paicli.driver`` streams (``["messages", "updates"]``, ``subgraphs=True``).
    The scripted model is not free, though: it deep-copies every prompt it records, so its time
    grows with the history. It is timed and the ratio is printed with and without it.
 2. Start-up: ``paicli --help``, and the time from launching the REPL in a pseudo-terminal until
