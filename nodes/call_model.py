@@ -23,7 +23,7 @@ from langgraph.runtime import Runtime
 from nodes.guards.budget import partial_result
 from nodes.guards.cutoff import RETRY_NOTICE, incomplete_text
 from nodes.guards.provider_errors import describe_provider_error, is_context_overflow
-from nodes.support.policy import Turn, decide_step, read_turn
+from nodes.support.policy import DecisionContext, decide_step, decision_context
 from nodes.support.request import assemble_request
 from nodes.guards.response import (PROVIDER_ERRORS, Checked, DroppedMidStream, IncompleteResponse,
                                   check_response, stream_response)
@@ -142,7 +142,7 @@ def failure(exc: BaseException) -> dict[str, Any]:
     return {"error": f"❌ 调用 LLM 失败: {describe_provider_error(exc)}"}
 
 
-async def with_decisions(update: dict[str, Any], turn: Turn) -> dict[str, Any]:
+async def with_decisions(update: dict[str, Any], turn: DecisionContext) -> dict[str, Any]:
     """Decide the answer's tool calls here, once, with the turn the model was called with
     (``nodes.support.policy``): the router, the gate and execution read the records."""
     answer = (update.get("messages") or [None])[-1]
@@ -158,10 +158,10 @@ def make_call_model(caller: ModelCaller, compaction: Any):
 
     async def call_model(state: AgentState, runtime: Runtime[RunContext]) -> dict[str, Any]:
         ctx = run_context(runtime)
-        turn = read_turn(state, ctx, caller.deps)
+        turn = decision_context(state, ctx, caller.deps)
         return await with_decisions(await answer(state, runtime, ctx, turn), turn)
 
-    async def answer(state: AgentState, runtime: Runtime[RunContext], ctx: RunContext, turn: Turn) -> dict[str, Any]:
+    async def answer(state: AgentState, runtime: Runtime[RunContext], ctx: RunContext, turn: DecisionContext) -> dict[str, Any]:
         messages, extra, tools = list(state["messages"]), state.get("project_context", ""), turn.advertised
         reason = exceeded(current_turn(messages), caller.deps.budget)
         if reason:

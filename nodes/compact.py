@@ -24,7 +24,7 @@ from memory.context.session_memory import SessionMemoryCompactor
 from memory.tokens import Estimator
 from nodes.call_model import ModelCaller
 from nodes.support.compaction_prompts import session_prompts, summary_prompts
-from nodes.support.policy import user_text
+from nodes.support.policy import submitted_text
 from nodes.support.request import turn_memory
 from nodes.support.state import AgentState, RunContext, long_term_memory, memory_project_key, run_context
 from prompts import PromptSources
@@ -83,7 +83,7 @@ class Compaction:
         rewrite has invalidated the cached prefix anyway, so this costs nothing extra."""
         if result is None or not result.compacted:
             return result
-        note = turn_memory(memory, result.messages, user_text(result.messages), window=ctx.context_window,
+        note = turn_memory(memory, result.messages, submitted_text(result.messages), window=ctx.context_window,
                            project_key=memory_project_key(ctx), now=self.caller.deps.clock())
         return result if note is None else replace(result, messages=[*result.messages, note])
 

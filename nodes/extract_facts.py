@@ -20,7 +20,7 @@ from memory.longterm.fact_extraction import ExtractionPrompts, extract, facts_to
 from memory.longterm.entry import SOURCE_FILES_KEY
 from memory.longterm.file import MemoryAccessError
 from memory.context.rounds import BUDGET_FINALIZATION, internal_kind
-from nodes.support.policy import user_text
+from nodes.support.policy import submitted_text
 from nodes.support.state import AgentState, Deps, RunContext, long_term_memory, memory_project_key, run_context
 from nodes.support.turn_files import turn_files
 from nodes.guards.turn import current_turn
@@ -56,7 +56,7 @@ def make_extract_facts(deps: Deps):
             return {}
         ctx = run_context(runtime)
         messages = list(state["messages"])
-        deps.background.submit(run(memory, user_text(messages), turn_files(messages), ctx), "extract-facts")
+        deps.background.submit(run(memory, submitted_text(messages), turn_files(messages), ctx), "extract-facts")
         return {}
 
     async def run(memory: LongTermMemory, text: str, files: tuple[str, ...], ctx: RunContext) -> None:

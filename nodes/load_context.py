@@ -24,7 +24,7 @@ from typing import Any
 from langgraph.config import get_stream_writer
 from langgraph.runtime import Runtime
 
-from nodes.support.policy import classify_turn, user_text
+from nodes.support.policy import classify_turn, submitted_text
 from nodes.support.request import turn_memory
 from nodes.support.state import AgentState, Deps, RunContext, long_term_memory, memory_project_key, run_context
 from prompts import PromptSources, outside_links
@@ -51,7 +51,7 @@ def make_load_context(deps: Deps):
     async def load_context(state: AgentState, runtime: Runtime[RunContext]) -> dict[str, Any]:
         ctx, memory = run_context(runtime), long_term_memory(runtime, deps)
         messages = list(state.get("messages") or [])
-        query = user_text(messages)
+        query = submitted_text(messages)
         if classify_turn(query).headline_only:  # reference (o.3)
             get_stream_writer()({"notice": HEADLINE_NOTICE.strip()})
         found = await asyncio.to_thread(project_memory, deps, ctx)

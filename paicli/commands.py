@@ -67,7 +67,7 @@ UNFINISHED = "⏸️ 该会话有未完成的 {mode} 运行，输入 /continue �
 
 
 @dataclass
-class Outcome:
+class CommandResult:
     exit: bool = False
     failed: bool = False  # the command did not do what was asked (``-p`` exits 1)
     # A run the front end starts after the command: (mode, text); text None finishes the
@@ -101,7 +101,7 @@ def help_lines() -> list[str]:
     return ["可用命令："] + [f"   {display} - {text}" for display, text in HELP]
 
 
-async def handle(text: str, app: App, say: Say | Output, read_line: ReadLine | None = None) -> Outcome:
+async def handle(text: str, app: App, say: Say | Output, read_line: ReadLine | None = None) -> CommandResult:
     """``app`` is a ``paicli.app.App``; ``read_line`` is None when nobody can answer (``-p``)."""
     out = say if isinstance(say, Output) else Output(say)
     outcome = await _dispatch(text, app, out, read_line)
@@ -109,12 +109,12 @@ async def handle(text: str, app: App, say: Say | Output, read_line: ReadLine | N
     return outcome
 
 
-async def _dispatch(text: str, app: App, say: Output, read_line: ReadLine | None) -> Outcome:
+async def _dispatch(text: str, app: App, say: Output, read_line: ReadLine | None) -> CommandResult:
     stripped = text.strip()
     word, _, payload = stripped.partition(" ")
     word, payload = word.lower(), payload.strip()
     if stripped.lower() in EXIT_WORDS:
-        return Outcome(exit=True)
+        return CommandResult(exit=True)
     if word in ("/cancel", "cancel"):
         say("当前没有正在运行的任务。")
     elif word == "/help":
@@ -152,7 +152,7 @@ async def _dispatch(text: str, app: App, say: Output, read_line: ReadLine | None
     elif word in MODE_COMMANDS:
         mode = MODE_COMMANDS[word].name
         if payload:
-            return Outcome(run=(mode, payload))
+            return CommandResult(run=(mode, payload))
         app.next_mode = mode
         say(MODE_COMMANDS[word].next_input)
     elif word == "/continue":
@@ -160,7 +160,7 @@ async def _dispatch(text: str, app: App, say: Output, read_line: ReadLine | None
         if mode is None:
             say("当前会话没有未完成的运行。")
         else:
-            return Outcome(run=(mode, None))
+            return CommandResult(run=(mode, None))
     elif word in ("/snapshot", "/restore"):
         from paicli import snapshot_commands
 
@@ -186,7 +186,7 @@ async def _dispatch(text: str, app: App, say: Output, read_line: ReadLine | None
         if read_line is not None:  # a person at the REPL gets the list; a script, one line
             for line in help_lines():
                 say(line)
-    return Outcome()
+    return CommandResult()
 
 
 async def _project_command(word: str, payload: str, app: App, say: Output) -> None:

@@ -104,7 +104,7 @@ class Repl:
         except KeyboardInterrupt:
             raise asyncio.CancelledError from None
 
-    async def read_review(self, text: str) -> str | None:
+    async def read_plan_review(self, text: str) -> str | None:
         """The plan review's question: as ``read_answer``, with Ctrl+O and ESC answering at once
         (``paicli.review.KEYS``). Without these bindings prompt_toolkit's Ctrl+O would accept the
         empty line, which executes the plan."""
@@ -234,7 +234,7 @@ class Repl:
         Ctrl-C cancels it (reference s.7), and a run apart says how to finish it (issue 26).
         Returns its result, or None when it was cancelled or refused."""
         spec = MODE_SPECS[mode]
-        renderer = Renderer(stream_answer=True, read_line=self.read_answer, read_review=self.read_review)
+        renderer = Renderer(stream_answer=True, read_line=self.read_answer, read_plan_review=self.read_plan_review)
         if spec.banner:
             renderer.notice(spec.banner, style="bold")
         if not spec.runs_apart:

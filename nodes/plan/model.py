@@ -148,7 +148,7 @@ def _status_of(plan: dict[str, Any]) -> Callable[[str], str]:
     return lambda task_id: statuses.get(task_id, PENDING)
 
 
-def batches(plan: dict[str, Any]) -> list[list[str]]:
+def waves(plan: dict[str, Any]) -> list[list[str]]:
     """For the summary: repeatedly every task whose dependencies are all in earlier batches."""
     placed: set[str] = set()
     out: list[list[str]] = []

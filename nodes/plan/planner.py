@@ -20,7 +20,7 @@ from nodes.guards.response import PROVIDER_ERRORS
 from nodes.plan.model import PlanError, parse_plan, simple_plan
 from nodes.plan.state import PlanState
 from nodes.plan.text import reply_preview
-from nodes.support.policy import user_text
+from nodes.support.policy import submitted_text
 from nodes.support.run_errors import require_user_message
 from nodes.support.state import Deps, RunContext, run_context
 from prompts import PromptSources, assemble_planner_prompt
@@ -34,7 +34,7 @@ async def plan_start(state: PlanState) -> dict[str, Any]:
     """A new run: the goal is the user's message; nothing of an earlier run carries over."""
     messages = list(state.get("messages") or [])
     require_user_message(messages)
-    goal = user_text(messages)
+    goal = submitted_text(messages)
     return {"submitted": goal, "goal": goal, "plan": None, "replans": 0, "replan_reason": "", "batch": [],
             "results": None, "failures": [], "stopping": False, "outcome": "", "status": "", "error": None}
 

@@ -40,7 +40,7 @@ def plan_lines(steps: list[TeamStep]) -> list[str]:
                              for s in steps]
 
 
-def batch_line(number: int, size: int) -> str:
+def wave_line(number: int, size: int) -> str:
     return f"⚡ 批次 #{number}：{size} 个独立步骤并行执行（最多 {MAX_WORKERS} 个并发 Worker）\n"
 
 
