@@ -16,7 +16,6 @@ ICONS = {"PENDING": "⏳", "RUNNING": "🔄", "COMPLETED": "✅", "FAILED": "❌
 DONE = "✅ 计划执行完成！"
 PARTIAL = "⚠️ 计划部分完成，有任务失败。\n"
 STUCK = "⚠️ 计划未能继续推进，存在未满足依赖的任务。"
-CANCELLED = "⏹️ 已取消当前计划执行。"
 PLAN_REVIEW_CANCELLED = "⏹️ 已取消本次计划执行。"
 
 
