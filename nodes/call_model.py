@@ -20,6 +20,7 @@ from langchain_core.messages import AIMessage, BaseMessage, SystemMessage
 from langgraph.config import get_stream_writer
 from langgraph.runtime import Runtime
 
+from memory.tokens import text_of
 from nodes.guards.budget import partial_result
 from nodes.guards.cutoff import RETRY_NOTICE, incomplete_text
 from nodes.guards.provider_errors import describe_provider_error, is_context_overflow
@@ -132,7 +133,7 @@ async def finalize(caller: ModelCaller, messages: list[BaseMessage], ctx: RunCon
         # Not streamed: the CLI shows the whole partial result, with its ⚠️ prefix, at once.
         model = caller.deps.model.with_config(tags=["nostream"])
         reply = await model.ainvoke(assemble_request(caller.system_message(ctx, project_context), [*messages, request]))
-        content = reply.text if isinstance(reply.text, str) else str(reply.content)
+        content = text_of(reply)
     except PROVIDER_ERRORS as exc:
         content = f"收尾调用失败：{describe_provider_error(exc)}"
     return {"messages": [request, AIMessage(partial_result(reason, content))]}

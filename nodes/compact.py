@@ -21,7 +21,7 @@ from memory.context.clearing import ToolResultClearer
 from memory.context.compaction import CompactionResult, Compactor
 from memory.context.profile import ContextProfile
 from memory.context.session_memory import SessionMemoryCompactor
-from memory.tokens import Estimator
+from memory.tokens import Estimator, text_of
 from nodes.call_model import ModelCaller
 from nodes.support.compaction_prompts import session_prompts, summary_prompts
 from nodes.support.policy import submitted_text
@@ -48,7 +48,7 @@ class Compaction:
 
     async def summarize(self, messages: list[BaseMessage]) -> str:
         reply = await self.caller.deps.model.with_config(tags=SUMMARY_TAGS).ainvoke(messages)
-        return reply.text if isinstance(reply.text, str) else str(reply.content)
+        return text_of(reply)
 
     def profile(self, ctx: RunContext) -> ContextProfile:
         return ContextProfile.from_window(ctx.context_window, clearing_override=self.caller.deps.compaction.clearing_trigger)

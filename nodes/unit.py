@@ -15,6 +15,7 @@ from langchain_core.messages import AIMessage, HumanMessage, ToolMessage
 from typing_extensions import TypedDict
 
 from memory.context.rounds import internal
+from memory.tokens import text_of
 from nodes.support.policy import discovered_urls
 from nodes.support.state import AgentState
 
@@ -58,11 +59,6 @@ async def unit_start(state: UnitState) -> dict[str, Any]:
     first = [HumanMessage(request)] if request.strip() else []
     brief = internal(state.get("unit_input") or "", UNIT_INPUT) if first else HumanMessage(state.get("unit_input") or "")
     return {"messages": [*first, brief]}
-
-
-def text_of(message: Any) -> str:
-    text = message.text if hasattr(message, "text") else message.content
-    return text if isinstance(text, str) else str(text)
 
 
 async def unit_finish(state: UnitState) -> dict[str, Any]:

@@ -287,6 +287,8 @@ def _pick(choice: str, shown: list[dict[str, Any]], sessions: list[dict[str, Any
 
 
 async def _switch(target: dict[str, Any], app: App, say: Say) -> None:
+    from memory.tokens import text_of  # the module loads LangChain's messages
+
     app.session.resume(target["id"])
     await app.session.load_external()
     messages = await app.session.messages()
@@ -296,6 +298,6 @@ async def _switch(target: dict[str, Any], app: App, say: Say) -> None:
         say(UNFINISHED.format(mode=unfinished))
     for message in messages[-2:]:
         who = {"human": "你", "ai": "助手"}.get(message.type)
-        text = (message.text if isinstance(message.text, str) else str(message.content)).strip().replace("\n", " ")
+        text = text_of(message).strip().replace("\n", " ")
         if who and text:
             say(f"   {who}: {text[:100]}{'…' if len(text) > 100 else ''}")

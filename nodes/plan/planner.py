@@ -15,6 +15,7 @@ from langchain_core.messages import HumanMessage, SystemMessage
 from langgraph.config import get_stream_writer
 from langgraph.runtime import Runtime
 
+from memory.tokens import text_of
 from nodes.guards.provider_errors import describe_provider_error
 from nodes.guards.response import PROVIDER_ERRORS
 from nodes.plan.model import PlanError, parse_plan, simple_plan
@@ -75,4 +76,4 @@ async def ask_model(deps: Deps, ctx: RunContext, goal: str) -> str:
         [SystemMessage(system), HumanMessage(PLANNING_REQUEST + goal)])
     if reply.usage_metadata:  # the run's token line counts the planner's call too
         get_stream_writer()({"usage": dict(reply.usage_metadata)})
-    return reply.text if isinstance(reply.text, str) else str(reply.content)
+    return text_of(reply)

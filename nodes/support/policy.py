@@ -23,6 +23,7 @@ from typing import Any
 from langchain_core.messages import HumanMessage, ToolMessage
 
 from memory.context.rounds import internal_kind
+from memory.tokens import text_of
 from nodes.support.state import AgentState, Deps, RunContext
 from nodes.guards.turn import current_turn
 from tools.policy import approval
@@ -51,7 +52,7 @@ def submitted_text(messages: list[Any]) -> str:
     """The text of the turn's real user message (internal reminders do not count)."""
     for message in reversed(messages):
         if isinstance(message, HumanMessage) and internal_kind(message) is None:
-            return message.text if isinstance(message.text, str) else str(message.content)
+            return text_of(message)
     return ""
 
 

@@ -18,6 +18,7 @@ from langgraph.graph.message import add_messages
 from langgraph.runtime import Runtime
 from typing_extensions import TypedDict
 
+from memory.tokens import text_of
 from nodes.support.state import Deps, RunContext, run_context
 from prompts import PromptSources, assemble_system_prompt
 from prompts.pai_md import load_project_memory
@@ -55,7 +56,7 @@ def make_ask(deps: Deps, mode: str):
 def reply_text(state: dict[str, Any]) -> str:
     messages = list(state.get("messages") or [])
     last = messages[-1] if messages else None
-    return last.text if isinstance(last, AIMessage) else ""
+    return text_of(last) if isinstance(last, AIMessage) else ""
 
 
 def _one_line(exc: BaseException) -> str:
