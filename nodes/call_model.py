@@ -24,7 +24,7 @@ from memory.tokens import text_of
 from nodes.guards.budget import partial_result
 from nodes.guards.cutoff import RETRY_NOTICE, incomplete_text
 from nodes.guards.provider_errors import describe_provider_error, is_context_overflow
-from nodes.support.policy import DecisionContext, decide_step, decision_context
+from nodes.support.policy import DecisionContext, decide_iteration, decision_context
 from nodes.support.request import assemble_request
 from nodes.guards.response import (PROVIDER_ERRORS, Checked, DroppedMidStream, IncompleteResponse,
                                   check_response, stream_response)
@@ -148,7 +148,7 @@ async def with_decisions(update: dict[str, Any], turn: DecisionContext) -> dict[
     (``nodes.support.policy``): the router, the gate and execution read the records."""
     answer = (update.get("messages") or [None])[-1]
     if isinstance(answer, AIMessage) and answer.tool_calls:
-        update["decisions"] = await decide_step(answer.tool_calls, turn)
+        update["decisions"] = await decide_iteration(answer.tool_calls, turn)
     return update
 
 

@@ -57,7 +57,7 @@ def ask_user(ask: Ask, call_id: str) -> tuple[Decision, bool]:
         request = {**request, "problem": decision.problem}
 
 
-async def auto_review_step(state: AgentState, calls: list[dict[str, Any]], decisions: dict[str, Decision],
+async def auto_review_iteration(state: AgentState, calls: list[dict[str, Any]], decisions: dict[str, Decision],
                            deps: Deps) -> dict[str, Any] | None:
     """The reviewer's pass over the calls waiting for it; None when there are none (or no reviewer)."""
     waiting = [c for c in calls if isinstance(decisions[c["id"]], Ask) and decisions[c["id"]].review]
@@ -88,7 +88,7 @@ def make_gate_tools(deps: Deps):
         calls = ai.tool_calls if ai else []
         made = {c["id"]: recorded(state, c["id"]) or await decide_now(c, decision_context(state, run_context(runtime), deps))
                 for c in calls}
-        reviewed = await auto_review_step(state, calls, made, deps)
+        reviewed = await auto_review_iteration(state, calls, made, deps)
         if reviewed is not None:
             return reviewed
         decisions: dict[str, dict[str, Any]] = {}

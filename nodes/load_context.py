@@ -28,21 +28,21 @@ from nodes.support.policy import classify_turn, submitted_text
 from nodes.support.request import turn_memory
 from nodes.support.state import AgentState, Deps, RunContext, long_term_memory, memory_project_key, run_context
 from prompts import PromptSources, outside_links
-from prompts.pai_md import ProjectMemory, read_project_memory
+from prompts.pai_md import ProjectContext, read_project_context
 from tools.policy.classify import HEADLINE_NOTICE
 
 
-def project_memory(deps: Deps, ctx: RunContext) -> ProjectMemory:
+def pai_md(deps: Deps, ctx: RunContext) -> ProjectContext:
     """The PAI.md files, and every prompt source skipped because it links out of its owner."""
     root = Path(ctx.project_root)
-    memory = read_project_memory(root, deps.prompt_home)
+    memory = read_project_context(root, deps.prompt_home)
     memory.skipped += outside_links(PromptSources.for_project(deps.prompt_home, root))
     return memory
 
 
 def project_context(deps: Deps, ctx: RunContext) -> str:
     """The ``## Project Context`` body: the PAI.md files."""
-    return project_memory(deps, ctx).text.strip()
+    return pai_md(deps, ctx).text.strip()
 
 
 def make_load_context(deps: Deps):
@@ -54,7 +54,7 @@ def make_load_context(deps: Deps):
         query = submitted_text(messages)
         if classify_turn(query).headline_only:  # reference (o.3)
             get_stream_writer()({"notice": HEADLINE_NOTICE.strip()})
-        found = await asyncio.to_thread(project_memory, deps, ctx)
+        found = await asyncio.to_thread(pai_md, deps, ctx)
         text = found.text.strip()
         for line in found.skipped:
             if line not in warned:

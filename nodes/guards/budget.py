@@ -100,7 +100,7 @@ class Reminder(enum.Enum):
 
 
 @dataclass(frozen=True)
-class StepResult:
+class IterationResult:
     """One tool result of a step, before the boundary wrap."""
 
     name: str | None
@@ -141,7 +141,7 @@ class RunawayGuard:
         self._errors: Counter[str] = Counter()
         self.reminded = False
 
-    def observe(self, results: Iterable[StepResult]) -> Reminder | None:
+    def observe(self, results: Iterable[IterationResult]) -> Reminder | None:
         """Feed one step (one response's results); returns the reminder to send, at most once."""
         actions, errors = Counter(), Counter()
         for result in results:

@@ -25,7 +25,7 @@ from nodes.support.policy import submitted_text
 from nodes.support.run_errors import require_user_message
 from nodes.support.state import Deps, RunContext, run_context
 from prompts import PromptSources, assemble_planner_prompt
-from prompts.pai_md import load_project_memory
+from prompts.pai_md import load_project_context
 
 PLANNING_REQUEST = "请为以下任务制定执行计划：\n"
 PLANNER_TAGS = ["nostream", "planner"]  # the JSON is not an answer to show token by token
@@ -71,7 +71,7 @@ def make_planner(deps: Deps):
 async def ask_model(deps: Deps, ctx: RunContext, goal: str) -> str:
     root = Path(ctx.project_root)
     sources = PromptSources.for_project(deps.prompt_home, root)
-    system = assemble_planner_prompt(project_context=load_project_memory(root, deps.prompt_home), sources=sources)
+    system = assemble_planner_prompt(project_context=load_project_context(root, deps.prompt_home), sources=sources)
     reply = await deps.model.with_config(tags=PLANNER_TAGS).ainvoke(
         [SystemMessage(system), HumanMessage(PLANNING_REQUEST + goal)])
     if reply.usage_metadata:  # the run's token line counts the planner's call too

@@ -87,7 +87,7 @@ def decide(call: dict[str, Any], turn: DecisionContext) -> Decision:
     """The one decision on a call, in this order: the turn policy (o.5); the path and command
     guards (item 6 of paicli issue 23); protected paths, which need a person after external
     content (item 5); the approval level (v.1). A refusal at any step is final and nobody is
-    asked. Blocking (the guards read the file system): ``decide_step`` runs it in a thread."""
+    asked. Blocking (the guards read the file system): ``decide_iteration`` runs it in a thread."""
     name, args = call.get("name"), call.get("args")
     denial = authorize(turn.turn, name, args, turn.advertised, turn.discovered, turn.sources, turn.external_guard)
     if denial is not None:
@@ -105,7 +105,7 @@ async def decide_now(call: dict[str, Any], turn: DecisionContext) -> Decision:
     return await asyncio.to_thread(decide, call, turn)
 
 
-async def decide_step(calls: list[dict[str, Any]], turn: DecisionContext) -> dict[str, dict[str, Any]]:
+async def decide_iteration(calls: list[dict[str, Any]], turn: DecisionContext) -> dict[str, dict[str, Any]]:
     """Every call of one assistant message, decided with the turn the model was called with;
     the records travel in ``state["decisions"]`` to the gate and to execution."""
     return await asyncio.to_thread(lambda: {call["id"]: to_record(decide(call, turn)) for call in calls})

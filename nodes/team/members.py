@@ -21,7 +21,7 @@ from typing_extensions import TypedDict
 from memory.tokens import text_of
 from nodes.support.state import Deps, RunContext, run_context
 from prompts import PromptSources, assemble_system_prompt
-from prompts.pai_md import load_project_memory
+from prompts.pai_md import load_project_context
 
 MEMBER_FAILED = "LLM 调用失败: {error}"  # reference s.5 SubAgent loop: an IOException's message
 
@@ -35,7 +35,7 @@ def member_system(deps: Deps, ctx: RunContext, mode: str) -> SystemMessage:
     root = Path(ctx.project_root)
     return SystemMessage(assemble_system_prompt(
         mode=mode, approval=ctx.approval, now=deps.clock(), sources=PromptSources.for_project(deps.prompt_home, root),
-        project_context=load_project_memory(root, deps.prompt_home)))
+        project_context=load_project_context(root, deps.prompt_home)))
 
 
 def make_ask(deps: Deps, mode: str):
