@@ -1,5 +1,5 @@
 """unit_start / unit_finish: the two ends of one execution unit with a message list of its own
-(a Plan task; a Team member's activation), around the shared agent loop (``graphs/unit.py``).
+(a Plan task; a Team step), around the shared agent loop (``graphs/unit.py``).
 
 The unit's messages start with the user's own request, then the unit's brief as an internal
 user message: everything that decides authority (the turn policy, which tools are exposed, the
@@ -24,7 +24,7 @@ UNIT_INPUT = "unit_input"  # the internal kind of a unit's brief
 
 def merge_results(left: dict[str, Any] | None, right: dict[str, Any] | None) -> dict[str, Any]:
     """Reducer of a parent's ``results`` channel: units add theirs by id; ``None`` clears it
-    for the next batch."""
+    for the next wave."""
     if right is None:
         return {}
     return {**(left or {}), **right}

@@ -25,7 +25,7 @@ KEYS = {"c-o": VIEW, "escape": "cancel"}  # prompt_toolkit key names; Enter is a
 HINT = "   Enter 执行 · Ctrl+O 展开完整描述 · ESC 取消 · 输入补充要求后按 Enter 重新规划"
 EXPANDED = "👆 已展开完整计划。"
 DESCRIPTION_CHARS = 60  # the table's description column; Ctrl+O shows them whole
-WIDTHS = (6, 11, 15, 20)  # cells of the batch, id, type and dependencies columns
+WIDTHS = (6, 11, 15, 20)  # cells of the wave (批次), id, type and dependencies columns
 
 
 def _pad(text: str, cells: int) -> str:
