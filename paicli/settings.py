@@ -18,7 +18,7 @@ from paicli.credentials import CONFIG, DOTENV, ENVIRONMENT, Sources, endpoint_re
 from paicli.prices import DEFAULT_PRICES, Price, price_problem
 from nodes.support.options import BudgetOptions, CompactionOptions
 from tools.skills.limits import DEFAULT_BUDGET as DEFAULT_SKILL_BUDGET
-from paicli.knobs import (ConfigError, Get, MemorySettings, WebSettings, budget_options, compaction_options, memory_settings,
+from paicli.feature_settings import (ConfigError, Get, MemorySettings, WebSettings, budget_options, compaction_options, memory_settings,
                           number, snapshot_options, web_settings)
 from tools.snapshots.options import SnapshotOptions
 from tools.mcp.config import DEFAULT_CALL_TIMEOUT, DEFAULT_STARTUP_WAIT, McpSetup, merge, parse_document

@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from paicli.knobs import ConfigError
+from paicli.feature_settings import ConfigError
 from paicli.settings import load_settings
 from tools.base import ToolContext
 from tools.snapshots.git import Git
