@@ -90,7 +90,7 @@ class Renderer:
         self.previews = previews  # a command's output, an edit's diff under the call (-p: --verbose)
         self._calls: dict[str, dict[str, Any]] = {}  # call id -> the call, for its preview
         self.read_line = read_line  # async (prompt) -> str | None, for approval questions
-        self.read_plan_review = read_plan_review  # the same, with the plan review's keys bound (paicli.review.KEYS)
+        self.read_plan_review = read_plan_review  # the same, with the plan review's keys bound (paicli.plan_review.KEYS)
         # Everything shown here comes from the model or a tool: SafeConsole makes it inert.
         self.out = SafeConsole(file=out or sys.stdout, soft_wrap=True)
         self.err = SafeConsole(file=err or sys.stderr, soft_wrap=True)
@@ -185,7 +185,7 @@ class Renderer:
         return {"decision": "reject", "reason": NO_TERMINAL_REASON}
 
     async def review(self, request: dict[str, Any]) -> Any:
-        from paicli.review import ask_plan_review
+        from paicli.plan_review import ask_plan_review
 
         self.stop_waiting()
         self._end_line()

@@ -38,7 +38,7 @@ def history_file(home: Path) -> FileHistory:
 
 def review_bindings() -> KeyBindings:
     """Each key of the plan review ends the question with the line it stands for."""
-    from paicli.review import KEYS
+    from paicli.plan_review import KEYS
 
     bindings = KeyBindings()
     for key, line in KEYS.items():
@@ -106,7 +106,7 @@ class Repl:
 
     async def read_plan_review(self, text: str) -> str | None:
         """The plan review's question: as ``read_answer``, with Ctrl+O and ESC answering at once
-        (``paicli.review.KEYS``). Without these bindings prompt_toolkit's Ctrl+O would accept the
+        (``paicli.plan_review.KEYS``). Without these bindings prompt_toolkit's Ctrl+O would accept the
         empty line, which executes the plan."""
         if self._review_keys is None:
             self._review_keys = review_bindings()

@@ -3,7 +3,7 @@
 An interrupt whose payload is data, the same for the CLI and for Studio or an SDK client
 (issue 26): the goal, the planner's summary, the tasks as objects (id, description, type,
 dependencies, ``batch``: the wave), the resume values accepted with their meaning, and help in Chinese and
-English. The terminal's keys are the CLI's business (``paicli/review.py``). A run without review
+English. The terminal's keys are the CLI's business (``paicli/plan_review.py``). A run without review
 (``RunContext.review`` false: ``paicli -p``) executes at once.
 """
 
