@@ -39,10 +39,10 @@ from memory.context.turn_memory import is_memory_context  # noqa: E402
 from memory.longterm.entry import normalize_project_key  # noqa: E402
 from memory.longterm.manager import LongTermMemory, MemoryOptions  # noqa: E402
 from memory.tokens import estimate_text  # noqa: E402
-from nodes.model.call_model import system_prompt  # noqa: E402
+from nodes.call_model import system_prompt  # noqa: E402
 from nodes.load_context import project_context  # noqa: E402
-from nodes.core.policy import user_text  # noqa: E402
-from nodes.core.state import Deps, RunContext  # noqa: E402
+from nodes.support.policy import submitted_text  # noqa: E402
+from nodes.support.state import Deps, RunContext  # noqa: E402
 from tests.graphs.conftest import Harness  # noqa: E402
 from tests.support.scripted_model import ScriptedChatModel, ai, tool_call  # noqa: E402
 
@@ -93,7 +93,7 @@ def old_placement(requests: list[list[BaseMessage]], deps: Deps, ctx: RunContext
     rebuilt = []
     for request in requests:
         messages = [m for m in request[1:] if not is_memory_context(m)]
-        block = memory.context_block(user_text(messages), budget, key, NOW)
+        block = memory.context_block(submitted_text(messages), budget, key, NOW)
         system = SystemMessage(system_prompt(deps, ctx, NOW, "\n\n".join(p for p in (pai, block.strip()) if p)))
         rebuilt.append([system, *messages])
     return rebuilt

@@ -25,7 +25,7 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from tools.base import ToolContext  # noqa: E402
-from tools.sandbox.command import CommandSandbox, Mechanism, SandboxSettings  # noqa: E402
+from tools.sandbox.command import CommandSandbox, Mechanism, SandboxOptions  # noqa: E402
 from tools.builtin.shell import execute_command  # noqa: E402
 
 COMMAND = "echo hi > out.txt && cat out.txt"
@@ -48,7 +48,7 @@ async def timed(ctx: ToolContext, args: dict) -> float:
 
 
 async def main(runs: int) -> None:
-    sandbox = CommandSandbox(SandboxSettings())
+    sandbox = CommandSandbox(SandboxOptions())
     if not isinstance(sandbox.mechanism(), Mechanism):
         print(f"no sandbox here: {sandbox.mechanism()}")
         return

@@ -37,7 +37,7 @@ from nodes.team.inputs import TeamInputs
 from nodes.team.members import MemberState, make_ask
 from nodes.team.run import collect, finish, make_planner, schedule, step_payloads, team_start
 from nodes.team.state import StepInput, StepState, TeamState
-from nodes.team.step import MODE, after_step_node, make_retry, make_review, step_finish, worker_done
+from nodes.team.step import MODE, after_step_node, make_retry, make_verdict, step_finish, worker_done
 from nodes.unit import UnitOutput
 
 NO_RESULT = "步骤没有结果"
@@ -60,7 +60,7 @@ def build_step(deps: Deps, inputs: TeamInputs) -> StateGraph:
     builder = StateGraph(StepState, input_schema=StepInput, output_schema=UnitOutput, context_schema=RunContext)
     add_unit(builder, deps, finish_to="worker_done")
     builder.add_node("worker_done", worker_done)
-    builder.add_node("review", make_review(build_member(deps, "team-reviewer"), inputs, member_config))
+    builder.add_node("review", make_verdict(build_member(deps, "team-reviewer"), inputs, member_config))
     builder.add_node("retry", make_retry(inputs))
     builder.add_node("step_finish", step_finish)
     builder.add_conditional_edges("worker_done", after_step_node, ["review", "retry", "step_finish"])

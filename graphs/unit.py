@@ -1,6 +1,6 @@
 """One execution unit as a ``Send`` target: the agent loop on a message list of its own.
 
-A Plan task (and a Team member) is the same loop as the ReAct conversation (``graphs/loop.py``:
+A Plan task (and a Team step) is the same loop as the ReAct conversation (``graphs/loop.py``:
 compaction, the turn policy, approvals as interrupts, offload, budgets, the runaway guard), with
 the same context assembly (the ``load_context`` node), wired flat inside a small graph of its
 own: ``unit_start → load_context → (agent loop) → unit_finish``.

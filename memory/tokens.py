@@ -74,6 +74,16 @@ def block_text(block: Any) -> str:
     return ""
 
 
+def text_of(message: Any) -> str:
+    """The text of a message or a streamed chunk: LangChain's ``.text`` (its text blocks joined),
+    else its content as a string. The one reading of "what a message says"."""
+    text = getattr(message, "text", None)
+    if isinstance(text, str):
+        return text
+    content = getattr(message, "content", "")
+    return content if isinstance(content, str) else str(content)
+
+
 def arguments_json(args: Any) -> str:
     """Tool-call arguments as the provider sees them (langchain-openai: ensure_ascii=False)."""
     return args if isinstance(args, str) else json.dumps(args, ensure_ascii=False)

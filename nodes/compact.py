@@ -21,12 +21,12 @@ from memory.context.clearing import ToolResultClearer
 from memory.context.compaction import CompactionResult, Compactor
 from memory.context.profile import ContextProfile
 from memory.context.session_memory import SessionMemoryCompactor
-from memory.tokens import Estimator
-from nodes.model.call_model import ModelCaller
-from nodes.core.compaction_prompts import session_prompts, summary_prompts
-from nodes.core.policy import user_text
-from nodes.core.request import turn_memory
-from nodes.core.state import AgentState, RunContext, long_term_memory, memory_project_key, run_context
+from memory.tokens import Estimator, text_of
+from nodes.call_model import ModelCaller
+from nodes.support.compaction_prompts import session_prompts, summary_prompts
+from nodes.support.policy import submitted_text
+from nodes.support.request import turn_memory
+from nodes.support.state import AgentState, RunContext, long_term_memory, memory_project_key, run_context
 from prompts import PromptSources
 
 SUMMARY_TAGS = ["nostream", "paicli:summary"]  # keep summary tokens out of the answer stream
@@ -48,7 +48,7 @@ class Compaction:
 
     async def summarize(self, messages: list[BaseMessage]) -> str:
         reply = await self.caller.deps.model.with_config(tags=SUMMARY_TAGS).ainvoke(messages)
-        return reply.text if isinstance(reply.text, str) else str(reply.content)
+        return text_of(reply)
 
     def profile(self, ctx: RunContext) -> ContextProfile:
         return ContextProfile.from_window(ctx.context_window, clearing_override=self.caller.deps.compaction.clearing_trigger)
@@ -83,7 +83,7 @@ class Compaction:
         rewrite has invalidated the cached prefix anyway, so this costs nothing extra."""
         if result is None or not result.compacted:
             return result
-        note = turn_memory(memory, result.messages, user_text(result.messages), window=ctx.context_window,
+        note = turn_memory(memory, result.messages, submitted_text(result.messages), window=ctx.context_window,
                            project_key=memory_project_key(ctx), now=self.caller.deps.clock())
         return result if note is None else replace(result, messages=[*result.messages, note])
 

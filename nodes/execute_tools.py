@@ -27,18 +27,18 @@ from memory.context.outcome import decided_artifact
 from nodes.gate_tools import last_ai
 from nodes.guards.cutoff import NAMELESS, invalid_json_error, refusal
 from nodes.guards.turn import RUNAWAY_NOTICE, current_turn, runaway_reminder
-from nodes.core.policy import decide_now, read_turn, recorded
-from nodes.core.state import AgentState, Deps, RunContext, long_term_memory, memory_project_key, run_context
-from nodes.core.turn_files import turn_files
+from nodes.support.policy import decide_now, decision_context, recorded
+from nodes.support.state import AgentState, Deps, RunContext, long_term_memory, memory_project_key, run_context
+from nodes.support.turn_files import turn_files
 from tools.base import ToolContext, ToolText
 from tools.boundary import wrap
 from tools.policy.audit import is_audited
 from tools.policy.decision import Allow, Ask, Deny
-from tools.policy.external_context import external_source, record
+from tools.policy.external_context import external_source, add_source
 from tools.registry import run_batch
 
 if TYPE_CHECKING:
-    from nodes.core.options import CompactionOptions
+    from nodes.support.options import CompactionOptions
 
 # Only a graph whose state was edited by hand (Studio) can reach here with an open question:
 # execution never asks, so it fails closed.
@@ -46,7 +46,7 @@ UNANSWERED = "[HITL] 操作未获批准：这次调用需要用户审批，但�
 
 
 @dataclass(frozen=True)
-class Outcome:
+class CallResult:
     """What one call came to."""
 
     text: str  # what the model reads, before the untrusted-data boundary
@@ -59,12 +59,12 @@ class Outcome:
 async def settled(state: AgentState, call: dict[str, Any], ctx: RunContext, deps: Deps) -> Allow | Deny:
     """The step's decision on a call (made by call_model, answered by gate_tools). A call
     without one, in a state edited by hand, is decided now."""
-    decision = recorded(state, call["id"]) or await decide_now(call, read_turn(state, ctx, deps))
+    decision = recorded(state, call["id"]) or await decide_now(call, decision_context(state, ctx, deps))
     return Deny(UNANSWERED) if isinstance(decision, Ask) else decision
 
 
 async def run_allowed(steps: list[tuple[dict[str, Any], Allow | Deny]], tool_ctx: ToolContext,
-                      deps: Deps) -> list[Outcome]:
+                      deps: Deps) -> list[CallResult]:
     """Outcomes in call order: the allowed calls run (consecutive parallel-safe ones together),
     the denied ones answer with their text."""
     allowed = [(call["name"], decision.args) for call, decision in steps if isinstance(decision, Allow)]
@@ -73,10 +73,10 @@ async def run_allowed(steps: list[tuple[dict[str, Any], Allow | Deny]], tool_ctx
     outcomes = []
     for _call, decision in steps:
         if isinstance(decision, Deny):
-            outcomes.append(Outcome(decision.text, ok=False, decided=True))
+            outcomes.append(CallResult(decision.text, ok=False, decided=True))
             continue
         result, took = next(results)
-        outcomes.append(Outcome(str(result), result.ok, result.refused, result.artifact or None, took))
+        outcomes.append(CallResult(str(result), result.ok, result.refused, result.artifact or None, took))
     return outcomes
 
 
@@ -98,12 +98,12 @@ class Offloaders:
 
 
 async def offload(offloader: ToolResultOffloader | None, steps: list[tuple[dict[str, Any], Allow | Deny]],
-                  outcomes: list[Outcome]) -> list[Outcome]:
+                  outcomes: list[CallResult]) -> list[CallResult]:
     """Oversized results go to a file; the model gets a preview (tier 1)."""
     if offloader is None or all(len(o.text) <= offloader.threshold for o in outcomes):
         return outcomes
 
-    def shrink(call: dict[str, Any], decision: Allow | Deny, outcome: Outcome) -> Outcome:
+    def shrink(call: dict[str, Any], decision: Allow | Deny, outcome: CallResult) -> CallResult:
         if isinstance(decision, Deny):
             return outcome
         return replace(outcome, text=offloader.offload_if_oversized(call["name"], decision.args, outcome.text))
@@ -111,7 +111,7 @@ async def offload(offloader: ToolResultOffloader | None, steps: list[tuple[dict[
     return await asyncio.to_thread(lambda: [shrink(c, d, o) for (c, d), o in zip(steps, outcomes)])
 
 
-def tool_message(call_id: str, name: str, outcome: Outcome) -> ToolMessage:
+def tool_message(call_id: str, name: str, outcome: CallResult) -> ToolMessage:
     """``artifact`` is kept for the turn policy, never shown; a decided outcome is marked so
     the runaway guard does not count it against the model."""
     artifact = decided_artifact(outcome.artifact) if outcome.decided else outcome.artifact
@@ -138,7 +138,7 @@ def _json_error(raw: Any) -> str:
 
 
 def invalid_call_results(ai: AIMessage) -> list[ToolMessage]:
-    return [tool_message(c["id"], c.get("name") or NAMELESS, Outcome(bad_arguments(c), ok=False, decided=False))
+    return [tool_message(c["id"], c.get("name") or NAMELESS, CallResult(bad_arguments(c), ok=False, decided=False))
             for c in ai.invalid_tool_calls if c.get("id")]
 
 
@@ -146,7 +146,7 @@ def sources_after(sources: tuple[str, ...], steps: list[tuple[dict[str, Any], Al
     """reference (o.1): every call that ran read what it read, success or failure."""
     for call, decision in steps:
         if isinstance(decision, Allow):
-            sources = record(sources, external_source(call["name"], decision.args))
+            sources = add_source(sources, external_source(call["name"], decision.args))
     return sources
 
 
@@ -159,7 +159,7 @@ def audit_row(call: dict[str, Any], decision: Allow | Deny, verdict: str, reason
     return call["name"], ran, verdict, reason, decision.approver, ms, extra or None
 
 
-async def audit(deps: Deps, steps: list[tuple[dict[str, Any], Allow | Deny]], outcomes: list[Outcome]) -> None:
+async def audit(deps: Deps, steps: list[tuple[dict[str, Any], Allow | Deny]], outcomes: list[CallResult]) -> None:
     """reference (v.7): one line per risky call, allowed, denied or failed; failed is the
     status of the call's ToolMessage, so the log and the model agree."""
     if deps.audit is None:
@@ -173,7 +173,7 @@ async def audit(deps: Deps, steps: list[tuple[dict[str, Any], Allow | Deny]], ou
         how = (outcome.artifact or {}).get("sandbox")  # issue 24: sandboxed, network or outside
         rows.append(audit_row(call, decision, verdict, reason, int(outcome.seconds * 1000), {"sandbox": how} if how else None))
     if rows:
-        await asyncio.to_thread(lambda: [deps.audit.record(*row) for row in rows])
+        await asyncio.to_thread(lambda: [deps.audit.write(*row) for row in rows])
 
 
 def audit_cancelled(deps: Deps, steps: list[tuple[dict[str, Any], Allow | Deny]]) -> None:
@@ -182,7 +182,7 @@ def audit_cancelled(deps: Deps, steps: list[tuple[dict[str, Any], Allow | Deny]]
     if deps.audit is not None:
         for call, decision in steps:
             if isinstance(decision, Allow) and is_audited(call["name"]):
-                deps.audit.record(*audit_row(call, decision, "cancelled", "执行中被 Ctrl-C 取消"))
+                deps.audit.write(*audit_row(call, decision, "cancelled", "执行中被 Ctrl-C 取消"))
 
 
 def make_execute_tools(deps: Deps):

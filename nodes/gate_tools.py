@@ -1,6 +1,6 @@
 """gate_tools: ask the user about risky calls before anything runs.
 
-``call_model`` decided each call once (``nodes.core.policy``); here each ``Ask`` becomes one
+``call_model`` decided each call once (``nodes.support.policy``); here each ``Ask`` becomes one
 ``interrupt()`` that the CLI or Studio answers with ``Command(resume=...)``, and the answer
 replaces it in ``state["decisions"]``. A call the policy denied is never put to the user (v.4).
 Nothing has run before the interrupts, so LangGraph re-running this node on resume is
@@ -23,11 +23,11 @@ from langgraph.config import get_stream_writer
 from langgraph.runtime import Runtime
 from langgraph.types import interrupt
 
-from nodes.core.policy import decide_now, read_turn, recorded, user_text
-from nodes.core.state import AgentState, Deps, RunContext, run_context
+from nodes.support.policy import decide_now, decision_context, recorded, submitted_text
+from nodes.support.state import AgentState, Deps, RunContext, run_context
 from tools.policy import auto_review
 from tools.policy.approval import Unclear, approval_key, approval_request, covered, read_answer
-from tools.policy.decision import Allow, Ask, Decision, Deny, record
+from tools.policy.decision import Allow, Ask, Decision, Deny, to_record
 
 
 def last_ai(state: AgentState) -> AIMessage | None:
@@ -57,13 +57,13 @@ def ask_user(ask: Ask, call_id: str) -> tuple[Decision, bool]:
         request = {**request, "problem": decision.problem}
 
 
-async def auto_review_step(state: AgentState, calls: list[dict[str, Any]], decisions: dict[str, Decision],
+async def auto_review_iteration(state: AgentState, calls: list[dict[str, Any]], decisions: dict[str, Decision],
                            deps: Deps) -> dict[str, Any] | None:
     """The reviewer's pass over the calls waiting for it; None when there are none (or no reviewer)."""
     waiting = [c for c in calls if isinstance(decisions[c["id"]], Ask) and decisions[c["id"]].review]
     if not waiting or deps.reviewer is None:
         return None
-    notify, request = get_stream_writer(), user_text(list(state.get("messages") or []))
+    notify, request = get_stream_writer(), submitted_text(list(state.get("messages") or []))
     denials = int(state.get("auto_denials") or 0)
     for call in waiting:
         ask = decisions[call["id"]]
@@ -79,16 +79,16 @@ async def auto_review_step(state: AgentState, calls: list[dict[str, Any]], decis
         else:
             decisions[call["id"]] = Deny(auto_review.DENIED_TEXT.format(reason=verdict.reason), "auto", verdict.reason)
             notify({"notice": auto_review.DENIED_LINE.format(tool=ask.tool, reason=verdict.reason)})
-    return {"decisions": {k: record(v) for k, v in decisions.items()}, "auto_denials": denials}
+    return {"decisions": {k: to_record(v) for k, v in decisions.items()}, "auto_denials": denials}
 
 
 def make_gate_tools(deps: Deps):
     async def gate_tools(state: AgentState, runtime: Runtime[RunContext]) -> dict[str, Any]:
         ai, approved = last_ai(state), set(state.get("approved_all") or ())
         calls = ai.tool_calls if ai else []
-        made = {c["id"]: recorded(state, c["id"]) or await decide_now(c, read_turn(state, run_context(runtime), deps))
+        made = {c["id"]: recorded(state, c["id"]) or await decide_now(c, decision_context(state, run_context(runtime), deps))
                 for c in calls}
-        reviewed = await auto_review_step(state, calls, made, deps)
+        reviewed = await auto_review_iteration(state, calls, made, deps)
         if reviewed is not None:
             return reviewed
         decisions: dict[str, dict[str, Any]] = {}
@@ -100,7 +100,7 @@ def make_gate_tools(deps: Deps):
                 decision, approve_all = ask_user(decision, call["id"])
                 if approve_all:
                     approved.add(approval_key(call["name"], call["args"]))
-            decisions[call["id"]] = record(decision)
+            decisions[call["id"]] = to_record(decision)
         return {"decisions": decisions, "approved_all": sorted(approved)}
 
     return gate_tools

@@ -10,7 +10,7 @@ Once per user turn, before the first model call:
   ``$PAICLI_HOME`` for the user's own) is skipped, and the user sees one ⚠️ line naming it, once
   per graph (paicli issue 23, item 3); the model sees nothing of it.
 - the long-term memories relevant to the user's text, within the ContextProfile budget (p.4),
-  are appended as an internal message after the user's message (``nodes/core/request.py``),
+  are appended as an internal message after the user's message (``nodes/support/request.py``),
   not put in the system prompt: the request before the conversation stays the same from turn
   to turn, so the provider's prefix cache keeps serving the whole conversation.
 """
@@ -24,25 +24,25 @@ from typing import Any
 from langgraph.config import get_stream_writer
 from langgraph.runtime import Runtime
 
-from nodes.core.policy import classify_turn, user_text
-from nodes.core.request import turn_memory
-from nodes.core.state import AgentState, Deps, RunContext, long_term_memory, memory_project_key, run_context
+from nodes.support.policy import classify_turn, submitted_text
+from nodes.support.request import turn_memory
+from nodes.support.state import AgentState, Deps, RunContext, long_term_memory, memory_project_key, run_context
 from prompts import PromptSources, outside_links
-from prompts.pai_md import ProjectMemory, read_project_memory
+from prompts.pai_md import ProjectContext, read_project_context
 from tools.policy.classify import HEADLINE_NOTICE
 
 
-def project_memory(deps: Deps, ctx: RunContext) -> ProjectMemory:
+def pai_md(deps: Deps, ctx: RunContext) -> ProjectContext:
     """The PAI.md files, and every prompt source skipped because it links out of its owner."""
     root = Path(ctx.project_root)
-    memory = read_project_memory(root, deps.prompt_home)
+    memory = read_project_context(root, deps.prompt_home)
     memory.skipped += outside_links(PromptSources.for_project(deps.prompt_home, root))
     return memory
 
 
 def project_context(deps: Deps, ctx: RunContext) -> str:
     """The ``## Project Context`` body: the PAI.md files."""
-    return project_memory(deps, ctx).text.strip()
+    return pai_md(deps, ctx).text.strip()
 
 
 def make_load_context(deps: Deps):
@@ -51,10 +51,10 @@ def make_load_context(deps: Deps):
     async def load_context(state: AgentState, runtime: Runtime[RunContext]) -> dict[str, Any]:
         ctx, memory = run_context(runtime), long_term_memory(runtime, deps)
         messages = list(state.get("messages") or [])
-        query = user_text(messages)
+        query = submitted_text(messages)
         if classify_turn(query).headline_only:  # reference (o.3)
             get_stream_writer()({"notice": HEADLINE_NOTICE.strip()})
-        found = await asyncio.to_thread(project_memory, deps, ctx)
+        found = await asyncio.to_thread(pai_md, deps, ctx)
         text = found.text.strip()
         for line in found.skipped:
             if line not in warned:

@@ -21,9 +21,9 @@ from langchain_core.messages import RemoveMessage
 from memory.context.pairing import repair_pairing
 from memory.context.rounds import MCP_RESOURCE, internal_kind
 from nodes.guards.turn import current_turn
-from nodes.core.run_errors import require_user_message
-from nodes.core.state import AgentState
-from tools.policy.external_context import MCP_MENTION_SOURCE, record
+from nodes.support.run_errors import require_user_message
+from nodes.support.state import AgentState
+from tools.policy.external_context import MCP_MENTION_SOURCE, add_source
 
 
 async def prepare_turn(state: AgentState) -> dict[str, Any]:
@@ -38,6 +38,6 @@ async def prepare_turn(state: AgentState) -> dict[str, Any]:
         update["messages"] = [RemoveMessage(id=REMOVE_ALL_MESSAGES), *repaired]
     if any(internal_kind(m) == MCP_RESOURCE for m in current_turn(state.get("messages") or [])):
         sources = tuple(state.get("external_sources") or ())
-        if (after := record(sources, MCP_MENTION_SOURCE)) != sources:
+        if (after := add_source(sources, MCP_MENTION_SOURCE)) != sources:
             update["external_sources"] = list(after)
     return update

@@ -15,8 +15,8 @@ from typing import Any
 from langgraph.config import get_stream_writer
 from langgraph.runtime import Runtime
 
-from nodes.core.policy import user_text
-from nodes.core.state import Deps, RunContext, run_context
+from nodes.support.policy import submitted_text
+from nodes.support.state import Deps, RunContext, run_context
 from tools.snapshots.store import Label, SnapshotError
 
 NODE = "snapshot"
@@ -27,7 +27,7 @@ def make_snapshot(deps: Deps, mode: str):
         if deps.snapshots is None:
             return {}
         ctx, notify = run_context(runtime), get_stream_writer()
-        label = Label.of(mode, user_text(list(state.get("messages") or [])), ctx.session_id)
+        label = Label.of(mode, submitted_text(list(state.get("messages") or [])), ctx.session_id)
         try:  # git runs in a worker thread: the event loop (and `langgraph dev`) must not block
             taken = await asyncio.to_thread(deps.snapshots.take, ctx.project_root, label)
         except SnapshotError as exc:

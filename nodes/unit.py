@@ -1,5 +1,5 @@
 """unit_start / unit_finish: the two ends of one execution unit with a message list of its own
-(a Plan task; a Team member's activation), around the shared agent loop (``graphs/unit.py``).
+(a Plan task; a Team step), around the shared agent loop (``graphs/unit.py``).
 
 The unit's messages start with the user's own request, then the unit's brief as an internal
 user message: everything that decides authority (the turn policy, which tools are exposed, the
@@ -15,15 +15,16 @@ from langchain_core.messages import AIMessage, HumanMessage, ToolMessage
 from typing_extensions import TypedDict
 
 from memory.context.rounds import internal
-from nodes.core.policy import discovered_urls
-from nodes.core.state import AgentState
+from memory.tokens import text_of
+from nodes.support.policy import discovered_urls
+from nodes.support.state import AgentState
 
 UNIT_INPUT = "unit_input"  # the internal kind of a unit's brief
 
 
 def merge_results(left: dict[str, Any] | None, right: dict[str, Any] | None) -> dict[str, Any]:
     """Reducer of a parent's ``results`` channel: units add theirs by id; ``None`` clears it
-    for the next batch."""
+    for the next wave."""
     if right is None:
         return {}
     return {**(left or {}), **right}
@@ -58,11 +59,6 @@ async def unit_start(state: UnitState) -> dict[str, Any]:
     first = [HumanMessage(request)] if request.strip() else []
     brief = internal(state.get("unit_input") or "", UNIT_INPUT) if first else HumanMessage(state.get("unit_input") or "")
     return {"messages": [*first, brief]}
-
-
-def text_of(message: Any) -> str:
-    text = message.text if hasattr(message, "text") else message.content
-    return text if isinstance(text, str) else str(text)
 
 
 async def unit_finish(state: UnitState) -> dict[str, Any]:

@@ -14,7 +14,7 @@ from typing import Any
 from tools.policy.audit import is_audited
 
 APPROVE_ALL = "approve_all"
-REVIEW_KIND = "plan_review"  # nodes.plan.review.REVIEW_KIND (not imported: the REPL starts light)
+PLAN_REVIEW_KIND = "plan_review"  # nodes.plan.review.PLAN_REVIEW_KIND (not imported: the REPL starts light)
 
 
 CANCELLED_REASON = "审批时被 Ctrl-C 取消"
@@ -28,7 +28,7 @@ async def ask_audited(ui: Any, request: Any, audit: Any = None) -> Any:
     except asyncio.CancelledError:
         tool = str(request.get("tool") or "") if isinstance(request, dict) else ""
         if audit is not None and is_audited(tool):
-            audit.record(tool, request.get("args"), "cancelled", CANCELLED_REASON, "hitl")
+            audit.write(tool, request.get("args"), "cancelled", CANCELLED_REASON, "hitl")
         raise
 
 
@@ -41,7 +41,7 @@ class Answers:
         return {i.id: await self.answer(i.value) for i in interrupts}
 
     async def answer(self, request: Any) -> Any:
-        if isinstance(request, dict) and request.get("kind") == REVIEW_KIND:
+        if isinstance(request, dict) and request.get("kind") == PLAN_REVIEW_KIND:
             return await self.ui.review(request)
         tool = request.get("tool") if isinstance(request, dict) else None
         if tool in self.approved_all:

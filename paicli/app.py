@@ -247,10 +247,10 @@ class App:
 
     def auto_extract_status(self) -> str:
         """reference (u.2): 开启 | 开启（外部内容防护暂停） | 关闭."""
-        knobs = self.settings.memory
-        if not knobs.auto_extract:
+        memory = self.settings.memory
+        if not memory.auto_extract:
             return "关闭"
-        return "开启（外部内容防护暂停）" if knobs.external_guard and self.external_sources() else "开启"
+        return "开启（外部内容防护暂停）" if memory.external_guard and self.external_sources() else "开启"
 
     def token_stats_line(self) -> str:
         stats = self._session.stats if self._session is not None else None

@@ -1,7 +1,7 @@
 """Where the API key may go, and who may see it (issue 10, items 5 and 8).
 
 A project's `.env` arrives with any cloned repository, so it is written by strangers. It may
-set harmless things (the model id, compaction knobs) and it may bring its own key, but it
+set harmless things (the model id, compaction settings) and it may bring its own key, but it
 may not pick the endpoint for a key that came from somewhere else (the environment or
 `$PAICLI_HOME/config.json`): that would send the user's key to a server the project chose.
 

@@ -20,6 +20,7 @@ from typing import Any, Awaitable, Callable, Protocol
 from langchain_core.messages import AIMessage, AIMessageChunk, HumanMessage, ToolMessage
 from langgraph.types import Command
 
+from memory.tokens import text_of
 from paicli.answers import ask_audited
 
 Answer = Callable[[list[Any]], Awaitable[dict[str, Any]]]
@@ -158,7 +159,7 @@ class TurnWatcher:
 
     def on_token(self, chunk: Any, meta: dict[str, Any]) -> None:
         if isinstance(chunk, AIMessageChunk) and meta.get("langgraph_node") == "call_model" and chunk.content:
-            self.ui.token(chunk.text if hasattr(chunk, "text") else str(chunk.content))
+            self.ui.token(text_of(chunk))
 
     def on_custom(self, data: dict[str, Any]) -> None:
         if data.get("notice"):
@@ -187,7 +188,7 @@ class TurnWatcher:
         stats.cached += cached
         result.tool_calls += len(message.tool_calls) + len(message.invalid_tool_calls)
         if not message.tool_calls and not message.invalid_tool_calls:
-            result.answer = message.text if hasattr(message, "text") else str(message.content)
+            result.answer = text_of(message)
 
 
 class UnitWatcher:

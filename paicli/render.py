@@ -81,7 +81,7 @@ class Renderer:
     """Turn output for the REPL (answer streamed to ``out``) or for ``-p`` (progress on stderr,
     answer printed once at the end by the caller)."""
 
-    def __init__(self, *, stream_answer: bool, read_line: Any = None, read_review: Any = None,
+    def __init__(self, *, stream_answer: bool, read_line: Any = None, read_plan_review: Any = None,
                  out: TextIO | None = None, err: TextIO | None = None, interactive: bool = True,
                  previews: bool = True):
         self.stream_answer = stream_answer
@@ -90,7 +90,7 @@ class Renderer:
         self.previews = previews  # a command's output, an edit's diff under the call (-p: --verbose)
         self._calls: dict[str, dict[str, Any]] = {}  # call id -> the call, for its preview
         self.read_line = read_line  # async (prompt) -> str | None, for approval questions
-        self.read_review = read_review  # the same, with the plan review's keys bound (paicli.review.KEYS)
+        self.read_plan_review = read_plan_review  # the same, with the plan review's keys bound (paicli.plan_review.KEYS)
         # Everything shown here comes from the model or a tool: SafeConsole makes it inert.
         self.out = SafeConsole(file=out or sys.stdout, soft_wrap=True)
         self.err = SafeConsole(file=err or sys.stderr, soft_wrap=True)
@@ -185,11 +185,11 @@ class Renderer:
         return {"decision": "reject", "reason": NO_TERMINAL_REASON}
 
     async def review(self, request: dict[str, Any]) -> Any:
-        from paicli.review import ask_review
+        from paicli.plan_review import ask_plan_review
 
         self.stop_waiting()
         self._end_line()
-        answer = await ask_review(request, self.read_review or self.read_line, lambda line: self.progress.print(line))
+        answer = await ask_plan_review(request, self.read_plan_review or self.read_line, lambda line: self.progress.print(line))
         self.waiting("执行中…")
         return answer
 

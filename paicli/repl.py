@@ -38,7 +38,7 @@ def history_file(home: Path) -> FileHistory:
 
 def review_bindings() -> KeyBindings:
     """Each key of the plan review ends the question with the line it stands for."""
-    from paicli.review import KEYS
+    from paicli.plan_review import KEYS
 
     bindings = KeyBindings()
     for key, line in KEYS.items():
@@ -104,9 +104,9 @@ class Repl:
         except KeyboardInterrupt:
             raise asyncio.CancelledError from None
 
-    async def read_review(self, text: str) -> str | None:
+    async def read_plan_review(self, text: str) -> str | None:
         """The plan review's question: as ``read_answer``, with Ctrl+O and ESC answering at once
-        (``paicli.review.KEYS``). Without these bindings prompt_toolkit's Ctrl+O would accept the
+        (``paicli.plan_review.KEYS``). Without these bindings prompt_toolkit's Ctrl+O would accept the
         empty line, which executes the plan."""
         if self._review_keys is None:
             self._review_keys = review_bindings()
@@ -234,7 +234,7 @@ class Repl:
         Ctrl-C cancels it (reference s.7), and a run apart says how to finish it (issue 26).
         Returns its result, or None when it was cancelled or refused."""
         spec = MODE_SPECS[mode]
-        renderer = Renderer(stream_answer=True, read_line=self.read_answer, read_review=self.read_review)
+        renderer = Renderer(stream_answer=True, read_line=self.read_answer, read_plan_review=self.read_plan_review)
         if spec.banner:
             renderer.notice(spec.banner, style="bold")
         if not spec.runs_apart:

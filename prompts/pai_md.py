@@ -11,7 +11,7 @@ Decisions where the reference is silent:
   otherwise go into the system prompt. Their real path must stay inside the project (or inside
   ``$PAICLI_HOME`` for the user's file), so a ``~/.paicli/PAI.md`` linked into a dotfiles
   repository is skipped too; linking the whole ``$PAICLI_HOME`` directory still works. Every
-  link out is reported in ``ProjectMemory.skipped`` for the user (one line each, never to the model).
+  link out is reported in ``ProjectContext.skipped`` for the user (one line each, never to the model).
 - Cycles are detected on resolved paths, with a stack: a file imported by two siblings is
   inlined twice (as in the reference), only a file importing one of its ancestors is skipped.
 - Lengths are Python characters (code points); Java counts UTF-16 units.
@@ -55,19 +55,19 @@ def memory_sources(project_root: Path, home: Path | None) -> list[tuple[Path, Pa
 
 
 @dataclass
-class ProjectMemory:
+class ProjectContext:
     text: str = ""  # the ``## PAI.md 项目记忆`` block, or ""
     skipped: list[str] = field(default_factory=list)  # one line per link out of its root, for the user
 
 
-def load_project_memory(project_root: Path, home: Path | None) -> str:
+def load_project_context(project_root: Path, home: Path | None) -> str:
     """The ``## PAI.md 项目记忆`` block, or "" when no source has content."""
-    return read_project_memory(project_root, home).text
+    return read_project_context(project_root, home).text
 
 
-def read_project_memory(project_root: Path, home: Path | None) -> ProjectMemory:
+def read_project_context(project_root: Path, home: Path | None) -> ProjectContext:
     """The block, and the files skipped because they link out of their root."""
-    memory, body = ProjectMemory(), ""
+    memory, body = ProjectContext(), ""
     for path, root in memory_sources(project_root, home):
         if not path.is_file():
             continue

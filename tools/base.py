@@ -71,7 +71,7 @@ MAX_FETCH_BYTES = 5 * 1024 * 1024  # reference (t): web_fetch 5 MiB maximum body
 
 
 @dataclass(frozen=True)
-class WebConfig:
+class WebOptions:
     """How the web tools reach the network; paicli/settings.py fills it from the environment."""
 
     searxng_url: str | None = None  # PAICLI_SEARXNG_URL: base of a SearXNG instance with JSON output
@@ -92,7 +92,7 @@ class ToolContext:
     env: dict[str, str] | None = None  # environment for subprocesses (None = this process's)
     hidden_env: frozenset[str] = frozenset()  # variables commands must not see (the API key's)
     offloader: ToolResultOffloader | None = None  # where oversized output goes (tier 1)
-    web: WebConfig = field(default_factory=WebConfig)  # web_search / web_fetch settings (and fetch budget)
+    web: WebOptions = field(default_factory=WebOptions)  # web_search / web_fetch settings (and fetch budget)
     memory: LongTermMemory | None = None  # for save_memory; None: not available
     project_key: str | None = None  # reference (j.1): the normalised project path memories belong to
     external_sources: tuple[str, ...] = ()  # reference (o.1): tags explicit saves after external content

@@ -25,7 +25,7 @@ from memory.context.clearing import ToolResultClearer
 from memory.context.profile import ContextProfile
 from memory.context.session_memory import SessionMemoryCompactor
 from memory.context.summary import (DEFAULT_RETAIN_ROUNDS, MANUAL_RETAIN_ROUNDS, Abort, Estimate, Summarize,
-                            SummaryError, SummaryOutcome, SummaryPrompts, compact_full)
+                            SummaryError, SummaryResult, SummaryPrompts, compact_full)
 from memory.tokens import Estimator
 
 log = logging.getLogger(__name__)
@@ -187,7 +187,7 @@ class Compactor:
         return (cleared.messages, cleared.replaced) if cleared else (list(messages), [])
 
     async def _summary(self, messages: Sequence[BaseMessage], estimate: Estimate, trigger: int, retain: int,
-                       force: bool = True) -> SummaryOutcome:
+                       force: bool = True) -> SummaryResult:
         outcome = await compact_full(messages, summarize=self.summarize, prompts=self.prompts, estimate=estimate,
                                      trigger=trigger, force=force, retain_rounds=retain)
         if force and retain > MANUAL_RETAIN_ROUNDS and outcome.reason in _RETRY_WITH_ONE_ROUND:

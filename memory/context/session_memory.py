@@ -22,7 +22,7 @@ from dataclasses import dataclass
 from langchain_core.messages import AIMessage, BaseMessage, HumanMessage, SystemMessage
 
 from memory.context.rounds import NOT_SUMMARISED, clean_splits, internal_kind, rebuild, system_end, user_indices
-from memory.context.summary import Estimate, Summarize, SummaryOutcome, has_required_headings
+from memory.context.summary import Estimate, Summarize, SummaryResult, has_required_headings
 from memory.tokens import arguments_json, block_text
 
 log = logging.getLogger(__name__)
@@ -152,7 +152,7 @@ class SessionMemoryCompactor:
         state.summary, state.first_kept_id = text, first_kept_id
 
     def compact_if_ready(self, unit: str, messages: Sequence[BaseMessage], trigger: int,
-                         estimate: Estimate) -> SummaryOutcome | None:
+                         estimate: Estimate) -> SummaryResult | None:
         state = self._states.get(unit)
         if not self.enabled or state is None or state.summary is None:
             return None
@@ -165,7 +165,7 @@ class SessionMemoryCompactor:
         if after >= before or after >= trigger:
             return None
         self.clear(unit)
-        return SummaryOutcome(rebuilt, None, before, after)
+        return SummaryResult(rebuilt, None, before, after)
 
     def clear(self, unit: str) -> None:
         """Drop the ready summary and cancel a pending job (/clear, /compact, after a full summary)."""

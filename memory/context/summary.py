@@ -66,7 +66,7 @@ class SummaryError(Exception):
 
 
 @dataclass(frozen=True)
-class SummaryOutcome:
+class SummaryResult:
     messages: list[BaseMessage] | None  # the rebuilt list, or None when aborted
     reason: Abort | None
     tokens_before: int = 0
@@ -158,29 +158,29 @@ def choose_split(messages: Sequence[BaseMessage], retain_rounds: int) -> int | N
 
 async def compact_full(messages: Sequence[BaseMessage], *, summarize: Summarize, prompts: SummaryPrompts,
                        estimate: Estimate, trigger: int = 0, force: bool = False,
-                       retain_rounds: int = DEFAULT_RETAIN_ROUNDS, prefix: str = SUMMARY_PREFIX) -> SummaryOutcome:
+                       retain_rounds: int = DEFAULT_RETAIN_ROUNDS, prefix: str = SUMMARY_PREFIX) -> SummaryResult:
     """reference (f.3). ``estimate`` must count what the trigger counts (system, schema: Q1)."""
     if not messages:
-        return SummaryOutcome(None, Abort.EMPTY_HISTORY)
+        return SummaryResult(None, Abort.EMPTY_HISTORY)
     before = estimate(messages)
     if not force and before < trigger:
-        return SummaryOutcome(None, Abort.BELOW_TRIGGER, before, before)
+        return SummaryResult(None, Abort.BELOW_TRIGGER, before, before)
     split = choose_split(messages, retain_rounds)
     if split is None:
-        return SummaryOutcome(None, Abort.TOO_FEW_ROUNDS, before, before)
+        return SummaryResult(None, Abort.TOO_FEW_ROUNDS, before, before)
     old = [m for m in messages[system_end(messages):split] if internal_kind(m) not in NOT_SUMMARISED]
     if not old:
-        return SummaryOutcome(None, Abort.NOTHING_TO_SUMMARISE, before, before)
+        return SummaryResult(None, Abort.NOTHING_TO_SUMMARISE, before, before)
     try:
         text = await summarise(old, summarize, prompts)
     except SummaryError as exc:
         log.info("conversation summary aborted: %s", exc.reason.value)
-        return SummaryOutcome(None, exc.reason, before, before)
+        return SummaryResult(None, exc.reason, before, before)
     if not text.strip():
-        return SummaryOutcome(None, Abort.EMPTY_SUMMARY, before, before)
+        return SummaryResult(None, Abort.EMPTY_SUMMARY, before, before)
     rebuilt = rebuild(messages, split, prefix + text.strip())
     after = estimate(rebuilt)
     if after >= before:
         log.info("conversation summary did not reduce token usage: %d -> %d", before, after)
-        return SummaryOutcome(None, Abort.NOT_SMALLER, before, after)
-    return SummaryOutcome(rebuilt, None, before, after)
+        return SummaryResult(None, Abort.NOT_SMALLER, before, after)
+    return SummaryResult(rebuilt, None, before, after)

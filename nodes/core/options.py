@@ -12,7 +12,7 @@ from dataclasses import dataclass
 
 @dataclass(frozen=True)
 class CompactionOptions:
-    """Knobs of the compaction tiers (reference x); defaults are the reference's."""
+    """The compaction tiers' options (reference x); defaults are the reference's."""
 
     session_memory: bool = False  # PAICLI_SESSION_MEMORY_COMPACTION_ENABLED
     clearing: bool = True  # PAICLI_TOOL_RESULT_CLEARING_ENABLED

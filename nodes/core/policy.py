@@ -1,6 +1,6 @@
 """The turn tool policy as the loop's nodes see it (reference o.2–o.5, v.4).
 
-The ``Turn`` is read from state, so it needs nothing checkpointed of its own: the turn class
+The ``DecisionContext`` is read from state, so it needs nothing checkpointed of its own: the turn class
 from the user's submitted text, the URLs this turn's ``web_search`` results grounded (their
 ``ToolMessage.artifact``), and the session's external sources (``state["external_sources"]``).
 ``decide`` puts the policy before approval: a call the policy denies is never shown to
@@ -9,7 +9,7 @@ and command guards come next, also before any question (``tools.policy.preflight
 from v.4, where they run after it): a call they refuse is a ``🛡️ 策略拒绝: …`` denial.
 
 One decision per call per step: ``call_model`` decides every call of its answer with the
-``Turn`` it was called with and puts the records in ``state["decisions"]``; the router and the
+``DecisionContext`` it was called with and puts the records in ``state["decisions"]``; the router and the
 gate read them, the gate replaces each ``Ask`` with the user's answer, execution reads the result.
 """
 
@@ -23,17 +23,18 @@ from typing import Any
 from langchain_core.messages import HumanMessage, ToolMessage
 
 from memory.context.rounds import internal_kind
-from nodes.core.state import AgentState, Deps, RunContext
+from memory.tokens import text_of
+from nodes.support.state import AgentState, Deps, RunContext
 from nodes.guards.turn import current_turn
 from tools.policy import approval
-from tools.policy.decision import Decision, Deny, from_record, record
+from tools.policy.decision import Decision, Deny, from_record, to_record
 from tools.policy.preflight import REFUSED, guard_refusal
 from tools.policy.protected_paths import protected_write
 from tools.policy.turn import TurnClass, add_discovered, authorize, classify, expose
 
 
 @dataclass(frozen=True)
-class Turn:
+class DecisionContext:
     """What deciding a call needs, read once per model call from the state and run context."""
 
     turn: TurnClass
@@ -47,11 +48,11 @@ class Turn:
     allow_revert: bool = False  # PAICLI_ALLOW_REVERT=yes (tools.policy.approval)
 
 
-def user_text(messages: list[Any]) -> str:
+def submitted_text(messages: list[Any]) -> str:
     """The text of the turn's real user message (internal reminders do not count)."""
     for message in reversed(messages):
         if isinstance(message, HumanMessage) and internal_kind(message) is None:
-            return message.text if isinstance(message.text, str) else str(message.content)
+            return text_of(message)
     return ""
 
 
@@ -70,23 +71,23 @@ def discovered_urls(messages: list[Any]) -> frozenset[str]:
     return found
 
 
-def read_turn(state: AgentState, ctx: RunContext, deps: Deps) -> Turn:
+def decision_context(state: AgentState, ctx: RunContext, deps: Deps) -> DecisionContext:
     messages = list(state.get("messages") or [])
-    turn, discovered = classify_turn(user_text(messages)), discovered_urls(messages)
+    turn, discovered = classify_turn(submitted_text(messages)), discovered_urls(messages)
     # A Plan task also trusts what its dependencies' web_search grounded (reference s.4; nodes.unit).
     discovered |= frozenset(state.get("trusted_urls") or ())
     tools = [(name, spec.description) for name, spec in deps.tools.items()]
-    return Turn(turn, discovered, tuple(state.get("external_sources") or ()),
+    return DecisionContext(turn, discovered, tuple(state.get("external_sources") or ()),
                 frozenset(expose(turn, tools, discovered)), ctx.approval,
                 frozenset(state.get("approved_all") or ()), ctx.project_root, deps.external_guard,
                 ctx.allow_revert)
 
 
-def decide(call: dict[str, Any], turn: Turn) -> Decision:
+def decide(call: dict[str, Any], turn: DecisionContext) -> Decision:
     """The one decision on a call, in this order: the turn policy (o.5); the path and command
     guards (item 6 of paicli issue 23); protected paths, which need a person after external
     content (item 5); the approval level (v.1). A refusal at any step is final and nobody is
-    asked. Blocking (the guards read the file system): ``decide_step`` runs it in a thread."""
+    asked. Blocking (the guards read the file system): ``decide_iteration`` runs it in a thread."""
     name, args = call.get("name"), call.get("args")
     denial = authorize(turn.turn, name, args, turn.advertised, turn.discovered, turn.sources, turn.external_guard)
     if denial is not None:
@@ -99,15 +100,15 @@ def decide(call: dict[str, Any], turn: Turn) -> Decision:
                            allow_revert=turn.allow_revert)
 
 
-async def decide_now(call: dict[str, Any], turn: Turn) -> Decision:
+async def decide_now(call: dict[str, Any], turn: DecisionContext) -> Decision:
     """``decide`` off the event loop, for a call that has no recorded decision."""
     return await asyncio.to_thread(decide, call, turn)
 
 
-async def decide_step(calls: list[dict[str, Any]], turn: Turn) -> dict[str, dict[str, Any]]:
+async def decide_iteration(calls: list[dict[str, Any]], turn: DecisionContext) -> dict[str, dict[str, Any]]:
     """Every call of one assistant message, decided with the turn the model was called with;
     the records travel in ``state["decisions"]`` to the gate and to execution."""
-    return await asyncio.to_thread(lambda: {call["id"]: record(decide(call, turn)) for call in calls})
+    return await asyncio.to_thread(lambda: {call["id"]: to_record(decide(call, turn)) for call in calls})
 
 
 def recorded(state: AgentState, call_id: str) -> Decision | None:

@@ -22,15 +22,15 @@ from langgraph.graph.message import add_messages
 from langgraph.runtime import Runtime
 from typing_extensions import TypedDict
 
-from nodes.core.options import BudgetOptions, CompactionOptions  # noqa: F401 (re-exported)
-from tools.base import ToolSpec, WebConfig
+from nodes.support.options import BudgetOptions, CompactionOptions  # noqa: F401 (re-exported)
+from tools.base import ToolSpec, WebOptions
 from tools.registry import BUILTIN_TOOLS
 from tools.sandbox.command import CommandSandbox
 
 if TYPE_CHECKING:
     from tools.skills.library import SkillLibrary
     from memory.longterm.manager import LongTermMemory
-    from nodes.core.background import Background
+    from nodes.support.background import Background
     from tools.policy.audit import AuditLog
     from tools.policy.auto_review import AutoReviewer
     from tools.snapshots.store import TurnSnapshots
@@ -39,8 +39,8 @@ if TYPE_CHECKING:
 class AgentState(TypedDict, total=False):
     messages: Annotated[list, add_messages]
     # The decision on each tool call of the last assistant message, by call id, as
-    # ``tools.policy.decision.record`` JSON: made by call_model, answered by gate_tools, read by
-    # execute_tools (nodes.core.policy).
+    # ``tools.policy.decision.to_record`` JSON: made by call_model, answered by gate_tools, read by
+    # execute_tools (nodes.support.policy).
     decisions: dict[str, dict[str, Any]]
     # Tools the user chose "approve all" for in this session (reference v.1).
     approved_all: list[str]
@@ -149,7 +149,7 @@ class Deps:
     light_model: BaseChatModel | None = None  # PAICLI_LIGHT_MODEL for fact extraction; None: `model`
     background: Background | None = None  # fact extraction runs there (Q7); None: in the turn
     audit: AuditLog | None = None  # risky calls' log (reference v.7); None: no audit
-    web: WebConfig = field(default_factory=WebConfig)  # web_search / web_fetch settings
+    web: WebOptions = field(default_factory=WebOptions)  # web_search / web_fetch settings
     hidden_env: frozenset[str] = frozenset()  # Settings.secret_env: kept from commands' environment
     # How execute_command runs (issue 24): the session's sandbox, from Settings.sandbox; the
     # default is the production one (auto), so every graph, Studio's included, sandboxes commands.

@@ -1,6 +1,6 @@
 """Run budgets and the runaway guard (reference s.3), as pure state machines.
 
-One ``AgentBudget`` and one ``RunawayGuard`` per ReAct turn, Plan task or Team activation. The
+One ``AgentBudget`` and one ``RunawayGuard`` per ReAct turn, Plan task or Team step. The
 guard nudges the model once when it repeats the same call (or the same kind of error) 3 steps in
 a row; the budget stops tool use after 5 identical responses, a token budget, or an explicit
 iteration cap, and asks for a tool-less partial answer. The model-facing texts (the reminders,
@@ -100,7 +100,7 @@ class Reminder(enum.Enum):
 
 
 @dataclass(frozen=True)
-class StepResult:
+class IterationResult:
     """One tool result of a step, before the boundary wrap."""
 
     name: str | None
@@ -141,7 +141,7 @@ class RunawayGuard:
         self._errors: Counter[str] = Counter()
         self.reminded = False
 
-    def observe(self, results: Iterable[StepResult]) -> Reminder | None:
+    def observe(self, results: Iterable[IterationResult]) -> Reminder | None:
         """Feed one step (one response's results); returns the reminder to send, at most once."""
         actions, errors = Counter(), Counter()
         for result in results:

@@ -13,7 +13,7 @@ from typing import Any, Sequence
 
 from langchain_core.messages import AIMessage, BaseMessage, HumanMessage, ToolMessage
 
-from nodes.guards.budget import AgentBudget, BudgetStatus, Reminder, RunawayGuard, StepResult
+from nodes.guards.budget import AgentBudget, BudgetStatus, Reminder, RunawayGuard, IterationResult
 from memory.context.outcome import is_decided
 from memory.context.rounds import BUDGET_FINALIZATION, RUNAWAY_REMINDER, internal, internal_kind
 from prompts import PromptSources, load_resource, render
@@ -65,7 +65,7 @@ def finalization_request(reason: str) -> HumanMessage:
                     BUDGET_FINALIZATION)
 
 
-def _last_steps(turn: Sequence[BaseMessage], count: int) -> list[list[StepResult]]:
+def _last_iterations(turn: Sequence[BaseMessage], count: int) -> list[list[IterationResult]]:
     """The results of the last ``count`` responses that called tools, oldest first."""
     start = len(turn)
     for _ in range(count):
@@ -79,7 +79,7 @@ def _last_steps(turn: Sequence[BaseMessage], count: int) -> list[list[StepResult
             for call in message.tool_calls:
                 result = results.get(call["id"])
                 if result is not None:
-                    step.append(StepResult(call["name"], call["args"], unwrap(str(result.content)),
+                    step.append(IterationResult(call["name"], call["args"], unwrap(str(result.content)),
                                            result.status != "error", is_decided(result)))
             steps.append(step)
     return steps
@@ -93,7 +93,7 @@ def runaway_reminder(turn: Sequence[BaseMessage], remind_after: int) -> HumanMes
     if any(internal_kind(m) == RUNAWAY_REMINDER for m in turn):
         return None
     guard, reminder = RunawayGuard(remind_after), None
-    for step in _last_steps(turn, remind_after):
+    for step in _last_iterations(turn, remind_after):
         reminder = guard.observe(step)
     if reminder is None:
         return None

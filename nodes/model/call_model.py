@@ -5,7 +5,7 @@ LangGraph's ``messages`` stream mode passes the model's stream on to the CLI and
 Provider failures that survive the retries end the turn with ``error`` set; the conversation
 so far stays as it is (reference s.2.11). Besides the client's own retries, one retry here
 covers what the client cannot see: a stream that ended before its finish reason, or a
-connection dropped mid-stream (``nodes.model.response``).
+connection dropped mid-stream (``nodes.guards.response``).
 """
 
 from __future__ import annotations
@@ -20,14 +20,15 @@ from langchain_core.messages import AIMessage, BaseMessage, SystemMessage
 from langgraph.config import get_stream_writer
 from langgraph.runtime import Runtime
 
+from memory.tokens import text_of
 from nodes.guards.budget import partial_result
 from nodes.guards.cutoff import RETRY_NOTICE, incomplete_text
 from nodes.guards.provider_errors import describe_provider_error, is_context_overflow
-from nodes.core.policy import Turn, decide_step, read_turn
-from nodes.core.request import assemble_request
-from nodes.model.response import (PROVIDER_ERRORS, Checked, DroppedMidStream, IncompleteResponse,
+from nodes.support.policy import DecisionContext, decide_iteration, decision_context
+from nodes.support.request import assemble_request
+from nodes.guards.response import (PROVIDER_ERRORS, Checked, DroppedMidStream, IncompleteResponse,
                                   check_response, stream_response)
-from nodes.core.state import AgentState, Deps, RunContext, long_term_memory, run_context
+from nodes.support.state import AgentState, Deps, RunContext, long_term_memory, run_context
 from nodes.guards.turn import FINALIZATION_NOTICE, current_turn, exceeded, finalization_request
 from prompts import PromptSources, assemble_system_prompt, loop_prompt
 from tools.registry import schemas
@@ -69,7 +70,7 @@ class ModelCaller:
     def system_message(self, ctx: RunContext, project_context: str = "") -> SystemMessage:
         """The prompt only changes with its inputs, the date and the PAI.md files
         (``state["project_context"]``), so build it once per key. Memories are not in it: they
-        ride with their turn (``nodes/core/request.py``)."""
+        ride with their turn (``nodes/support/request.py``)."""
         now = self.deps.clock()
         key = (self.deps.prompt_home, ctx.project_root, ctx.approval, ctx.mode, now.date(), now.tzname(),
                project_context, skill_index(self.deps, ctx))
@@ -132,7 +133,7 @@ async def finalize(caller: ModelCaller, messages: list[BaseMessage], ctx: RunCon
         # Not streamed: the CLI shows the whole partial result, with its ⚠️ prefix, at once.
         model = caller.deps.model.with_config(tags=["nostream"])
         reply = await model.ainvoke(assemble_request(caller.system_message(ctx, project_context), [*messages, request]))
-        content = reply.text if isinstance(reply.text, str) else str(reply.content)
+        content = text_of(reply)
     except PROVIDER_ERRORS as exc:
         content = f"收尾调用失败：{describe_provider_error(exc)}"
     return {"messages": [request, AIMessage(partial_result(reason, content))]}
@@ -142,12 +143,12 @@ def failure(exc: BaseException) -> dict[str, Any]:
     return {"error": f"❌ 调用 LLM 失败: {describe_provider_error(exc)}"}
 
 
-async def with_decisions(update: dict[str, Any], turn: Turn) -> dict[str, Any]:
+async def with_decisions(update: dict[str, Any], turn: DecisionContext) -> dict[str, Any]:
     """Decide the answer's tool calls here, once, with the turn the model was called with
-    (``nodes.core.policy``): the router, the gate and execution read the records."""
+    (``nodes.support.policy``): the router, the gate and execution read the records."""
     answer = (update.get("messages") or [None])[-1]
     if isinstance(answer, AIMessage) and answer.tool_calls:
-        update["decisions"] = await decide_step(answer.tool_calls, turn)
+        update["decisions"] = await decide_iteration(answer.tool_calls, turn)
     return update
 
 
@@ -158,10 +159,10 @@ def make_call_model(caller: ModelCaller, compaction: Any):
 
     async def call_model(state: AgentState, runtime: Runtime[RunContext]) -> dict[str, Any]:
         ctx = run_context(runtime)
-        turn = read_turn(state, ctx, caller.deps)
+        turn = decision_context(state, ctx, caller.deps)
         return await with_decisions(await answer(state, runtime, ctx, turn), turn)
 
-    async def answer(state: AgentState, runtime: Runtime[RunContext], ctx: RunContext, turn: Turn) -> dict[str, Any]:
+    async def answer(state: AgentState, runtime: Runtime[RunContext], ctx: RunContext, turn: DecisionContext) -> dict[str, Any]:
         messages, extra, tools = list(state["messages"]), state.get("project_context", ""), turn.advertised
         reason = exceeded(current_turn(messages), caller.deps.budget)
         if reason:

@@ -1,6 +1,6 @@
 """schedule and collect: one batch of ready tasks at a time (reference s.4 "Execution").
 
-``schedule`` picks the ready tasks (at most ``graphs.batch.MAX_PARALLEL``), marks them
+``schedule`` picks the ready tasks (at most ``graphs.wave.MAX_PARALLEL``), marks them
 RUNNING and announces them; the graph fans them out as units. ``collect`` applies their
 results in task order, whatever order they finished in, and decides what follows a failure:
 re-plan while progress < 50 % and re-plans are left, otherwise skip what depended on it.
@@ -19,7 +19,7 @@ from nodes.plan.state import PlanState
 from nodes.plan.text import replan_goal
 from nodes.core.state import RunContext, run_context
 
-MAX_BATCH = 4  # graphs.batch.MAX_PARALLEL; the graph layer fans out what this node picks
+MAX_WAVE = 4  # graphs.wave.MAX_PARALLEL; the graph layer fans out what this node picks
 PREVIEW_CHARS = 100
 START_NOTICE = "🚀 开始执行计划..."
 
@@ -43,7 +43,7 @@ async def schedule(state: PlanState) -> dict[str, Any]:
         lines = [f"任务 {i} 已跳过: 已达到重新规划上限" for i in left]
         return {"plan": _with_status(plan, {i: (SKIPPED, None) for i in left}), "batch": [],
                 "failures": [*state.get("failures", []), *lines], "stopping": False}
-    batch = [t for t in ready(plan)][:MAX_BATCH]
+    batch = [t for t in ready(plan)][:MAX_WAVE]
     if not any(t["status"] != PENDING for t in plan["tasks"]) and batch:
         notify({"notice": START_NOTICE})
     if len(batch) == 1:

@@ -148,17 +148,17 @@ def _status_of(plan: dict[str, Any]) -> Callable[[str], str]:
     return lambda task_id: statuses.get(task_id, PENDING)
 
 
-def batches(plan: dict[str, Any]) -> list[list[str]]:
-    """For the summary: repeatedly every task whose dependencies are all in earlier batches."""
+def waves(plan: dict[str, Any]) -> list[list[str]]:
+    """For the summary: repeatedly every task whose dependencies are all in earlier waves."""
     placed: set[str] = set()
     out: list[list[str]] = []
     remaining = tasks_in_order(plan)
     while remaining:
-        batch = [t["id"] for t in remaining if set(t["dependencies"]) <= placed]
-        if not batch:
+        wave = [t["id"] for t in remaining if set(t["dependencies"]) <= placed]
+        if not wave:
             break
-        out.append(batch)
-        placed.update(batch)
+        out.append(wave)
+        placed.update(wave)
         remaining = [t for t in remaining if t["id"] not in placed]
     return out
 

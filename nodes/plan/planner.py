@@ -15,16 +15,17 @@ from langchain_core.messages import HumanMessage, SystemMessage
 from langgraph.config import get_stream_writer
 from langgraph.runtime import Runtime
 
+from memory.tokens import text_of
 from nodes.guards.provider_errors import describe_provider_error
-from nodes.model.response import PROVIDER_ERRORS
+from nodes.guards.response import PROVIDER_ERRORS
 from nodes.plan.model import PlanError, parse_plan, simple_plan
 from nodes.plan.state import PlanState
 from nodes.plan.text import reply_preview
-from nodes.core.policy import user_text
-from nodes.core.run_errors import require_user_message
-from nodes.core.state import Deps, RunContext, run_context
+from nodes.support.policy import submitted_text
+from nodes.support.run_errors import require_user_message
+from nodes.support.state import Deps, RunContext, run_context
 from prompts import PromptSources, assemble_planner_prompt
-from prompts.pai_md import load_project_memory
+from prompts.pai_md import load_project_context
 
 PLANNING_REQUEST = "请为以下任务制定执行计划：\n"
 PLANNER_TAGS = ["nostream", "planner"]  # the JSON is not an answer to show token by token
@@ -34,7 +35,7 @@ async def plan_start(state: PlanState) -> dict[str, Any]:
     """A new run: the goal is the user's message; nothing of an earlier run carries over."""
     messages = list(state.get("messages") or [])
     require_user_message(messages)
-    goal = user_text(messages)
+    goal = submitted_text(messages)
     return {"submitted": goal, "goal": goal, "plan": None, "replans": 0, "replan_reason": "", "batch": [],
             "results": None, "failures": [], "stopping": False, "outcome": "", "status": "", "error": None}
 
@@ -70,9 +71,9 @@ def make_planner(deps: Deps):
 async def ask_model(deps: Deps, ctx: RunContext, goal: str) -> str:
     root = Path(ctx.project_root)
     sources = PromptSources.for_project(deps.prompt_home, root)
-    system = assemble_planner_prompt(project_context=load_project_memory(root, deps.prompt_home), sources=sources)
+    system = assemble_planner_prompt(project_context=load_project_context(root, deps.prompt_home), sources=sources)
     reply = await deps.model.with_config(tags=PLANNER_TAGS).ainvoke(
         [SystemMessage(system), HumanMessage(PLANNING_REQUEST + goal)])
     if reply.usage_metadata:  # the run's token line counts the planner's call too
         get_stream_writer()({"usage": dict(reply.usage_metadata)})
-    return reply.text if isinstance(reply.text, str) else str(reply.content)
+    return text_of(reply)

@@ -2,8 +2,8 @@
 
 An interrupt whose payload is data, the same for the CLI and for Studio or an SDK client
 (issue 26): the goal, the planner's summary, the tasks as objects (id, description, type,
-dependencies, batch), the resume values accepted with their meaning, and help in Chinese and
-English. The terminal's keys are the CLI's business (``paicli/review.py``). A run without review
+dependencies, ``batch``: the wave), the resume values accepted with their meaning, and help in Chinese and
+English. The terminal's keys are the CLI's business (``paicli/plan_review.py``). A run without review
 (``RunContext.review`` false: ``paicli -p``) executes at once.
 """
 
@@ -16,10 +16,10 @@ from langgraph.runtime import Runtime
 from langgraph.types import interrupt
 
 from nodes.plan.state import PlanState
-from nodes.plan.text import REVIEW_CANCELLED, review_decision, task_rows
-from nodes.core.state import RunContext, run_context
+from nodes.plan.text import PLAN_REVIEW_CANCELLED, plan_review_answer, task_rows
+from nodes.support.state import RunContext, run_context
 
-REVIEW_KIND = "plan_review"
+PLAN_REVIEW_KIND = "plan_review"
 RESUME = {"execute": {"action": "execute"}, "cancel": {"action": "cancel"},
           "supplement": {"text": "补充要求 / what to add"}}
 MEANINGS = {"execute": "按当前计划执行 / run the plan as shown",
@@ -32,18 +32,18 @@ HELP = ("Resume (Command(resume=...)) with one of the values under 'resume': exe
 SUPPLEMENT_NOTICE = "📝 已收到补充要求，正在重新规划..."
 
 
-def review_request(plan: dict[str, Any]) -> dict[str, Any]:
-    return {"kind": REVIEW_KIND, "goal": plan["goal"], "summary": plan.get("summary") or "",
+def plan_review_request(plan: dict[str, Any]) -> dict[str, Any]:
+    return {"kind": PLAN_REVIEW_KIND, "goal": plan["goal"], "summary": plan.get("summary") or "",
             "tasks": task_rows(plan), "resume": RESUME, "meanings": MEANINGS, "help": HELP}
 
 
-async def review(state: PlanState, runtime: Runtime[RunContext]) -> dict[str, Any]:
+async def plan_review(state: PlanState, runtime: Runtime[RunContext]) -> dict[str, Any]:
     plan = state.get("plan")
     if not plan or not run_context(runtime).review or plan.get("reviewed"):
         return {}
-    action, text = review_decision(interrupt(review_request(plan)))
+    action, text = plan_review_answer(interrupt(plan_review_request(plan)))
     if action == "cancel":
-        return {"outcome": REVIEW_CANCELLED, "status": "cancelled"}
+        return {"outcome": PLAN_REVIEW_CANCELLED, "status": "cancelled"}
     if action == "supplement" and text:
         get_stream_writer()({"notice": SUPPLEMENT_NOTICE})
         supplement = "\n补充要求：" + text

@@ -14,7 +14,7 @@ class PlanState(ModeState, total=False):
     plan: Optional[dict[str, Any]]  # nodes.plan.model
     replans: int
     replan_reason: str
-    batch: list[str]  # ids of the tasks running now
-    results: Annotated[dict[str, Any], merge_results]  # unit id -> result, for the running batch
+    batch: list[str]  # ids of the tasks running now: the wave (key kept: it is in saved runs)
+    results: Annotated[dict[str, Any], merge_results]  # unit id -> result, for the running wave
     failures: list[str]  # "任务 X 失败: …" lines for the final text
-    stopping: bool  # replan limit reached: skip what is left after this batch
+    stopping: bool  # replan limit reached: skip what is left after this wave

@@ -18,9 +18,10 @@ from langgraph.graph.message import add_messages
 from langgraph.runtime import Runtime
 from typing_extensions import TypedDict
 
-from nodes.core.state import Deps, RunContext, run_context
+from memory.tokens import text_of
+from nodes.support.state import Deps, RunContext, run_context
 from prompts import PromptSources, assemble_system_prompt
-from prompts.pai_md import load_project_memory
+from prompts.pai_md import load_project_context
 
 MEMBER_FAILED = "LLM 调用失败: {error}"  # reference s.5 SubAgent loop: an IOException's message
 
@@ -34,7 +35,7 @@ def member_system(deps: Deps, ctx: RunContext, mode: str) -> SystemMessage:
     root = Path(ctx.project_root)
     return SystemMessage(assemble_system_prompt(
         mode=mode, approval=ctx.approval, now=deps.clock(), sources=PromptSources.for_project(deps.prompt_home, root),
-        project_context=load_project_memory(root, deps.prompt_home)))
+        project_context=load_project_context(root, deps.prompt_home)))
 
 
 def make_ask(deps: Deps, mode: str):
@@ -55,7 +56,7 @@ def make_ask(deps: Deps, mode: str):
 def reply_text(state: dict[str, Any]) -> str:
     messages = list(state.get("messages") or [])
     last = messages[-1] if messages else None
-    return last.text if isinstance(last, AIMessage) else ""
+    return text_of(last) if isinstance(last, AIMessage) else ""
 
 
 def _one_line(exc: BaseException) -> str:

@@ -18,10 +18,10 @@ from langgraph.config import get_stream_writer
 from langgraph.runtime import Runtime
 
 from nodes import dag
-from nodes.core.policy import user_text
-from nodes.core.request import turn_memory
-from nodes.core.run_errors import require_user_message
-from nodes.core.state import Deps, RunContext, long_term_memory, memory_project_key, run_context
+from nodes.support.policy import submitted_text
+from nodes.support.request import turn_memory
+from nodes.support.run_errors import require_user_message
+from nodes.support.state import Deps, RunContext, long_term_memory, memory_project_key, run_context
 from nodes.team import texts
 from nodes.team.inputs import Dependency, TeamInputs
 from nodes.team.members import reply_text
@@ -41,7 +41,7 @@ async def team_start(state: TeamState) -> dict[str, Any]:
     messages = list(state.get("messages") or [])
     require_user_message(messages)
     _notify(texts.PLANNING_HEADING, texts.PLANNER_WORKING)
-    return {"submitted": user_text(messages), "plan": None, "records": None, "results": None, "wave": [],
+    return {"submitted": submitted_text(messages), "plan": None, "records": None, "results": None, "wave": [],
             "cursor": 0, "batches": 0, "outcome": "", "status": "", "error": None}
 
 
@@ -79,7 +79,7 @@ async def schedule(state: TeamState) -> dict[str, Any]:
     wave, cursor = assign(ready(steps, records), state.get("cursor", 0))
     batches = state.get("batches", 0) + (len(wave) > 1)
     if len(wave) > 1:
-        _notify(texts.batch_line(batches, len(wave)))
+        _notify(texts.wave_line(batches, len(wave)))
     _notify(*(texts.step_started(worker, step) for step, worker in wave))
     return {"wave": [{"step": s, "worker": w, "reviewer": reviewer_name(s["id"], len(wave) > 1)} for s, w in wave],
             "cursor": cursor, "batches": batches}

@@ -24,7 +24,7 @@ class TeamState(ModeState, total=False):
     results: Annotated[dict[str, Any], merge_results]  # the running wave's, by step id
     wave: list[dict[str, Any]]  # the running wave: [{"step", "worker", "reviewer"}]
     cursor: int  # round-robin position over WORKERS
-    batches: int  # parallel waves so far, for "批次 #k"
+    batches: int  # parallel waves so far, for "批次 #k" (key kept: it is in saved runs)
 
 
 class StepInput(UnitInput, total=False):

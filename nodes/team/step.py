@@ -44,7 +44,7 @@ async def worker_done(state: StepState) -> dict[str, Any]:
     return _apply(*after_worker(attempts(state), bool(result.get("ok")), str(result.get("text") or "")))
 
 
-def make_review(reviewer: Any, inputs: TeamInputs, member_config: Any):
+def make_verdict(reviewer: Any, inputs: TeamInputs, member_config: Any):
     """``reviewer``: the compiled member graph; ``member_config(config, actor)`` labels its run."""
 
     async def review(state: StepState, config: RunnableConfig) -> dict[str, Any]:

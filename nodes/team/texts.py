@@ -16,7 +16,6 @@ PLANNING_HEADING = "📋 第一阶段：规划"
 PLANNER_WORKING = "🧑‍💼 规划者正在分析任务...\n"
 PLAN_HEADING = "📋 执行计划"
 EXECUTION_HEADING = "⚡ 第二阶段：执行"
-CANCELLED = "⏹️ 已取消当前多 Agent 任务。"
 PLANNER_FAILED = "❌ 规划阶段失败，规划者 LLM 调用出错：{error}"
 PLAN_BLANK = "❌ 规划失败：规划者未能生成有效计划"
 # The reference's text is the first and last line; the reason line between is ours, so the user
@@ -40,7 +39,7 @@ def plan_lines(steps: list[TeamStep]) -> list[str]:
                              for s in steps]
 
 
-def batch_line(number: int, size: int) -> str:
+def wave_line(number: int, size: int) -> str:
     return f"⚡ 批次 #{number}：{size} 个独立步骤并行执行（最多 {MAX_WORKERS} 个并发 Worker）\n"
 
 

@@ -66,7 +66,7 @@ UNFINISHED = "⏸️ 该会话有未完成的 {mode} 运行，输入 /continue �
 
 
 @dataclass
-class Outcome:
+class CommandResult:
     exit: bool = False
     failed: bool = False  # the command did not do what was asked (``-p`` exits 1)
     # A run the front end starts after the command: (mode, text); text None finishes the
@@ -85,7 +85,7 @@ def help_lines() -> list[str]:
     return ["可用命令："] + [f"   {display} - {text}" for display, text in HELP]
 
 
-async def handle(text: str, app: App, say: Say | Output, read_line: ReadLine | None = None) -> Outcome:
+async def handle(text: str, app: App, say: Say | Output, read_line: ReadLine | None = None) -> CommandResult:
     """``app`` is a ``paicli.app.App``; ``read_line`` is None when nobody can answer (``-p``)."""
     out = say if isinstance(say, Output) else Output(say)
     outcome = await _dispatch(text, app, out, read_line)
@@ -93,12 +93,12 @@ async def handle(text: str, app: App, say: Say | Output, read_line: ReadLine | N
     return outcome
 
 
-async def _dispatch(text: str, app: App, say: Output, read_line: ReadLine | None) -> Outcome:
+async def _dispatch(text: str, app: App, say: Output, read_line: ReadLine | None) -> CommandResult:
     stripped = text.strip()
     word, _, payload = stripped.partition(" ")
     word, payload = word.lower(), payload.strip()
     if stripped.lower() in EXIT_WORDS:
-        return Outcome(exit=True)
+        return CommandResult(exit=True)
     if word in ("/cancel", "cancel"):
         say("当前没有正在运行的任务。")
     elif word == "/help":
@@ -136,7 +136,7 @@ async def _dispatch(text: str, app: App, say: Output, read_line: ReadLine | None
     elif word in MODE_COMMANDS:
         mode = MODE_COMMANDS[word].name
         if payload:
-            return Outcome(run=(mode, payload))
+            return CommandResult(run=(mode, payload))
         app.next_mode = mode
         say(MODE_COMMANDS[word].next_input)
     elif word == "/continue":
@@ -144,7 +144,7 @@ async def _dispatch(text: str, app: App, say: Output, read_line: ReadLine | None
         if mode is None:
             say("当前会话没有未完成的运行。")
         else:
-            return Outcome(run=(mode, None))
+            return CommandResult(run=(mode, None))
     elif word in ("/snapshot", "/restore"):
         from paicli.commands import snapshot as snapshot_commands
 
@@ -170,7 +170,7 @@ async def _dispatch(text: str, app: App, say: Output, read_line: ReadLine | None
         if read_line is not None:  # a person at the REPL gets the list; a script, one line
             for line in help_lines():
                 say(line)
-    return Outcome()
+    return CommandResult()
 
 
 async def _project_command(word: str, payload: str, app: App, say: Output) -> None:
@@ -271,6 +271,8 @@ def _pick(choice: str, shown: list[dict[str, Any]], sessions: list[dict[str, Any
 
 
 async def _switch(target: dict[str, Any], app: App, say: Say) -> None:
+    from memory.tokens import text_of  # the module loads LangChain's messages
+
     app.session.resume(target["id"])
     await app.session.load_external()
     messages = await app.session.messages()
@@ -280,6 +282,6 @@ async def _switch(target: dict[str, Any], app: App, say: Say) -> None:
         say(UNFINISHED.format(mode=unfinished))
     for message in messages[-2:]:
         who = {"human": "你", "ai": "助手"}.get(message.type)
-        text = (message.text if isinstance(message.text, str) else str(message.content)).strip().replace("\n", " ")
+        text = text_of(message).strip().replace("\n", " ")
         if who and text:
             say(f"   {who}: {text[:100]}{'…' if len(text) > 100 else ''}")

@@ -61,13 +61,11 @@ def _fenced(text: str, info: str = "") -> str:
     return f"{fence}{info}\n{text}\n{fence}"
 
 
-def _text(message: Any) -> str:
-    return message.text if isinstance(message.text, str) else str(message.content)
-
-
 def export_markdown(messages: list[Any], session_id: str, model: str, project: Path, now: datetime) -> str:
     """The conversation as Markdown: user and assistant text, each tool call folded with its result."""
     from langchain_core.messages import AIMessage, HumanMessage, ToolMessage
+
+    from memory.tokens import text_of
 
     from memory.context.rounds import internal_kind
     from tools.boundary import unwrap
@@ -77,9 +75,9 @@ def export_markdown(messages: list[Any], session_id: str, model: str, project: P
            f"- 导出时间：{now.isoformat(timespec='seconds')}", f"- 模型：{model}", f"- 项目：{project}", ""]
     for message in messages:
         if isinstance(message, HumanMessage) and internal_kind(message) is None:
-            out += ["## 你", "", _text(message).strip(), ""]
+            out += ["## 你", "", text_of(message).strip(), ""]
         elif isinstance(message, AIMessage):
-            text = _text(message).strip()
+            text = text_of(message).strip()
             if text or message.tool_calls:
                 out += ["## 助手", ""] + ([text, ""] if text else [])
             for call in message.tool_calls:

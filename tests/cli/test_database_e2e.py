@@ -174,7 +174,7 @@ def _plan_results(url: str, session: str) -> set[str]:
 
 @pytest.mark.process
 def test_plan_kill_9_then_continue_on_postgres_reruns_nothing_completed(project, paicli_env, server, database_url):
-    from tests.cli.test_plan_mode import DAG, GOAL, PLANNING, plan_reply, user_text
+    from tests.cli.test_plan_mode import DAG, GOAL, PLANNING, plan_reply, submitted_text
     from tests.support.openai_server import ByContent, Hang
 
     env = paicli_env(server.base_url, PAICLI_DATABASE_URL=database_url)
@@ -197,6 +197,6 @@ def test_plan_kill_9_then_continue_on_postgres_reruns_nothing_completed(project,
     done = subprocess.run([sys.executable, "-m", "paicli", "--session", "s-kill", "--continue"], cwd=project, env=env,
                           stdin=subprocess.DEVNULL, capture_output=True, text=True, timeout=60)
     assert done.returncode == 0, done.stderr
-    again = [user_text(r) for r in server.requests[asked:]]
+    again = [submitted_text(r) for r in server.requests[asked:]]
     assert len(again) == 2 and not any("当前任务：统计 alpha" in t for t in again)  # task_1 kept its result
     assert done.stdout.strip() == "✅ 计划执行完成！\n[task_3] 合计 33"

@@ -29,7 +29,7 @@ DAG = [{"id": "a", "description": "统计 alpha", "type": "ANALYSIS"},
        {"id": "c", "description": "汇总两者", "type": "ANALYSIS", "dependencies": ["a", "b"]}]
 
 
-def user_text(request: dict) -> str:
+def submitted_text(request: dict) -> str:
     return "\n".join(str(m.get("content")) for m in request["messages"] if m.get("role") == "user")
 
 
@@ -47,7 +47,7 @@ def test_plan_runs_independent_tasks_at_once_and_hands_both_results_to_the_third
     assert "⚡ 本轮并行执行 2 个任务: task_1, task_2" in done.stderr
     arrived = dict(routes.arrivals)
     assert abs(arrived["当前任务：统计 alpha"] - arrived["当前任务：统计 beta"]) < 0.8  # both waited at once
-    last = user_text(server.requests[-1])
+    last = submitted_text(server.requests[-1])
     assert "ALPHA=11" in last and "BETA=22" in last and "当前任务：汇总两者" in last
     assert routes.left() == {}
 
@@ -135,7 +135,7 @@ def test_kill_9_mid_batch_then_continue_reruns_nothing_that_completed(project, p
                           env=paicli_env(server.base_url), stdin=subprocess.DEVNULL, capture_output=True, text=True,
                           timeout=RUN_TIMEOUT)
     assert done.returncode == 0, done.stderr
-    again = [user_text(r) for r in server.requests[asked:]]
+    again = [submitted_text(r) for r in server.requests[asked:]]
     assert len(again) == 2 and not any("当前任务：统计 alpha" in t for t in again)  # task_1 kept its result
     assert "ALPHA=11" in again[-1] and "BETA=22" in again[-1]
     assert done.stdout.strip() == "✅ 计划执行完成！\n[task_3] 合计 33"

@@ -13,7 +13,7 @@ PLAN = json.dumps({"summary": "汇总", "steps": [
     {"id": "c", "description": "合并", "dependencies": ["a", "b"]}]}, ensure_ascii=False)
 
 
-def user_text(request: dict) -> str:
+def submitted_text(request: dict) -> str:
     return "\n".join(str(m.get("content") or "") for m in request["messages"] if m["role"] == "user")
 
 
@@ -32,7 +32,7 @@ class Scripted:
         self.arrived: dict[str, float] = {}
 
     def __call__(self, request: dict):
-        text, who = user_text(request), role(request)
+        text, who = submitted_text(request), role(request)
         if who == "Planner":
             return Reply(PLAN)
         if who == "Reviewer":
@@ -65,12 +65,12 @@ def test_team_run_parallel_steps_review_retry_and_dependent_context(server, run_
     # only workers' requests carry tools
     assert all(("tools" in r) == (role(r) == "Worker") for r in requests)
     # the retry saw its feedback once, with its own first attempt kept before it
-    [retry] = [r for r in requests if "原因：\n- 要写行数" in user_text(r)]
+    [retry] = [r for r in requests if "原因：\n- 要写行数" in submitted_text(r)]
     assert [m["role"] for m in retry["messages"]] == ["system", "user", "user", "assistant", "user"]
     assert retry["messages"][3]["content"] == "A v1"
     # the dependent step got the approved results only
-    [merge] = [r for r in requests if role(r) == "Worker" and "当前任务：合并" in user_text(r)]
-    assert "A v2：3 行" in user_text(merge) and "B 的结果" in user_text(merge) and "A v1" not in user_text(merge)
+    [merge] = [r for r in requests if role(r) == "Worker" and "当前任务：合并" in submitted_text(r)]
+    assert "A v2：3 行" in submitted_text(merge) and "B 的结果" in submitted_text(merge) and "A v1" not in submitted_text(merge)
 
 
 def test_a_rejected_plan_runs_no_worker_and_exits_1(server, run_paicli):

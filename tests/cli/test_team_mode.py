@@ -27,7 +27,7 @@ DONE = ("✅ 多 Agent 协作任务完成！\n\n📋 执行总结：\n[step_1] �
         "[step_3] ✅ 合并\n   结果：合计 3")
 
 
-def user_text(request: dict) -> str:
+def submitted_text(request: dict) -> str:
     return "\n".join(str(m.get("content")) for m in request["messages"] if m.get("role") == "user")
 
 
@@ -87,7 +87,7 @@ def test_kill_9_mid_step_then_continue_reruns_nothing_that_completed(project, pa
                           env=paicli_env(server.base_url), stdin=subprocess.DEVNULL, capture_output=True, text=True,
                           timeout=RUN_TIMEOUT)
     assert done.returncode == 0, done.stderr
-    again = [user_text(r) for r in server.requests[asked:]]
+    again = [submitted_text(r) for r in server.requests[asked:]]
     # step B's worker and review, then the merge and its review; step A is not asked again
     assert len(again) == 4 and not any("读 A\n\n执行结果" in t or "当前任务：读 A" in t for t in again)
     assert "A=1" in again[2] and "B=2" in again[2]

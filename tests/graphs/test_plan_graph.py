@@ -11,8 +11,8 @@ from langchain_core.exceptions import LangChainException
 from langchain_core.messages import HumanMessage
 
 from memory.longterm.manager import LongTermMemory, MemoryOptions
-from nodes.plan.text import REVIEW_CANCELLED
-from nodes.core.background import Background
+from nodes.plan.text import PLAN_REVIEW_CANCELLED
+from nodes.support.background import Background
 from tests.graphs.conftest import slow_tool
 from tests.graphs.plan_support import PLANNING, PlanHarness, plan_json, task_key
 from tests.support.scripted_model import ScriptedChatModel, ai, tool_call
@@ -146,7 +146,7 @@ async def test_review_cancel_runs_nothing(project):
     h = PlanHarness(model, project, review=True)
     [stop] = await h.run(GOAL)
     await h.resume({stop.id: "cancel"})
-    assert await h.outcome() == REVIEW_CANCELLED
+    assert await h.outcome() == PLAN_REVIEW_CANCELLED
     assert (await h.values())["status"] == "cancelled"
     assert model.calls == 1
 
@@ -258,10 +258,10 @@ async def test_facts_are_extracted_from_the_users_goal_after_a_completed_plan_on
 
 async def test_a_task_may_fetch_the_urls_its_dependency_found_with_web_search(project, tmp_path):
     from tests.support.web_server import FakeWebServer
-    from tools.base import WebConfig
+    from tools.base import WebOptions
 
     with FakeWebServer() as web:
-        config = WebConfig(searxng_url=web.base_url, allow_hosts=("127.0.0.1",))
+        config = WebOptions(searxng_url=web.base_url, allow_hosts=("127.0.0.1",))
         model = ScriptedChatModel.by_content({
             task_key("搜文档"): [ai("", tool_call("web_search", {"query": "LangGraph"})), ai("找到了")],
             task_key("读文档"): [ai("", tool_call("web_fetch", {"url": web.url("/article")})), ai("读完了")],

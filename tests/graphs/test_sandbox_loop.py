@@ -8,7 +8,7 @@ from langchain_core.messages import ToolMessage
 from tests.graphs.conftest import Harness
 from tests.support.scripted_model import ScriptedChatModel, ai, tool_call
 from tools.policy.audit import AuditLog, format_recent
-from tools.sandbox.command import CommandSandbox, SandboxSettings, Unavailable
+from tools.sandbox.command import CommandSandbox, SandboxOptions, Unavailable
 
 
 async def test_audit_records_whether_a_command_ran_sandboxed_with_network_or_outside(project, tmp_path):
@@ -19,7 +19,7 @@ async def test_audit_records_whether_a_command_ran_sandboxed_with_network_or_out
         ai("好")])
     await Harness(model, project, audit=log).turn("跑")
     off = ScriptedChatModel([ai("", tool_call("execute_command", {"command": "true"})), ai("好")])
-    await Harness(off, project, audit=log, sandbox=CommandSandbox(SandboxSettings(mode="off"))).turn("跑")
+    await Harness(off, project, audit=log, sandbox=CommandSandbox(SandboxOptions(mode="off"))).turn("跑")
     hows = [e["metadata"]["sandbox"] for e in log.recent()]
     found = CommandSandbox().mechanism()
     assert hows == (["sandboxed", "network", "outside"] if not isinstance(found, Unavailable) else ["outside"] * 3)

@@ -218,10 +218,10 @@ async def test_cancelling_mid_step_leaves_no_review_and_a_paired_history(project
 async def test_a_step_may_fetch_the_urls_its_dependency_found_with_web_search(project):
     """reference s.5 runStep item 2: the dependency's grounded URLs are listed and trusted."""
     from tests.support.web_server import FakeWebServer
-    from tools.base import WebConfig
+    from tools.base import WebOptions
 
     with FakeWebServer() as web:
-        config = WebConfig(searxng_url=web.base_url, allow_hosts=("127.0.0.1",))
+        config = WebOptions(searxng_url=web.base_url, allow_hosts=("127.0.0.1",))
         model = ScriptedChatModel.by_content({
             PLANNING: [plan(("s", "搜文档", []), ("r", "读文档", ["s"]))],
             "当前任务：搜文档": [ai("", tool_call("web_search", {"query": "LangGraph"})), ai("找到了")],

@@ -14,7 +14,7 @@ from tests.graphs.conftest import Harness
 from tests.support.scripted_model import ScriptedChatModel, ai, tool_call
 from tests.support.web_server import FakeWebServer
 from tools.policy.audit import AuditLog
-from tools.base import WebConfig
+from tools.base import WebOptions
 
 
 def _names(tools: list[dict]) -> set[str]:
@@ -32,7 +32,7 @@ def web():
 
 
 async def test_search_results_ground_the_fetch_that_follows(project, web, tmp_path):
-    config = WebConfig(searxng_url=web.base_url, allow_hosts=("127.0.0.1",))
+    config = WebOptions(searxng_url=web.base_url, allow_hosts=("127.0.0.1",))
     model = ScriptedChatModel([ai("", tool_call("web_search", {"query": "LangGraph"})),
                                ai("", tool_call("web_fetch", {"url": web.url("/article")})),
                                ai("读完了")])
@@ -50,7 +50,7 @@ async def test_search_results_ground_the_fetch_that_follows(project, web, tmp_pa
 
 
 async def test_a_guessed_url_is_denied_without_running_or_asking(project, web, tmp_path):
-    config = WebConfig(searxng_url=web.base_url, allow_hosts=("127.0.0.1",))
+    config = WebOptions(searxng_url=web.base_url, allow_hosts=("127.0.0.1",))
     model = ScriptedChatModel([ai("", tool_call("web_fetch", {"url": web.url("/article")})), ai("好")])
     harness = Harness(model, project, approval="ask", web=config, audit=AuditLog(tmp_path / "audit"))
     assert await harness.turn("帮我看看 LangGraph 的文档") == []  # no approval question
@@ -92,7 +92,7 @@ async def test_extraction_runs_after_a_normal_answer_in_the_background(project, 
 
 
 async def test_no_extraction_after_external_content_or_a_provider_error(project, tmp_path, web):
-    config = WebConfig(searxng_url=web.base_url, allow_hosts=("127.0.0.1",))
+    config = WebOptions(searxng_url=web.base_url, allow_hosts=("127.0.0.1",))
     harness, model, memory, background = await _extraction_harness(
         project, tmp_path, [ai("", tool_call("web_search", {"query": "x"})), ai("搜到了")], web=config)
     await harness.turn("我们项目统一使用 pnpm，帮我搜索 pnpm 文档")

@@ -1,7 +1,7 @@
 """A fake web for the web tools: SearXNG JSON search plus pages, on 127.0.0.1, stdlib only.
 
     with FakeWebServer(results=[{"title": "T", "url": "{base}/article", "content": "..."}]) as web:
-        WebConfig(searxng_url=web.base_url, allow_hosts=("127.0.0.1",))
+        WebOptions(searxng_url=web.base_url, allow_hosts=("127.0.0.1",))
 
 Routes:
 - ``/search?q=..&format=json``: ``{"query", "results"}``; 403 without ``format=json`` (as

@@ -16,7 +16,7 @@ def make_log(directory, stderr=None):
 
 def test_entries_go_to_the_days_jsonl_file_with_the_reference_fields(tmp_path):
     log = make_log(tmp_path / "audit")
-    assert log.record("execute_command", {"command": "ls"}, "allow", approver="hitl", duration_ms=12) is None
+    assert log.write("execute_command", {"command": "ls"}, "allow", approver="hitl", duration_ms=12) is None
     [line] = (tmp_path / "audit" / "audit-2026-09-24.jsonl").read_text(encoding="utf-8").splitlines()
     entry = json.loads(line)
     assert list(entry) == ["timestamp", "tool", "args", "outcome", "reason", "approver", "durationMs"]
@@ -41,7 +41,7 @@ def test_assigned_token_values_are_masked():
 
 def test_sanitising_applies_to_logged_args_and_reasons(tmp_path):
     log = make_log(tmp_path)
-    log.record("mcp__gh__call", {"headers": {"Authorization": "Bearer t0k"}, "url": "https://a.io?token=z"},
+    log.write("mcp__gh__call", {"headers": {"Authorization": "Bearer t0k"}, "url": "https://a.io?token=z"},
                "deny", reason="Bearer leaked")
     [entry] = log.recent()
     assert "t0k" not in entry["args"] and "token=***" in entry["args"]
@@ -57,7 +57,7 @@ def test_a_directory_under_a_file_gives_the_warning_and_no_exception(tmp_path):
     blocker = tmp_path / "not-a-dir"
     blocker.write_text("")
     err = io.StringIO()
-    warning = make_log(blocker / "audit", err).record("write_file", {"path": "a"}, "allow")
+    warning = make_log(blocker / "audit", err).write("write_file", {"path": "a"}, "allow")
     assert warning.startswith("⚠️ 审计日志写入失败: ")
     assert err.getvalue().strip() == warning
 
@@ -67,7 +67,7 @@ def test_a_read_only_directory_gives_the_warning(tmp_path):
     tmp_path.chmod(0o500)
     try:
         err = io.StringIO()
-        assert make_log(tmp_path, err).record("write_file", {}, "allow").startswith("⚠️ 审计日志写入失败")
+        assert make_log(tmp_path, err).write("write_file", {}, "allow").startswith("⚠️ 审计日志写入失败")
     finally:
         tmp_path.chmod(0o700)
 
@@ -75,7 +75,7 @@ def test_a_read_only_directory_gives_the_warning(tmp_path):
 def test_recent_reads_back_the_last_entries_and_skips_torn_lines(tmp_path):
     log = make_log(tmp_path)
     for index in range(5):
-        log.record("execute_command", {"command": f"echo {index}"}, "allow")
+        log.write("execute_command", {"command": f"echo {index}"}, "allow")
     with log.path().open("a", encoding="utf-8") as out:
         out.write('{"torn": ')
     recent = log.recent(2)
@@ -118,12 +118,12 @@ def test_risky_tools_are_audited():
 
 def test_the_log_and_its_directory_are_owner_only(tmp_path):
     old = tmp_path / "audit" / "audit-2026-09-23.jsonl"
-    make_log(tmp_path / "audit").record("write_file", {"path": "a"}, "allow")
+    make_log(tmp_path / "audit").write("write_file", {"path": "a"}, "allow")
     day = tmp_path / "audit" / "audit-2026-09-24.jsonl"
     assert ((tmp_path / "audit").stat().st_mode & 0o777, day.stat().st_mode & 0o777) == (0o700, 0o600)
     old.write_text("", encoding="utf-8")
     old.chmod(0o644)  # a file an older version left readable is narrowed on the next write
-    AuditLog(tmp_path / "audit", now=lambda: NOW - timedelta(days=1)).record("write_file", {}, "allow")
+    AuditLog(tmp_path / "audit", now=lambda: NOW - timedelta(days=1)).write("write_file", {}, "allow")
     assert old.stat().st_mode & 0o777 == 0o600
 
 

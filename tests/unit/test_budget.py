@@ -2,7 +2,7 @@
 
 import pytest
 
-from nodes.guards.budget import (AgentBudget, BudgetStatus, Reminder, RunawayGuard, StepResult, error_family,
+from nodes.guards.budget import (AgentBudget, BudgetStatus, Reminder, RunawayGuard, IterationResult, error_family,
                            partial_result)
 from prompts import PromptSources, load_resource, render
 
@@ -47,11 +47,11 @@ def test_partial_result_text():
 
 
 def ok(args='{"path": "a"}', text="内容", name="read_file"):
-    return StepResult(name, args, text, True)
+    return IterationResult(name, args, text, True)
 
 
 def failed(text, args='{"cmd": 1}', name="execute_command"):
-    return StepResult(name, args, text, False)
+    return IterationResult(name, args, text, False)
 
 
 def test_three_identical_steps_remind_once():
@@ -77,7 +77,7 @@ def test_a_step_without_the_key_resets_its_streak_and_ignored_results_do_not_cou
     guard = RunawayGuard()
     for step in ([ok()], [ok()], [ok('{"path": "b"}')], [ok()], [ok()]):
         assert guard.observe(step) is None
-    assert guard.observe([StepResult("read_file", '{"path": "a"}', "🛡️ 策略拒绝: x", False, decided=True)]) is None
+    assert guard.observe([IterationResult("read_file", '{"path": "a"}', "🛡️ 策略拒绝: x", False, decided=True)]) is None
     assert guard.observe([ok(), ok(), ok()]) is Reminder.EXACT_ACTION_REPEAT  # 3 in one step crosses too
     with pytest.raises(ValueError):
         RunawayGuard(remind_after=2)
@@ -107,8 +107,8 @@ def test_runtime_texts_match_the_reference():
 def test_only_typed_decisions_are_ignored_never_a_look_alike_text():
     """A failure that merely starts like a denial is the model's doing: its streak counts."""
     guard = RunawayGuard()
-    look_alike = StepResult("execute_command", '{"command": "x"}', "🛡️ printed by the command", False)
+    look_alike = IterationResult("execute_command", '{"command": "x"}', "🛡️ printed by the command", False)
     assert [guard.observe([look_alike]) for _ in range(3)] == [None, None, Reminder.SAME_ERROR_FAMILY]
     decided = RunawayGuard()
-    denial = StepResult("execute_command", '{"command": "x"}', "🛡️ 工具调用已拒绝 [X]: y", False, decided=True)
+    denial = IterationResult("execute_command", '{"command": "x"}', "🛡️ 工具调用已拒绝 [X]: y", False, decided=True)
     assert [decided.observe([denial]) for _ in range(4)] == [None, None, None, None]

@@ -1,10 +1,10 @@
-"""Every on/off setting is read by one parser (paicli.knobs.parse_flag), from every source."""
+"""Every on/off setting is read by one parser (paicli.feature_settings.parse_flag), from every source."""
 
 import json
 
 import pytest
 
-from paicli.knobs import FLAG_SETTINGS
+from paicli.feature_settings import FLAG_SETTINGS
 from paicli.settings import ConfigError, load_settings
 
 # Where each flag lands in Settings.

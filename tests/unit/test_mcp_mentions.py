@@ -11,7 +11,7 @@ from langchain_core.messages import AIMessage, HumanMessage
 
 from memory.context.rounds import MCP_RESOURCE, internal, internal_kind
 from nodes.prepare_turn import prepare_turn
-from nodes.core.policy import user_text
+from nodes.core.policy import submitted_text
 from tools.boundary import wrap_resource
 from tools.mcp.config import McpSetup, parse_entry
 from tools.mcp.mentions import MAX_RESOURCE_CHARS, Expansion, expand, expansion_message, mentions
@@ -36,7 +36,7 @@ def test_the_internal_message_keeps_the_users_text_the_authority():
     message = expansion_message(Expansion(blocks=[wrap_resource("srv", "file:///x", "data")]))
     assert internal_kind(message) == MCP_RESOURCE and message.id
     assert '<resource server="srv"' in message.text
-    assert user_text([HumanMessage("总结 @srv:file:///x"), message]) == "总结 @srv:file:///x"
+    assert submitted_text([HumanMessage("总结 @srv:file:///x"), message]) == "总结 @srv:file:///x"
     assert expansion_message(Expansion()) is None
 
 

@@ -7,10 +7,10 @@ from prompts.pai_md import (
     HEADER,
     MAX_TOTAL_CHARS,
     TRUNCATED_MARKER,
-    load_project_memory,
+    load_project_context,
     memory_sources,
     parse_import,
-    read_project_memory,
+    read_project_context,
 )
 
 
@@ -30,7 +30,7 @@ def write(path, text):
 
 def load(dirs):
     home, project = dirs
-    return load_project_memory(project, home)
+    return load_project_context(project, home)
 
 
 def test_five_sources_come_in_reference_order(dirs):
@@ -64,7 +64,7 @@ def test_heading_path_is_absolute_and_normalized(dirs, tmp_path, monkeypatch):
     home, project = dirs
     write(project / "PAI.md", "rules")
     monkeypatch.chdir(tmp_path)
-    out = load_project_memory(project.relative_to(tmp_path) / "sub" / "..", home.relative_to(tmp_path))
+    out = load_project_context(project.relative_to(tmp_path) / "sub" / "..", home.relative_to(tmp_path))
     assert f"### {tmp_path}/project/PAI.md\n\nrules" in out
 
 
@@ -113,7 +113,7 @@ def test_symlink_escaping_the_import_root_is_refused_and_named(dirs, tmp_path):
     (project / "link.md").symlink_to(tmp_path / "outside" / "secret.md")
     (project / "linkdir").symlink_to(tmp_path / "outside")
     write(project / "PAI.md", "top\n@link.md\n@linkdir/secret.md")
-    memory = read_project_memory(project, home)
+    memory = read_project_context(project, home)
     assert "SECRET" not in memory.text
     assert memory.text.endswith("\n\ntop")
     assert [line.split("：")[0] for line in memory.skipped] == [f"⚠️ 已跳过 {project / 'link.md'}",
@@ -126,7 +126,7 @@ def test_a_top_level_source_linking_out_of_the_project_is_skipped_with_one_line(
     (project / "PAI.md").symlink_to(secret)
     (project / ".paicli" / "PAI.local.md").symlink_to("../../secret")
     write(project / "PAI.local.md", "LOCAL")
-    memory = read_project_memory(project, home)
+    memory = read_project_context(project, home)
     assert "PRIVATE KEY" not in memory.text and memory.text.endswith("LOCAL")
     assert memory.skipped == [
         f"⚠️ 已跳过 {project / 'PAI.md'}：它链接到 {secret}，在 {project} 之外，内容不会发给模型",
@@ -140,17 +140,17 @@ def test_the_users_file_must_stay_in_paicli_home_but_a_linked_home_directory_wor
     linked_file = tmp_path / "home1"
     linked_file.mkdir()
     (linked_file / "PAI.md").symlink_to(dotfiles / "PAI.md")
-    memory = read_project_memory(project, linked_file)
+    memory = read_project_context(project, linked_file)
     assert memory.text == "" and len(memory.skipped) == 1
     (tmp_path / "home2").symlink_to(dotfiles)  # PAICLI_HOME itself is the link
-    assert read_project_memory(project, tmp_path / "home2").text.endswith("MINE")
+    assert read_project_context(project, tmp_path / "home2").text.endswith("MINE")
 
 
 def test_a_project_under_a_linked_path_still_reads_its_own_files(tmp_path):
     real = tmp_path / "real"
     write(real / "PAI.md", "OWN")
     (tmp_path / "alias").symlink_to(real)
-    memory = read_project_memory(tmp_path / "alias", None)
+    memory = read_project_context(tmp_path / "alias", None)
     assert memory.text.endswith("OWN") and memory.skipped == []
 
 
@@ -266,7 +266,7 @@ def test_without_a_home_only_the_project_files_are_read(tmp_path):
     project.mkdir()
     (project / "PAI.md").write_text("project rules", encoding="utf-8")
     assert [path for path, _ in memory_sources(project, None)][0] == project / "PAI.md"
-    assert "project rules" in load_project_memory(project, None)
+    assert "project rules" in load_project_context(project, None)
 
 
 def test_a_skipped_import_is_logged_without_its_control_characters(dirs, caplog):

@@ -7,8 +7,8 @@ import json
 
 import pytest
 
-from nodes.plan.model import PlanError, batches, parse_plan, simple_plan
-from nodes.plan.text import review_decision, summarize
+from nodes.plan.model import PlanError, waves, parse_plan, simple_plan
+from nodes.plan.text import plan_review_answer, summarize
 from paicli.settings import max_replans
 
 
@@ -50,7 +50,7 @@ def test_fences_are_removed_ids_renumbered_types_defaulted_and_order_topological
     assert [(t["id"], t["type"], t["dependencies"]) for t in plan["tasks"]] == [
         ("task_1", "VERIFICATION", ["task_2", "task_3"]), ("task_2", "FILE_READ", []), ("task_3", "ANALYSIS", [])]
     assert plan["order"] == ["task_2", "task_3", "task_1"]
-    assert batches(plan) == [["task_2", "task_3"], ["task_1"]]
+    assert waves(plan) == [["task_2", "task_3"], ["task_1"]]
     assert plan["id"] == "plan_9" and plan["summary"] == "s"
 
 
@@ -83,7 +83,7 @@ def test_summary_names_first_and_last_batches():
     ({"action": "cancel"}, ("cancel", "")), ({"text": "改用 pytest"}, ("supplement", "改用 pytest")), (None, ("execute", "")),
 ])
 def test_review_input_is_parsed_as_the_reference_does(raw, decision):
-    assert review_decision(raw) == decision
+    assert plan_review_answer(raw) == decision
 
 
 @pytest.mark.parametrize("raw, value", [(None, 2), ("5", 5), ("-1", 0), ("many", 2), (" 0 ", 0)])

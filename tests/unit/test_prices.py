@@ -7,7 +7,7 @@ import json
 
 import pytest
 
-from paicli.knobs import ConfigError
+from paicli.feature_settings import ConfigError
 from paicli.prices import Price
 from paicli.settings import load_settings
 from paicli.status_bar import cost_text

@@ -14,7 +14,7 @@ from memory.context.turn_memory import is_memory_context, memory_message
 from memory.longterm.entry import Entry
 from memory.longterm.retriever import format_block
 from prompts import assemble_system_prompt
-from prompts.pai_md import load_project_memory
+from prompts.pai_md import load_project_context
 from tools.skills.library import SkillLibrary
 
 SNAPSHOT = Path(__file__).parent / "snapshots" / "system_prompt_react.txt"
@@ -26,8 +26,8 @@ def _prompt(tmp_path: Path) -> str:
     project.mkdir()
     home.mkdir()
     (project / "PAI.md").write_text("# 项目约定\n\n构建用 `mvn -q test`。\n", encoding="utf-8")
-    pai = load_project_memory(project, home).replace(str(project), "<project>")
-    # Since issue 13 the turn's memories are not in the system prompt (nodes/core/request.py).
+    pai = load_project_context(project, home).replace(str(project), "<project>")
+    # Since issue 13 the turn's memories are not in the system prompt (nodes/support/request.py).
     skills = SkillLibrary(home).index(project)  # the built-in skills only (reference q.2 item 7)
     return assemble_system_prompt(mode="agent", approval="auto", now=NOW, skills=skills, project_context=pai)
 

@@ -17,7 +17,7 @@ import pytest
 from tools.base import ToolContext
 from tools.registry import run_tool
 from tools.sandbox import seatbelt
-from tools.sandbox.command import (REQUIRED_REFUSAL, CommandSandbox, Mechanism, SandboxSettings, Unavailable,
+from tools.sandbox.command import (REQUIRED_REFUSAL, CommandSandbox, Mechanism, SandboxOptions, Unavailable,
                                    find_mechanism)
 from tools.sandbox.explain import denied_paths
 from tools.sandbox.layout import layout
@@ -44,7 +44,7 @@ def project(tmp_path: Path) -> Path:
     return root
 
 
-def ctx(root: Path, settings: SandboxSettings = SandboxSettings(), finder=find_mechanism) -> ToolContext:
+def ctx(root: Path, settings: SandboxOptions = SandboxOptions(), finder=find_mechanism) -> ToolContext:
     return ToolContext(root=root, sandbox=CommandSandbox(settings, finder=finder), command_timeout=10)
 
 
@@ -134,14 +134,14 @@ def test_a_timeout_ends_everything_a_sandboxed_command_started(project):
 
 
 def test_required_refuses_without_a_sandbox_with_the_reference_text(project):
-    context = ctx(project, SandboxSettings(mode="required"), finder=nothing)
+    context = ctx(project, SandboxOptions(mode="required"), finder=nothing)
     out = asyncio.run(run_tool("execute_command", {"command": "touch made.txt"}, context))
     assert REQUIRED_REFUSAL.format(why="模拟：本平台没有沙箱") in out
     assert not (project / "made.txt").exists()
 
 
 def test_auto_without_a_sandbox_runs_the_command_and_says_why_once_in_the_state(project):
-    sandbox = CommandSandbox(SandboxSettings(), finder=nothing)
+    sandbox = CommandSandbox(SandboxOptions(), finder=nothing)
     out = asyncio.run(execute_command({"command": "touch made.txt"}, ToolContext(root=project, sandbox=sandbox)))
     assert (project / "made.txt").exists() and out.artifact == {"sandbox": "outside"}
     assert sandbox.state(project).lines() == ["⚠️ 命令沙箱未启用：模拟：本平台没有沙箱；命令直接在本机执行"]
@@ -151,14 +151,14 @@ def test_off_and_the_skip_flag_run_outside_without_looking_for_a_sandbox(project
     def fail() -> Unavailable:
         raise AssertionError("off must not probe")
 
-    for settings in (SandboxSettings(mode="off"), SandboxSettings(mode="required", skipped=True)):
+    for settings in (SandboxOptions(mode="off"), SandboxOptions(mode="required", skipped=True)):
         sandbox = CommandSandbox(settings, finder=fail)
         assert sandbox.launch("ls", project, {}).argv == ["bash", "-c", "ls"]
-    assert CommandSandbox(SandboxSettings(skipped=True)).why_outside() == "--dangerously-skip-sandbox"
+    assert CommandSandbox(SandboxOptions(skipped=True)).why_outside() == "--dangerously-skip-sandbox"
 
 
 def test_required_refuses_sandbox_false_even_when_a_person_approved_it(project):
-    sandbox = CommandSandbox(SandboxSettings(mode="required"), finder=nothing)
+    sandbox = CommandSandbox(SandboxOptions(mode="required"), finder=nothing)
     with pytest.raises(RuntimeError, match="sandbox: false"):
         sandbox.launch("ls", project, {}, outside=True)
 
@@ -167,7 +167,7 @@ def test_required_refuses_sandbox_false_even_when_a_person_approved_it(project):
 def test_state_shows_mechanism_writable_roots_and_network(project, tmp_path):
     home = tmp_path / "h"
     (home / ".cache").mkdir(parents=True)
-    lines = CommandSandbox(SandboxSettings(network=True)).state(project, {"HOME": str(home)}).lines()
+    lines = CommandSandbox(SandboxOptions(network=True)).state(project, {"HOME": str(home)}).lines()
     assert lines[0].startswith("🔒 命令沙箱: bubblewrap") and "网络: 开启" in lines[0]
     assert str(project) in lines[1] and "~/.cache" in lines[1]
 

@@ -10,7 +10,7 @@ from tests.unit.test_skills_catalog import write_skill
 from tools.skills.library import SkillLibrary
 
 
-def run(text: str, app) -> tuple[list[str], list[str], commands.Outcome]:
+def run(text: str, app) -> tuple[list[str], list[str], commands.CommandResult]:
     said, failed = [], []
 
     async def go():

@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from paicli.knobs import ConfigError
+from paicli.feature_settings import ConfigError
 from paicli.settings import load_settings
 from tools.base import ToolContext
 from tools.snapshots.git import Git
@@ -201,7 +201,7 @@ def test_revert_turn_restores_and_reports_and_refuses_bad_offsets(snapshots, pro
     assert (latest.mode, latest.input, latest.session) == ("restore", "revert_turn(offset=1)", "s9")
 
 
-def test_settings_read_the_snapshot_knobs_and_allow_revert_only_from_the_environment(tmp_path, project):
+def test_settings_read_the_snapshot_settings_and_allow_revert_only_from_the_environment(tmp_path, project):
     base = {"PAICLI_HOME": str(tmp_path / "home"), "PAICLI_API_KEY": "k", "PAICLI_MODEL": "m",
             "PAICLI_BASE_URL": "http://127.0.0.1:9/v1"}
     (project / ".env").write_text("PAICLI_ALLOW_REVERT=yes\nPAICLI_SNAPSHOT_KEEP=7\n")

@@ -5,7 +5,7 @@ from __future__ import annotations
 from nodes.team.inputs import Dependency, TeamInputs
 from nodes.team.plan import TeamStep
 from nodes.team.schedule import (COMPLETED, FAILED, assign, left_pending, ready, reviewer_name)
-from nodes.team.texts import batch_line, final_text, plan_lines, rejected
+from nodes.team.texts import wave_line, final_text, plan_lines, rejected
 
 
 def step(id: str, *deps: str, description: str = "") -> TeamStep:
@@ -40,7 +40,7 @@ def test_a_parallel_step_gets_its_own_reviewer():
 def test_plan_and_batch_lines_are_the_reference_texts():
     assert plan_lines(STEPS[2:3]) == ["📋 执行计划", "  ⏳ [step_3] 做 step_3 (依赖: step_1, step_2)"]
     assert plan_lines(STEPS[:1])[1] == "  ⏳ [step_1] 做 step_1 (依赖: 无)"
-    assert batch_line(1, 2) == "⚡ 批次 #1：2 个独立步骤并行执行（最多 2 个并发 Worker）\n"
+    assert wave_line(1, 2) == "⚡ 批次 #1：2 个独立步骤并行执行（最多 2 个并发 Worker）\n"
     assert rejected("step_1", "- 缺测试") == "⚠️ 步骤 [step_1] 审查未通过，正在重新执行...\n   反馈: - 缺测试\n"
 
 

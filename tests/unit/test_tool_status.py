@@ -13,7 +13,7 @@ import pytest
 
 from memory.longterm.manager import LongTermMemory, MemoryOptions
 from tests.support.web_server import FakeWebServer, Page
-from tools.base import ToolContext, WebConfig
+from tools.base import ToolContext, WebOptions
 from tools.registry import BUILTIN_TOOLS, run_tool
 from tools.builtin.search import grep_code
 
@@ -35,7 +35,7 @@ def ctx(tmp_path, web) -> ToolContext:
     (root / "evil.txt").write_text(EVIL * 20, encoding="utf-8")
     (root / "sub").mkdir()
     memory = LongTermMemory(tmp_path / "mem", MemoryOptions(sync=False))
-    config = WebConfig(searxng_url=web.base_url, allow_hosts=("127.0.0.1",))
+    config = WebOptions(searxng_url=web.base_url, allow_hosts=("127.0.0.1",))
     return ToolContext(root=root.resolve(), command_timeout=1, web=config, memory=memory, project_key=str(root))
 
 
@@ -107,7 +107,7 @@ async def test_web_search_failures(tmp_path, web):
     unconfigured = ToolContext(root=tmp_path.resolve())
     assert not (await run_tool("web_search", {"query": "q"}, unconfigured)).ok
     web.search_status = 500
-    down = ToolContext(root=tmp_path.resolve(), web=WebConfig(searxng_url=web.base_url))
+    down = ToolContext(root=tmp_path.resolve(), web=WebOptions(searxng_url=web.base_url))
     result = await run_tool("web_search", {"query": "q"}, down)
     assert result.startswith("搜索失败") and not result.ok
 

@@ -244,7 +244,7 @@ MEMORY_DENIED = policy_denial("MEMORY_EXTERNAL_CONTEXT", (
 
 
 def after(name, args=None, sources=()):
-    return ext.record(sources, ext.external_source(name, args))
+    return ext.add_source(sources, ext.external_source(name, args))
 
 
 def test_after_web_fetch_save_memory_without_intent_is_denied():
@@ -283,9 +283,9 @@ def test_guard_off_allows_the_save_but_still_records_sources():
 def test_recorded_sources_are_an_ordered_set_of_at_most_eight():
     sources = ()
     for name in ["web_search", "web_search"] + [f"mcp__s__t{i}" for i in range(10)]:
-        sources = ext.record(sources, ext.external_source(name))
+        sources = ext.add_source(sources, ext.external_source(name))
     assert sources[0] == "web_search" and len(sources) == 8 and len(set(sources)) == 8
-    assert ext.record(sources, None) == sources
+    assert ext.add_source(sources, None) == sources
 
 
 SKILL_DENIED = Deny(denial_text("SKILL_EXTERNAL_CONTEXT", MSG_SKILL_EXTERNAL), "policy", "SKILL_EXTERNAL_CONTEXT")

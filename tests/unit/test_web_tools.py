@@ -5,7 +5,7 @@ import socket
 import pytest
 
 from tests.support.web_server import FakeWebServer, Page
-from tools.base import MAX_FETCH_BYTES, ToolContext, ToolText, WebConfig
+from tools.base import MAX_FETCH_BYTES, ToolContext, ToolText, WebOptions
 from tools.policy.netguard import NetworkDenied, address_denial, check_url
 from tools.registry import BUILTIN_TOOLS, run_batch, run_tool
 from tools.urls import extract_urls, normalize_url, web_url
@@ -24,7 +24,7 @@ def web():
 
 @pytest.fixture
 def ctx(tmp_path, web) -> ToolContext:
-    config = WebConfig(searxng_url=web.base_url, allow_hosts=("127.0.0.1",))
+    config = WebOptions(searxng_url=web.base_url, allow_hosts=("127.0.0.1",))
     return ToolContext(root=tmp_path.resolve(), web=config)
 
 
@@ -117,7 +117,7 @@ async def test_web_search_unreachable_server_is_a_failure(tmp_path):
     with socket.socket() as sock:  # a port nobody listens on once the socket closes
         sock.bind(("127.0.0.1", 0))
         port = sock.getsockname()[1]
-    ctx = ToolContext(root=tmp_path, web=WebConfig(searxng_url=f"http://127.0.0.1:{port}"))
+    ctx = ToolContext(root=tmp_path, web=WebOptions(searxng_url=f"http://127.0.0.1:{port}"))
     assert (await web_search({"query": "q"}, ctx)).startswith("搜索失败 (SearXNG): ")
 
 
@@ -306,7 +306,7 @@ async def test_a_refused_fetch_never_reaches_the_network(tmp_path):
     from tools.builtin.web_fetch import web_fetch
 
     with FakeWebServer() as fake:
-        web = WebConfig(allow_hosts=("127.0.0.1",), fetch_limit=FixedWindow(limit=1))
+        web = WebOptions(allow_hosts=("127.0.0.1",), fetch_limit=FixedWindow(limit=1))
         ctx = ToolContext(root=tmp_path, web=web)
         assert (await web_fetch({"url": fake.url("/article")}, ctx)).startswith("🌐 抓取: ")
         assert (await web_fetch({"url": fake.url("/article")}, ctx)).startswith("❌ 请求过于频繁")

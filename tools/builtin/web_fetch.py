@@ -2,7 +2,7 @@
 
 Every hop, the first URL and each redirect target, passes the network policy
 (tools/policy/netguard.py) before it is requested, so a public page cannot redirect us into
-the local network. The body is streamed and cut at ``WebConfig.max_bytes``.
+the local network. The body is streamed and cut at ``WebOptions.max_bytes``.
 """
 
 from __future__ import annotations
@@ -13,7 +13,7 @@ from typing import Any, NamedTuple
 
 import httpx
 
-from tools.base import ToolContext, failed, WebConfig
+from tools.base import ToolContext, failed, WebOptions
 from tools.common import int_arg, str_arg
 from tools.policy.netguard import NetworkDenied, check_url
 from tools.builtin.web_search import one_line
@@ -69,7 +69,7 @@ async def web_fetch(args: dict[str, Any], ctx: ToolContext) -> str:
     return render(page, title, markdown, max_chars)
 
 
-async def fetch(url: str, web: WebConfig) -> Page:
+async def fetch(url: str, web: WebOptions) -> Page:
     """GET ``url``, following at most ``MAX_REDIRECTS`` redirects, each target checked first."""
     async with httpx.AsyncClient(timeout=web.timeout, headers=HEADERS, follow_redirects=False) as client:
         for _ in range(MAX_REDIRECTS + 1):

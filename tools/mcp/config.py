@@ -46,7 +46,7 @@ class ServerConfig:
 
 @dataclass(frozen=True)
 class McpSetup:
-    """What ``paicli.settings`` hands on: the servers, the lines about bad entries, the knobs."""
+    """What ``paicli.settings`` hands on: the servers, the lines about bad entries, the other MCP settings."""
 
     servers: tuple[ServerConfig, ...] = ()
     problems: tuple[str, ...] = ()

@@ -71,7 +71,7 @@ class AuditLog:
     def path(self, day: datetime | None = None) -> Path:
         return self.directory / f"audit-{(day or self._now()):%Y-%m-%d}.jsonl"
 
-    def record(self, tool: str, args: Any, outcome: str, reason: str = "", approver: str = "none",
+    def write(self, tool: str, args: Any, outcome: str, reason: str = "", approver: str = "none",
                duration_ms: int = 0, metadata: dict[str, Any] | None = None) -> str | None:
         """Append one entry; returns None, or the warning text when the write failed."""
         now = self._now()

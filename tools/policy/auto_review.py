@@ -23,6 +23,8 @@ from typing import Any
 from langchain_core.language_models import BaseChatModel
 from langchain_core.messages import HumanMessage, SystemMessage
 
+from memory.tokens import text_of
+
 REVIEW_TIMEOUT = 20.0  # reference v.2: seconds; the call in flight is cancelled
 MAX_REQUEST_CHARS = 2_000  # reference v.2: the user's request sent to the reviewer
 MAX_ARGUMENT_CHARS = 32_000  # reference v.2: longer arguments go to the person
@@ -122,5 +124,5 @@ class AutoReviewer:
             return Verdict(False, TIMED_OUT)
         except Exception:  # noqa: BLE001 - any failure of the reviewer is a refusal, never an allow
             return Verdict(False, FAILED)
-        text = reply.text if isinstance(getattr(reply, "text", None), str) else str(reply.content)
+        text = text_of(reply)
         return parse_reply(text)

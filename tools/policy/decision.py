@@ -5,7 +5,7 @@ may ``Deny``, the approval level may ``Ask``, everything else is an ``Allow``. T
 each ``Ask`` into the user's ``Allow`` or ``Deny``; execution runs the ``Allow``s and answers the
 ``Deny``s with their text. ``approver`` and ``reason`` are what the audit log records (v.7).
 
-Between nodes a decision travels in the graph state as a plain JSON record (``record`` /
+Between nodes a decision travels in the graph state as a plain JSON record (``to_record`` /
 ``from_record``): checkpoints, the ledger and Studio's server all store state, and none of them
 should have to know this module's classes.
 """
@@ -46,7 +46,7 @@ Decision = Union[Allow, Deny, Ask]
 _KINDS: dict[str, type] = {"allow": Allow, "deny": Deny, "ask": Ask}
 
 
-def record(decision: Decision) -> dict[str, Any]:
+def to_record(decision: Decision) -> dict[str, Any]:
     kind = next(name for name, cls in _KINDS.items() if isinstance(decision, cls))
     return {"decision": kind, **asdict(decision)}
 

@@ -24,7 +24,7 @@ NETWORK_COMMAND_SOURCE = "execute_command(network)"  # issue 24: a command run w
 MCP_MENTION_SOURCE = "mcp_resource_mention"  # reference o.1, s.2 step 3: user input carried a resource
 
 __all__ = ["MAX_RECORDED_SOURCES", "MCP_MENTION_SOURCE", "blocks_automatic_memory", "external_source",
-           "has_explicit_remember_intent", "record"]
+           "has_explicit_remember_intent", "add_source"]
 
 
 def external_source(name: str | None, args: Any = None) -> str | None:
@@ -42,7 +42,7 @@ def external_source(name: str | None, args: Any = None) -> str | None:
 
 
 
-def record(sources: tuple[str, ...], new: str | None) -> tuple[str, ...]:
+def add_source(sources: tuple[str, ...], new: str | None) -> tuple[str, ...]:
     """Add a source to the ordered set; once it holds 8, later sources are dropped (as PaiCLI)."""
     source = (new or "").strip()
     if not source or source in sources or len(sources) >= MAX_RECORDED_SOURCES:

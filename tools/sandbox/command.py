@@ -23,7 +23,7 @@ SANDBOXED, NETWORK, OUTSIDE = "sandboxed", "network", "outside"  # how a command
 
 
 @dataclass(frozen=True)
-class SandboxSettings:
+class SandboxOptions:
     """The user's choices; ``paicli/settings.py`` fills them (never from a project's .env)."""
 
     mode: str = "auto"  # PAICLI_COMMAND_SANDBOX: auto | required | off
@@ -103,7 +103,7 @@ class Launch:
 
 @dataclass
 class CommandSandbox:
-    settings: SandboxSettings = field(default_factory=SandboxSettings)
+    settings: SandboxOptions = field(default_factory=SandboxOptions)
     finder: Finder = find_mechanism  # a test passes one that finds nothing
     _found: Mechanism | Unavailable | None = field(default=None, init=False, repr=False)
     _lock: threading.Lock = field(default_factory=threading.Lock, init=False, repr=False)

@@ -33,7 +33,7 @@ class ConfigError(PaicliError):
 
 
 @dataclass(frozen=True)
-class MemoryKnobs:
+class MemorySettings:
     options: MemoryOptions = MemoryOptions()  # threshold (l), staleness (m), jieba's cache
     auto_extract: bool = True  # PAICLI_MEMORY_AUTO_EXTRACT_ENABLED (n.1): unset means on
     external_guard: bool = True  # PAICLI_MEMORY_DISABLE_ON_EXTERNAL_CONTEXT (o.1): default on
@@ -41,7 +41,7 @@ class MemoryKnobs:
 
 
 @dataclass(frozen=True)
-class WebKnobs:
+class WebSettings:
     searxng_url: str | None = None  # PAICLI_SEARXNG_URL: web_search's endpoint
     allow_hosts: tuple[str, ...] = ()  # PAICLI_WEB_ALLOW_HOSTS: may be private or loopback
     audit_dir: Path | None = None  # PAICLI_AUDIT_DIR (v.7); None: $PAICLI_HOME/audit
@@ -83,10 +83,10 @@ def number(get: Get, name: str, default: int) -> int:
         raise ConfigError(f"{name} must be a whole number, got '{raw}'") from None
 
 
-def memory_knobs(get: Get, cache_dir: Path) -> MemoryKnobs:
+def memory_settings(get: Get, cache_dir: Path) -> MemorySettings:
     options = MemoryOptions(conflict_threshold=parse_threshold(get("PAICLI_MEMORY_CONFLICT_THRESHOLD")),
                             stale_days=parse_stale_days(get("PAICLI_MEMORY_STALE_DAYS")), cache_dir=cache_dir)
-    return MemoryKnobs(options=options, auto_extract=flag(get, "PAICLI_MEMORY_AUTO_EXTRACT_ENABLED"),
+    return MemorySettings(options=options, auto_extract=flag(get, "PAICLI_MEMORY_AUTO_EXTRACT_ENABLED"),
                        external_guard=flag(get, "PAICLI_MEMORY_DISABLE_ON_EXTERNAL_CONTEXT"),
                        enrich=flag(get, "PAICLI_MEMORY_SEARCH_TERMS_ENABLED"))
 
@@ -117,10 +117,10 @@ def budget_options(get: Get) -> BudgetOptions:
                          hard_max_iterations=positive("PAICLI_REACT_HARD_MAX_ITERATIONS"))
 
 
-def web_knobs(get: Get) -> WebKnobs:
+def web_settings(get: Get) -> WebSettings:
     hosts = get("PAICLI_WEB_ALLOW_HOSTS") or ""
     audit = get("PAICLI_AUDIT_DIR")
-    return WebKnobs(
+    return WebSettings(
         searxng_url=get("PAICLI_SEARXNG_URL"),
         allow_hosts=tuple(h.strip().lower() for h in hosts.split(",") if h.strip()),
         audit_dir=Path(audit).expanduser() if audit else None,

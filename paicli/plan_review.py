@@ -1,5 +1,5 @@
 """The plan review in the terminal (reference s.4 "Plan review"; issue 26): the task table,
-the keys, then ``操作/补充> ``. The request is data (``nodes.plan.review.review_request``); this
+the keys, then ``操作/补充> ``. The request is data (``nodes.plan.review.plan_review_request``); this
 module draws it. Every key the hint lists does what it says:
 
 - Enter on an empty line (or ``y`` / ``run``) executes;
@@ -25,7 +25,7 @@ KEYS = {"c-o": VIEW, "escape": "cancel"}  # prompt_toolkit key names; Enter is a
 HINT = "   Enter 执行 · Ctrl+O 展开完整描述 · ESC 取消 · 输入补充要求后按 Enter 重新规划"
 EXPANDED = "👆 已展开完整计划。"
 DESCRIPTION_CHARS = 60  # the table's description column; Ctrl+O shows them whole
-WIDTHS = (6, 11, 15, 20)  # cells of the batch, id, type and dependencies columns
+WIDTHS = (6, 11, 15, 20)  # cells of the wave (批次), id, type and dependencies columns
 
 
 def _pad(text: str, cells: int) -> str:
@@ -51,7 +51,7 @@ def table(request: dict[str, Any], limit: int | None = DESCRIPTION_CHARS) -> lis
     return lines
 
 
-async def ask_review(request: dict[str, Any], read_line: Callable[[str], Awaitable[str | None]] | None,
+async def ask_plan_review(request: dict[str, Any], read_line: Callable[[str], Awaitable[str | None]] | None,
                      say: Callable[[str], None]) -> str:
     for line in [*table(request), HINT]:
         say(line)

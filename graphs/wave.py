@@ -1,11 +1,11 @@
-"""The parallel batch: ready units fanned out with ``Send``, at most ``MAX_PARALLEL`` at a time.
+"""A wave: ready units fanned out with ``Send``, at most ``MAX_PARALLEL`` at a time.
 
-All units of one batch run in the same superstep, concurrently, each in its own namespace
+All units of one wave run in the same superstep, concurrently, each in its own namespace
 (``graphs/unit.py``). Each reports into a ``results`` channel keyed by unit id (reducer
-``nodes.unit.merge_results``), so the node after the batch applies them in the order it chooses
+``nodes.unit.merge_results``), so the node after the wave applies them in the order it chooses
 (Plan: task order), whatever order they finished in. A unit that completed keeps its result
 even when a sibling stops for approval or the process dies: LangGraph saves it as a pending
-write of the batch's checkpoint and does not run it again.
+write of the wave's checkpoint and does not run it again.
 """
 
 from __future__ import annotations
@@ -18,5 +18,5 @@ MAX_PARALLEL = 4  # reference (s.4): a pool of min(N, 4) threads
 
 
 def fan_out(node: str, payloads: list[dict[str, Any]]) -> list[Send]:
-    """One ``Send`` per unit, in order; at most ``MAX_PARALLEL`` (the rest wait for the next batch)."""
+    """One ``Send`` per unit, in order; at most ``MAX_PARALLEL`` (the rest wait for the next wave)."""
     return [Send(node, payload) for payload in payloads[:MAX_PARALLEL]]
