@@ -27,9 +27,9 @@ from memory.context.outcome import decided_artifact
 from nodes.gate_tools import last_ai
 from nodes.guards.cutoff import NAMELESS, invalid_json_error, refusal
 from nodes.guards.turn import RUNAWAY_NOTICE, current_turn, runaway_reminder
-from nodes.support.policy import decide_now, decision_context, recorded
-from nodes.support.state import AgentState, Deps, RunContext, long_term_memory, memory_project_key, run_context
-from nodes.support.turn_files import turn_files
+from nodes.core.policy import decide_now, decision_context, recorded
+from nodes.core.state import AgentState, Deps, RunContext, long_term_memory, memory_project_key, run_context
+from nodes.core.turn_files import turn_files
 from tools.base import ToolContext, ToolText
 from tools.boundary import wrap
 from tools.policy.audit import is_audited
@@ -38,7 +38,7 @@ from tools.policy.external_context import external_source, add_source
 from tools.registry import run_batch
 
 if TYPE_CHECKING:
-    from nodes.support.options import CompactionOptions
+    from nodes.core.options import CompactionOptions
 
 # Only a graph whose state was edited by hand (Studio) can reach here with an open question:
 # execution never asks, so it fails closed.

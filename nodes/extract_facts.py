@@ -3,7 +3,7 @@
 Runs when the turn's final answer arrived: not after an error, a cancel (the node is never
 reached), or a budget finalization; never after the session read external content (o.1).
 Only the user's own submitted text is read. The model call and the write run in the
-background (``nodes.support.background``) on the light model, so the answer is never delayed; the
+background (``nodes.core.background``) on the light model, so the answer is never delayed; the
 ``💾`` notice waits there for the front end.
 """
 
@@ -20,9 +20,9 @@ from memory.longterm.fact_extraction import ExtractionPrompts, extract, facts_to
 from memory.longterm.entry import SOURCE_FILES_KEY
 from memory.longterm.file import MemoryAccessError
 from memory.context.rounds import BUDGET_FINALIZATION, internal_kind
-from nodes.support.policy import submitted_text
-from nodes.support.state import AgentState, Deps, RunContext, long_term_memory, memory_project_key, run_context
-from nodes.support.turn_files import turn_files
+from nodes.core.policy import submitted_text
+from nodes.core.state import AgentState, Deps, RunContext, long_term_memory, memory_project_key, run_context
+from nodes.core.turn_files import turn_files
 from nodes.guards.turn import current_turn
 from prompts import PromptSources, load_resource, render
 from tools.policy.external_context import blocks_automatic_memory

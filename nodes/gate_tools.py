@@ -1,6 +1,6 @@
 """gate_tools: ask the user about risky calls before anything runs.
 
-``call_model`` decided each call once (``nodes.support.policy``); here each ``Ask`` becomes one
+``call_model`` decided each call once (``nodes.core.policy``); here each ``Ask`` becomes one
 ``interrupt()`` that the CLI or Studio answers with ``Command(resume=...)``, and the answer
 replaces it in ``state["decisions"]``. A call the policy denied is never put to the user (v.4).
 Nothing has run before the interrupts, so LangGraph re-running this node on resume is
@@ -23,8 +23,8 @@ from langgraph.config import get_stream_writer
 from langgraph.runtime import Runtime
 from langgraph.types import interrupt
 
-from nodes.support.policy import decide_now, decision_context, recorded, submitted_text
-from nodes.support.state import AgentState, Deps, RunContext, run_context
+from nodes.core.policy import decide_now, decision_context, recorded, submitted_text
+from nodes.core.state import AgentState, Deps, RunContext, run_context
 from tools.policy import auto_review
 from tools.policy.approval import Unclear, approval_key, approval_request, covered, read_answer
 from tools.policy.decision import Allow, Ask, Decision, Deny, to_record

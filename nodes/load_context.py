@@ -10,7 +10,7 @@ Once per user turn, before the first model call:
   ``$PAICLI_HOME`` for the user's own) is skipped, and the user sees one ⚠️ line naming it, once
   per graph (paicli issue 23, item 3); the model sees nothing of it.
 - the long-term memories relevant to the user's text, within the ContextProfile budget (p.4),
-  are appended as an internal message after the user's message (``nodes/support/request.py``),
+  are appended as an internal message after the user's message (``nodes/core/request.py``),
   not put in the system prompt: the request before the conversation stays the same from turn
   to turn, so the provider's prefix cache keeps serving the whole conversation.
 """
@@ -24,9 +24,9 @@ from typing import Any
 from langgraph.config import get_stream_writer
 from langgraph.runtime import Runtime
 
-from nodes.support.policy import classify_turn, submitted_text
-from nodes.support.request import turn_memory
-from nodes.support.state import AgentState, Deps, RunContext, long_term_memory, memory_project_key, run_context
+from nodes.core.policy import classify_turn, submitted_text
+from nodes.core.request import turn_memory
+from nodes.core.state import AgentState, Deps, RunContext, long_term_memory, memory_project_key, run_context
 from prompts import PromptSources, outside_links
 from prompts.pai_md import ProjectContext, read_project_context
 from tools.policy.classify import HEADLINE_NOTICE

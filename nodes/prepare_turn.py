@@ -21,8 +21,8 @@ from langchain_core.messages import RemoveMessage
 from memory.context.pairing import repair_pairing
 from memory.context.rounds import MCP_RESOURCE, internal_kind
 from nodes.guards.turn import current_turn
-from nodes.support.run_errors import require_user_message
-from nodes.support.state import AgentState
+from nodes.core.run_errors import require_user_message
+from nodes.core.state import AgentState
 from tools.policy.external_context import MCP_MENTION_SOURCE, add_source
 
 

@@ -15,8 +15,8 @@ from typing import Any
 from langgraph.config import get_stream_writer
 from langgraph.runtime import Runtime
 
-from nodes.support.policy import submitted_text
-from nodes.support.state import Deps, RunContext, run_context
+from nodes.core.policy import submitted_text
+from nodes.core.state import Deps, RunContext, run_context
 from tools.snapshots.store import Label, SnapshotError
 
 NODE = "snapshot"

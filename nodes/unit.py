@@ -16,8 +16,8 @@ from typing_extensions import TypedDict
 
 from memory.context.rounds import internal
 from memory.tokens import text_of
-from nodes.support.policy import discovered_urls
-from nodes.support.state import AgentState
+from nodes.core.policy import discovered_urls
+from nodes.core.state import AgentState
 
 UNIT_INPUT = "unit_input"  # the internal kind of a unit's brief
 

@@ -16,7 +16,7 @@ from nodes.core.state import Deps
 from paicli.models import make_chat_model, make_review_model
 from paicli.settings import Settings
 from prompts import PromptSources, load_resource
-from tools.base import WebConfig
+from tools.base import WebOptions
 from tools.policy.audit import AuditLog
 from tools.policy.auto_review import REVIEW_TIMEOUT, AutoReviewer
 from tools.registry import BUILTIN_TOOLS
@@ -69,7 +69,7 @@ def make_deps(settings: Settings, *, auto_extract: bool, skills: SkillLibrary | 
         auto_extract=auto_extract,
         background=Background(),
         audit=AuditLog(web.audit_dir or settings.home / "audit"),  # as App.audit_dir
-        web=WebConfig(searxng_url=web.searxng_url, allow_hosts=web.allow_hosts),
+        web=WebOptions(searxng_url=web.searxng_url, allow_hosts=web.allow_hosts),
         hidden_env=settings.secret_env,
         snapshots=snapshots,
         sandbox=CommandSandbox(settings.sandbox),

@@ -24,7 +24,7 @@ from langchain_core.messages import HumanMessage, ToolMessage
 
 from memory.context.rounds import internal_kind
 from memory.tokens import text_of
-from nodes.support.state import AgentState, Deps, RunContext
+from nodes.core.state import AgentState, Deps, RunContext
 from nodes.guards.turn import current_turn
 from tools.policy import approval
 from tools.policy.decision import Decision, Deny, from_record, to_record

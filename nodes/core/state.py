@@ -22,7 +22,7 @@ from langgraph.graph.message import add_messages
 from langgraph.runtime import Runtime
 from typing_extensions import TypedDict
 
-from nodes.support.options import BudgetOptions, CompactionOptions  # noqa: F401 (re-exported)
+from nodes.core.options import BudgetOptions, CompactionOptions  # noqa: F401 (re-exported)
 from tools.base import ToolSpec, WebOptions
 from tools.registry import BUILTIN_TOOLS
 from tools.sandbox.command import CommandSandbox
@@ -30,7 +30,7 @@ from tools.sandbox.command import CommandSandbox
 if TYPE_CHECKING:
     from tools.skills.library import SkillLibrary
     from memory.longterm.manager import LongTermMemory
-    from nodes.support.background import Background
+    from nodes.core.background import Background
     from tools.policy.audit import AuditLog
     from tools.policy.auto_review import AutoReviewer
     from tools.snapshots.store import TurnSnapshots
@@ -40,7 +40,7 @@ class AgentState(TypedDict, total=False):
     messages: Annotated[list, add_messages]
     # The decision on each tool call of the last assistant message, by call id, as
     # ``tools.policy.decision.to_record`` JSON: made by call_model, answered by gate_tools, read by
-    # execute_tools (nodes.support.policy).
+    # execute_tools (nodes.core.policy).
     decisions: dict[str, dict[str, Any]]
     # Tools the user chose "approve all" for in this session (reference v.1).
     approved_all: list[str]

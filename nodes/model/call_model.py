@@ -5,7 +5,7 @@ LangGraph's ``messages`` stream mode passes the model's stream on to the CLI and
 Provider failures that survive the retries end the turn with ``error`` set; the conversation
 so far stays as it is (reference s.2.11). Besides the client's own retries, one retry here
 covers what the client cannot see: a stream that ended before its finish reason, or a
-connection dropped mid-stream (``nodes.guards.response``).
+connection dropped mid-stream (``nodes.model.response``).
 """
 
 from __future__ import annotations
@@ -24,11 +24,11 @@ from memory.tokens import text_of
 from nodes.guards.budget import partial_result
 from nodes.guards.cutoff import RETRY_NOTICE, incomplete_text
 from nodes.guards.provider_errors import describe_provider_error, is_context_overflow
-from nodes.support.policy import DecisionContext, decide_iteration, decision_context
-from nodes.support.request import assemble_request
-from nodes.guards.response import (PROVIDER_ERRORS, Checked, DroppedMidStream, IncompleteResponse,
+from nodes.core.policy import DecisionContext, decide_iteration, decision_context
+from nodes.core.request import assemble_request
+from nodes.model.response import (PROVIDER_ERRORS, Checked, DroppedMidStream, IncompleteResponse,
                                   check_response, stream_response)
-from nodes.support.state import AgentState, Deps, RunContext, long_term_memory, run_context
+from nodes.core.state import AgentState, Deps, RunContext, long_term_memory, run_context
 from nodes.guards.turn import FINALIZATION_NOTICE, current_turn, exceeded, finalization_request
 from prompts import PromptSources, assemble_system_prompt, loop_prompt
 from tools.registry import schemas
@@ -70,7 +70,7 @@ class ModelCaller:
     def system_message(self, ctx: RunContext, project_context: str = "") -> SystemMessage:
         """The prompt only changes with its inputs, the date and the PAI.md files
         (``state["project_context"]``), so build it once per key. Memories are not in it: they
-        ride with their turn (``nodes/support/request.py``)."""
+        ride with their turn (``nodes/core/request.py``)."""
         now = self.deps.clock()
         key = (self.deps.prompt_home, ctx.project_root, ctx.approval, ctx.mode, now.date(), now.tzname(),
                project_context, skill_index(self.deps, ctx))
@@ -145,7 +145,7 @@ def failure(exc: BaseException) -> dict[str, Any]:
 
 async def with_decisions(update: dict[str, Any], turn: DecisionContext) -> dict[str, Any]:
     """Decide the answer's tool calls here, once, with the turn the model was called with
-    (``nodes.support.policy``): the router, the gate and execution read the records."""
+    (``nodes.core.policy``): the router, the gate and execution read the records."""
     answer = (update.get("messages") or [None])[-1]
     if isinstance(answer, AIMessage) and answer.tool_calls:
         update["decisions"] = await decide_iteration(answer.tool_calls, turn)

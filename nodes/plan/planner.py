@@ -17,13 +17,13 @@ from langgraph.runtime import Runtime
 
 from memory.tokens import text_of
 from nodes.guards.provider_errors import describe_provider_error
-from nodes.guards.response import PROVIDER_ERRORS
+from nodes.model.response import PROVIDER_ERRORS
 from nodes.plan.model import PlanError, parse_plan, simple_plan
 from nodes.plan.state import PlanState
 from nodes.plan.text import reply_preview
-from nodes.support.policy import submitted_text
-from nodes.support.run_errors import require_user_message
-from nodes.support.state import Deps, RunContext, run_context
+from nodes.core.policy import submitted_text
+from nodes.core.run_errors import require_user_message
+from nodes.core.state import Deps, RunContext, run_context
 from prompts import PromptSources, assemble_planner_prompt
 from prompts.pai_md import load_project_context
 

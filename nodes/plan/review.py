@@ -17,7 +17,7 @@ from langgraph.types import interrupt
 
 from nodes.plan.state import PlanState
 from nodes.plan.text import PLAN_REVIEW_CANCELLED, plan_review_answer, task_rows
-from nodes.support.state import RunContext, run_context
+from nodes.core.state import RunContext, run_context
 
 PLAN_REVIEW_KIND = "plan_review"
 RESUME = {"execute": {"action": "execute"}, "cancel": {"action": "cancel"},

@@ -19,7 +19,7 @@ from langgraph.runtime import Runtime
 from typing_extensions import TypedDict
 
 from memory.tokens import text_of
-from nodes.support.state import Deps, RunContext, run_context
+from nodes.core.state import Deps, RunContext, run_context
 from prompts import PromptSources, assemble_system_prompt
 from prompts.pai_md import load_project_context
 

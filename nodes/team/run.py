@@ -18,10 +18,10 @@ from langgraph.config import get_stream_writer
 from langgraph.runtime import Runtime
 
 from nodes import dag
-from nodes.support.policy import submitted_text
-from nodes.support.request import turn_memory
-from nodes.support.run_errors import require_user_message
-from nodes.support.state import Deps, RunContext, long_term_memory, memory_project_key, run_context
+from nodes.core.policy import submitted_text
+from nodes.core.request import turn_memory
+from nodes.core.run_errors import require_user_message
+from nodes.core.state import Deps, RunContext, long_term_memory, memory_project_key, run_context
 from nodes.team import texts
 from nodes.team.inputs import Dependency, TeamInputs
 from nodes.team.members import reply_text

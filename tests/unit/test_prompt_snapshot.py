@@ -27,7 +27,7 @@ def _prompt(tmp_path: Path) -> str:
     home.mkdir()
     (project / "PAI.md").write_text("# 项目约定\n\n构建用 `mvn -q test`。\n", encoding="utf-8")
     pai = load_project_context(project, home).replace(str(project), "<project>")
-    # Since issue 13 the turn's memories are not in the system prompt (nodes/support/request.py).
+    # Since issue 13 the turn's memories are not in the system prompt (nodes/core/request.py).
     skills = SkillLibrary(home).index(project)  # the built-in skills only (reference q.2 item 7)
     return assemble_system_prompt(mode="agent", approval="auto", now=NOW, skills=skills, project_context=pai)
 
