@@ -24,9 +24,10 @@ from langgraph.store.base import BaseStore
 from graphs.batch import fan_out
 from graphs.start import link_start
 from graphs.unit import make_unit_node
+from nodes.dag import make_planner, unit_payload
 from nodes.extract_facts import make_extract_facts
 from nodes.plan.execute import collect, schedule
-from nodes.plan.planner import make_planner, plan_start
+from nodes.plan.planner import make_planning, plan_start
 from nodes.plan.review import review
 from nodes.plan.state import PlanState
 from nodes.plan.summary import summary
@@ -38,9 +39,8 @@ MODE = "plan"
 
 def task_payloads(state: PlanState) -> list[dict[str, Any]]:
     plan, by_id = state["plan"], {t["id"]: t for t in state["plan"]["tasks"]}
-    return [{"unit_id": i, "unit_request": state.get("submitted", ""), "unit_input": task_input(plan, by_id[i]),
-             "trusted_urls": trusted_urls(plan, by_id[i]), "approved_all": list(state.get("approved_all") or []),
-             "external_sources": list(state.get("external_sources") or [])} for i in state.get("batch") or []]
+    return [unit_payload(state, i, task_input(plan, by_id[i]), trusted_urls(plan, by_id[i]))
+            for i in state.get("batch") or []]
 
 
 def after_planner(state: PlanState) -> str:
@@ -68,7 +68,7 @@ def after_summary(state: PlanState) -> str:
 def build_plan(deps: Deps, *, context_schema: type[RunContext] = RunContext) -> StateGraph:
     builder = StateGraph(PlanState, input_schema=MessagesInput, context_schema=context_schema)
     builder.add_node("plan_start", plan_start)
-    builder.add_node("planner", make_planner(deps))
+    builder.add_node("planner", make_planner(make_planning(deps)))
     builder.add_node("review", review)
     builder.add_node("schedule", schedule)
     builder.add_node("task", make_unit_node(deps, mode=MODE))

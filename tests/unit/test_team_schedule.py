@@ -2,8 +2,10 @@
 
 from __future__ import annotations
 
+from nodes.dag import next_batch
 from nodes.team.inputs import Dependency, TeamInputs
 from nodes.team.plan import TeamStep
+from nodes.team.run import TEAM
 from nodes.team.schedule import (COMPLETED, FAILED, assign, left_pending, ready, reviewer_name)
 from nodes.team.texts import batch_line, final_text, plan_lines, rejected
 
@@ -23,7 +25,7 @@ def test_ready_steps_are_pending_with_every_dependency_completed_in_plan_order()
 
 
 def test_a_wave_takes_at_most_two_steps_on_workers_chosen_round_robin():
-    wave, cursor = assign(ready(STEPS, {}), 0)
+    wave, cursor = assign(next_batch(TEAM, {"plan": {"steps": STEPS}, "records": {}}), 0)
     assert [(s["id"], w) for s, w in wave] == [("step_1", "worker-1"), ("step_2", "worker-2")]
     wave, cursor = assign([STEPS[3]], cursor)
     assert [w for _, w in wave] == ["worker-1"] and cursor == 3
