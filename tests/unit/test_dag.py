@@ -44,7 +44,7 @@ def test_progress_is_one_type_for_both_modes():
     steps = [{"id": "step_1", "dependencies": []}, {"id": "step_2", "dependencies": ["step_1"]}]
     records = {"step_1": {"status": schedule.COMPLETED}}
     assert dag.progress(steps, lambda i: schedule.status(records, i), completed=schedule.COMPLETED) == dag.Progress(1, 2)
-    assert [s["id"] for s in schedule.ready(steps, records)] == ["step_2"]
+    assert [s["id"] for s in dag.next_batch(TEAM, {"plan": {"steps": steps}, "records": records})] == ["step_2"]
     assert [t["id"] for t in model.ready(plan)] == ["task_2"] and model.dependents(plan, "task_1") == ["task_2"]
 
 

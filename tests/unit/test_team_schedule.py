@@ -2,11 +2,12 @@
 
 from __future__ import annotations
 
+from nodes import dag
 from nodes.dag import next_batch
 from nodes.team.inputs import Dependency, TeamInputs
 from nodes.team.plan import TeamStep
 from nodes.team.run import TEAM
-from nodes.team.schedule import (COMPLETED, FAILED, assign, left_pending, ready, reviewer_name)
+from nodes.team.schedule import COMPLETED, FAILED, assign, left_pending, reviewer_name
 from nodes.team.texts import batch_line, final_text, plan_lines, rejected
 
 
@@ -15,6 +16,11 @@ def step(id: str, *deps: str, description: str = "") -> TeamStep:
 
 
 STEPS = [step("step_1"), step("step_2"), step("step_3", "step_1", "step_2"), step("step_4")]
+
+
+def ready(steps: list[TeamStep], records: dict) -> list[TeamStep]:
+    """The ready steps as the Team scheduler reads them (``TEAM``: the status in ``records``)."""
+    return dag.ready(steps, TEAM.status_of({"records": records}), pending=TEAM.pending, completed=TEAM.completed)
 
 
 def test_ready_steps_are_pending_with_every_dependency_completed_in_plan_order():
