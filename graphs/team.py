@@ -26,16 +26,17 @@ from langgraph.checkpoint.base import BaseCheckpointSaver
 from langgraph.config import get_stream_writer
 from langgraph.graph import END, START, StateGraph
 from langgraph.store.base import BaseStore
-from langgraph.types import Send
 
+from graphs.batch import fan_out
 from graphs.start import link_start
 from graphs.unit import add_unit, make_unit_node, unit_config
+from nodes.dag import make_planner
 from nodes.extract_facts import make_extract_facts
 from nodes.core.state import Deps, MessagesInput, RunContext
 from nodes.team import texts
 from nodes.team.inputs import TeamInputs
 from nodes.team.members import MemberState, make_ask
-from nodes.team.run import collect, finish, make_planner, schedule, step_payloads, team_start
+from nodes.team.run import collect, finish, make_planning, schedule, step_payloads, team_start
 from nodes.team.state import StepInput, StepState, TeamState
 from nodes.team.step import MODE, after_step_node, make_retry, make_verdict, step_finish, worker_done
 from nodes.unit import UnitOutput
@@ -88,14 +89,15 @@ def build_team(deps: Deps, *, context_schema: type[RunContext] = RunContext) -> 
 
     def after_schedule(state: TeamState) -> Any:
         payloads = step_payloads(state, inputs)
-        return [Send("step", p) for p in payloads] if payloads else "finish"
+        return fan_out("step", payloads) if payloads else "finish"
 
     def after_finish(state: TeamState) -> str:
         return "extract_facts" if state.get("status") == "completed" else END
 
     builder = StateGraph(TeamState, input_schema=MessagesInput, context_schema=context_schema)
     builder.add_node("team_start", team_start)
-    builder.add_node("plan_team", make_planner(deps, build_member(deps, "team-planner"), inputs, member_config))
+    builder.add_node("plan_team", make_planner(make_planning(deps, build_member(deps, "team-planner"), inputs,
+                                                           member_config)))
     builder.add_node("schedule", schedule)
     builder.add_node("step", make_step_node(deps, inputs))
     builder.add_node("collect", collect)

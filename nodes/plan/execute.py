@@ -1,9 +1,10 @@
 """schedule and collect: one batch of ready tasks at a time (reference s.4 "Execution").
 
-``schedule`` picks the ready tasks (at most ``graphs.wave.MAX_PARALLEL``), marks them
-RUNNING and announces them; the graph fans them out as units. ``collect`` applies their
-results in task order, whatever order they finished in, and decides what follows a failure:
-re-plan while progress < 50 % and re-plans are left, otherwise skip what depended on it.
+Both are the shared nodes of ``nodes.dag`` over ``PLAN``, the plan's tasks in execution order.
+``schedule`` takes the ready tasks (at most ``MAX_BATCH``, as ``graphs.batch.MAX_PARALLEL``),
+marks them RUNNING and announces them; the graph fans them out as units. ``collect`` applies
+their results in task order, whatever order they finished in, and decides what follows a
+failure: re-plan while progress < 50 % and re-plans are left, otherwise skip what depended on it.
 """
 
 from __future__ import annotations
@@ -11,17 +12,23 @@ from __future__ import annotations
 from typing import Any
 
 from langgraph.config import get_stream_writer
-from langgraph.runtime import Runtime
 
 from nodes import dag
-from nodes.plan.model import COMPLETED, FAILED, PENDING, RUNNING, SKIPPED, dependents, progress, ready
+from nodes.plan.model import (COMPLETED, FAILED, PENDING, RUNNING, SKIPPED, dependents, progress, status_reader,
+                              tasks_in_order)
 from nodes.plan.state import PlanState
 from nodes.plan.text import replan_goal
-from nodes.core.state import RunContext, run_context
+from nodes.support.state import RunContext
 
-MAX_WAVE = 4  # graphs.wave.MAX_PARALLEL; the graph layer fans out what this node picks
+MAX_BATCH = 4  # graphs.batch.MAX_PARALLEL; the graph layer fans out what this node picks
 PREVIEW_CHARS = 100
 START_NOTICE = "🚀 开始执行计划..."
+NO_RESULT = "任务没有结果"
+
+PLAN: dag.Dag[PlanState] = dag.Dag(
+    units=lambda state: tasks_in_order(state["plan"]), status_of=lambda state: status_reader(state["plan"]),
+    running=lambda state: state.get("batch") or [], pending=PENDING, completed=COMPLETED, failed=FAILED,
+    max_batch=MAX_BATCH, no_result=NO_RESULT)
 
 
 def _with_status(plan: dict[str, Any], changes: dict[str, tuple[str, str | None]],
@@ -36,14 +43,13 @@ def _with_status(plan: dict[str, Any], changes: dict[str, tuple[str, str | None]
     return {**plan, "tasks": tasks}
 
 
-async def schedule(state: PlanState) -> dict[str, Any]:
+def start_batch(state: PlanState, batch: list[dict[str, Any]]) -> dict[str, Any]:
     plan, notify = state["plan"], get_stream_writer()
     if state.get("stopping"):  # reference (s.4 step 6): the replan limit was reached
         left = [t["id"] for t in plan["tasks"] if t["status"] == PENDING]
         lines = [f"任务 {i} 已跳过: 已达到重新规划上限" for i in left]
         return {"plan": _with_status(plan, {i: (SKIPPED, None) for i in left}), "batch": [],
                 "failures": [*state.get("failures", []), *lines], "stopping": False}
-    batch = [t for t in ready(plan)][:MAX_WAVE]
     if not any(t["status"] != PENDING for t in plan["tasks"]) and batch:
         notify({"notice": START_NOTICE})
     if len(batch) == 1:
@@ -55,40 +61,39 @@ async def schedule(state: PlanState) -> dict[str, Any]:
     return {"plan": _with_status(plan, {t["id"]: (RUNNING, None) for t in batch}), "batch": [t["id"] for t in batch]}
 
 
-async def collect(state: PlanState, runtime: Runtime[RunContext]) -> dict[str, Any]:
-    plan, results, notify = state["plan"], state.get("results") or {}, get_stream_writer()
-    max_replans = max(0, run_context(runtime).max_replans)
+def apply_results(state: PlanState, done: list[dag.Finished], ctx: RunContext) -> dict[str, Any]:
+    plan, notify, max_replans = state["plan"], get_stream_writer(), max(0, ctx.max_replans)
     failures, stopping, update = list(state.get("failures") or []), bool(state.get("stopping")), {}
-    batch = [i for i in plan["order"] if i in set(state.get("batch") or [])]
-    for task_id in batch:
-        r = results.get(task_id) or {"ok": False, "text": "任务没有结果"}
-        text = str(r.get("text") or "")
-        if r.get("ok"):
-            plan = _with_status(plan, {task_id: (COMPLETED, text)},
-                                {task_id: {"trusted_urls": list(r.get("trusted_urls") or [])}})
-            notify({"notice": f"✅ 完成 [{task_id}]" + (f": {text[:PREVIEW_CHARS]}" if text.strip() else "")})
+    for task in done:
+        if task.ok:
+            plan = _with_status(plan, {task.id: (task.status, task.text)},
+                                {task.id: {"trusted_urls": list(task.result.get("trusted_urls") or [])}})
+            notify({"notice": f"✅ 完成 [{task.id}]" + (f": {task.text[:PREVIEW_CHARS]}" if task.text.strip() else "")})
             continue
-        plan = _with_status(plan, {task_id: (FAILED, text)})
-        notify({"notice": f"❌ 失败 [{task_id}]: {text}"})
-        failures.append(f"任务 {task_id} 失败: {text}")
+        plan = _with_status(plan, {task.id: (task.status, task.text)})
+        notify({"notice": f"❌ 失败 [{task.id}]: {task.text}"})
+        failures.append(f"任务 {task.id} 失败: {task.text}")
         if not stopping and progress(plan).fraction < 0.5:
             used = state.get("replans", 0)
             if used < max_replans:
                 notify({"notice": f"🔄 尝试重新规划（第 {used + 1}/{max_replans} 次）..."})
-                update = {"goal": replan_goal(plan, text), "replan_reason": text, "replans": used + 1}
+                update = {"goal": replan_goal(plan, task.text), "replan_reason": task.text, "replans": used + 1}
                 break  # the rest of this batch's results are discarded with the old plan
             line = f"🛑 已达到重新规划上限（{max_replans} 次），停止执行剩余任务。"
             notify({"notice": line})
             failures.append(line)
             stopping = True
         else:
-            skipped = [d for d in dependents(plan, task_id) if _status(plan, d) == PENDING]
+            skipped = [d for d in dependents(plan, task.id) if _status(plan, d) == PENDING]
             plan = _with_status(plan, {d: (SKIPPED, None) for d in skipped})
-            failures += [f"任务 {d} 已跳过: 依赖的任务 {task_id} 失败" for d in skipped]
+            failures += [f"任务 {d} 已跳过: 依赖的任务 {task.id} 失败" for d in skipped]
     if update:  # the new plan's run starts afresh (its result replaces this one's)
         plan, failures, stopping = None, [], False
-    return {"plan": plan, **update, "batch": [], "failures": failures, "stopping": stopping,
-            **dag.collected(state, results)}
+    return {"plan": plan, **update, "batch": [], "failures": failures, "stopping": stopping}
+
+
+schedule = dag.make_schedule(PLAN, start_batch)
+collect = dag.make_collect(PLAN, apply_results)
 
 
 def _status(plan: dict[str, Any], task_id: str) -> str:

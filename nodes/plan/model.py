@@ -140,10 +140,11 @@ def tasks_in_order(plan: dict[str, Any]) -> list[dict[str, Any]]:
 
 def ready(plan: dict[str, Any]) -> list[dict[str, Any]]:
     """PENDING tasks whose dependencies all COMPLETED, in execution order (``nodes.dag``)."""
-    return dag.ready(tasks_in_order(plan), _status_of(plan), pending=PENDING, completed=COMPLETED)
+    return dag.ready(tasks_in_order(plan), status_reader(plan), pending=PENDING, completed=COMPLETED)
 
 
-def _status_of(plan: dict[str, Any]) -> Callable[[str], str]:
+def status_reader(plan: dict[str, Any]) -> Callable[[str], str]:
+    """How a task's status is read (``nodes.dag.StatusOf``): from the plan's tasks."""
     statuses = {t["id"]: t["status"] for t in plan["tasks"]}
     return lambda task_id: statuses.get(task_id, PENDING)
 
@@ -164,7 +165,7 @@ def waves(plan: dict[str, Any]) -> list[list[str]]:
 
 
 def progress(plan: dict[str, Any]) -> dag.Progress:
-    return dag.progress(plan["tasks"], _status_of(plan), completed=COMPLETED)
+    return dag.progress(plan["tasks"], status_reader(plan), completed=COMPLETED)
 
 
 def dependents(plan: dict[str, Any], task_id: str) -> list[str]:

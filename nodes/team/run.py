@@ -1,8 +1,10 @@
 """The orchestrator's nodes (reference s.5 Flow): take the goal, plan, schedule waves of ready
 steps, collect their results in step order, and write the final text.
 
-The planner is a member call without tools (``nodes.team.members``); a reply that breaks any
-plan rule ends the run before a worker starts. ``collect`` applies a wave's results in plan
+The planner, ``schedule`` and ``collect`` are the shared nodes of ``nodes.dag`` (as Plan's), over
+``TEAM``: the plan's steps, their status in ``records``. The planner asks a member without tools
+(``nodes.team.members``); a reply that breaks any plan rule ends the run before a worker
+starts. ``collect`` applies a wave's results in plan
 order, whatever order they finished in; a failed step never stops its sibling, only the steps
 that depend on it, which stay pending and are reported as skipped.
 """
@@ -10,6 +12,7 @@ that depend on it, which stay pending and are reported as skipped.
 from __future__ import annotations
 
 import asyncio
+from functools import partial
 from typing import Any
 
 from langchain_core.messages import AIMessage, HumanMessage
@@ -25,8 +28,9 @@ from nodes.core.state import Deps, RunContext, long_term_memory, memory_project_
 from nodes.team import texts
 from nodes.team.inputs import Dependency, TeamInputs
 from nodes.team.members import reply_text
-from nodes.team.plan import PlanError, parse_team_plan
-from nodes.team.schedule import COMPLETED, FAILED, assign, left_pending, ready, reviewer_name
+from nodes.team.plan import PlanError, TeamStep, parse_team_plan
+from nodes.team.schedule import (COMPLETED, FAILED, MAX_WORKERS, PENDING, assign, left_pending, reviewer_name,
+                                  status)
 from nodes.team.state import TeamState
 
 
@@ -45,14 +49,17 @@ async def team_start(state: TeamState) -> dict[str, Any]:
             "cursor": 0, "batches": 0, "outcome": "", "status": "", "error": None}
 
 
-def _ended(text: str) -> dict[str, Any]:
-    return {"outcome": text, "status": "failed"}
+TEAM: dag.Dag[TeamState] = dag.Dag(
+    units=lambda state: state["plan"]["steps"],
+    status_of=lambda state: partial(status, state.get("records") or {}),
+    running=lambda state: [item["step"]["id"] for item in state.get("wave") or []],
+    pending=PENDING, completed=COMPLETED, failed=FAILED, max_batch=MAX_WORKERS, no_result=texts.EMPTY_RESULT)
 
 
-def make_planner(deps: Deps, planner: Any, inputs: TeamInputs, member_config: Any):
+def make_planning(deps: Deps, planner: Any, inputs: TeamInputs, member_config: Any):
+    """Team's planning for ``nodes.dag.make_planner``: the planner member's reply, parsed strictly."""
+
     async def plan_team(state: TeamState, config: RunnableConfig, runtime: Runtime[RunContext]) -> dict[str, Any]:
-        if state.get("plan") or state.get("outcome"):  # resumed after planning
-            return {}
         goal, ctx = state["submitted"], run_context(runtime)
         request = [HumanMessage(inputs.planning(goal))]
         # Q16: the memories relevant to the goal ride after the request, as in every mode's turn
@@ -60,23 +67,22 @@ def make_planner(deps: Deps, planner: Any, inputs: TeamInputs, member_config: An
                                        window=ctx.context_window, project_key=memory_project_key(ctx), now=deps.clock())
         out = await planner.ainvoke({"messages": request + ([note] if note else [])}, member_config(config, "planner"))
         if out.get("error"):
-            return _ended(texts.PLANNER_FAILED.format(error=out["error"]))
+            raise dag.PlanningFailed(texts.PLANNER_FAILED.format(error=out["error"]))
         reply = reply_text(out)
         if not reply.strip():
-            return _ended(texts.PLAN_BLANK)
+            raise dag.PlanningFailed(texts.PLAN_BLANK)
         try:
             plan = parse_team_plan(reply)
         except PlanError as exc:
-            return _ended(texts.PLAN_REJECTED.format(reason=exc, reply=texts.bounded_reply(reply)))
+            raise dag.PlanningFailed(texts.PLAN_REJECTED.format(reason=exc, reply=texts.bounded_reply(reply))) from None
         _notify(*texts.plan_lines(plan["steps"]), texts.EXECUTION_HEADING)
         return {"plan": plan}
 
     return plan_team
 
 
-async def schedule(state: TeamState) -> dict[str, Any]:
-    steps, records = state["plan"]["steps"], state.get("records") or {}
-    wave, cursor = assign(ready(steps, records), state.get("cursor", 0))
+def start_wave(state: TeamState, ready: list[TeamStep]) -> dict[str, Any]:
+    wave, cursor = assign(ready, state.get("cursor", 0))
     batches = state.get("batches", 0) + (len(wave) > 1)
     if len(wave) > 1:
         _notify(texts.wave_line(batches, len(wave)))
@@ -96,22 +102,20 @@ def step_payloads(state: TeamState, inputs: TeamInputs) -> list[dict[str, Any]]:
         # reference s.5 runStep item 2: what the dependencies' web_search grounded, also trusted here
         urls = sorted({u for d in step["dependencies"] for u in records[d].get("trusted_urls") or ()})
         context = inputs.context(state["submitted"], done, urls)
-        payloads.append({"unit_id": step["id"], "unit_request": state["submitted"], "trusted_urls": urls,
-                         "unit_input": inputs.step(context, step), "context": context, **item,
-                         "approved_all": list(state.get("approved_all") or []),
-                         "external_sources": list(state.get("external_sources") or [])})
+        payloads.append({**dag.unit_payload(state, step["id"], inputs.step(context, step), urls), "context": context, **item})
     return payloads
 
 
-async def collect(state: TeamState) -> dict[str, Any]:
-    results, records = state.get("results") or {}, {}
-    for item in state.get("wave") or []:
-        step_id = item["step"]["id"]
-        r = results.get(step_id) or {"ok": False, "text": texts.EMPTY_RESULT}
-        records[step_id] = {"status": COMPLETED if r.get("ok") else FAILED, "result": str(r.get("text") or ""),
-                            "worker": item["worker"], "retries": r.get("retries", 0),
-                            "trusted_urls": list(r.get("trusted_urls") or [])}
-    return {"records": records, "wave": [], **dag.collected(state, results)}
+def record_wave(state: TeamState, done: list[dag.Finished], ctx: RunContext) -> dict[str, Any]:
+    workers = {item["step"]["id"]: item["worker"] for item in state.get("wave") or []}
+    records = {step.id: {"status": step.status, "result": step.text, "worker": workers[step.id],
+                         "retries": step.result.get("retries", 0), "trusted_urls": list(step.result.get("trusted_urls") or [])}
+               for step in done}
+    return {"records": records, "wave": []}
+
+
+schedule = dag.make_schedule(TEAM, start_wave)
+collect = dag.make_collect(TEAM, record_wave)
 
 
 async def finish(state: TeamState) -> dict[str, Any]:

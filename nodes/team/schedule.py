@@ -1,16 +1,16 @@
 """Which steps run next and on which worker (reference s.5, Execution).
 
 Two workers, so at most two steps at once. A wave is the ready steps (pending, every dependency
-completed) in plan order, at most two of them; the scheduler asks again when the wave is done,
-so a third ready step starts in the next wave. Workers are taken round-robin over the whole
-run (``workers[cursor++ % 2]``), which also gives the two steps of a wave different workers.
+completed) in plan order, at most two of them (``nodes.dag.next_batch`` over ``TEAM`` in
+``nodes.team.run``); the scheduler asks again when the wave is done, so a third ready step
+starts in the next wave. Workers are taken round-robin over the whole run
+(``workers[cursor++ % 2]``), which also gives the two steps of a wave different workers.
 """
 
 from __future__ import annotations
 
 from typing import Any
 
-from nodes import dag
 from nodes.team.plan import TeamStep
 
 WORKERS = ("worker-1", "worker-2")  # reference s.5: the orchestrator's two executors
@@ -24,14 +24,8 @@ def status(records: dict[str, Any], step_id: str) -> str:
     return (records.get(step_id) or {}).get("status", PENDING)
 
 
-def ready(steps: list[TeamStep], records: dict[str, Any]) -> list[TeamStep]:
-    """Pending steps whose dependencies all completed, in plan order (``nodes.dag``)."""
-    return dag.ready(steps, lambda step_id: status(records, step_id), pending=PENDING, completed=COMPLETED)
-
-
-def assign(steps: list[TeamStep], cursor: int) -> tuple[list[tuple[TeamStep, str]], int]:
-    """The next wave: at most two of ``steps`` with their workers, and the advanced cursor."""
-    wave = steps[:MAX_WORKERS]
+def assign(wave: list[TeamStep], cursor: int) -> tuple[list[tuple[TeamStep, str]], int]:
+    """The wave's steps with their workers, and the advanced cursor."""
     return [(step, WORKERS[(cursor + i) % MAX_WORKERS]) for i, step in enumerate(wave)], cursor + len(wave)
 
 
