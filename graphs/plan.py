@@ -10,7 +10,7 @@
 Each task is one execution unit (``graphs/unit.py``): the react graph's agent loop and
 context node on a message list of its own, run as a ``Send`` target. ``build_graph`` is what
 the CLI compiles (with ``memory.ledger.namespaced.NamespacedSaver`` over the session's ledger);
-``paicli/studio.py`` compiles it for ``langgraph.json``.
+``paicli/studio/graphs.py`` compiles it for ``langgraph.json``.
 """
 
 from __future__ import annotations
@@ -21,18 +21,18 @@ from langgraph.checkpoint.base import BaseCheckpointSaver
 from langgraph.graph import END, START, StateGraph
 from langgraph.store.base import BaseStore
 
-from graphs.batch import fan_out
+from graphs.wave import fan_out
 from graphs.start import link_start
 from graphs.unit import make_unit_node
 from nodes.dag import make_planner, unit_payload
 from nodes.extract_facts import make_extract_facts
 from nodes.plan.execute import collect, schedule
 from nodes.plan.planner import make_planning, plan_start
-from nodes.plan.review import review
+from nodes.plan.review import plan_review
 from nodes.plan.state import PlanState
 from nodes.plan.summary import summary
 from nodes.plan.text import DONE, task_input, trusted_urls
-from nodes.support.state import Deps, MessagesInput, RunContext
+from nodes.core.state import Deps, MessagesInput, RunContext
 
 MODE = "plan"
 
@@ -69,7 +69,7 @@ def build_plan(deps: Deps, *, context_schema: type[RunContext] = RunContext) -> 
     builder = StateGraph(PlanState, input_schema=MessagesInput, context_schema=context_schema)
     builder.add_node("plan_start", plan_start)
     builder.add_node("planner", make_planner(make_planning(deps)))
-    builder.add_node("review", review)
+    builder.add_node("review", plan_review)
     builder.add_node("schedule", schedule)
     builder.add_node("task", make_unit_node(deps, mode=MODE))
     builder.add_node("collect", collect)

@@ -27,7 +27,7 @@ from langgraph.config import get_stream_writer
 from langgraph.graph import END, START, StateGraph
 from langgraph.store.base import BaseStore
 
-from graphs.batch import fan_out
+from graphs.wave import fan_out
 from graphs.start import link_start
 from graphs.unit import add_unit, make_unit_node, unit_config
 from nodes.dag import make_planner

@@ -7,13 +7,13 @@ it on its tasks, ``PENDING`` ..., Team in its step records, ``pending`` ...), wh
 completed and a failed unit are called, how many units run at once, and which ones are running.
 The rules are here once:
 
-- ``ready``: the pending units whose dependencies all completed, in order; ``next_batch`` is the
-  first ``max_batch`` of them.
+- ``ready``: the pending units whose dependencies all completed, in order; ``next_wave`` is the
+  first ``max_wave`` of them.
 - ``dependents``: every unit that depends on one, directly or not.
 - ``Progress``: how much of the graph completed (Plan re-plans a failure only below half).
-- ``make_schedule``: the node that picks the next batch and hands it to the mode, which marks
+- ``make_schedule``: the node that picks the next wave and hands it to the mode, which marks
   it running and announces it.
-- ``make_collect``: the node that hands the mode the batch's results in unit order, whatever order
+- ``make_collect``: the node that hands the mode the wave's results in unit order, whatever order
   they finished in (a unit without one failed), and merges what every unit shares with the run.
 - ``make_planner``: the node that makes the plan once per run: a mode's planning returns the
   update that stores it, or raises ``PlanningFailed``, which ends the run.
@@ -27,7 +27,7 @@ from typing import Any, Awaitable, Callable, Generic, Iterable, Mapping, Sequenc
 from langchain_core.runnables import RunnableConfig
 from langgraph.runtime import Runtime
 
-from nodes.support.state import RunContext, run_context
+from nodes.core.state import RunContext, run_context
 from nodes.unit import UnitInput
 
 StatusOf = Callable[[str], str]
@@ -72,22 +72,22 @@ class Dag(Generic[S]):
 
     units: Callable[[S], Sequence[Any]]  # every unit, dependencies first
     status_of: Callable[[S], StatusOf]  # the reader of a unit's status in that state
-    running: Callable[[S], Iterable[str]]  # the ids of the batch that ran
+    running: Callable[[S], Iterable[str]]  # the ids of the wave that ran
     pending: str
     completed: str
     failed: str
-    max_batch: int  # units at once
+    max_wave: int  # units at once
     no_result: str  # the failure text of a unit that returned no result
 
 
-def next_batch(dag: Dag[S], state: S) -> list[Any]:
-    """The ready units of ``state``, at most ``max_batch``, in order (the rest wait)."""
-    return ready(dag.units(state), dag.status_of(state), pending=dag.pending, completed=dag.completed)[:dag.max_batch]
+def next_wave(dag: Dag[S], state: S) -> list[Any]:
+    """The ready units of ``state``, at most ``max_wave``, in order (the rest wait)."""
+    return ready(dag.units(state), dag.status_of(state), pending=dag.pending, completed=dag.completed)[:dag.max_wave]
 
 
 @dataclass(frozen=True)
 class Finished:
-    """One unit of the batch that ran, with its result (``graphs/unit.py``)."""
+    """One unit of the wave that ran, with its result (``graphs/unit.py``)."""
 
     id: str
     status: str  # the Dag's completed or failed
@@ -100,7 +100,7 @@ class Finished:
 
 
 def finished(dag: Dag[S], state: S) -> list[Finished]:
-    """The running batch's results in unit order, whatever order they finished in."""
+    """The running wave's results in unit order, whatever order they finished in."""
     results, running = state.get("results") or {}, set(dag.running(state))
     out = []
     for u in dag.units(state):
@@ -111,17 +111,17 @@ def finished(dag: Dag[S], state: S) -> list[Finished]:
 
 
 def make_schedule(dag: Dag[S], start: Callable[[S, list[Any]], Update]):
-    """The scheduler node: ``start(state, batch)`` marks the next batch running and announces it
-    (an empty batch: nothing is ready, the graph goes on to its final text)."""
+    """The scheduler node: ``start(state, wave)`` marks the next wave running and announces it
+    (an empty wave: nothing is ready, the graph goes on to its final text)."""
 
     async def schedule(state: S) -> Update:
-        return start(state, next_batch(dag, state))
+        return start(state, next_wave(dag, state))
 
     return schedule
 
 
 def make_collect(dag: Dag[S], apply: Callable[[S, list[Finished], RunContext], Update]):
-    """The collector node: ``apply(state, finished, context)`` records the batch's results and
+    """The collector node: ``apply(state, finished, context)`` records the wave's results and
     decides what follows; the results are then cleared and what the units approved and read is
     merged into the run's."""
 

@@ -1,7 +1,7 @@
-"""schedule and collect: one batch of ready tasks at a time (reference s.4 "Execution").
+"""schedule and collect: one wave of ready tasks at a time (reference s.4 "Execution").
 
 Both are the shared nodes of ``nodes.dag`` over ``PLAN``, the plan's tasks in execution order.
-``schedule`` takes the ready tasks (at most ``MAX_BATCH``, as ``graphs.batch.MAX_PARALLEL``),
+``schedule`` takes the ready tasks (at most ``MAX_WAVE``, as ``graphs.wave.MAX_PARALLEL``),
 marks them RUNNING and announces them; the graph fans them out as units. ``collect`` applies
 their results in task order, whatever order they finished in, and decides what follows a
 failure: re-plan while progress < 50 % and re-plans are left, otherwise skip what depended on it.
@@ -18,9 +18,9 @@ from nodes.plan.model import (COMPLETED, FAILED, PENDING, RUNNING, SKIPPED, depe
                               tasks_in_order)
 from nodes.plan.state import PlanState
 from nodes.plan.text import replan_goal
-from nodes.support.state import RunContext
+from nodes.core.state import RunContext
 
-MAX_BATCH = 4  # graphs.batch.MAX_PARALLEL; the graph layer fans out what this node picks
+MAX_WAVE = 4  # graphs.wave.MAX_PARALLEL; the graph layer fans out what this node picks
 PREVIEW_CHARS = 100
 START_NOTICE = "🚀 开始执行计划..."
 NO_RESULT = "任务没有结果"
@@ -28,7 +28,7 @@ NO_RESULT = "任务没有结果"
 PLAN: dag.Dag[PlanState] = dag.Dag(
     units=lambda state: tasks_in_order(state["plan"]), status_of=lambda state: status_reader(state["plan"]),
     running=lambda state: state.get("batch") or [], pending=PENDING, completed=COMPLETED, failed=FAILED,
-    max_batch=MAX_BATCH, no_result=NO_RESULT)
+    max_wave=MAX_WAVE, no_result=NO_RESULT)
 
 
 def _with_status(plan: dict[str, Any], changes: dict[str, tuple[str, str | None]],
@@ -43,7 +43,7 @@ def _with_status(plan: dict[str, Any], changes: dict[str, tuple[str, str | None]
     return {**plan, "tasks": tasks}
 
 
-def start_batch(state: PlanState, batch: list[dict[str, Any]]) -> dict[str, Any]:
+def start_wave(state: PlanState, batch: list[dict[str, Any]]) -> dict[str, Any]:
     plan, notify = state["plan"], get_stream_writer()
     if state.get("stopping"):  # reference (s.4 step 6): the replan limit was reached
         left = [t["id"] for t in plan["tasks"] if t["status"] == PENDING]
@@ -92,7 +92,7 @@ def apply_results(state: PlanState, done: list[dag.Finished], ctx: RunContext) -
     return {"plan": plan, **update, "batch": [], "failures": failures, "stopping": stopping}
 
 
-schedule = dag.make_schedule(PLAN, start_batch)
+schedule = dag.make_schedule(PLAN, start_wave)
 collect = dag.make_collect(PLAN, apply_results)
 
 

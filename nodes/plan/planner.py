@@ -19,15 +19,15 @@ from langgraph.runtime import Runtime
 
 from nodes.dag import PlanningFailed
 from nodes.guards.provider_errors import describe_provider_error
-from nodes.guards.response import PROVIDER_ERRORS
+from nodes.model.response import PROVIDER_ERRORS
 from nodes.plan.model import PlanError, parse_plan, simple_plan
 from nodes.plan.state import PlanState
 from nodes.plan.text import reply_preview
-from nodes.support.policy import user_text
-from nodes.support.run_errors import require_user_message
-from nodes.support.state import Deps, RunContext, run_context
+from nodes.core.policy import submitted_text
+from nodes.core.run_errors import require_user_message
+from nodes.core.state import Deps, RunContext, run_context
 from prompts import PromptSources, assemble_planner_prompt
-from prompts.pai_md import load_project_memory
+from prompts.pai_md import load_project_context
 
 PLANNING_REQUEST = "请为以下任务制定执行计划：\n"
 PLANNING_FAILED = "❌ 执行失败: {error}"  # the run's final text when planning fails
@@ -38,7 +38,7 @@ async def plan_start(state: PlanState) -> dict[str, Any]:
     """A new run: the goal is the user's message; nothing of an earlier run carries over."""
     messages = list(state.get("messages") or [])
     require_user_message(messages)
-    goal = user_text(messages)
+    goal = submitted_text(messages)
     return {"submitted": goal, "goal": goal, "plan": None, "replans": 0, "replan_reason": "", "batch": [],
             "results": None, "failures": [], "stopping": False, "outcome": "", "status": "", "error": None}
 
@@ -70,7 +70,7 @@ def make_planning(deps: Deps):
 async def ask_model(deps: Deps, ctx: RunContext, goal: str) -> str:
     root = Path(ctx.project_root)
     sources = PromptSources.for_project(deps.prompt_home, root)
-    system = assemble_planner_prompt(project_context=load_project_memory(root, deps.prompt_home), sources=sources)
+    system = assemble_planner_prompt(project_context=load_project_context(root, deps.prompt_home), sources=sources)
     reply = await deps.model.with_config(tags=PLANNER_TAGS).ainvoke(
         [SystemMessage(system), HumanMessage(PLANNING_REQUEST + goal)])
     if reply.usage_metadata:  # the run's token line counts the planner's call too

@@ -53,7 +53,7 @@ TEAM: dag.Dag[TeamState] = dag.Dag(
     units=lambda state: state["plan"]["steps"],
     status_of=lambda state: partial(status, state.get("records") or {}),
     running=lambda state: [item["step"]["id"] for item in state.get("wave") or []],
-    pending=PENDING, completed=COMPLETED, failed=FAILED, max_batch=MAX_WORKERS, no_result=texts.EMPTY_RESULT)
+    pending=PENDING, completed=COMPLETED, failed=FAILED, max_wave=MAX_WORKERS, no_result=texts.EMPTY_RESULT)
 
 
 def make_planning(deps: Deps, planner: Any, inputs: TeamInputs, member_config: Any):

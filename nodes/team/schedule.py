@@ -1,7 +1,7 @@
 """Which steps run next and on which worker (reference s.5, Execution).
 
 Two workers, so at most two steps at once. A wave is the ready steps (pending, every dependency
-completed) in plan order, at most two of them (``nodes.dag.next_batch`` over ``TEAM`` in
+completed) in plan order, at most two of them (``nodes.dag.next_wave`` over ``TEAM`` in
 ``nodes.team.run``); the scheduler asks again when the wave is done, so a third ready step
 starts in the next wave. Workers are taken round-robin over the whole run
 (``workers[cursor++ % 2]``), which also gives the two steps of a wave different workers.

@@ -44,7 +44,7 @@ def test_progress_is_one_type_for_both_modes():
     steps = [{"id": "step_1", "dependencies": []}, {"id": "step_2", "dependencies": ["step_1"]}]
     records = {"step_1": {"status": schedule.COMPLETED}}
     assert dag.progress(steps, lambda i: schedule.status(records, i), completed=schedule.COMPLETED) == dag.Progress(1, 2)
-    assert [s["id"] for s in dag.next_batch(TEAM, {"plan": {"steps": steps}, "records": records})] == ["step_2"]
+    assert [s["id"] for s in dag.next_wave(TEAM, {"plan": {"steps": steps}, "records": records})] == ["step_2"]
     assert [t["id"] for t in model.ready(plan)] == ["task_2"] and model.dependents(plan, "task_1") == ["task_2"]
 
 
@@ -63,7 +63,7 @@ def test_collected_clears_the_results_and_merges_what_the_units_approved_and_rea
 def toy_dag(cap: int) -> dag.Dag[dict]:
     return dag.Dag(units=lambda s: s["units"], status_of=lambda s: lambda i: s["statuses"].get(i, "todo"),
                    running=lambda s: s["running"], pending="todo", completed="done", failed="bad",
-                   max_batch=cap, no_result="没有结果")
+                   max_wave=cap, no_result="没有结果")
 
 
 def start(state: dict, batch: list[dict]) -> dict:
@@ -147,11 +147,11 @@ def test_plan_and_team_read_the_same_graph_the_same_way():
     team = {"plan": {"steps": UNITS}, "records": {"a": {"status": schedule.FAILED}},
             "wave": [{"step": UNITS[0], "worker": "worker-1"}, {"step": UNITS[2], "worker": "worker-2"}],
             "results": {"a": {"ok": True, "text": "A"}}}
-    assert [u["id"] for u in dag.next_batch(PLAN, plan)] == [u["id"] for u in dag.next_batch(TEAM, team)] == ["c"]
+    assert [u["id"] for u in dag.next_wave(PLAN, plan)] == [u["id"] for u in dag.next_wave(TEAM, team)] == ["c"]
     assert [(f.id, f.ok, f.text) for f in dag.finished(PLAN, plan)] == [("a", True, "A"), ("c", False, "任务没有结果")]
     assert [(f.id, f.ok, f.text) for f in dag.finished(TEAM, team)] == [("a", True, "A"), ("c", False, "执行结果为空")]
     plan["plan"]["tasks"][0]["status"], team["records"] = model.COMPLETED, {"a": {"status": schedule.COMPLETED}}
-    assert [u["id"] for u in dag.next_batch(PLAN, plan)] == ["c", "b"] and TEAM.max_batch == 2 and PLAN.max_batch == 4
+    assert [u["id"] for u in dag.next_wave(PLAN, plan)] == ["c", "b"] and TEAM.max_wave == 2 and PLAN.max_wave == 4
 
 
 async def test_the_planner_plans_once_and_a_planning_failure_ends_the_run():

@@ -3,12 +3,12 @@
 from __future__ import annotations
 
 from nodes import dag
-from nodes.dag import next_batch
+from nodes.dag import next_wave
 from nodes.team.inputs import Dependency, TeamInputs
 from nodes.team.plan import TeamStep
 from nodes.team.run import TEAM
 from nodes.team.schedule import COMPLETED, FAILED, assign, left_pending, reviewer_name
-from nodes.team.texts import batch_line, final_text, plan_lines, rejected
+from nodes.team.texts import wave_line, final_text, plan_lines, rejected
 
 
 def step(id: str, *deps: str, description: str = "") -> TeamStep:
@@ -31,7 +31,7 @@ def test_ready_steps_are_pending_with_every_dependency_completed_in_plan_order()
 
 
 def test_a_wave_takes_at_most_two_steps_on_workers_chosen_round_robin():
-    wave, cursor = assign(next_batch(TEAM, {"plan": {"steps": STEPS}, "records": {}}), 0)
+    wave, cursor = assign(next_wave(TEAM, {"plan": {"steps": STEPS}, "records": {}}), 0)
     assert [(s["id"], w) for s, w in wave] == [("step_1", "worker-1"), ("step_2", "worker-2")]
     wave, cursor = assign([STEPS[3]], cursor)
     assert [w for _, w in wave] == ["worker-1"] and cursor == 3
@@ -48,7 +48,7 @@ def test_a_parallel_step_gets_its_own_reviewer():
 def test_plan_and_batch_lines_are_the_reference_texts():
     assert plan_lines(STEPS[2:3]) == ["📋 执行计划", "  ⏳ [step_3] 做 step_3 (依赖: step_1, step_2)"]
     assert plan_lines(STEPS[:1])[1] == "  ⏳ [step_1] 做 step_1 (依赖: 无)"
-    assert batch_line(1, 2) == "⚡ 批次 #1：2 个独立步骤并行执行（最多 2 个并发 Worker）\n"
+    assert wave_line(1, 2) == "⚡ 批次 #1：2 个独立步骤并行执行（最多 2 个并发 Worker）\n"
     assert rejected("step_1", "- 缺测试") == "⚠️ 步骤 [step_1] 审查未通过，正在重新执行...\n   反馈: - 缺测试\n"
 
 
