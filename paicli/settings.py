@@ -140,7 +140,7 @@ def _read_config(home: Path) -> dict[str, str]:
     try:
         data = json.loads(path.read_text(encoding="utf-8"))
     except (OSError, ValueError) as exc:
-        raise ConfigError(f"{path} is not valid JSON ({exc}); fix or delete it") from exc
+        raise ConfigError(f"{path} 不是合法的 JSON（{exc}）：请修正或删除它") from exc
     return _config_values(data, path)
 
 
@@ -159,7 +159,7 @@ def load_settings(project: str | os.PathLike | None = None, environ: dict[str, s
     # PAICLI_PROJECT_ROOT: set by `paicli studio` for its server, whose working directory is not the project.
     root = Path(project or env.get("PAICLI_PROJECT_ROOT") or os.getcwd()).expanduser().resolve()
     if not root.is_dir():
-        raise ConfigError(f"project directory does not exist: {root}")
+        raise ConfigError(f"项目目录不存在：{root}")
     home = home_dir(env)
     sources = Sources(env=env, dotenv=read_dotenv(root / ".env"), config=_read_config(home))
     merged = {**sources.config, **sources.dotenv, **sources.env}
@@ -172,11 +172,11 @@ def load_settings(project: str | os.PathLike | None = None, environ: dict[str, s
     # A base URL alone means a custom endpoint, not the default preset's.
     provider = (get("PAICLI_PROVIDER") or ("custom" if base_url else DEFAULT_PROVIDER)).lower()
     if provider not in PRESETS and not base_url:
-        raise ConfigError(f"unknown PAICLI_PROVIDER '{provider}': use one of {', '.join(PRESETS)} or set PAICLI_BASE_URL")
+        raise ConfigError(f"未知的 PAICLI_PROVIDER '{provider}'：请用 {'、'.join(PRESETS)} 之一，或设置 PAICLI_BASE_URL")
     preset = PRESETS.get(provider)
     model = get("PAICLI_MODEL") or (preset.model if preset else None)
     if not model:
-        raise ConfigError("set PAICLI_MODEL: a custom endpoint has no default model")
+        raise ConfigError("自定义端点没有默认模型：请设置 PAICLI_MODEL")
     key_name = key_variable(get, preset.key_env if preset else None)
     if refusal := endpoint_refusal(sources, key_name, root / ".env") or guard_refusal(sources, root / ".env"):
         raise ConfigError(refusal)
@@ -232,7 +232,7 @@ def _hitl(raw: str | None) -> str:
         return "auto"
     level = HITL_LEVELS.get(raw.strip().lower())
     if level is None:
-        raise ConfigError(f"PAICLI_HITL must be 'on' or 'default', got '{raw}'")
+        raise ConfigError(f"PAICLI_HITL 只能是 on 或 default，当前为 '{raw}'")
     return level
 
 
@@ -247,12 +247,12 @@ def _config_prices(home: Path) -> dict[str, Price]:
     if table is None:
         return {}
     if not isinstance(table, dict):
-        raise ConfigError(f"\"prices\" in {path} must be an object of model names, e.g. "
+        raise ConfigError(f"{path} 中的 \"prices\" 必须是以模型名为键的对象，例如 "
                           f"{{\"glm-5.1\": {{\"input\": 4, \"output\": 16}}}}")
     prices = {}
     for model, value in table.items():
         if (problem := price_problem(value)) is not None:
-            raise ConfigError(f"\"prices\".\"{model}\" in {path} {problem}")
+            raise ConfigError(f"{path} 中的 \"prices\".\"{model}\" {problem}")
         prices[model] = Price(float(value["input"]), float(value["output"]),
                               None if value.get("cached") is None else float(value["cached"]))
     return prices
@@ -263,14 +263,14 @@ def sandbox_settings(user: dict[str, str]) -> SandboxSettings:
     ``os.pathsep`` as in PATH (config.json may give a list)."""
     mode = (user.get("PAICLI_COMMAND_SANDBOX") or "auto").strip().lower()
     if mode not in SANDBOX_MODES:
-        raise ConfigError(f"PAICLI_COMMAND_SANDBOX must be one of {', '.join(SANDBOX_MODES)}, got '{mode}'")
+        raise ConfigError(f"PAICLI_COMMAND_SANDBOX 只能是 {'、'.join(SANDBOX_MODES)} 之一，当前为 '{mode}'")
     network = (user.get("PAICLI_SANDBOX_NETWORK") or "off").strip().lower()
     if network not in ("on", "off"):
-        raise ConfigError(f"PAICLI_SANDBOX_NETWORK must be on or off, got '{network}'")
+        raise ConfigError(f"PAICLI_SANDBOX_NETWORK 只能是 on 或 off，当前为 '{network}'")
     writable = tuple(p.strip() for p in (user.get("PAICLI_SANDBOX_WRITABLE") or "").split(os.pathsep) if p.strip())
     relative = [p for p in writable if not os.path.isabs(os.path.expanduser(p))]
     if relative:
-        raise ConfigError(f"PAICLI_SANDBOX_WRITABLE needs absolute paths (or ~/...), got '{relative[0]}'")
+        raise ConfigError(f"PAICLI_SANDBOX_WRITABLE 需要绝对路径（或 ~/...），当前为 '{relative[0]}'")
     return SandboxSettings(mode=mode, network=network == "on", writable=writable)
 
 
@@ -332,7 +332,7 @@ def studio_environ(settings: Settings) -> dict[str, str]:
 def _positive(get: Get, name: str, default: int) -> int:
     value = number(get, name, default)
     if value <= 0:
-        raise ConfigError(f"{name} must be a positive whole number, got {value}")
+        raise ConfigError(f"{name} 必须是正整数，当前为 {value}")
     return value
 
 
@@ -342,15 +342,15 @@ def _window(raw: str | None, preset: Preset | None) -> int:
     try:
         value = int(raw.replace("_", ""))
     except ValueError:
-        raise ConfigError(f"PAICLI_CONTEXT_WINDOW must be a whole number of tokens, got '{raw}'") from None
+        raise ConfigError(f"PAICLI_CONTEXT_WINDOW 必须是整数（token 数），当前为 '{raw}'") from None
     if value <= 0:
-        raise ConfigError(f"PAICLI_CONTEXT_WINDOW must be positive, got {value}")
+        raise ConfigError(f"PAICLI_CONTEXT_WINDOW 必须是正数，当前为 {value}")
     return value
 
 
 # --- shapes the loader refuses: one line naming the setting, exit 2 -----------------------
 
-_JSON_TYPES = {dict: "an object", list: "a list", bool: "true/false", float: "a number", type(None): "null"}
+_JSON_TYPES = {dict: "对象", list: "列表", bool: "true/false", float: "数字", type(None): "null"}
 
 
 def _config_values(data: object, path: Path) -> dict[str, str]:
@@ -358,8 +358,8 @@ def _config_values(data: object, path: Path) -> dict[str, str]:
     (``context_window`` may be a whole number, ``web_allow_hosts`` a list of host names,
     ``studio_origins`` a list of origins)."""
     if not isinstance(data, dict):
-        raise ConfigError(f"{path} must hold a JSON object such as {{\"model\": \"glm-5.1\"}}, "
-                          f"not {_JSON_TYPES.get(type(data), 'text')}; fix or delete it")
+        raise ConfigError(f"{path} 必须是一个 JSON 对象，例如 {{\"model\": \"glm-5.1\"}}，"
+                          f"而不是{_JSON_TYPES.get(type(data), '文本')}：请修正或删除它")
     return {f"PAICLI_{key.upper()}": _config_text(key, data[key], path)
             for key in _CONFIG_KEYS if data.get(key) is not None}
 
@@ -374,7 +374,7 @@ def _config_text(key: str, value: object, path: Path) -> str:
         return ",".join(value)
     if key == "sandbox_writable" and isinstance(value, list) and all(isinstance(v, str) for v in value):
         return os.pathsep.join(value)
-    raise ConfigError(f"\"{key}\" in {path} must be a string, not {_JSON_TYPES.get(type(value), 'a number')}")
+    raise ConfigError(f"{path} 中的 \"{key}\" 必须是字符串，而不是{_JSON_TYPES.get(type(value), '数字')}")
 
 
 def _checked_url(name: str, raw: str | None) -> str | None:
@@ -383,26 +383,26 @@ def _checked_url(name: str, raw: str | None) -> str | None:
         return None
     problem = _url_problem(raw)
     if problem:
-        raise ConfigError(f"{name} {problem}, got '{raw}'")
+        raise ConfigError(f"{name} {problem}，当前为 '{raw}'")
     return raw
 
 
 def _url_problem(raw: str) -> str | None:
     if any(c.isspace() or not c.isprintable() for c in raw):
-        return "must not contain spaces or control characters"
+        return "不能含空格或控制字符"
     try:
         parts = urlsplit(raw)
     except ValueError:
-        return "is not a valid URL"
+        return "不是有效的 URL"
     if parts.scheme not in ("http", "https"):
-        return "must start with http:// or https://"
+        return "必须以 http:// 或 https:// 开头"
     if not parts.hostname:
-        return "has no host name"
+        return "缺少主机名"
     try:
         port = parts.port  # raises for a port out of range or not a number
     except ValueError:
         port = 0
-    return "has an invalid port (use 1-65535)" if port == 0 else None
+    return "端口无效（应为 1-65535）" if port == 0 else None
 
 
 def studio_origins(raw: str | None) -> tuple[str, ...]:
@@ -413,8 +413,8 @@ def studio_origins(raw: str | None) -> tuple[str, ...]:
         if item.strip():
             origin = _origin(item.strip())
             if origin is None:
-                raise ConfigError(f"PAICLI_STUDIO_ORIGINS takes exact web origins such as https://studio.example.com "
-                                  f"(scheme, host and port only), got '{item.strip()}'")
+                raise ConfigError(f"PAICLI_STUDIO_ORIGINS 只接受精确的网页来源，例如 https://studio.example.com"
+                                  f"（只含协议、主机和端口），当前为 '{item.strip()}'")
             origins.append(origin)
     return tuple(dict.fromkeys(origins))
 
