@@ -139,9 +139,18 @@ def _read_config(home: Path) -> dict[str, str]:
         return {}
     try:
         data = json.loads(path.read_text(encoding="utf-8"))
-    except (OSError, ValueError) as exc:
-        raise ConfigError(f"{path} 不是合法的 JSON（{exc}）：请修正或删除它") from exc
+    except OSError as exc:
+        raise ConfigError(f"{path} 无法读取（{exc.strerror or exc}）") from exc
+    except ValueError as exc:
+        raise ConfigError(f"{path} 不是合法的 JSON（{json_problem(exc)}）：请修正或删除它") from exc
     return _config_values(data, path)
+
+
+def json_problem(exc: ValueError) -> str:
+    """Where a JSON file goes wrong, in Chinese (the json module's own words are English)."""
+    if isinstance(exc, json.JSONDecodeError):
+        return f"第 {exc.lineno} 行第 {exc.colno} 列有误"
+    return "不是 UTF-8 文本" if isinstance(exc, UnicodeDecodeError) else str(exc)
 
 
 def home_dir(environ: dict[str, str] | None = None) -> Path:
@@ -304,10 +313,12 @@ def _mcp_file(path: Path, source: str) -> tuple[list, list[str]]:
         return [], []
     except OSError as exc:
         return [], [f"⚠️ MCP 配置 {path} 无法读取: {exc.strerror or exc}"]
+    except UnicodeDecodeError as exc:  # a file in another encoding is one line too, not a traceback
+        return [], [f"⚠️ MCP 配置 {path} 不是合法 JSON: {json_problem(exc)}"]
     try:
         data = json.loads(text)
     except ValueError as exc:
-        return [], [f"⚠️ MCP 配置 {path} 不是合法 JSON: {exc}"]
+        return [], [f"⚠️ MCP 配置 {path} 不是合法 JSON: {json_problem(exc)}"]
     return parse_document(data, source, path)
 
 

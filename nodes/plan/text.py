@@ -5,12 +5,12 @@ from __future__ import annotations
 
 from typing import Any
 
+from nodes.guards.response import reply_preview  # noqa: F401  (the planner's; shared with Team's reviewer)
 from nodes.plan.model import COMPLETED, FAILED, batches, leaves, progress, ready, tasks_in_order
 
 GOAL_CHARS = 48
 FIRST_IDS = 5
 DESCRIPTION_CHARS = 50
-REPLY_PREVIEW_CHARS = 300  # issue 26: how much of a reply that is not a plan the user sees
 ICONS = {"PENDING": "⏳", "RUNNING": "🔄", "COMPLETED": "✅", "FAILED": "❌", "SKIPPED": "⏭️"}
 
 DONE = "✅ 计划执行完成！"
@@ -23,13 +23,6 @@ REVIEW_CANCELLED = "⏹️ 已取消本次计划执行。"
 def one_line(text: str, limit: int) -> str:
     flat = " ".join(text.split())
     return flat if len(flat) <= limit else flat[:limit] + "..."
-
-
-def reply_preview(reply: str) -> str:
-    """What the planner sent, on one line and bounded (the front end makes it inert)."""
-    if not reply.strip():
-        return "模型的回复为空"
-    return f"模型的回复（{len(reply)} 字符）: {one_line(reply, REPLY_PREVIEW_CHARS)}"
 
 
 def summarize(plan: dict[str, Any], status: str = "CREATED") -> str:
