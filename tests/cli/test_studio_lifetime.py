@@ -126,7 +126,7 @@ def test_a_port_held_by_a_server_left_behind_names_its_pid(tmp_path, stale_port)
     (tmp_path / "home" / "studio" / f"server-{stale_port}.pid").write_text(f"{os.getpid()}\n")
     done = run_studio(tmp_path, stale_port)
     assert done.returncode == 2, done.stdout + done.stderr
-    assert f"port {stale_port}" in done.stderr and f"pid {os.getpid()}" in done.stderr
+    assert f"端口 {stale_port}" in done.stderr and f"pid {os.getpid()}" in done.stderr
     assert f"kill {os.getpid()}" in done.stderr and "--port" in done.stderr
     assert "Traceback" not in done.stderr and "API:" not in done.stdout
 
