@@ -60,3 +60,8 @@ def test_feedback_comes_from_issues_then_suggestions_then_summary(reply, feedbac
 def test_a_readable_rejection_is_not_unreadable():
     verdict = parse_verdict('{"approved": false, "issues": ["缺测试"]}')
     assert not verdict.approved and not verdict.unreadable and verdict.feedback == "- 缺测试"
+
+
+def test_why_a_reply_is_not_json_is_said_in_chinese():
+    # issue 26 item 8: the json module's own words ("Expecting value") are English; the place is enough
+    assert parse_verdict("通过，结果很好").feedback == "审查结论无法解析（回复不是合法的 JSON：第 1 行第 1 列有误），按未通过处理"
