@@ -14,40 +14,41 @@ EVAL_SUITES = ("extraction",)
 
 def parser() -> argparse.ArgumentParser:
     p = argparse.ArgumentParser(
-        prog="paicli",
-        description="A terminal coding agent: reads, edits and runs code in your project with any "
-        "OpenAI-compatible model (set PAICLI_API_KEY, PAICLI_PROVIDER or PAICLI_BASE_URL, PAICLI_MODEL).",
-        epilog="Also: 'paicli studio' serves the project to LangGraph Studio and the SDK (see "
-        "'paicli studio --help'); 'paicli eval extraction' scores automatic fact extraction on the golden "
-        "set with the configured light model (see 'paicli eval --help'); 'paicli db import|export' moves "
-        "sessions and memory to or from PAICLI_DATABASE_URL (see 'paicli db --help').",
+        prog="paicli", add_help=False,
+        description="终端编程 Agent：用任意 OpenAI 兼容模型读取、编辑并运行你项目中的代码"
+        "（设置 PAICLI_API_KEY、PAICLI_PROVIDER 或 PAICLI_BASE_URL、PAICLI_MODEL）。",
+        epilog="另有：'paicli studio' 把项目提供给 LangGraph Studio 和 SDK（见 'paicli studio --help'）；"
+        "'paicli eval extraction' 用配置的轻量模型在标准集上为自动事实提取打分（见 'paicli eval --help'）；"
+        "'paicli db import|export' 把会话和记忆迁入或迁出 PAICLI_DATABASE_URL（见 'paicli db --help'）。",
     )
-    p.add_argument("-p", "--prompt", metavar="TEXT", help="run one turn without the REPL, print the answer, exit")
+    p.add_argument("-h", "--help", action="help", help="显示本帮助并退出")  # argparse's own is English
+    p.add_argument("-p", "--prompt", metavar="TEXT", help="不进入 REPL，运行一轮，打印回答后退出")
     from paicli.modes import DEFAULT_MODE, MODES  # standard library only
 
     p.add_argument("--mode", choices=[m.flag for m in MODES], default=DEFAULT_MODE,
-                   help="agent mode: " + "; ".join(m.summary for m in MODES))
-    p.add_argument("--session", metavar="ID", help="continue (or create) the session with this id")
-    p.add_argument("--project", metavar="DIR", help="project root the tools work in (default: current directory)")
-    p.add_argument("--yes", action="store_true", help="approve every approval request (for scripts)")
+                   help="Agent 模式。" + "；".join(m.summary for m in MODES))
+    p.add_argument("--session", metavar="ID", help="继续（或新建）这个 id 的会话")
+    p.add_argument("--project", metavar="DIR", help="工具工作的项目根目录（默认当前目录）")
+    p.add_argument("--yes", action="store_true", help="批准所有审批请求（用于脚本）")
     p.add_argument("--dangerously-skip-sandbox", action="store_true",
-                   help="run this run's commands outside the command sandbox (printed on start)")
+                   help="本次运行的命令不进命令沙箱（启动时会打印提示）")
     p.add_argument("--continue", dest="resume_run", action="store_true",
-                   help="finish the Plan or Team run that was cut short in the --session given, else in this "
-                   "project's newest session; on a terminal the REPL stays open afterwards")
+                   help="完成被中断的 Plan 或 Team 运行：在 --session 指定的会话中，否则在本项目最新的会话中；"
+                   "在终端上之后留在 REPL")
     p.add_argument("--verbose", action="store_true",
-                   help="with -p: show each command's output and each edit's diff on stderr, as the REPL does")
-    p.add_argument("--debug", action="store_true", help="show tracebacks for unexpected errors and log background work")
+                   help="与 -p 一起用：像 REPL 一样在 stderr 显示每条命令的输出和每次编辑的 diff")
+    p.add_argument("--debug", action="store_true", help="意外错误时显示 traceback，并记录后台工作的日志")
     return p
 
 
 def eval_parser() -> argparse.ArgumentParser:
-    p = argparse.ArgumentParser(prog="paicli eval", description="Measure paicli against a built-in data set.")
+    p = argparse.ArgumentParser(prog="paicli eval", description="用内置数据集评测 paicli。", add_help=False)
+    p.add_argument("-h", "--help", action="help", help="显示本帮助并退出")  # argparse's own is English
     p.add_argument("suite", choices=EVAL_SUITES,
-                   help="extraction: the 18-sample fact extraction golden set, run on PAICLI_LIGHT_MODEL "
-                   "(default: the main model); prints precision, recall, F1 and false writes")
-    p.add_argument("--project", metavar="DIR", help="directory whose .env and prompt overrides apply (default: current)")
-    p.add_argument("--debug", action="store_true", help="show tracebacks for unexpected errors and log background work")
+                   help="extraction：18 个样本的事实提取标准集，用 PAICLI_LIGHT_MODEL（默认主模型）运行；"
+                   "打印 precision、recall、F1 和错误写入数")
+    p.add_argument("--project", metavar="DIR", help="使用哪个目录的 .env 和提示词覆盖（默认当前目录）")
+    p.add_argument("--debug", action="store_true", help="意外错误时显示 traceback，并记录后台工作的日志")
     return p
 
 

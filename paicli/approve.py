@@ -86,8 +86,8 @@ async def _edit_args(request: dict[str, Any], read_line: ReadLine, say: Callable
         return {"decision": "approve"}
     try:
         args = json.loads(raw)
-    except ValueError as exc:
-        say(f"  ❌ 修改后的参数不是合法 JSON：{exc}")
+    except json.JSONDecodeError as exc:  # its own words are English: say where
+        say(f"  ❌ 修改后的参数不是合法 JSON：第 {exc.lineno} 行第 {exc.colno} 列有误")
         return None
     if not isinstance(args, dict):
         say("  ❌ 修改后的参数不是合法 JSON：需要一个 JSON 对象")

@@ -31,6 +31,8 @@ GUARD_SETTINGS = ("PAICLI_WEB_ALLOW_HOSTS", "PAICLI_MEMORY_DISABLE_ON_EXTERNAL_C
                   "PAICLI_HITL", "PAICLI_AUTO_CLASSIFIER_MODEL")
 
 ENVIRONMENT, DOTENV, CONFIG = "the environment", ".env", "config.json"
+# The refusal names the key's source in Chinese (a space before a Latin name, as in running text).
+_WHERE = {ENVIRONMENT: "环境变量", DOTENV: "项目的 .env", CONFIG: " config.json"}
 
 
 @dataclass(frozen=True)
@@ -67,10 +69,9 @@ def endpoint_refusal(sources: Sources, key_name: str | None, dotenv_path: Path) 
         return None  # no key to leak, or the project's own key
     for setting in ENDPOINT_SETTINGS:
         if sources.origin(setting) == DOTENV:
-            return (f"{dotenv_path} sets {setting}, but the API key ({key_name}) comes from "
-                    f"{sources.origin(key_name)}: a project's .env may choose the endpoint only together "
-                    f"with its own {KEY_SETTING}; remove {setting} from it, or set it in the environment "
-                    f"or in config.json")
+            where = _WHERE.get(sources.origin(key_name) or "", "其他地方")
+            return (f"{dotenv_path} 设置了 {setting}，但 API key（{key_name}）来自{where}：项目的 .env 只能连同"
+                    f"自己的 {KEY_SETTING} 一起选择端点；请从该文件删除 {setting}，或改在环境变量或 config.json 中设置")
     return None
 
 
@@ -78,9 +79,8 @@ def guard_refusal(sources: Sources, dotenv_path: Path) -> str | None:
     """The one-line reason to refuse, or None: a project `.env` sets a guard setting."""
     for setting in GUARD_SETTINGS:
         if setting in sources.dotenv:
-            return (f"{dotenv_path} sets {setting}, which a project may not choose (it weakens a guard or "
-                    f"decides where your data goes); remove it from that file, or set it in the environment "
-                    f"or in config.json")
+            return (f"{dotenv_path} 设置了 {setting}，而项目不能选择它（它会削弱防护或决定你的数据去向）；"
+                    f"请从该文件删除它，或改在环境变量或 config.json 中设置")
     return None
 
 

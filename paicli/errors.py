@@ -59,13 +59,13 @@ def _report_crash(log_dir: Path | None) -> None:
     text, where = traceback.format_exc(), None
     if log_dir is not None:
         try:
-            where = f"traceback in {write_crash_log(log_dir, text)}"
+            where = f"traceback 见 {write_crash_log(log_dir, text)}"
         except OSError as exc:
-            _say(f"paicli: could not write the crash log in {log_dir} ({exc})")
+            _say(f"paicli: 无法在 {log_dir} 写入崩溃日志（{exc}）")
     if where is None:  # nothing lost: the traceback goes to stderr instead
         print(text, file=sys.stderr, end="")
-        where = "traceback above"
-    _say(f"paicli: internal error: {sys.exc_info()[1]!r} ({where}; --debug shows it)")
+        where = "traceback 见上方"
+    _say(f"paicli: 内部错误：{sys.exc_info()[1]!r}（{where}；--debug 直接显示）")
 
 
 def run_guarded(fn: Callable[[], int], *, debug: bool = False, log_dir: Path | None = None) -> int:

@@ -130,7 +130,7 @@ async def evaluate(model: BaseChatModel, prompts: ExtractionPrompts, samples: Se
         try:
             case = await run_case(model, prompts, sample, now)
         except Exception as exc:  # a provider error: the user fixes the endpoint, key or model
-            raise EvalError(f"extraction eval stopped at sample '{sample.id}': the model call failed: {exc}") from exc
+            raise EvalError(f"extraction 评测在样本 '{sample.id}' 处停止：模型调用失败：{exc}") from exc
         on_case(case)
         cases.append(case)
     return Report(cases)
@@ -138,28 +138,28 @@ async def evaluate(model: BaseChatModel, prompts: ExtractionPrompts, samples: Se
 
 def describe_case(case: CaseResult) -> str:
     mark = "✓" if case.exact else "✗"
-    lines = [f"{mark} {case.sample.id}: written {len(case.written)}, gold {len(case.sample.gold)}"
-             f" (tp {case.tp}, fp {case.fp}, fn {case.fn})"]
+    lines = [f"{mark} {case.sample.id}: 写入 {len(case.written)}，标准 {len(case.sample.gold)}"
+             f"（tp {case.tp}，fp {case.fp}，fn {case.fn}）"]
     extraction = case.extraction
     if not extraction.called:
-        lines.append("    no model call (filtered out before the call)")
+        lines.append("    未调用模型（调用前已被过滤）")
     elif extraction.validation.void:
-        lines.append(f"    batch void: {extraction.validation.void}")
+        lines.append(f"    整批作废：{extraction.validation.void}")
     lines += [f"    + {text}" for text in case.written]
-    lines += [f"    - rejected {quote!r}: {reason}" for quote, reason in extraction.validation.rejected]
+    lines += [f"    - 拒绝 {quote!r}：{reason}" for quote, reason in extraction.validation.rejected]
     return "\n".join(lines)
 
 
 def describe_report(report: Report) -> str:
     usage = [c.extraction.usage or {} for c in report.cases]
     tokens_in, tokens_out = (sum(u.get(k, 0) for u in usage) for k in ("input_tokens", "output_tokens"))
-    verdict = "passed" if report.passed else "FAILED"
+    verdict = "通过" if report.passed else "未通过"
     return "\n".join([
-        f"exact: {report.exact_cases}/{len(report.cases)}  model calls: {report.calls}"
-        f"  tokens in/out: {tokens_in}/{tokens_out}",
+        f"完全正确: {report.exact_cases}/{len(report.cases)}  模型调用: {report.calls}"
+        f"  输入/输出 tokens: {tokens_in}/{tokens_out}",
         f"precision: {report.precision:.3f}  recall: {report.recall:.3f}  F1: {report.f1:.3f}",
-        f"false writes: {report.false_writes}  negative false writes: {report.negative_false_writes}",
-        f"gates (F1 >= {F1_GATE}, exact >= {EXACT_GATE}/18, 0 negative false writes): {verdict}",
+        f"错误写入: {report.false_writes}  负样本错误写入: {report.negative_false_writes}",
+        f"门槛（F1 >= {F1_GATE}，完全正确 >= {EXACT_GATE}/18，负样本错误写入 0）: {verdict}",
     ])
 
 
@@ -172,7 +172,7 @@ def run(settings: Any) -> int:
     model_name = getattr(settings, "light_model", None) or settings.model
     sources = PromptSources.for_project(getattr(settings, "home", None), getattr(settings, "project_root", None))
     model = make_chat_model(settings, model=model_name)
-    print(f"extraction eval: {len(load_golden())} samples, model {model_name}", flush=True)
+    print(f"extraction 评测：{len(load_golden())} 个样本，模型 {model_name}", flush=True)
     report = asyncio.run(evaluate(model, extraction_prompts(sources), load_golden(), datetime.now(UTC),
                                   on_case=lambda case: print(describe_case(case), flush=True)))
     print(describe_report(report))

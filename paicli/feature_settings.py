@@ -66,7 +66,7 @@ def parse_flag(raw: str | None, default: bool, name: str) -> bool:
         return True
     if word in OFF_WORDS:
         return False
-    raise ConfigError(f"{name} must be one of true/false, 1/0, yes/no, on/off, got '{raw}'")
+    raise ConfigError(f"{name} 只能是 true/false、1/0、yes/no、on/off 之一，当前为 '{raw}'")
 
 
 def flag(get: Get, name: str) -> bool:
@@ -80,7 +80,7 @@ def number(get: Get, name: str, default: int) -> int:
     try:
         return int(raw.replace("_", ""))
     except ValueError:
-        raise ConfigError(f"{name} must be a whole number, got '{raw}'") from None
+        raise ConfigError(f"{name} 必须是整数，当前为 '{raw}'") from None
 
 
 def memory_settings(get: Get, cache_dir: Path) -> MemorySettings:
@@ -134,7 +134,7 @@ def snapshot_options(get: Get, env_get: Get) -> SnapshotOptions:
     def positive(name: str, default: int) -> int:
         value = number(get, name, default)
         if value <= 0:
-            raise ConfigError(f"{name} must be a positive whole number, got {value}")
+            raise ConfigError(f"{name} 必须是正整数，当前为 {value}")
         return value
 
     return SnapshotOptions(

@@ -71,16 +71,16 @@ class ModeSpec:
 DEFAULT_MODE = "react"
 MODES: tuple[ModeSpec, ...] = (
     ModeSpec(name="react", graph="graphs.react:build_react_graph", actor="react",
-             summary="react (default): one agent answers, using tools as it goes",
+             summary="react（默认）：一个 Agent 边用工具边回答",
              cancelled="⏹️ 已取消当前任务。",
              studio_options=(("raise_on_error", True),)),
     ModeSpec(name="plan", graph="graphs.plan:build_plan", actor="planner",
-             summary="plan: plan the task first, then run its steps (a plan review in the REPL)",
+             summary="plan：先为任务制定计划，再执行各步骤（REPL 中有计划审查）",
              command_help="用 Plan-and-Execute 模式执行任务；不带任务时下一条输入使用该模式",
              next_input="📋 下一条任务将使用 Plan-and-Execute 模式，输入任务前按 ESC 可取消，执行完成后自动回到默认 ReAct。",
              banner="📋 使用 Plan-and-Execute 模式", cancelled="⏹️ 已取消当前计划执行。"),
     ModeSpec(name="team", graph="graphs.team:build_team", actor="orchestrator",
-             summary="team: a planner, workers and a reviewer share the task",
+             summary="team：规划者、执行者和检查者分工完成任务",
              command_help="用多 Agent 协作模式（规划者 + 执行者 + 检查者）执行任务；不带任务时下一条输入使用该模式",
              next_input="👥 下一条任务将使用多 Agent 协作模式（规划者 + 执行者 + 检查者），输入任务前按 ESC 可取消，"
              "执行完成后自动回到默认 ReAct。",

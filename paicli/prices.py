@@ -36,9 +36,9 @@ DEFAULT_PRICES: dict[str, Price] = {
 def price_problem(value: object) -> str | None:
     """Why a config.json price entry is unusable, or None."""
     if not isinstance(value, dict) or not {"input", "output"} <= value.keys():
-        return "needs \"input\" and \"output\" (CNY per million tokens)"
+        return "需要 \"input\" 和 \"output\"（每百万 token 的人民币价格）"
     for key in ("input", "output", "cached"):
         number = value.get(key)
         if key in value and (isinstance(number, bool) or not isinstance(number, (int, float)) or number < 0):
-            return f"\"{key}\" must be a number of CNY per million tokens, not negative"
+            return f"\"{key}\" 必须是每百万 token 的人民币价格（数字，不能为负）"
     return None

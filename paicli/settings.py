@@ -16,13 +16,13 @@ from urllib.parse import urlsplit
 
 from paicli.credentials import CONFIG, DOTENV, ENVIRONMENT, Sources, endpoint_refusal, guard_refusal, key_variable, secret_variables
 from paicli.prices import DEFAULT_PRICES, Price, price_problem
-from nodes.core.options import BudgetOptions, CompactionOptions
+from nodes.support.options import BudgetOptions, CompactionOptions
 from tools.skills.limits import DEFAULT_BUDGET as DEFAULT_SKILL_BUDGET
-from paicli.feature_settings import (ConfigError, Get, MemorySettings, WebSettings, budget_options, compaction_options, memory_settings,
-                          number, snapshot_options, web_settings)
+from paicli.knobs import (ConfigError, Get, MemoryKnobs, WebKnobs, budget_options, compaction_options, memory_knobs,
+                          number, snapshot_options, web_knobs)
 from tools.snapshots.options import SnapshotOptions
 from tools.mcp.config import DEFAULT_CALL_TIMEOUT, DEFAULT_STARTUP_WAIT, McpSetup, merge, parse_document
-from tools.sandbox.command import MODES as SANDBOX_MODES, SandboxOptions
+from tools.sandbox.command import MODES as SANDBOX_MODES, SandboxSettings
 
 
 @dataclass(frozen=True)
@@ -65,8 +65,8 @@ class Settings:
     project_root: Path  # --project DIR or the current directory (resolved)
     compaction: CompactionOptions = CompactionOptions()
     budget: BudgetOptions = BudgetOptions()
-    memory: MemorySettings = MemorySettings()
-    web: WebSettings = WebSettings()
+    memory: MemoryKnobs = MemoryKnobs()
+    web: WebKnobs = WebKnobs()
     skill_budget: int = DEFAULT_SKILL_BUDGET  # PAICLI_SKILL_BODY_BUDGET: characters of skill bodies in context (s.6)
     session_wait: int = 120  # PAICLI_SESSION_WAIT: seconds a turn waits for another process's turn on its session
     plan_max_replans: int = 2  # PAICLI_PLAN_MAX_REPLANS: re-plans a failing plan may use (reference s.4)
@@ -87,7 +87,7 @@ class Settings:
     snapshots: SnapshotOptions = SnapshotOptions()  # PAICLI_SNAPSHOT_*, PAICLI_ALLOW_REVERT (tools.snapshots)
     # PAICLI_COMMAND_SANDBOX, PAICLI_SANDBOX_NETWORK, PAICLI_SANDBOX_WRITABLE (issue 24): the user's
     # environment and config.json only, never a project's .env (a repository must not loosen it).
-    sandbox: SandboxOptions = SandboxOptions()
+    sandbox: SandboxSettings = SandboxSettings()
     # PAICLI_DATABASE_URL: sessions and long-term memory in this PostgreSQL database (issue 28;
     # paicli.database). None: the ledger files and long_term_memory.json. A guard setting.
     database_url: str | None = None
@@ -139,9 +139,18 @@ def _read_config(home: Path) -> dict[str, str]:
         return {}
     try:
         data = json.loads(path.read_text(encoding="utf-8"))
-    except (OSError, ValueError) as exc:
-        raise ConfigError(f"{path} is not valid JSON ({exc}); fix or delete it") from exc
+    except OSError as exc:
+        raise ConfigError(f"{path} 无法读取（{exc.strerror or exc}）") from exc
+    except ValueError as exc:
+        raise ConfigError(f"{path} 不是合法的 JSON（{json_problem(exc)}）：请修正或删除它") from exc
     return _config_values(data, path)
+
+
+def json_problem(exc: ValueError) -> str:
+    """Where a JSON file goes wrong, in Chinese (the json module's own words are English)."""
+    if isinstance(exc, json.JSONDecodeError):
+        return f"第 {exc.lineno} 行第 {exc.colno} 列有误"
+    return "不是 UTF-8 文本" if isinstance(exc, UnicodeDecodeError) else str(exc)
 
 
 def home_dir(environ: dict[str, str] | None = None) -> Path:
@@ -159,7 +168,7 @@ def load_settings(project: str | os.PathLike | None = None, environ: dict[str, s
     # PAICLI_PROJECT_ROOT: set by `paicli studio` for its server, whose working directory is not the project.
     root = Path(project or env.get("PAICLI_PROJECT_ROOT") or os.getcwd()).expanduser().resolve()
     if not root.is_dir():
-        raise ConfigError(f"project directory does not exist: {root}")
+        raise ConfigError(f"项目目录不存在：{root}")
     home = home_dir(env)
     sources = Sources(env=env, dotenv=read_dotenv(root / ".env"), config=_read_config(home))
     merged = {**sources.config, **sources.dotenv, **sources.env}
@@ -172,11 +181,11 @@ def load_settings(project: str | os.PathLike | None = None, environ: dict[str, s
     # A base URL alone means a custom endpoint, not the default preset's.
     provider = (get("PAICLI_PROVIDER") or ("custom" if base_url else DEFAULT_PROVIDER)).lower()
     if provider not in PRESETS and not base_url:
-        raise ConfigError(f"unknown PAICLI_PROVIDER '{provider}': use one of {', '.join(PRESETS)} or set PAICLI_BASE_URL")
+        raise ConfigError(f"未知的 PAICLI_PROVIDER '{provider}'：请用 {'、'.join(PRESETS)} 之一，或设置 PAICLI_BASE_URL")
     preset = PRESETS.get(provider)
     model = get("PAICLI_MODEL") or (preset.model if preset else None)
     if not model:
-        raise ConfigError("set PAICLI_MODEL: a custom endpoint has no default model")
+        raise ConfigError("自定义端点没有默认模型：请设置 PAICLI_MODEL")
     key_name = key_variable(get, preset.key_env if preset else None)
     if refusal := endpoint_refusal(sources, key_name, root / ".env") or guard_refusal(sources, root / ".env"):
         raise ConfigError(refusal)
@@ -194,8 +203,8 @@ def load_settings(project: str | os.PathLike | None = None, environ: dict[str, s
         project_root=root,
         compaction=compaction_options(get),
         budget=budget_options(get),
-        memory=memory_settings(get, home / "cache"),
-        web=_checked_web(web_settings(get)),
+        memory=memory_knobs(get, home / "cache"),
+        web=_checked_web(web_knobs(get)),
         secret_env=secret_variables(env, (p.key_env for p in PRESETS.values()), key),
         session_wait=max(0, number(get, "PAICLI_SESSION_WAIT", 120)),
         skill_budget=_positive(get, "PAICLI_SKILL_BODY_BUDGET", DEFAULT_SKILL_BUDGET),
@@ -203,7 +212,7 @@ def load_settings(project: str | os.PathLike | None = None, environ: dict[str, s
         plan_max_replans=max_replans(get("PAICLI_PLAN_MAX_REPLANS")),
         studio_origins=studio_origins(get("PAICLI_STUDIO_ORIGINS")),
         snapshots=snapshot_options(get, lambda name: env.get(name)),
-        sandbox=sandbox_options({**sources.config, **sources.env}),
+        sandbox=sandbox_settings({**sources.config, **sources.env}),
         database_url=get("PAICLI_DATABASE_URL"),
         approval=_hitl(get("PAICLI_HITL")),
         review_model=get("PAICLI_AUTO_CLASSIFIER_MODEL") or "",
@@ -232,7 +241,7 @@ def _hitl(raw: str | None) -> str:
         return "auto"
     level = HITL_LEVELS.get(raw.strip().lower())
     if level is None:
-        raise ConfigError(f"PAICLI_HITL must be 'on' or 'default', got '{raw}'")
+        raise ConfigError(f"PAICLI_HITL 只能是 on 或 default，当前为 '{raw}'")
     return level
 
 
@@ -247,31 +256,31 @@ def _config_prices(home: Path) -> dict[str, Price]:
     if table is None:
         return {}
     if not isinstance(table, dict):
-        raise ConfigError(f"\"prices\" in {path} must be an object of model names, e.g. "
+        raise ConfigError(f"{path} 中的 \"prices\" 必须是以模型名为键的对象，例如 "
                           f"{{\"glm-5.1\": {{\"input\": 4, \"output\": 16}}}}")
     prices = {}
     for model, value in table.items():
         if (problem := price_problem(value)) is not None:
-            raise ConfigError(f"\"prices\".\"{model}\" in {path} {problem}")
+            raise ConfigError(f"{path} 中的 \"prices\".\"{model}\" {problem}")
         prices[model] = Price(float(value["input"]), float(value["output"]),
                               None if value.get("cached") is None else float(value["cached"]))
     return prices
 
 
-def sandbox_options(user: dict[str, str]) -> SandboxOptions:
+def sandbox_settings(user: dict[str, str]) -> SandboxSettings:
     """From the user's own settings (environment over config.json). Paths are separated by
     ``os.pathsep`` as in PATH (config.json may give a list)."""
     mode = (user.get("PAICLI_COMMAND_SANDBOX") or "auto").strip().lower()
     if mode not in SANDBOX_MODES:
-        raise ConfigError(f"PAICLI_COMMAND_SANDBOX must be one of {', '.join(SANDBOX_MODES)}, got '{mode}'")
+        raise ConfigError(f"PAICLI_COMMAND_SANDBOX 只能是 {'、'.join(SANDBOX_MODES)} 之一，当前为 '{mode}'")
     network = (user.get("PAICLI_SANDBOX_NETWORK") or "off").strip().lower()
     if network not in ("on", "off"):
-        raise ConfigError(f"PAICLI_SANDBOX_NETWORK must be on or off, got '{network}'")
+        raise ConfigError(f"PAICLI_SANDBOX_NETWORK 只能是 on 或 off，当前为 '{network}'")
     writable = tuple(p.strip() for p in (user.get("PAICLI_SANDBOX_WRITABLE") or "").split(os.pathsep) if p.strip())
     relative = [p for p in writable if not os.path.isabs(os.path.expanduser(p))]
     if relative:
-        raise ConfigError(f"PAICLI_SANDBOX_WRITABLE needs absolute paths (or ~/...), got '{relative[0]}'")
-    return SandboxOptions(mode=mode, network=network == "on", writable=writable)
+        raise ConfigError(f"PAICLI_SANDBOX_WRITABLE 需要绝对路径（或 ~/...），当前为 '{relative[0]}'")
+    return SandboxSettings(mode=mode, network=network == "on", writable=writable)
 
 
 DEFAULT_MAX_REPLANS = 2
@@ -304,10 +313,12 @@ def _mcp_file(path: Path, source: str) -> tuple[list, list[str]]:
         return [], []
     except OSError as exc:
         return [], [f"⚠️ MCP 配置 {path} 无法读取: {exc.strerror or exc}"]
+    except UnicodeDecodeError as exc:  # a file in another encoding is one line too, not a traceback
+        return [], [f"⚠️ MCP 配置 {path} 不是合法 JSON: {json_problem(exc)}"]
     try:
         data = json.loads(text)
     except ValueError as exc:
-        return [], [f"⚠️ MCP 配置 {path} 不是合法 JSON: {exc}"]
+        return [], [f"⚠️ MCP 配置 {path} 不是合法 JSON: {json_problem(exc)}"]
     return parse_document(data, source, path)
 
 
@@ -317,7 +328,7 @@ def studio_environ(settings: Settings) -> dict[str, str]:
     for its graph, checkpointer and store; passing the resolved paths keeps them equal even if a
     file changes meanwhile), and everything that would call out
     switched off (notes §0: analytics, version check, LangSmith tracing)."""
-    # CORS_CONFIG / CORS_ALLOW_ORIGINS would replace the exact origins of the config (paicli/studio/gate.py).
+    # CORS_CONFIG / CORS_ALLOW_ORIGINS would replace the exact origins of the config (paicli/studio_gate.py).
     dropped = ("LANGSMITH_API_KEY", "LANGCHAIN_API_KEY", "CORS_CONFIG", "CORS_ALLOW_ORIGINS")
     env = {k: v for k, v in os.environ.items() if k not in dropped}
     env.update(PAICLI_PROJECT_ROOT=str(settings.project_root), PAICLI_HOME=str(settings.home),
@@ -332,7 +343,7 @@ def studio_environ(settings: Settings) -> dict[str, str]:
 def _positive(get: Get, name: str, default: int) -> int:
     value = number(get, name, default)
     if value <= 0:
-        raise ConfigError(f"{name} must be a positive whole number, got {value}")
+        raise ConfigError(f"{name} 必须是正整数，当前为 {value}")
     return value
 
 
@@ -342,15 +353,15 @@ def _window(raw: str | None, preset: Preset | None) -> int:
     try:
         value = int(raw.replace("_", ""))
     except ValueError:
-        raise ConfigError(f"PAICLI_CONTEXT_WINDOW must be a whole number of tokens, got '{raw}'") from None
+        raise ConfigError(f"PAICLI_CONTEXT_WINDOW 必须是整数（token 数），当前为 '{raw}'") from None
     if value <= 0:
-        raise ConfigError(f"PAICLI_CONTEXT_WINDOW must be positive, got {value}")
+        raise ConfigError(f"PAICLI_CONTEXT_WINDOW 必须是正数，当前为 {value}")
     return value
 
 
 # --- shapes the loader refuses: one line naming the setting, exit 2 -----------------------
 
-_JSON_TYPES = {dict: "an object", list: "a list", bool: "true/false", float: "a number", type(None): "null"}
+_JSON_TYPES = {dict: "对象", list: "列表", bool: "true/false", float: "数字", type(None): "null"}
 
 
 def _config_values(data: object, path: Path) -> dict[str, str]:
@@ -358,8 +369,8 @@ def _config_values(data: object, path: Path) -> dict[str, str]:
     (``context_window`` may be a whole number, ``web_allow_hosts`` a list of host names,
     ``studio_origins`` a list of origins)."""
     if not isinstance(data, dict):
-        raise ConfigError(f"{path} must hold a JSON object such as {{\"model\": \"glm-5.1\"}}, "
-                          f"not {_JSON_TYPES.get(type(data), 'text')}; fix or delete it")
+        raise ConfigError(f"{path} 必须是一个 JSON 对象，例如 {{\"model\": \"glm-5.1\"}}，"
+                          f"而不是{_JSON_TYPES.get(type(data), '文本')}：请修正或删除它")
     return {f"PAICLI_{key.upper()}": _config_text(key, data[key], path)
             for key in _CONFIG_KEYS if data.get(key) is not None}
 
@@ -374,7 +385,7 @@ def _config_text(key: str, value: object, path: Path) -> str:
         return ",".join(value)
     if key == "sandbox_writable" and isinstance(value, list) and all(isinstance(v, str) for v in value):
         return os.pathsep.join(value)
-    raise ConfigError(f"\"{key}\" in {path} must be a string, not {_JSON_TYPES.get(type(value), 'a number')}")
+    raise ConfigError(f"{path} 中的 \"{key}\" 必须是字符串，而不是{_JSON_TYPES.get(type(value), '数字')}")
 
 
 def _checked_url(name: str, raw: str | None) -> str | None:
@@ -383,26 +394,26 @@ def _checked_url(name: str, raw: str | None) -> str | None:
         return None
     problem = _url_problem(raw)
     if problem:
-        raise ConfigError(f"{name} {problem}, got '{raw}'")
+        raise ConfigError(f"{name} {problem}，当前为 '{raw}'")
     return raw
 
 
 def _url_problem(raw: str) -> str | None:
     if any(c.isspace() or not c.isprintable() for c in raw):
-        return "must not contain spaces or control characters"
+        return "不能含空格或控制字符"
     try:
         parts = urlsplit(raw)
     except ValueError:
-        return "is not a valid URL"
+        return "不是有效的 URL"
     if parts.scheme not in ("http", "https"):
-        return "must start with http:// or https://"
+        return "必须以 http:// 或 https:// 开头"
     if not parts.hostname:
-        return "has no host name"
+        return "缺少主机名"
     try:
         port = parts.port  # raises for a port out of range or not a number
     except ValueError:
         port = 0
-    return "has an invalid port (use 1-65535)" if port == 0 else None
+    return "端口无效（应为 1-65535）" if port == 0 else None
 
 
 def studio_origins(raw: str | None) -> tuple[str, ...]:
@@ -413,8 +424,8 @@ def studio_origins(raw: str | None) -> tuple[str, ...]:
         if item.strip():
             origin = _origin(item.strip())
             if origin is None:
-                raise ConfigError(f"PAICLI_STUDIO_ORIGINS takes exact web origins such as https://studio.example.com "
-                                  f"(scheme, host and port only), got '{item.strip()}'")
+                raise ConfigError(f"PAICLI_STUDIO_ORIGINS 只接受精确的网页来源，例如 https://studio.example.com"
+                                  f"（只含协议、主机和端口），当前为 '{item.strip()}'")
             origins.append(origin)
     return tuple(dict.fromkeys(origins))
 
@@ -435,6 +446,6 @@ def _origin(raw: str) -> str | None:
     return f"{parts.scheme}://{host}" + (f":{port}" if port not in (None, default) else "")
 
 
-def _checked_web(web: WebSettings) -> WebSettings:
+def _checked_web(web: WebKnobs) -> WebKnobs:
     _checked_url("PAICLI_SEARXNG_URL", web.searxng_url)
     return web

@@ -352,6 +352,6 @@ def _own(record: dict) -> dict[str, tuple[str, Any]]:
 
 def _warn_skipped(path: Path, lines: int, checkpoints: int) -> None:
     if lines or checkpoints:
-        lost = f" and {checkpoints} checkpoint(s) built on a lost line" if checkpoints else ""
-        warnings.warn(f"ledger {path}: skipped {lines} unreadable line(s) (torn or garbled){lost}",
+        lost = f"，以及 {checkpoints} 个建立在丢失行上的检查点" if checkpoints else ""
+        warnings.warn(f"会话 ledger {path}：跳过了 {lines} 行无法读取的内容（写了一半或已损坏）{lost}",
                       LedgerWarning, stacklevel=4)

@@ -96,3 +96,16 @@ def check_response(message: BaseMessage) -> Checked:
     if not calls and problem == AT_LIMIT:
         return Checked(checked, CUT_TEXT_NOTICE)
     return Checked(checked, unfinished=UNFINISHED if not calls and problem == UNFINISHED else None)
+
+
+REPLY_PREVIEW_CHARS = 300  # issue 26: how much of a reply that could not be used the user sees
+
+
+def reply_preview(reply: str) -> str:
+    """What the model sent when its reply could not be used (a planner's plan, a Team reviewer's
+    verdict), on one line and bounded; the front end makes control characters visible."""
+    if not reply.strip():
+        return "模型的回复为空"
+    flat = " ".join(reply.split())
+    shown = flat if len(flat) <= REPLY_PREVIEW_CHARS else flat[:REPLY_PREVIEW_CHARS] + "..."
+    return f"模型的回复（{len(reply)} 字符）: {shown}"

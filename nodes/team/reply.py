@@ -36,7 +36,7 @@ def parse_object(text: str) -> dict[str, Any]:
     try:
         value, end = decoder.raw_decode(body)
     except json.JSONDecodeError as error:
-        raise ReplyError(NOT_JSON.format(error=f"{error.msg}（第 {error.lineno} 行第 {error.colno} 列）")) from None
+        raise ReplyError(NOT_JSON.format(error=f"第 {error.lineno} 行第 {error.colno} 列有误")) from None  # json's words are English
     if body[end:].strip():
         raise ReplyError(TRAILING)
     if not isinstance(value, dict):

@@ -15,6 +15,7 @@ from langchain_core.runnables import RunnableConfig
 from langgraph.config import get_stream_writer
 
 from memory.context.rounds import internal
+from nodes.guards.response import reply_preview
 from nodes.team import texts
 from nodes.team.attempts import Attempts, after_review, after_worker
 from nodes.team.inputs import TeamInputs
@@ -52,7 +53,10 @@ def make_verdict(reviewer: Any, inputs: TeamInputs, member_config: Any):
         get_stream_writer()({"notice": texts.reviewing(state["reviewer"], step["id"])})
         out = await reviewer.ainvoke({"messages": [HumanMessage(inputs.review(step, p.accepted))]},
                                      member_config(config, state["reviewer"]))
-        verdict = None if out.get("error") else parse_verdict(reply_text(out))
+        reply = "" if out.get("error") else reply_text(out)
+        verdict = None if out.get("error") else parse_verdict(reply)
+        if verdict is not None and verdict.unreadable:  # issue 26: show what the reviewer sent
+            get_stream_writer()({"notice": texts.unreadable_verdict(state["reviewer"], step["id"], reply_preview(reply))})
         return _apply(*after_review(p, verdict))
 
     return review

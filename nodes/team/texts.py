@@ -71,6 +71,11 @@ def approved(step_id: str, retried: bool) -> str:
     return f"✅ 步骤 [{step_id}] 重试后审查通过\n" if retried else f"✅ 步骤 [{step_id}] 审查通过\n"
 
 
+def unreadable_verdict(reviewer: str, step_id: str, preview: str) -> str:
+    """issue 26: a verdict that could not be read is shown as the reviewer sent it (bounded)."""
+    return f"⚠️ {reviewer} 对步骤 [{step_id}] 的审查结论无法读取。{preview}"
+
+
 def rejected(step_id: str, feedback: str) -> str:
     return f"⚠️ 步骤 [{step_id}] 审查未通过，正在重新执行...\n   反馈: {feedback}\n"
 

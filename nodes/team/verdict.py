@@ -24,16 +24,17 @@ DEFAULT_FEEDBACK = "审查未通过，请改进执行结果"
 class Verdict:
     approved: bool
     feedback: str = ""  # why it was rejected, as sent back to the worker; "" when approved
+    unreadable: bool = False  # no verdict could be read from the reply (issue 26: the CLI previews it)
 
 
 def parse_verdict(reply: str) -> Verdict:
     try:
         document = parse_object(reply)
     except ReplyError as error:
-        return Verdict(False, UNPARSEABLE.format(error=error))
+        return Verdict(False, UNPARSEABLE.format(error=error), unreadable=True)
     approved = document.get("approved")
     if not isinstance(approved, bool):
-        return Verdict(False, NO_BOOLEAN)
+        return Verdict(False, NO_BOOLEAN, unreadable=True)
     return Verdict(True) if approved else Verdict(False, feedback(document))
 
 

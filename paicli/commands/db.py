@@ -21,13 +21,15 @@ from paicli.settings import Settings, load_settings
 
 
 def parser() -> argparse.ArgumentParser:
-    p = argparse.ArgumentParser(prog="paicli db", description="Move sessions and memory to or from PAICLI_DATABASE_URL.")
+    p = argparse.ArgumentParser(prog="paicli db", description="把会话和记忆迁入或迁出 PAICLI_DATABASE_URL 的数据库。",
+                                add_help=False)
+    p.add_argument("-h", "--help", action="help", help="显示本帮助并退出")  # argparse's own is English
     p.add_argument("action", choices=("import", "export"),
-                   help="import: this machine's ledger sessions and long_term_memory.json into the database; "
-                   "export: the database's memories into long_term_memory.json")
-    p.add_argument("--to", metavar="DIR", help="export: the directory of long_term_memory.json (default: PAICLI_MEMORY_DIR)")
-    p.add_argument("--project", metavar="DIR", help="the project whose sessions /resume lists them under (default: current)")
-    p.add_argument("--debug", action="store_true", help="show tracebacks for unexpected errors")
+                   help="import：把本机 ledger 中的会话和 long_term_memory.json 导入数据库；"
+                   "export：把数据库中的记忆导出到 long_term_memory.json")
+    p.add_argument("--to", metavar="DIR", help="export：long_term_memory.json 所在目录（默认 PAICLI_MEMORY_DIR）")
+    p.add_argument("--project", metavar="DIR", help="导入的会话在哪个项目的 /resume 中列出（默认当前目录）")
+    p.add_argument("--debug", action="store_true", help="意外错误时显示 traceback")
     return p
 
 

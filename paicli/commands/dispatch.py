@@ -200,7 +200,7 @@ def _model(payload: str, app: App, say: Say) -> None:
     s = app.settings
     if not payload or payload.lower() in ("info", "list"):
         say(f"🤖 当前模型: {s.model} ({s.provider})")
-        say(f"   endpoint: {s.base_url}   window: {s.context_window:,} tokens   light model: {s.light_model}")
+        say(f"   端点: {s.base_url}   上下文窗口: {s.context_window:,} tokens   轻量模型: {s.light_model}")
         say("   /model <名称> 切换到同一服务上的其他模型")
         return
     app.switch_model(payload)

@@ -45,15 +45,16 @@ DEFAULT_PORT = 2024  # langgraph dev's
 
 
 def studio_parser() -> argparse.ArgumentParser:
-    p = argparse.ArgumentParser(prog="paicli studio", description="Serve the project to LangGraph Studio and the "
-                                "LangGraph SDK (langgraph dev, offline, no browser); Ctrl-C stops it.")
-    p.add_argument("--port", type=int, default=DEFAULT_PORT, help=f"port of the API server (default: {DEFAULT_PORT})")
-    p.add_argument("--host", default="127.0.0.1", help="interface to listen on (default: 127.0.0.1); "
-                   "anything but loopback needs --allow-remote")
-    p.add_argument("--allow-remote", action="store_true", help="allow a --host other machines can reach: "
-                   "anyone who can reach the port can then run commands here, with your key")
-    p.add_argument("--project", metavar="DIR", help="project root the tools work in (default: current directory)")
-    p.add_argument("--debug", action="store_true", help="show tracebacks for unexpected errors")
+    p = argparse.ArgumentParser(prog="paicli studio", description="把项目提供给 LangGraph Studio 和 LangGraph SDK"
+                                "（langgraph dev，离线，不打开浏览器）；Ctrl-C 停止。", add_help=False)
+    p.add_argument("-h", "--help", action="help", help="显示本帮助并退出")  # argparse's own is English
+    p.add_argument("--port", type=int, default=DEFAULT_PORT, help=f"API 服务器的端口（默认 {DEFAULT_PORT}）")
+    p.add_argument("--host", default="127.0.0.1", help="监听的网络接口（默认 127.0.0.1）；"
+                   "回环地址以外的都需要 --allow-remote")
+    p.add_argument("--allow-remote", action="store_true", help="允许其他机器能访问的 --host："
+                   "能访问该端口的任何人都能用你的 key 在这里运行命令")
+    p.add_argument("--project", metavar="DIR", help="工具工作的项目根目录（默认当前目录）")
+    p.add_argument("--debug", action="store_true", help="意外错误时显示 traceback")
     return p
 
 
@@ -75,11 +76,10 @@ def check_host(host: str, port: int, allow_remote: bool) -> str | None:
     if is_loopback(host):
         return None
     if not allow_remote:
-        raise RemoteRefused(f"--host {host} would let other machines reach the server, and anyone who can reach "
-                            "it can run commands here with your key: keep the default 127.0.0.1, or add "
-                            "--allow-remote if that is what you want")
-    return (f"⚠️ paicli studio: listening on {host}:{port} (--allow-remote): anyone who can reach this port can "
-            "run commands on this machine with your key; the API has no login")
+        raise RemoteRefused(f"--host {host} 会让其他机器访问到服务器，能访问它的任何人都能用你的 key 在这里运行命令："
+                            "请保留默认的 127.0.0.1；确有此意时加上 --allow-remote")
+    return (f"⚠️ paicli studio: 正在监听 {host}:{port}（--allow-remote）：能访问该端口的任何人都能用你的 key "
+            "在这台机器上运行命令；API 没有登录")
 
 
 def state_dir_of(home: Path, project_root: Path) -> Path:
@@ -176,7 +176,7 @@ class Supervisor:
             except OSError:
                 time.sleep(0.2)
         if self.child.poll() is None and not self.stopping:
-            print(f"paicli studio: the server did not answer within {STARTUP_SECONDS}s; stopping it", file=sys.stderr)
+            print(f"paicli studio: 服务器 {STARTUP_SECONDS} 秒内没有响应，正在停止它", file=sys.stderr)
             self.stopping = True
             self._send(signal.SIGTERM)
         return False
@@ -189,11 +189,11 @@ class Supervisor:
         registrar = SessionRegistrar(self.ledger_dir, get_sync_client(url=self.api, api_key=None))
         added = registrar.sync()
         print(f"\n🚀 API: {self.api}\n🎨 Studio: {STUDIO_URL.format(api=self.api)}", flush=True)
-        print(f"📚 {added} CLI session(s) registered as threads of graph 'react'", flush=True)
+        print(f"📚 已把 {added} 个 CLI 会话登记为 react 图的 thread", flush=True)
         if registrar.legacy:
-            print(f"ℹ️ {len(registrar.legacy)} older session(s) with session-… ids are CLI-only "
-                  "(the server accepts UUID thread ids): continue them with paicli --session ID", flush=True)
-        print("Press Ctrl-C to stop.", flush=True)
+            print(f"ℹ️ {len(registrar.legacy)} 个 id 为 session-… 的旧会话只能在 CLI 中使用"
+                  "（服务器只接受 UUID 形式的 thread id）：用 paicli --session ID 继续它们", flush=True)
+        print("按 Ctrl-C 停止。", flush=True)
         while not self.stopping and self.child.poll() is None:
             try:
                 self.child.wait(timeout=SYNC_SECONDS)  # returns as soon as the server exits
@@ -206,7 +206,7 @@ class Supervisor:
             sync()
         except Exception as exc:  # the server going down mid-sync is not worth a traceback
             if not self.stopping and self.child.poll() is None:
-                print(f"paicli studio: could not register new sessions: {exc}", file=sys.stderr)
+                print(f"paicli studio: 无法登记新会话：{exc}", file=sys.stderr)
 
     def _finish(self) -> int:
         try:
@@ -215,7 +215,7 @@ class Supervisor:
             self._send(signal.SIGKILL)
             code = self.child.wait()
         if self.stopping:
-            print("paicli studio: stopped", flush=True)
+            print("paicli studio: 已停止", flush=True)
             return 0
-        print(f"paicli studio: the server exited with code {code}", file=sys.stderr)
+        print(f"paicli studio: 服务器已退出，退出码 {code}", file=sys.stderr)
         return code or 1

@@ -98,18 +98,18 @@ class StudioGate:
         local, port = scope.get("server") or (None, None)
         origin = headers.get("origin")
         if not host_allowed(headers.get("host"), local, port):
-            return 403, (f"paicli studio serves this machine only: the Host header must be 127.0.0.1:{port}, "
-                         f"localhost:{port} or [::1]:{port}")
+            return 403, (f"paicli studio 只为本机服务：Host 头必须是 127.0.0.1:{port}、"
+                         f"localhost:{port} 或 [::1]:{port}")
         if origin is not None and origin not in allowed_origins(port, self.extra_origins):
-            return 403, ("paicli studio does not serve this web origin: add it to PAICLI_STUDIO_ORIGINS "
-                         "(environment or config.json) to allow it")
+            return 403, ("paicli studio 不为这个网页来源服务：要允许它，请把它加入 PAICLI_STUDIO_ORIGINS"
+                         "（环境变量或 config.json）")
         if origin is None and headers.get("sec-fetch-site") == "cross-site":
             # A browser's request from another site that carries no Origin (an <img>, a <script>,
             # a link followed): no page of another site gets an answer, or a side effect.
-            return 403, "paicli studio does not serve requests from other sites"
+            return 403, "paicli studio 不接受来自其他网站的请求"
         if scope["type"] == "http" and scope["method"] in BODY_METHODS and _has_body(headers) \
                 and not _is_json(headers.get("content-type")):
-            return 415, "paicli studio accepts request bodies as application/json only"
+            return 415, "paicli studio 只接受 application/json 格式的请求体"
         return None
 
 

@@ -39,10 +39,9 @@ def refuse_busy_port(host: str, port: int, pids: Path) -> None:
         return  # nobody listens: the server can have it
     pid = _running_pid(pids)
     if pid is not None:
-        raise PortBusy(f"port {port} on {host} is already in use, probably by a server an earlier paicli studio "
-                       f"left running (pid {pid}): stop it with `kill {pid}` or pick another port with --port")
-    raise PortBusy(f"port {port} on {host} is already in use: stop what listens there or pick another port "
-                   "with --port")
+        raise PortBusy(f"{host} 上的端口 {port} 已被占用，可能是之前的 paicli studio 留下的服务器（pid {pid}）："
+                       f"用 `kill {pid}` 停止它，或用 --port 换一个端口")
+    raise PortBusy(f"{host} 上的端口 {port} 已被占用：停止在那里监听的程序，或用 --port 换一个端口")
 
 
 def _running_pid(pids: Path) -> int | None:

@@ -19,8 +19,8 @@ RAW_CONTROL = re.compile("[\x00-\x08\x0b-\x1f\x7f-\x9f\u202a-\u202e\u2066-\u2069
 
 
 def one_problem_line(done: subprocess.CompletedProcess[str]) -> str:
-    """The single stderr line a script gets; never a traceback or an "internal error"."""
-    assert "Traceback" not in done.stderr and "internal error" not in done.stderr, done.stderr
+    """The single stderr line a script gets; never a traceback or an "内部错误" (internal error)."""
+    assert "Traceback" not in done.stderr and "内部错误" not in done.stderr, done.stderr
     lines = [line for line in done.stderr.splitlines() if line.strip()]
     assert len(lines) == 1, done.stderr
     return lines[0]
@@ -121,7 +121,7 @@ def test_stdout_closed_by_its_reader_ends_quietly(server, paicli_env, project):
     _, err = child.communicate(timeout=RUN_TIMEOUT)
     stderr = err.decode("utf-8")
     assert child.returncode == 141  # 128 + SIGPIPE, what a shell pipeline expects
-    assert "Traceback" not in stderr and "internal error" not in stderr and "Exception ignored" not in stderr
+    assert "Traceback" not in stderr and "内部错误" not in stderr and "Exception ignored" not in stderr
 
 
 # --- the terminal only shows text --------------------------------------------------------------

@@ -40,7 +40,7 @@ def test_dotenv_base_url_with_the_users_key_is_refused_before_any_request(
     assert done.returncode == 2
     assert done.stdout == ""
     (line,) = problem_lines(done.stderr)
-    assert f"{project / '.env'} sets PAICLI_BASE_URL" in line and USER_KEY not in line
+    assert f"{project / '.env'} 设置了 PAICLI_BASE_URL" in line and USER_KEY not in line
     assert other_server.requests == [] and server.requests == []
 
 
@@ -53,7 +53,7 @@ def test_dotenv_provider_with_the_users_provider_key_is_refused(
                                           "DEEPSEEK_API_KEY": USER_KEY})
     assert done.returncode == 2
     (line,) = problem_lines(done.stderr)
-    assert f"{project / '.env'} sets PAICLI_PROVIDER" in line and "DEEPSEEK_API_KEY" in line
+    assert f"{project / '.env'} 设置了 PAICLI_PROVIDER" in line and "DEEPSEEK_API_KEY" in line
     assert other_server.requests == [] and server.requests == []
 
 
@@ -70,7 +70,7 @@ def test_dotenv_may_not_set_a_guard_setting(server, run_paicli, project, setting
     done = run_paicli("-p", "hello")
     assert done.returncode == 2
     (line,) = problem_lines(done.stderr)
-    assert f"{project / '.env'} sets {setting}" in line
+    assert f"{project / '.env'} 设置了 {setting}" in line
     assert server.requests == []
 
 
@@ -127,7 +127,7 @@ def test_internal_error_traceback_goes_to_a_private_log_under_paicli_home(server
     done = run_paicli("-p", "hello")
     assert done.returncode == 1
     log = paicli_home / "logs" / "crash.log"
-    assert f"traceback in {log}" in done.stderr and "Traceback" not in done.stderr
+    assert f"traceback 见 {log}" in done.stderr and "Traceback" not in done.stderr
     assert "NotADirectoryError" in log.read_text(encoding="utf-8")
     assert stat.S_IMODE(log.stat().st_mode) == 0o600
     assert stat.S_IMODE(log.parent.stat().st_mode) == 0o700

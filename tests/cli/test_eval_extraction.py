@@ -29,17 +29,17 @@ def test_eval_prints_per_sample_results_and_the_metrics(server, run_paicli, paic
     server.assert_consumed()
     assert {r["model"] for r in server.requests} == {"light-m"}
     assert all("tools" not in r for r in server.requests)
-    assert "✗ preference_language: written 0, gold 1 (tp 0, fp 0, fn 1)" in done.stdout
-    assert "    batch void: reply is not a single JSON value" in done.stdout
-    assert "✓ secret_only: written 0, gold 0 (tp 0, fp 0, fn 0)\n    no model call" in done.stdout
-    assert "✓ two_facts: written 2, gold 2 (tp 2, fp 0, fn 0)\n    + 我更喜欢简洁的回答\n" in done.stdout
+    assert "✗ preference_language: 写入 0，标准 1（tp 0，fp 0，fn 1）" in done.stdout
+    assert "    整批作废：reply is not a single JSON value" in done.stdout
+    assert "✓ secret_only: 写入 0，标准 0（tp 0，fp 0，fn 0）\n    未调用模型" in done.stdout
+    assert "✓ two_facts: 写入 2，标准 2（tp 2，fp 0，fn 0）\n    + 我更喜欢简洁的回答\n" in done.stdout
     lines = metric_lines(done.stdout)
-    assert lines[0] == "extraction eval: 18 samples, model light-m"
-    assert lines[1].startswith("exact: 17/18  model calls: 17  tokens in/out: ")
+    assert lines[0] == "extraction 评测：18 个样本，模型 light-m"
+    assert lines[1].startswith("完全正确: 17/18  模型调用: 17  输入/输出 tokens: ")
     assert lines[2:] == [
         "precision: 1.000  recall: 0.917  F1: 0.957",
-        "false writes: 0  negative false writes: 0",
-        "gates (F1 >= 0.85, exact >= 15/18, 0 negative false writes): passed",
+        "错误写入: 0  负样本错误写入: 0",
+        "门槛（F1 >= 0.85，完全正确 >= 15/18，负样本错误写入 0）: 通过",
     ]
     assert not (paicli_home / "memory" / "long_term_memory.json").exists()
 
@@ -51,15 +51,15 @@ def test_a_false_write_on_a_negative_sample_fails_the_gates(server, run_paicli):
     done = run_paicli("eval", "extraction")
     assert done.returncode == 1, done.stderr
     assert {r["model"] for r in server.requests} == {"m"}  # no light model: the main one
-    assert "✗ quoted_instruction: written 1, gold 0 (tp 0, fp 1, fn 0)\n    + 它不是我们的真实配置" in done.stdout
+    assert "✗ quoted_instruction: 写入 1，标准 0（tp 0，fp 1，fn 0）\n    + 它不是我们的真实配置" in done.stdout
     assert "precision: 0.923  recall: 1.000  F1: 0.960" in done.stdout
-    assert "false writes: 1  negative false writes: 1" in done.stdout
-    assert done.stdout.rstrip().endswith("FAILED")
+    assert "错误写入: 1  负样本错误写入: 1" in done.stdout
+    assert done.stdout.rstrip().endswith("未通过")
 
 
 def test_an_unreachable_model_is_one_line_naming_the_sample(server, run_paicli):
     server.script = []  # the first call finds the script empty: HTTP 500, not retried
     done = run_paicli("eval", "extraction")
     assert done.returncode == 2
-    assert done.stderr.strip().startswith("paicli: extraction eval stopped at sample 'preference_language'")
+    assert done.stderr.strip().startswith("paicli: extraction 评测在样本 'preference_language' 处停止")
     assert "Traceback" not in done.stderr

@@ -19,7 +19,7 @@ def _memory_file(paicli_home):
 
 def _ok(done) -> str:
     assert done.returncode == 0, done.stderr
-    assert "Traceback" not in done.stderr and "internal error" not in done.stderr
+    assert "Traceback" not in done.stderr and "内部错误" not in done.stderr
     return done.stdout.strip()
 
 
@@ -53,7 +53,7 @@ def test_save_into_a_directory_where_the_file_should_be_fails_with_one_line(run_
     path.mkdir(parents=True)
     done = run_paicli("-p", f"/save {NEW_FACT}")
     assert done.returncode == 1
-    assert "Traceback" not in done.stderr and "internal error" not in done.stderr
+    assert "Traceback" not in done.stderr and "内部错误" not in done.stderr
     [line] = _lines_naming(done, path)
     assert line.startswith("❌ ") and "未写入" in line
     assert path.is_dir() and not any(path.iterdir())
@@ -64,7 +64,7 @@ def test_save_under_a_file_where_the_memory_directory_should_be_fails_with_one_l
     blocker.write_text("a file", encoding="utf-8")
     done = run_paicli("-p", f"/save {NEW_FACT}", env={"PAICLI_MEMORY_DIR": str(blocker / "memory")})
     assert done.returncode == 1
-    assert "Traceback" not in done.stderr and "internal error" not in done.stderr
+    assert "Traceback" not in done.stderr and "内部错误" not in done.stderr
     assert len(_lines_naming(done, blocker)) == 1
     assert blocker.read_text(encoding="utf-8") == "a file"
 

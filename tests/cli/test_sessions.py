@@ -139,8 +139,8 @@ def test_a_torn_ledger_line_is_reported_in_one_line_and_the_session_goes_on(run_
         ledger.write(b'{"schemaVersion":1,"sessionId":"session-te')  # a crash mid-write
     done = run_paicli("-p", "二", "--session", SESSION)
     assert done.returncode == 0 and done.stdout.strip() == "第二轮"
-    warning = [line for line in done.stderr.splitlines() if "unreadable line" in line]
-    assert len(warning) == 1 and warning[0].startswith("⚠️ ledger ") and "Traceback" not in done.stderr
+    warning = [line for line in done.stderr.splitlines() if "无法读取的内容" in line]
+    assert len(warning) == 1 and warning[0].startswith("⚠️ 会话 ledger ") and "Traceback" not in done.stderr
     assert [m["content"] for m in server.requests[1]["messages"][1:]] == ["一", "第一轮", "二"]
     unreadable = []
     for line in path.read_text().splitlines():

@@ -55,7 +55,7 @@ def start_studio(project: Path, env: dict[str, str], log: Path, *extra: str, cwd
                                 cwd=cwd or project,
                                 env=env, stdin=subprocess.DEVNULL, stdout=out, stderr=subprocess.STDOUT)
     deadline = time.monotonic() + STARTUP_SECONDS
-    while "Press Ctrl-C to stop." not in log.read_text(encoding="utf-8", errors="replace"):
+    while "按 Ctrl-C 停止。" not in log.read_text(encoding="utf-8", errors="replace"):
         if proc.poll() is not None or time.monotonic() > deadline:
             proc.kill()
             pytest.fail(f"paicli studio did not start:\n{log.read_text(errors='replace')[-3000:]}")
@@ -243,7 +243,7 @@ def test_sigint_stops_the_server_cleanly(tmp_path):
     proc, url = start_studio(project, environment(home, "http://127.0.0.1:9/v1"), tmp_path / "log")
     assert interrupt_and_wait(proc) == 0
     output = (tmp_path / "log").read_text(encoding="utf-8", errors="replace")
-    assert "Traceback" not in output and "paicli studio: stopped" in output
+    assert "Traceback" not in output and "paicli studio: 已停止" in output
     assert f"🚀 API: {url}" in output and f"baseUrl={url}" in output
     with pytest.raises(OSError):  # nothing listens any more: the server's process group is gone
         import urllib.request

@@ -246,5 +246,5 @@ def test_a_project_env_cannot_allow_an_origin(tmp_path):
                           env=environment(home, "http://127.0.0.1:9/v1"), stdin=subprocess.DEVNULL,
                           capture_output=True, text=True, timeout=RUN_TIMEOUT)
     assert done.returncode == 2, done.stdout + done.stderr
-    assert "sets PAICLI_STUDIO_ORIGINS, which a project may not choose" in done.stderr
+    assert "设置了 PAICLI_STUDIO_ORIGINS，而项目不能选择它" in done.stderr
     assert not (home / "studio").exists()

@@ -88,7 +88,7 @@ def test_sigterm_stops_the_server_and_removes_the_pid_file(tmp_path):
         proc.terminate()
     assert proc.wait(timeout=20) == 0
     assert not alive(server) and not pid_file(home, url).exists()
-    assert "paicli studio: stopped" in (tmp_path / "log").read_text(errors="replace")
+    assert "paicli studio: 已停止" in (tmp_path / "log").read_text(errors="replace")
 
 
 class _Stale(BaseHTTPRequestHandler):
@@ -126,7 +126,7 @@ def test_a_port_held_by_a_server_left_behind_names_its_pid(tmp_path, stale_port)
     (tmp_path / "home" / "studio" / f"server-{stale_port}.pid").write_text(f"{os.getpid()}\n")
     done = run_studio(tmp_path, stale_port)
     assert done.returncode == 2, done.stdout + done.stderr
-    assert f"port {stale_port}" in done.stderr and f"pid {os.getpid()}" in done.stderr
+    assert f"端口 {stale_port}" in done.stderr and f"pid {os.getpid()}" in done.stderr
     assert f"kill {os.getpid()}" in done.stderr and "--port" in done.stderr
     assert "Traceback" not in done.stderr and "API:" not in done.stdout
 
@@ -138,6 +138,6 @@ def test_a_port_held_by_something_else_is_refused_before_starting_a_server(tmp_p
     (tmp_path / "home" / "studio" / f"server-{stale_port}.pid").write_text(f"{dead}\n")
     done = run_studio(tmp_path, stale_port)
     assert done.returncode == 2, done.stdout + done.stderr
-    assert f"port {stale_port} on 127.0.0.1 is already in use" in done.stderr
+    assert f"127.0.0.1 上的端口 {stale_port} 已被占用" in done.stderr
     assert "pid" not in done.stderr and "Traceback" not in done.stderr
     assert not (tmp_path / "project" / ".paicli" / "studio").exists()  # nothing started, nothing written

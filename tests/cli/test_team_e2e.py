@@ -80,3 +80,23 @@ def test_a_rejected_plan_runs_no_worker_and_exits_1(server, run_paicli):
     assert done.stdout == ""  # issue 26: a planning failure goes to stderr, stdout carries only answers
     assert "❌ 规划失败：无法解析执行计划\n原因：JSON 对象之后还有多余内容\n原始输出:\n" in done.stderr
     assert len(server.requests) == 1 and "tools" not in server.requests[0]
+
+
+def test_a_verdict_that_cannot_be_read_is_previewed_on_stderr_bounded_and_inert(server, run_paicli):
+    one_step = json.dumps({"summary": "读", "steps": [{"id": "a", "description": "读 A", "dependencies": []}]},
+                          ensure_ascii=False)
+    garbled = "审查意见\x1b]52;c;aGk=\x07：大体可以，" + "但是" * 400
+    server.script = [Reply(one_step), Reply("A v1"), Reply(garbled), Reply("A v2"), Reply('{"approved": true}')]
+    done = run_paicli("--mode", "team", "-p", "读 A")
+    assert done.returncode == 0, done.stderr
+    server.assert_consumed()
+    err = done.stderr.splitlines()
+    [line] = [x for x in err if "审查结论无法读取" in x]
+    assert line.startswith(f"⚠️ reviewer 对步骤 [step_1] 的审查结论无法读取。模型的回复（{len(garbled)} 字符）: "
+                           "审查意见␛]52;c;aGk=␇：大体可以，但是")
+    assert len(line) < 400 and line.endswith("...")
+    assert "\x1b" not in done.stderr and "\x07" not in done.stderr
+    # the verdict still fails closed: the worker retries with the reference's reason, and the run goes on
+    assert err.index(line) < err.index("⚠️ 步骤 [step_1] 审查未通过，正在重新执行...")
+    assert "✅ 步骤 [step_1] 重试后审查通过" in err
+    assert done.stdout.startswith("✅ 多 Agent 协作任务完成！")

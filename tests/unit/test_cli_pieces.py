@@ -93,3 +93,10 @@ async def test_a_failing_command_says_why_once_where_failures_go():
     outcome = await commands.handle("/bogus x", FakeApp(), out)  # no read_line: a script, no help list
     assert outcome.failed and failed == ["❌ 未知命令: /bogus x"] and said == []
     assert not (await commands.handle("/help", FakeApp(), commands.Output(said.append, failed.append))).failed
+
+
+async def test_edited_arguments_that_are_not_json_say_where_in_chinese():
+    said = []
+    assert await ask_approval(REQUEST, scripted_input("m", '{"command": ls}', "n", ""), said.append) == {
+        "decision": "reject", "reason": ""}
+    assert "  ❌ 修改后的参数不是合法 JSON：第 1 行第 13 列有误" in said

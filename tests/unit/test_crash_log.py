@@ -45,8 +45,8 @@ def test_a_crash_names_the_log_and_an_unwritable_log_prints_the_traceback(tmp_pa
         raise RuntimeError("boom")
 
     assert run_guarded(crash, log_dir=tmp_path / "logs") == 1
-    assert f"traceback in {tmp_path / 'logs' / 'crash.log'}" in capsys.readouterr().err
+    assert f"traceback 见 {tmp_path / 'logs' / 'crash.log'}" in capsys.readouterr().err
     (tmp_path / "file").write_text("", encoding="utf-8")
     assert run_guarded(crash, log_dir=tmp_path / "file" / "logs") == 1
     err = capsys.readouterr().err
-    assert "Traceback" in err and "RuntimeError: boom" in err and "could not write the crash log" in err
+    assert "Traceback" in err and "RuntimeError: boom" in err and "无法在" in err and "写入崩溃日志" in err

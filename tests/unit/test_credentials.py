@@ -56,7 +56,7 @@ def test_dotenv_endpoint_needs_the_key_from_the_same_file(tmp_path, endpoint, en
             load(tmp_path, **sources)
         message = str(caught.value)
         assert "\n" not in message
-        assert f"{tmp_path / '.env'} sets {endpoint}" in message and key_source[1] in message
+        assert f"{tmp_path / '.env'} 设置了 {endpoint}" in message and key_source[1] in message
     else:
         settings = load(tmp_path, **sources)
         if key_source and key_source[0] == "dotenv" and settings.api_key:
@@ -65,12 +65,12 @@ def test_dotenv_endpoint_needs_the_key_from_the_same_file(tmp_path, endpoint, en
 
 def test_project_key_loses_to_the_environment_key_so_its_endpoint_is_refused(tmp_path):
     # Precedence stays env > .env: the environment's key would win and go to the .env's URL.
-    with pytest.raises(ConfigError, match="sets PAICLI_BASE_URL.*PAICLI_API_KEY.*the environment"):
+    with pytest.raises(ConfigError, match="设置了 PAICLI_BASE_URL.*PAICLI_API_KEY.*来自环境变量"):
         load(tmp_path, env={"PAICLI_API_KEY": "user"}, dotenv={"PAICLI_BASE_URL": URL, "PAICLI_API_KEY": "project"})
 
 
 def test_project_provider_with_its_provider_key_loses_to_the_environment_general_key(tmp_path):
-    with pytest.raises(ConfigError, match="sets PAICLI_PROVIDER"):
+    with pytest.raises(ConfigError, match="设置了 PAICLI_PROVIDER"):
         load(tmp_path, env={"PAICLI_API_KEY": "user"},
              dotenv={"PAICLI_PROVIDER": "deepseek", "DEEPSEEK_API_KEY": "project"})
 
@@ -88,7 +88,7 @@ def test_environment_endpoint_beats_the_dotenv_one_so_nothing_is_refused(tmp_pat
 
 
 def test_an_empty_dotenv_endpoint_still_counts_it_would_unset_the_users_choice(tmp_path):
-    with pytest.raises(ConfigError, match="sets PAICLI_BASE_URL"):
+    with pytest.raises(ConfigError, match="设置了 PAICLI_BASE_URL"):
         load(tmp_path, env={"PAICLI_API_KEY": "user"}, dotenv={"PAICLI_BASE_URL": ""},
              config={"PAICLI_BASE_URL": URL})
 
@@ -132,7 +132,7 @@ def test_guard_settings_come_only_from_the_user(tmp_path, setting, where):
     if where == "config" and setting in ("PAICLI_MEMORY_DISABLE_ON_EXTERNAL_CONTEXT", "PAICLI_AUDIT_DIR"):
         pytest.skip("not a config.json key")
     if where == "dotenv":
-        with pytest.raises(ConfigError, match=f"sets {setting}, which a project may not choose"):
+        with pytest.raises(ConfigError, match=f"设置了 {setting}，而项目不能选择它"):
             load(tmp_path, **sources)
     else:
         load(tmp_path, **sources)

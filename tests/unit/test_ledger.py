@@ -127,7 +127,7 @@ def test_a_torn_last_line_is_skipped_with_a_warning_and_the_next_append_starts_c
     with open(path, "ab") as f:  # a crash in the middle of a write
         f.write(lines(path)[-1][:40])
 
-    with pytest.warns(LedgerWarning, match=rf"{path.name}: skipped 1 unreadable line"):
+    with pytest.warns(LedgerWarning, match=rf"{path.name}：跳过了 1 行无法读取的内容"):
         graph = tool_loop(JsonlLedgerSaver(tmp_path))
         assert graph.get_state(CONFIG).values["messages"] == before
     after = chat(graph, "second")
@@ -135,7 +135,7 @@ def test_a_torn_last_line_is_skipped_with_a_warning_and_the_next_append_starts_c
 
     unreadable = [line for line in lines(path) if not _parses(line)]
     assert len(unreadable) == 1 and len(unreadable[0]) == 40  # the torn line, closed off, nothing else
-    with pytest.warns(LedgerWarning, match="skipped 1 unreadable"):
+    with pytest.warns(LedgerWarning, match="跳过了 1 行无法读取的内容"):
         assert tool_loop(JsonlLedgerSaver(tmp_path)).get_state(CONFIG).values["messages"] == after
 
 
@@ -148,7 +148,7 @@ def test_a_garbled_line_in_the_middle_costs_only_itself(tmp_path):
     content.insert(len(content) // 2, b'{"schemaVersion":1,"sequence":"oops", garbage \xff')
     path.write_bytes(b"\n".join(content) + b"\n")
 
-    with pytest.warns(LedgerWarning, match="skipped 1 unreadable line"):
+    with pytest.warns(LedgerWarning, match="跳过了 1 行无法读取的内容"):
         reopened = tool_loop(JsonlLedgerSaver(tmp_path))
         assert reopened.get_state(CONFIG).values["messages"] == messages
     assert [s.config for s in reopened.get_state_history(CONFIG)] == history
@@ -164,7 +164,7 @@ def test_a_garbled_checkpoint_line_hides_only_the_checkpoints_built_on_it(tmp_pa
     content[views[2]] = b"x" * len(content[views[2]])
     path.write_bytes(b"\n".join(content) + b"\n")
 
-    with pytest.warns(LedgerWarning, match=r"skipped 1 unreadable line\(s\) \(torn or garbled\) and [1-3] checkpoint"):
+    with pytest.warns(LedgerWarning, match=r"跳过了 1 行无法读取的内容（写了一半或已损坏），以及 [1-3] 个建立在丢失行上的检查点"):
         reopened = tool_loop(JsonlLedgerSaver(tmp_path, full_every=4), calls=5)
         assert reopened.get_state(CONFIG).values["messages"] == messages  # the chain restarts in full
     assert total - 4 <= len(list(reopened.get_state_history(CONFIG))) < total

@@ -28,7 +28,7 @@ def test_the_repositorys_langgraph_json_serves_exactly_the_registered_modes():
 def test_every_mode_surfaces_in_help_completion_studio_and_prompts(spec, tmp_path):
     help_text = parser().format_help()
     assert spec.flag in parser()._option_string_actions["--mode"].choices
-    assert spec.summary.split(":")[0] in help_text  # --help names it with its summary
+    assert spec.summary.split("：")[0] in help_text  # --help names it with its summary
     written = json.loads(write_config(tmp_path).read_text())["graphs"]
     assert written[spec.studio_graph] == f"paicli.studio.graphs:{spec.studio_graph}"
     assert spec.prompt in MODE_FILES and spec.prompt == loop_prompt(spec.name)

@@ -87,9 +87,9 @@ def test_config_json_may_list_writable_roots(tmp_path):
 
 
 @pytest.mark.parametrize("name, value, message", [
-    ("PAICLI_COMMAND_SANDBOX", "maybe", "auto, required, off"),
-    ("PAICLI_SANDBOX_NETWORK", "yes please", "on or off"),
-    ("PAICLI_SANDBOX_WRITABLE", "relative/dir", "absolute"),
+    ("PAICLI_COMMAND_SANDBOX", "maybe", "auto、required、off"),
+    ("PAICLI_SANDBOX_NETWORK", "yes please", "只能是 on 或 off"),
+    ("PAICLI_SANDBOX_WRITABLE", "relative/dir", "需要绝对路径"),
 ])
 def test_bad_sandbox_settings_name_the_fix(tmp_path, name, value, message):
     with pytest.raises(ConfigError, match=message):

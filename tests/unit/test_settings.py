@@ -26,7 +26,7 @@ def test_environment_beats_dotenv_beats_config_json(tmp_path):
 
 def test_context_window_override_and_bad_values(tmp_path):
     assert load_settings(tmp_path, env(tmp_path, PAICLI_CONTEXT_WINDOW="32_000")).context_window == 32_000
-    with pytest.raises(ConfigError, match="whole number"):
+    with pytest.raises(ConfigError, match="PAICLI_CONTEXT_WINDOW 必须是整数"):
         load_settings(tmp_path, env(tmp_path, PAICLI_CONTEXT_WINDOW="lots"))
 
 
@@ -39,7 +39,7 @@ def test_missing_key_names_what_to_set(tmp_path):
 def test_custom_endpoint_needs_a_model_and_unknown_provider_is_refused(tmp_path):
     with pytest.raises(ConfigError, match="PAICLI_MODEL"):
         load_settings(tmp_path, env(tmp_path, PAICLI_PROVIDER="local", PAICLI_BASE_URL="http://127.0.0.1:1/v1"))
-    with pytest.raises(ConfigError, match="unknown PAICLI_PROVIDER"):
+    with pytest.raises(ConfigError, match="未知的 PAICLI_PROVIDER"):
         load_settings(tmp_path, env(tmp_path, PAICLI_PROVIDER="nope"))
     s = load_settings(tmp_path, env(tmp_path, PAICLI_BASE_URL="http://127.0.0.1:1/v1", PAICLI_PROVIDER="x", PAICLI_MODEL="m"))
     assert (s.provider, s.model) == ("custom", "m")
@@ -48,15 +48,15 @@ def test_custom_endpoint_needs_a_model_and_unknown_provider_is_refused(tmp_path)
 def test_broken_config_json_is_reported_not_ignored(tmp_path):
     (tmp_path / "home").mkdir()
     (tmp_path / "home" / "config.json").write_text("{not json")
-    with pytest.raises(ConfigError, match="config.json is not valid JSON"):
+    with pytest.raises(ConfigError, match="config.json 不是合法的 JSON"):
         load_settings(tmp_path, env(tmp_path))
 
 
 def test_skill_body_budget_defaults_to_16k_and_must_be_positive(tmp_path):
     assert load_settings(tmp_path, env(tmp_path)).skill_budget == 16 * 1024
     assert load_settings(tmp_path, env(tmp_path, PAICLI_SKILL_BODY_BUDGET="32_000")).skill_budget == 32_000
-    for bad, reason in (("lots", "whole number"), ("0", "positive")):
-        with pytest.raises(ConfigError, match=f"PAICLI_SKILL_BODY_BUDGET must be a {reason}"):
+    for bad, reason in (("lots", "整数"), ("0", "正整数")):
+        with pytest.raises(ConfigError, match=f"PAICLI_SKILL_BODY_BUDGET 必须是{reason}"):
             load_settings(tmp_path, env(tmp_path, PAICLI_SKILL_BODY_BUDGET=bad))
 
 
@@ -76,5 +76,5 @@ def test_studio_origins_are_exact_origins_from_the_environment_or_config_json(tm
 @pytest.mark.parametrize("bad", ["*", "https://*.example.org", "evil.example", "https://x.example/path", "ftp://x.example",
                                  "https://user@x.example", "https://x.example?q=1", "http://x.example:0"])
 def test_a_studio_origin_that_is_not_one_exact_origin_is_refused(tmp_path, bad):
-    with pytest.raises(ConfigError, match="PAICLI_STUDIO_ORIGINS takes exact web origins"):
+    with pytest.raises(ConfigError, match="PAICLI_STUDIO_ORIGINS 只接受精确的网页来源"):
         load_settings(tmp_path, env(tmp_path, PAICLI_MODEL="m", PAICLI_STUDIO_ORIGINS=f"https://ok.example,{bad}"))

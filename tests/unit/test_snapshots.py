@@ -208,7 +208,7 @@ def test_settings_read_the_snapshot_settings_and_allow_revert_only_from_the_envi
     s = load_settings(project, base).snapshots
     assert (s.keep, s.allow_revert, s.max_file_bytes) == (7, False, 10 * MiB)
     assert load_settings(project, {**base, "PAICLI_ALLOW_REVERT": "yes"}).snapshots.allow_revert
-    with pytest.raises(ConfigError, match="PAICLI_SNAPSHOT_MAX_MB must be a positive whole number"):
+    with pytest.raises(ConfigError, match="PAICLI_SNAPSHOT_MAX_MB 必须是正整数"):
         load_settings(project, {**base, "PAICLI_SNAPSHOT_MAX_MB": "0"})
 
 

@@ -202,7 +202,7 @@ def test_loopback_hosts_need_no_flag(host):
 def test_other_hosts_need_allow_remote_which_warns(host):
     with pytest.raises(RemoteRefused, match="--allow-remote"):
         check_host(host, PORT, allow_remote=False)
-    assert "anyone who can reach this port can run commands" in check_host(host, PORT, allow_remote=True)
+    assert "能访问该端口的任何人都能用你的 key 在这台机器上运行命令" in check_host(host, PORT, allow_remote=True)
 
 
 def test_the_server_runs_isolated_from_paicli_home_with_the_gate(tmp_path):

@@ -24,6 +24,7 @@ def test_only_the_json_boolean_true_approves(reply):
 def test_a_non_boolean_or_missing_approved_is_a_rejection(reply):
     assert parse_verdict(reply).approved is False
     assert parse_verdict(reply).feedback == NO_BOOLEAN
+    assert parse_verdict(reply).unreadable  # issue 26: the CLI shows what the reviewer sent
 
 
 @pytest.mark.parametrize("reply, why", [
@@ -38,6 +39,7 @@ def test_an_unparseable_verdict_is_a_rejection_that_says_why(reply, why):
     verdict = parse_verdict(reply)
     assert verdict.approved is False
     assert verdict.feedback.startswith("审查结论无法解析（" + why)
+    assert verdict.unreadable
     assert verdict.feedback.endswith("），按未通过处理")
 
 
@@ -53,3 +55,13 @@ def test_an_unparseable_verdict_is_a_rejection_that_says_why(reply, why):
 def test_feedback_comes_from_issues_then_suggestions_then_summary(reply, feedback):
     verdict = parse_verdict(reply)
     assert verdict.approved is False and verdict.feedback == feedback
+
+
+def test_a_readable_rejection_is_not_unreadable():
+    verdict = parse_verdict('{"approved": false, "issues": ["缺测试"]}')
+    assert not verdict.approved and not verdict.unreadable and verdict.feedback == "- 缺测试"
+
+
+def test_why_a_reply_is_not_json_is_said_in_chinese():
+    # issue 26 item 8: the json module's own words ("Expecting value") are English; the place is enough
+    assert parse_verdict("通过，结果很好").feedback == "审查结论无法解析（回复不是合法的 JSON：第 1 行第 1 列有误），按未通过处理"

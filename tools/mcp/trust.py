@@ -29,7 +29,7 @@ class TrustStore:
 
     def trust(self, server: ServerConfig) -> None:
         if self.path is None:
-            raise OSError("no place to keep trust decisions")
+            raise OSError("没有保存 MCP 信任决定的目录（$PAICLI_HOME/mcp）")
         self.path.parent.mkdir(parents=True, exist_ok=True)
         with FileLock(str(self.path) + ".lock"):
             data = self._read()

@@ -89,7 +89,7 @@ class SkillLibrary:
 
     def _require_state(self) -> StateFile:
         if self.state is None:
-            raise RuntimeError("skills have no home directory to keep their state in")
+            raise RuntimeError("技能没有保存状态的目录（$PAICLI_HOME）")
         return self.state
 
 
