@@ -16,13 +16,13 @@ from urllib.parse import urlsplit
 
 from paicli.credentials import CONFIG, DOTENV, ENVIRONMENT, Sources, endpoint_refusal, guard_refusal, key_variable, secret_variables
 from paicli.prices import DEFAULT_PRICES, Price, price_problem
-from nodes.support.options import BudgetOptions, CompactionOptions
+from nodes.core.options import BudgetOptions, CompactionOptions
 from tools.skills.limits import DEFAULT_BUDGET as DEFAULT_SKILL_BUDGET
-from paicli.knobs import (ConfigError, Get, MemoryKnobs, WebKnobs, budget_options, compaction_options, memory_knobs,
-                          number, snapshot_options, web_knobs)
+from paicli.feature_settings import (ConfigError, Get, MemorySettings, WebSettings, budget_options, compaction_options, memory_settings,
+                          number, snapshot_options, web_settings)
 from tools.snapshots.options import SnapshotOptions
 from tools.mcp.config import DEFAULT_CALL_TIMEOUT, DEFAULT_STARTUP_WAIT, McpSetup, merge, parse_document
-from tools.sandbox.command import MODES as SANDBOX_MODES, SandboxSettings
+from tools.sandbox.command import MODES as SANDBOX_MODES, SandboxOptions
 
 
 @dataclass(frozen=True)
@@ -65,8 +65,8 @@ class Settings:
     project_root: Path  # --project DIR or the current directory (resolved)
     compaction: CompactionOptions = CompactionOptions()
     budget: BudgetOptions = BudgetOptions()
-    memory: MemoryKnobs = MemoryKnobs()
-    web: WebKnobs = WebKnobs()
+    memory: MemorySettings = MemorySettings()
+    web: WebSettings = WebSettings()
     skill_budget: int = DEFAULT_SKILL_BUDGET  # PAICLI_SKILL_BODY_BUDGET: characters of skill bodies in context (s.6)
     session_wait: int = 120  # PAICLI_SESSION_WAIT: seconds a turn waits for another process's turn on its session
     plan_max_replans: int = 2  # PAICLI_PLAN_MAX_REPLANS: re-plans a failing plan may use (reference s.4)
@@ -87,7 +87,7 @@ class Settings:
     snapshots: SnapshotOptions = SnapshotOptions()  # PAICLI_SNAPSHOT_*, PAICLI_ALLOW_REVERT (tools.snapshots)
     # PAICLI_COMMAND_SANDBOX, PAICLI_SANDBOX_NETWORK, PAICLI_SANDBOX_WRITABLE (issue 24): the user's
     # environment and config.json only, never a project's .env (a repository must not loosen it).
-    sandbox: SandboxSettings = SandboxSettings()
+    sandbox: SandboxOptions = SandboxOptions()
     # PAICLI_DATABASE_URL: sessions and long-term memory in this PostgreSQL database (issue 28;
     # paicli.database). None: the ledger files and long_term_memory.json. A guard setting.
     database_url: str | None = None
@@ -203,8 +203,8 @@ def load_settings(project: str | os.PathLike | None = None, environ: dict[str, s
         project_root=root,
         compaction=compaction_options(get),
         budget=budget_options(get),
-        memory=memory_knobs(get, home / "cache"),
-        web=_checked_web(web_knobs(get)),
+        memory=memory_settings(get, home / "cache"),
+        web=_checked_web(web_settings(get)),
         secret_env=secret_variables(env, (p.key_env for p in PRESETS.values()), key),
         session_wait=max(0, number(get, "PAICLI_SESSION_WAIT", 120)),
         skill_budget=_positive(get, "PAICLI_SKILL_BODY_BUDGET", DEFAULT_SKILL_BUDGET),
@@ -212,7 +212,7 @@ def load_settings(project: str | os.PathLike | None = None, environ: dict[str, s
         plan_max_replans=max_replans(get("PAICLI_PLAN_MAX_REPLANS")),
         studio_origins=studio_origins(get("PAICLI_STUDIO_ORIGINS")),
         snapshots=snapshot_options(get, lambda name: env.get(name)),
-        sandbox=sandbox_settings({**sources.config, **sources.env}),
+        sandbox=sandbox_options({**sources.config, **sources.env}),
         database_url=get("PAICLI_DATABASE_URL"),
         approval=_hitl(get("PAICLI_HITL")),
         review_model=get("PAICLI_AUTO_CLASSIFIER_MODEL") or "",
@@ -267,7 +267,7 @@ def _config_prices(home: Path) -> dict[str, Price]:
     return prices
 
 
-def sandbox_settings(user: dict[str, str]) -> SandboxSettings:
+def sandbox_options(user: dict[str, str]) -> SandboxOptions:
     """From the user's own settings (environment over config.json). Paths are separated by
     ``os.pathsep`` as in PATH (config.json may give a list)."""
     mode = (user.get("PAICLI_COMMAND_SANDBOX") or "auto").strip().lower()
@@ -280,7 +280,7 @@ def sandbox_settings(user: dict[str, str]) -> SandboxSettings:
     relative = [p for p in writable if not os.path.isabs(os.path.expanduser(p))]
     if relative:
         raise ConfigError(f"PAICLI_SANDBOX_WRITABLE 需要绝对路径（或 ~/...），当前为 '{relative[0]}'")
-    return SandboxSettings(mode=mode, network=network == "on", writable=writable)
+    return SandboxOptions(mode=mode, network=network == "on", writable=writable)
 
 
 DEFAULT_MAX_REPLANS = 2
@@ -328,7 +328,7 @@ def studio_environ(settings: Settings) -> dict[str, str]:
     for its graph, checkpointer and store; passing the resolved paths keeps them equal even if a
     file changes meanwhile), and everything that would call out
     switched off (notes §0: analytics, version check, LangSmith tracing)."""
-    # CORS_CONFIG / CORS_ALLOW_ORIGINS would replace the exact origins of the config (paicli/studio_gate.py).
+    # CORS_CONFIG / CORS_ALLOW_ORIGINS would replace the exact origins of the config (paicli/studio/gate.py).
     dropped = ("LANGSMITH_API_KEY", "LANGCHAIN_API_KEY", "CORS_CONFIG", "CORS_ALLOW_ORIGINS")
     env = {k: v for k, v in os.environ.items() if k not in dropped}
     env.update(PAICLI_PROJECT_ROOT=str(settings.project_root), PAICLI_HOME=str(settings.home),
@@ -446,6 +446,6 @@ def _origin(raw: str) -> str | None:
     return f"{parts.scheme}://{host}" + (f":{port}" if port not in (None, default) else "")
 
 
-def _checked_web(web: WebKnobs) -> WebKnobs:
+def _checked_web(web: WebSettings) -> WebSettings:
     _checked_url("PAICLI_SEARXNG_URL", web.searxng_url)
     return web

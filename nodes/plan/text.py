@@ -5,8 +5,8 @@ from __future__ import annotations
 
 from typing import Any
 
-from nodes.guards.response import reply_preview  # noqa: F401  (the planner's; shared with Team's reviewer)
-from nodes.plan.model import COMPLETED, FAILED, batches, leaves, progress, ready, tasks_in_order
+from nodes.model.response import reply_preview  # noqa: F401  (the planner's; shared with Team's reviewer)
+from nodes.plan.model import COMPLETED, FAILED, waves, leaves, progress, ready, tasks_in_order
 
 GOAL_CHARS = 48
 FIRST_IDS = 5
@@ -16,8 +16,7 @@ ICONS = {"PENDING": "⏳", "RUNNING": "🔄", "COMPLETED": "✅", "FAILED": "❌
 DONE = "✅ 计划执行完成！"
 PARTIAL = "⚠️ 计划部分完成，有任务失败。\n"
 STUCK = "⚠️ 计划未能继续推进，存在未满足依赖的任务。"
-CANCELLED = "⏹️ 已取消当前计划执行。"
-REVIEW_CANCELLED = "⏹️ 已取消本次计划执行。"
+PLAN_REVIEW_CANCELLED = "⏹️ 已取消本次计划执行。"
 
 
 def one_line(text: str, limit: int) -> str:
@@ -26,7 +25,7 @@ def one_line(text: str, limit: int) -> str:
 
 
 def summarize(plan: dict[str, Any], status: str = "CREATED") -> str:
-    groups = batches(plan)
+    groups = waves(plan)
     first = groups[0] if groups else []
     shown = ", ".join(first) if len(first) <= FIRST_IDS else f"{', '.join(first[:FIRST_IDS])} 等 {len(first)} 个任务"
     lines = ["📋 计划摘要", f"   - 目标: {one_line(plan['goal'], GOAL_CHARS)}",
@@ -51,7 +50,7 @@ def visualize(plan: dict[str, Any], status: str = "CREATED") -> str:
 def task_rows(plan: dict[str, Any]) -> list[dict[str, Any]]:
     """The plan as data for its review (issue 26): each task in execution order, with the
     parallel batch (1, 2, ...) it runs in."""
-    batch_of = {task_id: n for n, batch in enumerate(batches(plan), 1) for task_id in batch}
+    batch_of = {task_id: n for n, batch in enumerate(waves(plan), 1) for task_id in batch}
     return [{"id": t["id"], "description": t["description"], "type": t["type"],
              "dependencies": list(t["dependencies"]), "batch": batch_of.get(t["id"])} for t in tasks_in_order(plan)]
 
@@ -101,7 +100,7 @@ def replan_goal(plan: dict[str, Any], reason: str) -> str:
     return f"原任务: {plan['goal']}\n失败原因: {reason}\n已完成的任务:\n{done}\n请制定新的执行计划，避开之前的问题。"
 
 
-def review_decision(raw: Any) -> tuple[str, str]:
+def plan_review_answer(raw: Any) -> tuple[str, str]:
     """PlanReviewInputParser (reference s.4): ("execute" | "cancel" | "supplement", text)."""
     if isinstance(raw, dict):  # Studio: {"action": ..., "text": ...} is accepted too
         action = str(raw.get("action") or "").lower()

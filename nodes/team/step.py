@@ -15,7 +15,7 @@ from langchain_core.runnables import RunnableConfig
 from langgraph.config import get_stream_writer
 
 from memory.context.rounds import internal
-from nodes.guards.response import reply_preview
+from nodes.model.response import reply_preview
 from nodes.team import texts
 from nodes.team.attempts import Attempts, after_review, after_worker
 from nodes.team.inputs import TeamInputs

@@ -18,12 +18,12 @@ from pathlib import Path
 import pytest
 
 from paicli.__main__ import eval_parser, parser
-from paicli.db_command import parser as db_parser
-from paicli.knobs import FLAG_SETTINGS, ConfigError
+from paicli.commands.db import parser as db_parser
+from paicli.feature_settings import FLAG_SETTINGS, ConfigError
 from paicli.settings import load_settings
-from paicli.studio_command import RemoteRefused, check_host, studio_parser
-from paicli.studio_gate import StudioGate
-from paicli.studio_port import PortBusy, refuse_busy_port
+from paicli.studio.command import RemoteRefused, check_host, studio_parser
+from paicli.studio.gate import StudioGate
+from paicli.studio.port import PortBusy, refuse_busy_port
 from tools.mcp.config import parse_document
 
 ROOT = Path(__file__).resolve().parents[2]
