@@ -124,6 +124,11 @@ def run_studio(argv: list[str]) -> int:
     refuse_busy_port(args.host, args.port, pids)
     if warning:
         print(warning, file=sys.stderr, flush=True)
+    sessions = None  # with a database, its sessions are the threads to register (a bad URL stops here)
+    if settings.database_url:
+        from paicli.database import open_database, project_key
+
+        sessions = open_database(settings.database_url, project_key(settings.project_root)).saver
     state_dir = state_dir_of(settings.home, settings.project_root)
     config = write_config(state_dir, args.port, settings.studio_origins)
     command = leash_command(server_command(config, args.host, args.port), os.getpid())
@@ -131,7 +136,7 @@ def run_studio(argv: list[str]) -> int:
                              process_group=0)  # its own group: Ctrl-C is ours to pass on, after we stop syncing
     try:
         write_pid(pids, child.pid)
-        return Supervisor(child, args.host, args.port, settings.home / "history" / "raw").run()
+        return Supervisor(child, args.host, args.port, settings.home / "history" / "raw", sessions).run()
     finally:
         pids.unlink(missing_ok=True)
 
@@ -139,8 +144,8 @@ def run_studio(argv: list[str]) -> int:
 class Supervisor:
     """Waits for the server, registers sessions, and stops the server on SIGINT/SIGTERM."""
 
-    def __init__(self, child: subprocess.Popen, host: str, port: int, ledger_dir: Path) -> None:
-        self.child, self.ledger_dir = child, ledger_dir
+    def __init__(self, child: subprocess.Popen, host: str, port: int, ledger_dir: Path, sessions: Any = None) -> None:
+        self.child, self.ledger_dir, self.sessions = child, ledger_dir, sessions  # sessions: the database's, if any
         self.api = f"http://{connect_host(host)}:{port}"
         self.stopping = False
 
@@ -186,7 +191,7 @@ class Supervisor:
 
         from paicli.studio.threads import SessionRegistrar
 
-        registrar = SessionRegistrar(self.ledger_dir, get_sync_client(url=self.api, api_key=None))
+        registrar = SessionRegistrar(self.ledger_dir, get_sync_client(url=self.api, api_key=None), self.sessions)
         added = registrar.sync()
         print(f"\n🚀 API: {self.api}\n🎨 Studio: {STUDIO_URL.format(api=self.api)}", flush=True)
         print(f"📚 {added} CLI session(s) registered as threads of graph 'react'", flush=True)
