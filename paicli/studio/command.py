@@ -82,6 +82,17 @@ def check_host(host: str, port: int, allow_remote: bool) -> str | None:
             "run commands on this machine with your key; the API has no login")
 
 
+def start_notices(settings: Any, host: str, port: int, allow_remote: bool, sandbox: Any = None) -> list[str]:
+    """The lines printed before the server starts: a reachable host, and the REPL banner's ⚠️
+    when commands will not run in the command sandbox (issue 24; ``sandbox``: see
+    ``paicli.app.sandbox_lines``). Refuses a remote host not allowed."""
+    from paicli.app import sandbox_lines
+
+    warning = check_host(host, port, allow_remote)
+    first = sandbox_lines(settings, sandbox)[0]
+    return [line for line in (warning, first if first.startswith("⚠️") else None) if line]
+
+
 def state_dir_of(home: Path, project_root: Path) -> Path:
     """The server's folder for this project, under ``$PAICLI_HOME`` (never inside the project):
     its config and the in-memory runtime's thread registry, kept per project."""
@@ -119,11 +130,11 @@ def run_studio(argv: list[str]) -> int:
 
     settings = load_settings(args.project)
     settings.require_key()  # the server would fail to load the graph, with a traceback
-    warning = check_host(args.host, args.port, args.allow_remote)
+    notices = start_notices(settings, args.host, args.port, args.allow_remote)
     pids = pid_file(settings.home, args.port)
     refuse_busy_port(args.host, args.port, pids)
-    if warning:
-        print(warning, file=sys.stderr, flush=True)
+    for notice in notices:
+        print(notice, file=sys.stderr, flush=True)
     sessions = None  # with a database, its sessions are the threads to register (a bad URL stops here)
     if settings.database_url:
         from paicli.database import open_database, project_key
