@@ -59,11 +59,12 @@ def skip_sandbox(settings: Settings, args: Any) -> Settings:
     return replace(settings, sandbox=replace(settings.sandbox, skipped=True))
 
 
-def sandbox_lines(settings: Settings) -> list[str]:
-    """The sandbox state for the banner and /context (mechanism, writable roots, network)."""
+def sandbox_lines(settings: Settings, sandbox: Any = None) -> list[str]:
+    """The sandbox state for the banner and /context (mechanism, writable roots, network);
+    ``sandbox``: a ``CommandSandbox`` (a test's finds nothing), else the settings' own."""
     from tools.sandbox.command import CommandSandbox
 
-    return CommandSandbox(settings.sandbox).state(settings.project_root).lines()
+    return (sandbox or CommandSandbox(settings.sandbox)).state(settings.project_root).lines()
 
 
 def sandbox_warning(settings: Settings) -> str | None:

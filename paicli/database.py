@@ -30,6 +30,7 @@ from langchain_core.messages import HumanMessage
 from langgraph.checkpoint.postgres import PostgresSaver
 from langgraph.store.postgres import PostgresStore
 from psycopg.rows import dict_row
+from psycopg.types.json import Jsonb
 
 from memory.errors import PaicliError
 from memory.ledger.owner import wait_for_turn
@@ -40,6 +41,19 @@ from memory.longterm.store_entries import memory_of
 SETTING = "PAICLI_DATABASE_URL"
 PROJECT_KEY = "paicli_project"  # checkpoint metadata: the project key of the session
 CONNECT_TIMEOUT = 5  # seconds
+# The ledger's non-message events (``/clear``'s ``history_clear``), one row each: paicli's own
+# table, beside LangGraph's, created on first use like theirs.
+EVENTS_TABLE = """CREATE TABLE IF NOT EXISTS paicli_session_events (
+    sequence BIGSERIAL PRIMARY KEY,
+    thread_id TEXT NOT NULL,
+    project TEXT NOT NULL,
+    event TEXT NOT NULL,
+    mode TEXT NOT NULL,
+    actor TEXT NOT NULL,
+    source TEXT NOT NULL,
+    metadata JSONB NOT NULL DEFAULT '{}',
+    created TIMESTAMPTZ NOT NULL DEFAULT now()
+)"""
 
 
 class DatabaseError(PaicliError):
@@ -74,9 +88,25 @@ class SessionSaver(PostgresSaver):
     async def adelete_thread(self, thread_id: str) -> None:
         await asyncio.to_thread(self.delete_thread, thread_id)
 
-    def append_event(self, thread_id: str, event: str, **_: Any) -> int:
-        """The ledger records ``/clear`` and compaction as events; the database keeps checkpoints only."""
-        return 0
+    def setup(self) -> None:
+        super().setup()
+        with self._cursor() as cur:
+            cur.execute(EVENTS_TABLE)
+
+    def append_event(self, thread_id: str, event: str, *, mode: str | None = None, actor: str | None = None,
+                     source: str = "", metadata: dict | None = None) -> int:
+        """A non-message event (``history_clear``…), kept beside the checkpoints as the ledger keeps
+        it among its lines (reference h.2); returns its sequence."""
+        with self._cursor() as cur:
+            row = cur.execute(
+                "INSERT INTO paicli_session_events (thread_id, project, event, mode, actor, source, metadata) "
+                "VALUES (%s, %s, %s, %s, %s, %s, %s) RETURNING sequence",
+                (thread_id, self.project_key, event, mode or "react", actor or "agent", source,
+                 Jsonb(dict(metadata or {})))).fetchone()
+        return int(row["sequence"])
+
+    async def aappend_event(self, thread_id: str, event: str, **kwargs: Any) -> int:
+        return await asyncio.to_thread(self.append_event, thread_id, event, **kwargs)
 
     def turn_lock(self, thread_id: str) -> AdvisoryTurnLock:
         return AdvisoryTurnLock(self.url, thread_id)
@@ -95,13 +125,26 @@ class SessionSaver(PostgresSaver):
                 (PROJECT_KEY, self.project_key)).fetchall()
         return [self._summary(row) for row in rows]
 
+    summaries = sessions  # the name the ledger's SessionList gives it (Studio's registrar reads either)
+
     def _summary(self, row: dict[str, Any]) -> dict[str, Any]:
         found = self.get_tuple({"configurable": {"thread_id": row["thread_id"], "checkpoint_ns": ""}})
         messages = list((found.checkpoint["channel_values"].get("messages") or []) if found else [])
-        first = next((m for m in messages if isinstance(m, HumanMessage)), None)
-        title = str(first.content).splitlines()[0][:60] if first is not None and first.content else ""
         return {"id": row["thread_id"], "started": _millis(row["started"]), "last_activity": _millis(row["last"]),
-                "mode": "react", "title": title, "messages": len(messages)}
+                "mode": "react", "title": self._title(row["thread_id"], messages), "messages": len(messages)}
+
+    def _title(self, thread_id: str, messages: list[Any]) -> str:
+        """The session's first request, as the ledger's list shows it: after ``/clear`` the view is
+        empty, so it is read from the earliest versions of the conversation."""
+        first = next((m for m in messages if isinstance(m, HumanMessage)), None)
+        if first is None:
+            with self._cursor() as cur:
+                rows = cur.execute(
+                    "SELECT type, blob FROM checkpoint_blobs WHERE thread_id = %s AND checkpoint_ns = '' "
+                    "AND channel = 'messages' AND blob IS NOT NULL ORDER BY version LIMIT 3", (thread_id,)).fetchall()
+            earliest = [m for r in rows for m in self.serde.loads_typed((r["type"], r["blob"]))]
+            first = next((m for m in earliest if isinstance(m, HumanMessage)), None)
+        return str(first.content).splitlines()[0][:60] if first is not None and first.content else ""
 
 
 def _millis(stamp: str) -> int:

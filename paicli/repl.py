@@ -223,7 +223,6 @@ class Repl:
                 await self.status.after_turn(None)
                 continue
             mode = self.app.mode_for_input()
-            self.status.phase = "running" if mode == DEFAULT_MODE else mode
             result = await self.run_mode(mode, text.strip())
             await self.status.after_turn(result if mode == DEFAULT_MODE else None)  # a run apart has no turn figures
 

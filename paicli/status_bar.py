@@ -4,8 +4,9 @@ It is drawn only while the prompt waits for input: streamed answers and approval
 printed with no toolbar on screen, so it never draws over them. Its figures are taken after each
 turn (and after each command): the model, the next request's estimate against the window, the
 last turn's input/output/cached tokens, its estimated cost (``paicli.prices``; a model without a
-price shows none), the approval level, the turn's time, the phase, the session mode, MCP servers
-ready/total and skills enabled/total. ``PAICLI_STATUS_BAR=off`` hides it.
+price shows none), the approval level, the turn's time, the session mode, MCP servers ready/total
+and skills enabled/total. ``PAICLI_STATUS_BAR=off`` hides it. Reference u.4's ``phase`` is left
+out: drawn only at the prompt, the bar could only ever say ``idle``.
 """
 
 from __future__ import annotations
@@ -41,7 +42,6 @@ class StatusBar:
         self.app = app
         self.turn = TurnFigures()
         self.context_tokens: int | None = None  # None until a turn has run: the estimate needs the session
-        self.phase = "idle"  # idle | running | compacting | plan | team (reference u.4)
         self.skills = "Skill -"  # scanning the skill folders takes a moment: done off the first prompt's path
 
     async def after_turn(self, result: Any | None) -> None:
@@ -56,7 +56,6 @@ class StatusBar:
                 self.context_tokens = await self.app.session.next_request_tokens()
             except Exception:  # noqa: BLE001 - a status figure must never break the REPL
                 self.context_tokens = None
-        self.phase = "idle"
         self.count_skills()
 
     def count_skills(self) -> None:
@@ -74,6 +73,6 @@ class StatusBar:
                  f"本轮 输入 {t.input} 输出 {t.output} 缓存 {t.cached}"]
         cost = cost_text(price.cost(t.input, t.output, t.cached) if price else None)
         parts += [cost] if cost else []
-        parts += [LEVELS.get(self.app.approval, self.app.approval), f"{t.seconds:.1f}s", self.phase,
+        parts += [LEVELS.get(self.app.approval, self.app.approval), f"{t.seconds:.1f}s",
                   f"模式 {self.app.session_mode}", self._mcp(), self.skills]
         return visible(" · ".join(parts)).replace("\n", " ")

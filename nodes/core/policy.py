@@ -46,6 +46,7 @@ class DecisionContext:
     project_root: str
     external_guard: bool  # PAICLI_MEMORY_DISABLE_ON_EXTERNAL_CONTEXT
     allow_revert: bool = False  # PAICLI_ALLOW_REVERT=yes (tools.policy.approval)
+    network_granted: bool = False  # PAICLI_SANDBOX_NETWORK=on: `network: true` asks for nothing more
 
 
 def submitted_text(messages: list[Any]) -> str:
@@ -80,7 +81,7 @@ def decision_context(state: AgentState, ctx: RunContext, deps: Deps) -> Decision
     return DecisionContext(turn, discovered, tuple(state.get("external_sources") or ()),
                 frozenset(expose(turn, tools, discovered)), ctx.approval,
                 frozenset(state.get("approved_all") or ()), ctx.project_root, deps.external_guard,
-                ctx.allow_revert)
+                ctx.allow_revert, deps.sandbox.settings.network)
 
 
 def decide(call: dict[str, Any], turn: DecisionContext) -> Decision:
@@ -97,7 +98,7 @@ def decide(call: dict[str, Any], turn: DecisionContext) -> Decision:
         return Deny(REFUSED.format(refused), "policy", refused)
     protected = protected_write(name, args, turn.project_root)
     return approval.decide(name, args, turn.approval, turn.approved_all, protected, external=bool(turn.sources),
-                           allow_revert=turn.allow_revert)
+                           allow_revert=turn.allow_revert, network_granted=turn.network_granted)
 
 
 async def decide_now(call: dict[str, Any], turn: DecisionContext) -> Decision:

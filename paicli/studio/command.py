@@ -82,6 +82,17 @@ def check_host(host: str, port: int, allow_remote: bool) -> str | None:
             "在这台机器上运行命令；API 没有登录")
 
 
+def start_notices(settings: Any, host: str, port: int, allow_remote: bool, sandbox: Any = None) -> list[str]:
+    """The lines printed before the server starts: a reachable host, and the REPL banner's ⚠️
+    when commands will not run in the command sandbox (issue 24; ``sandbox``: see
+    ``paicli.app.sandbox_lines``). Refuses a remote host not allowed."""
+    from paicli.app import sandbox_lines
+
+    warning = check_host(host, port, allow_remote)
+    first = sandbox_lines(settings, sandbox)[0]
+    return [line for line in (warning, first if first.startswith("⚠️") else None) if line]
+
+
 def state_dir_of(home: Path, project_root: Path) -> Path:
     """The server's folder for this project, under ``$PAICLI_HOME`` (never inside the project):
     its config and the in-memory runtime's thread registry, kept per project."""
@@ -119,11 +130,16 @@ def run_studio(argv: list[str]) -> int:
 
     settings = load_settings(args.project)
     settings.require_key()  # the server would fail to load the graph, with a traceback
-    warning = check_host(args.host, args.port, args.allow_remote)
+    notices = start_notices(settings, args.host, args.port, args.allow_remote)
     pids = pid_file(settings.home, args.port)
     refuse_busy_port(args.host, args.port, pids)
-    if warning:
-        print(warning, file=sys.stderr, flush=True)
+    for notice in notices:
+        print(notice, file=sys.stderr, flush=True)
+    sessions = None  # with a database, its sessions are the threads to register (a bad URL stops here)
+    if settings.database_url:
+        from paicli.database import open_database, project_key
+
+        sessions = open_database(settings.database_url, project_key(settings.project_root)).saver
     state_dir = state_dir_of(settings.home, settings.project_root)
     config = write_config(state_dir, args.port, settings.studio_origins)
     command = leash_command(server_command(config, args.host, args.port), os.getpid())
@@ -131,7 +147,7 @@ def run_studio(argv: list[str]) -> int:
                              process_group=0)  # its own group: Ctrl-C is ours to pass on, after we stop syncing
     try:
         write_pid(pids, child.pid)
-        return Supervisor(child, args.host, args.port, settings.home / "history" / "raw").run()
+        return Supervisor(child, args.host, args.port, settings.home / "history" / "raw", sessions).run()
     finally:
         pids.unlink(missing_ok=True)
 
@@ -139,8 +155,8 @@ def run_studio(argv: list[str]) -> int:
 class Supervisor:
     """Waits for the server, registers sessions, and stops the server on SIGINT/SIGTERM."""
 
-    def __init__(self, child: subprocess.Popen, host: str, port: int, ledger_dir: Path) -> None:
-        self.child, self.ledger_dir = child, ledger_dir
+    def __init__(self, child: subprocess.Popen, host: str, port: int, ledger_dir: Path, sessions: Any = None) -> None:
+        self.child, self.ledger_dir, self.sessions = child, ledger_dir, sessions  # sessions: the database's, if any
         self.api = f"http://{connect_host(host)}:{port}"
         self.stopping = False
 
@@ -186,7 +202,7 @@ class Supervisor:
 
         from paicli.studio.threads import SessionRegistrar
 
-        registrar = SessionRegistrar(self.ledger_dir, get_sync_client(url=self.api, api_key=None))
+        registrar = SessionRegistrar(self.ledger_dir, get_sync_client(url=self.api, api_key=None), self.sessions)
         added = registrar.sync()
         print(f"\n🚀 API: {self.api}\n🎨 Studio: {STUDIO_URL.format(api=self.api)}", flush=True)
         print(f"📚 已把 {added} 个 CLI 会话登记为 react 图的 thread", flush=True)

@@ -24,11 +24,31 @@ from tools.mcp.servers import McpServers
 _settings = load_settings()
 
 
+def _project_key() -> str:
+    """The CLI's project key (``paicli.app``): with a database the origin remote's, else "" (the path)."""
+    if not _settings.database_url:
+        return ""
+    from paicli.database import project_key
+
+    return project_key(_settings.project_root)
+
+
+_PROJECT_KEY = _project_key()
+
+
 @dataclass(frozen=True)
 class StudioContext(RunContext):
-    """``RunContext`` whose default project root is the one the server was started for."""
+    """``RunContext`` whose default project root is the one the server was started for, with its
+    project key as the CLI sets it (computed here, at start-up: git is a blocking call the
+    server refuses during a run). A run that names another ``project_root`` without a key gets
+    that root's path as its key."""
 
     project_root: str = str(_settings.project_root)
+    project_key: str = _PROJECT_KEY
+
+    def __post_init__(self) -> None:
+        if self.project_root != str(_settings.project_root) and self.project_key == _PROJECT_KEY:
+            object.__setattr__(self, "project_key", "")
 
 
 # Fact extraction runs in the server too (the store is long_term_memory.json), when the user's

@@ -1,7 +1,7 @@
 """Register CLI sessions as threads of the ``langgraph dev`` server ``paicli studio`` runs.
 
 The server keeps its own registry of threads (``.langgraph_api/``); their checkpoints are our
-ledger. A session becomes visible in Studio once the registry has a thread of that id under the
+ledger (or the database's tables). A session becomes visible in Studio once the registry has a thread of that id under the
 ``react`` graph; ``threads.get_state`` then reads its messages from the ledger. The server only
 accepts UUID thread ids, so older ``session-<millis>-<uuid>`` sessions stay CLI-only.
 """
@@ -23,12 +23,14 @@ def is_thread_id(session_id: str) -> bool:
 
 
 class SessionRegistrar:
-    """Keeps the server's thread list in step with the ledger directory, incrementally."""
+    """Keeps the server's thread list in step with the sessions, incrementally: the ledger
+    directory's, or with ``PAICLI_DATABASE_URL`` the database's for this project (issue 28)."""
 
-    def __init__(self, ledger_dir: Path, client: Any) -> None:
+    def __init__(self, ledger_dir: Path, client: Any, sessions: Any = None) -> None:
         from memory.ledger.sessions import SessionList
 
-        self.sessions = SessionList(ledger_dir)
+        # anything with ``summaries()`` (newest first, as the /resume list): SessionList, SessionSaver
+        self.sessions = sessions if sessions is not None else SessionList(ledger_dir)
         self.client = client  # a langgraph_sdk sync client
         self.registered: set[str] = set()
         self.legacy: set[str] = set()

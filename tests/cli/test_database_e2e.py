@@ -200,3 +200,21 @@ def test_plan_kill_9_then_continue_on_postgres_reruns_nothing_completed(project,
     again = [submitted_text(r) for r in server.requests[asked:]]
     assert len(again) == 2 and not any("当前任务：统计 alpha" in t for t in again)  # task_1 kept its result
     assert done.stdout.strip() == "✅ 计划执行完成！\n[task_3] 合计 33"
+
+
+def test_clear_is_recorded_in_the_database_and_resume_lists_the_session_as_the_ledger_does(
+        run_paicli, server, database_url):
+    server.script = [Reply("第一轮回答"), Reply("第一轮回答")]
+    listings = []
+    for env in ({}, {"PAICLI_DATABASE_URL": database_url}):  # the ledger, then the database
+        assert run_paicli("-p", "第一轮", "--session", SESSION, env=env).returncode == 0
+        cleared = run_paicli("-p", "/clear", "--session", SESSION, env=env)
+        assert "🗑️ 当前对话历史已清空" in cleared.stdout, cleared.stderr
+        listing = run_paicli("-p", "/resume", env=env)
+        assert listing.returncode == 0, listing.stderr
+        line = next(line for line in listing.stdout.splitlines() if SESSION in line)
+        listings.append(line.split(" · ", 1)[1])  # past the time of the last activity
+    assert listings[0] == listings[1] == "0 条消息 · react · 第一轮"
+    with psycopg.connect(database_url) as conn:
+        rows = conn.execute("SELECT thread_id, event, source, metadata FROM paicli_session_events").fetchall()
+    assert rows == [(SESSION, "history_clear", "slash_clear", {"discardedViewMessages": 2})]

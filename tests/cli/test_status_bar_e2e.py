@@ -25,12 +25,13 @@ def test_the_status_bar_shows_its_fields_and_the_last_turns_figures(project, pai
     repl = start(project, paicli_env, server)
     try:
         repl.expect("❯")
-        repl.expect("m · 上下文 -/128.0k · 本轮 输入 0 输出 0 缓存 0 · ¥0.0000 · HITL default · 0.0s · idle · 模式 auto · MCP 0 · Skill")
+        repl.expect("m · 上下文 -/128.0k · 本轮 输入 0 输出 0 缓存 0 · ¥0.0000 · HITL default · 0.0s · 模式 auto · MCP 0 · Skill")
         repl.type("say hello\r")
         repl.expect("hello there")
         # 120k input at ¥2/M + 50k output at ¥8/M = ¥0.64
         line = repl.expect(" · HITL default")
         assert "本轮 输入 120000 输出 50000 缓存 0 · ¥0.6400" in line
+        assert "idle" not in repl.text  # no phase: at the prompt it could only ever be idle
         assert "上下文 -/" not in line.rsplit("m · 上下文", 1)[1]  # the next request's estimate is known now
         repl.type("\x1b[Z")  # Shift+Tab: the bar follows the mode
         repl.expect("模式 plan")

@@ -45,3 +45,14 @@ async def test_approve_all_of_a_network_call_covers_the_next_one(project):
     harness = Harness(model, project, approval="auto")
     assert len(await harness.turn("跑两次")) == 1
     assert await harness.resume({"decision": "approve_all"}) == []
+
+
+async def test_a_network_call_asks_nothing_more_when_every_command_already_has_network(project):
+    net = {"command": "touch ran.txt", "network": True, "reason": "下载依赖"}
+    model = ScriptedChatModel([ai("", tool_call("execute_command", {"command": "true"})),
+                               ai("", tool_call("execute_command", net)), ai("好")])
+    harness = Harness(model, project, approval="auto", sandbox=CommandSandbox(SandboxOptions(network=True)))
+    [asked] = await harness.turn("跑")
+    assert "下载依赖" not in asked.value["risk"]  # the plain command's question
+    assert await harness.resume({"decision": "approve_all"}) == []  # approve-all of commands covers it
+    assert (project / "ran.txt").exists()

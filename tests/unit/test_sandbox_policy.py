@@ -102,3 +102,9 @@ def test_the_session_deps_carry_the_users_sandbox_to_every_graph(tmp_path):
     settings = load_settings(tmp_path, settings_env(tmp_path, PAICLI_COMMAND_SANDBOX="required",
                                                     PAICLI_BASE_URL="http://127.0.0.1:9/v1", PAICLI_MODEL="m"))
     assert make_deps(settings, auto_extract=False).sandbox.settings == settings.sandbox
+
+
+def test_a_network_call_is_a_plain_command_when_every_command_has_network():
+    granted = decide("execute_command", NET, "auto", network_granted=True)
+    assert isinstance(granted, Ask) and granted.review and "安装依赖" not in granted.risk  # the reviewer's, as plain
+    assert isinstance(decide("execute_command", NET, "auto", {"execute_command"}, network_granted=True), Allow)

@@ -68,10 +68,12 @@ NO_REASON = "（未说明原因）"
 
 
 def decide(tool: str, args: dict[str, Any], level: str, approved_all: frozenset[str] | set[str] = frozenset(),
-           protected: str | None = None, external: bool = False, allow_revert: bool = False) -> Decision:
+           protected: str | None = None, external: bool = False, allow_revert: bool = False,
+           network_granted: bool = False) -> Decision:
     """``protected`` is the notice of a write to a protected path (``tools.policy.protected_paths``);
     ``external``: the session has read web or MCP content (``tools.policy.external_context``);
-    ``allow_revert``: PAICLI_ALLOW_REVERT=yes."""
+    ``allow_revert``: PAICLI_ALLOW_REVERT=yes; ``network_granted``: PAICLI_SANDBOX_NETWORK=on
+    already gives every command network, so ``network: true`` asks for nothing more."""
     facts = facts_of(tool)
     if facts.approval == "always":  # the notice makes it uncovered by "approve all" (``covered``)
         if level == "yes" and allow_revert:
@@ -90,9 +92,10 @@ def decide(tool: str, args: dict[str, Any], level: str, approved_all: frozenset[
         return Allow(args)
     if protected:  # a hook, .env or PAI.md runs or instructs later: as risky as a command
         return Ask(tool, args, PROTECTED_DANGER, facts.risk, protected)
-    if approved_before(approval_key(tool, args), approved_all):  # audited as the level's allow
+    key = tool if network_granted else approval_key(tool, args)  # granted: a network call is a plain one
+    if approved_before(key, approved_all):  # audited as the level's allow
         return Allow(args)
-    if flags and flags.network:
+    if flags and flags.network and not network_granted:
         risk = NETWORK_RISK.format(reason=flags.reason or NO_REASON)
         plain_asks = not approved_before(tool, approved_all)  # then one 🔴 question covers both
         return Ask(tool, args, facts.danger if plain_asks else NETWORK_DANGER, risk)
