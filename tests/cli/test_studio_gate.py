@@ -22,7 +22,8 @@ from tests.cli.conftest import RUN_TIMEOUT, closed_port
 from tests.cli.test_studio_command import environment, interrupt_and_wait, start_studio, user
 from tests.support.openai_server import FakeOpenAIServer, Reply
 
-pytestmark = pytest.mark.process  # the Studio server
+# The Studio server, made once for the module: one xdist worker runs all its tests.
+pytestmark = [pytest.mark.process, pytest.mark.xdist_group("studio-gate")]
 
 PAICLI = (str(Path(sys.executable).with_name("paicli")),)
 USER_ORIGIN = "https://tools.example.org"  # the user's own PAICLI_STUDIO_ORIGINS
