@@ -14,15 +14,16 @@ import pytest
 
 from tests.cli.conftest import RUN_TIMEOUT
 from tests.cli.test_plan_mode import DAG, GOAL, PLANNING, plan_pending_writes, plan_reply
+from tests.support.inprocess import run_in_process
 from tests.support.openai_server import ByContent, Hang, Reply
 from tests.support.pty_terminal import PtyTerminal
 
 pytestmark = pytest.mark.process  # kill -9 and the REPL on a pty
 
 
-def paicli(project, env, *args, **kwargs) -> subprocess.CompletedProcess:
-    return subprocess.run([sys.executable, "-m", "paicli", *args], cwd=project, env=env, capture_output=True,
-                          text=True, timeout=RUN_TIMEOUT, stdin=subprocess.DEVNULL, **kwargs)
+def paicli(project, env, *args) -> subprocess.CompletedProcess:
+    """In process: only the run killed with -9 and the REPL need a process of their own."""
+    return run_in_process(list(args), cwd=project, env=env, timeout=RUN_TIMEOUT)
 
 
 def killed_mid_plan(project, env, server, home, session: str) -> ByContent:

@@ -16,6 +16,7 @@ import time
 import psycopg
 import pytest
 
+from tests.support.inprocess import run_in_process
 from tests.support.openai_server import Reply
 
 SESSION = "db-session-1"
@@ -93,17 +94,14 @@ def _clone(path, origin: str):
     return path
 
 
-@pytest.mark.process
 def test_two_checkouts_of_one_repository_share_project_memory_and_sessions(paicli_env, server, database_url, tmp_path):
     env = paicli_env(server.base_url, PAICLI_DATABASE_URL=database_url)
     one = _clone(tmp_path / "laptop" / "shop", "git@github.com:Acme/Shop.git")
     two = _clone(tmp_path / "desktop" / "shop-copy", "https://me@github.com/Acme/Shop")
     other = _clone(tmp_path / "elsewhere", "https://github.com/Acme/Other.git")
 
-    def run(cwd, *args, home="h1"):
-        return subprocess.run([sys.executable, "-m", "paicli", *args], cwd=cwd,
-                              env=env | {"PAICLI_HOME": str(tmp_path / home)}, stdin=subprocess.DEVNULL,
-                              capture_output=True, text=True, timeout=60)
+    def run(cwd, *args, home="h1"):  # in process, as run_paicli does, in another working directory
+        return run_in_process(list(args), cwd=cwd, env=env | {"PAICLI_HOME": str(tmp_path / home)}, timeout=60)
 
     assert run(one, "-p", "/save 项目使用 pnpm 管理依赖").returncode == 0
     server.script = [Reply("好的")]
@@ -194,8 +192,7 @@ def test_plan_kill_9_then_continue_on_postgres_reruns_nothing_completed(project,
     asked = len(server.requests)
     routes.routes.update({"当前任务：统计 beta": [Reply("BETA=22")], "当前任务：汇总两者": [Reply("合计 33")]})
     server.script = server.script[:asked] + [routes.reply] * 2
-    done = subprocess.run([sys.executable, "-m", "paicli", "--session", "s-kill", "--continue"], cwd=project, env=env,
-                          stdin=subprocess.DEVNULL, capture_output=True, text=True, timeout=60)
+    done = run_in_process(["--session", "s-kill", "--continue"], cwd=project, env=env, timeout=60)  # in process
     assert done.returncode == 0, done.stderr
     again = [submitted_text(r) for r in server.requests[asked:]]
     assert len(again) == 2 and not any("当前任务：统计 alpha" in t for t in again)  # task_1 kept its result

@@ -14,6 +14,7 @@ import pytest
 from memory.ledger.namespaced import NamespacedSaver
 from memory.ledger.saver import JsonlLedgerSaver
 from tests.cli.conftest import RUN_TIMEOUT
+from tests.support.inprocess import run_in_process
 from tests.support.openai_server import ByContent, ErrorReply, Hang, Reply
 
 GOAL = "分别统计 alpha 和 beta 的情况，然后汇总两者"
@@ -131,14 +132,14 @@ def test_kill_9_mid_batch_then_continue_reruns_nothing_that_completed(project, p
 
     routes.routes.update({"当前任务：统计 beta": [Reply("BETA=22")], "当前任务：汇总两者": [Reply("合计 33")]})
     server.script = server.script[:asked] + [routes.reply] * 2
-    done = subprocess.run([sys.executable, "-m", "paicli", "--session", "s-kill", "--continue"], cwd=project,
-                          env=paicli_env(server.base_url), stdin=subprocess.DEVNULL, capture_output=True, text=True,
+    # Only the killed run needs a process of its own; the runs that finish it go in process.
+    done = run_in_process(["--session", "s-kill", "--continue"], cwd=project, env=paicli_env(server.base_url),
                           timeout=RUN_TIMEOUT)
     assert done.returncode == 0, done.stderr
     again = [submitted_text(r) for r in server.requests[asked:]]
     assert len(again) == 2 and not any("当前任务：统计 alpha" in t for t in again)  # task_1 kept its result
     assert "ALPHA=11" in again[-1] and "BETA=22" in again[-1]
     assert done.stdout.strip() == "✅ 计划执行完成！\n[task_3] 合计 33"
-    nothing = subprocess.run([sys.executable, "-m", "paicli", "--session", "s-kill", "--continue"], cwd=project,
-                             env=paicli_env(server.base_url), capture_output=True, text=True, timeout=RUN_TIMEOUT)
+    nothing = run_in_process(["--session", "s-kill", "--continue"], cwd=project, env=paicli_env(server.base_url),
+                             timeout=RUN_TIMEOUT)
     assert nothing.returncode == 0 and "没有未完成的运行" in nothing.stderr

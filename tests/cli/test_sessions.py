@@ -12,8 +12,9 @@ from pathlib import Path
 
 import pytest
 
-from tests.cli.conftest import as_langchain
+from tests.cli.conftest import RUN_TIMEOUT, as_langchain
 from tests.graphs.conftest import assert_paired
+from tests.support.inprocess import run_in_process
 from tests.support.openai_server import Hang, Reply
 
 SESSION = "session-test-1"
@@ -52,7 +53,7 @@ def test_session_continues_in_a_new_process(run_paicli, server):
 
 
 @pytest.mark.process
-def test_kill_9_while_waiting_for_the_model_keeps_completed_steps(project, paicli_env, paicli_home, server, run_paicli):
+def test_kill_9_while_waiting_for_the_model_keeps_completed_steps(project, paicli_env, paicli_home, server):
     (project / "notes.txt").write_text("alpha beta")
     server.script = [Reply("", tool_calls=[{"name": "read_file", "arguments": {"path": "notes.txt"}, "id": "c1"}]),
                      Hang(60)]
@@ -61,7 +62,8 @@ def test_kill_9_while_waiting_for_the_model_keeps_completed_steps(project, paicl
     kill9(proc)
 
     server.script.append(Reply("继续：文件里是 alpha beta。"))
-    done = run_paicli("-p", "继续", "--session", SESSION)
+    done = run_in_process(["-p", "继续", "--session", SESSION], env=paicli_env(server.base_url), cwd=project,
+                          timeout=RUN_TIMEOUT)  # only the killed run needs a process of its own
     assert done.returncode == 0, done.stderr
     resent = server.requests[2]["messages"]
     assert [m["role"] for m in resent[1:]] == ["user", "assistant", "tool", "user"]
@@ -70,7 +72,7 @@ def test_kill_9_while_waiting_for_the_model_keeps_completed_steps(project, paicl
 
 
 @pytest.mark.process
-def test_kill_9_while_a_tool_runs_leaves_a_conversation_the_provider_accepts(project, paicli_env, server, run_paicli):
+def test_kill_9_while_a_tool_runs_leaves_a_conversation_the_provider_accepts(project, paicli_env, server):
     command = "touch started.txt; sleep 30; touch finished.txt"
     server.script = [Reply("", tool_calls=[{"name": "execute_command", "arguments": {"command": command}, "id": "c1"}])]
     proc = start_paicli(project, paicli_env(server.base_url), "-p", "跑一下", "--session", SESSION, "--yes")
@@ -81,7 +83,8 @@ def test_kill_9_while_a_tool_runs_leaves_a_conversation_the_provider_accepts(pro
         subprocess.run(["pkill", "-f", "sleep 30; touch finished.txt"], check=False)
 
     server.script.append(Reply("上次的命令被中断了。"))
-    done = run_paicli("-p", "刚才怎么样了？", "--session", SESSION)
+    done = run_in_process(["-p", "刚才怎么样了？", "--session", SESSION], env=paicli_env(server.base_url), cwd=project,
+                          timeout=RUN_TIMEOUT)  # only the killed run needs a process of its own
     assert done.returncode == 0, done.stderr
     resent = server.requests[1]["messages"]
     assert [m["role"] for m in resent[1:]] == ["user", "assistant", "tool", "user"]

@@ -20,7 +20,8 @@ import pytest
 from tests.cli.conftest import RUN_TIMEOUT, clean_environ, closed_port
 from tests.support.openai_server import ErrorReply, FakeOpenAIServer, Reply
 
-pytestmark = pytest.mark.process  # the Studio server
+# The Studio server, made once for the module: one xdist worker runs all its tests.
+pytestmark = [pytest.mark.process, pytest.mark.xdist_group("studio-command")]
 
 STARTUP_SECONDS = 90
 STOP_SECONDS = 20

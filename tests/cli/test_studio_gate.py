@@ -22,7 +22,8 @@ from tests.cli.conftest import RUN_TIMEOUT, closed_port
 from tests.cli.test_studio_command import environment, interrupt_and_wait, start_studio, user
 from tests.support.openai_server import FakeOpenAIServer, Reply
 
-pytestmark = pytest.mark.process  # the Studio server
+# The Studio server, made once for the module: one xdist worker runs all its tests.
+pytestmark = [pytest.mark.process, pytest.mark.xdist_group("studio-gate")]
 
 PAICLI = (str(Path(sys.executable).with_name("paicli")),)
 USER_ORIGIN = "https://tools.example.org"  # the user's own PAICLI_STUDIO_ORIGINS
@@ -115,7 +116,8 @@ def test_nothing_the_project_ships_is_imported_and_the_server_works_from_paicli_
         "langgraph_api", "langgraph_cli", "sitecustomize.py", "usercustomize.py", "uvicorn"]  # ours only
 
 
-@pytest.mark.parametrize("origin", [EVIL, "null", f"http://127.0.0.1:{closed_port()}",
+@pytest.mark.parametrize("origin", [EVIL, "null",  # a fixed id: every xdist worker must collect the same names
+                                    pytest.param(f"http://127.0.0.1:{closed_port()}", id="http://127.0.0.1:other-port"),
                                     "https://smith.langchain.com.evil.example"])
 def test_a_foreign_origin_is_refused_and_makes_nothing(served, client, origin):
     thread_id = str(uuid.uuid4())

@@ -20,7 +20,8 @@ import pytest
 from tests.cli.conftest import RUN_TIMEOUT
 from tests.support.openai_server import Reply
 
-pytestmark = pytest.mark.process  # an installed wheel
+# An installed wheel, made once for the module: one xdist worker runs all its tests.
+pytestmark = [pytest.mark.process, pytest.mark.xdist_group("wheel")]
 
 ROOT = Path(__file__).resolve().parents[2]
 PACKAGES = ("memory", "prompts", "tools", "nodes", "graphs", "paicli")

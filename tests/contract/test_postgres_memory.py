@@ -57,6 +57,7 @@ WRITER = textwrap.dedent("""
     url, writer, go = sys.argv[1], int(sys.argv[2]), sys.argv[3]
     with PostgresStore.from_conn_string(url) as store:
         memory = memory_of(store)
+        open(f"{go}.ready{writer}", "w").close()  # connected: tell the test
         while not os.path.exists(go):  # all four start together
             time.sleep(0.01)
         for i in range(25):
@@ -74,7 +75,10 @@ def test_four_processes_writing_25_memories_each_lose_nothing_and_store_no_dupli
     go = tmp_path / "go"
     writers = [subprocess.Popen([sys.executable, "-c", WRITER, database_url, str(w), str(go)], cwd=ROOT,
                                 stderr=subprocess.PIPE, text=True) for w in range(4)]
-    time.sleep(3)  # the interpreters and their connections are up
+    deadline = time.monotonic() + 120
+    while not all((tmp_path / f"go.ready{w}").exists() for w in range(4)):  # every interpreter is connected
+        assert time.monotonic() < deadline and all(w.poll() is None for w in writers), "a writer never got ready"
+        time.sleep(0.05)
     go.touch()
     errors = [w.communicate(timeout=180)[1] for w in writers]
     assert [w.returncode for w in writers] == [0] * 4, errors

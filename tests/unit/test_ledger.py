@@ -434,8 +434,9 @@ def test_a_kill_while_a_tool_runs_keeps_every_completed_message(tmp_path):
     """
     script = f"import sys; sys.path.insert(0, {str(ROOT)!r})\n" + textwrap.dedent(crasher)
     proc = subprocess.Popen([sys.executable, "-c", script, str(tmp_path / "raw"), str(started)])
-    deadline = time.monotonic() + 30
-    while not started.exists() and time.monotonic() < deadline:
+    deadline = time.monotonic() + 120  # bounds a hung child; on a loaded machine its imports alone take 30 s
+    while not started.exists():
+        assert time.monotonic() < deadline and proc.poll() is None, "the slow tool never started"
         time.sleep(0.01)
     os.kill(proc.pid, signal.SIGKILL)
     proc.wait()
@@ -564,9 +565,9 @@ def test_a_write_on_disk_before_a_kill_is_not_run_again(tmp_path):
     """
     script = f"import sys; sys.path.insert(0, {str(ROOT)!r})\n" + textwrap.dedent(crasher)
     proc = subprocess.Popen([sys.executable, "-c", script, str(tmp_path / "raw"), str(tmp_path)])
-    deadline = time.monotonic() + 30
-    while time.monotonic() < deadline and not (
-            (tmp_path / "slow-started").exists() and b'"content":"fast"' in _read_or_empty(ledger(tmp_path / "raw"))):
+    deadline = time.monotonic() + 120  # bounds a hung child; on a loaded machine its imports alone take 30 s
+    while not ((tmp_path / "slow-started").exists() and b'"content":"fast"' in _read_or_empty(ledger(tmp_path / "raw"))):
+        assert time.monotonic() < deadline and proc.poll() is None, "slow never started or fast's write never landed"
         time.sleep(0.01)
     os.kill(proc.pid, signal.SIGKILL)
     proc.wait()

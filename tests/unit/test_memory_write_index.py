@@ -13,6 +13,7 @@ from memory.longterm.file import MemoryFile
 from memory.longterm.manager import LongTermMemory, MemoryOptions
 from memory.longterm.write_index import WriteIndex
 from memory.longterm.writes import write_automatic_all, write_explicit
+from tests.support.properties import examples
 
 T0 = datetime(2026, 9, 23, 8, tzinfo=UTC)
 P = "/work/proj"
@@ -27,7 +28,7 @@ def _fact(content, scope, project, day):
     return new_fact(content, scope=scope, project=project or None, now=T0 + timedelta(days=day))
 
 
-@settings(max_examples=300, deadline=None)
+@settings(max_examples=examples(300), deadline=None)
 @given(st.lists(facts, max_size=25), facts, st.sampled_from([0.5, 0.8, 0.95, 1.0]))
 def test_the_candidates_hold_every_duplicate_and_conflict_of_the_full_scan(stored, new, threshold):
     entries = [_fact(*f, day=i) for i, f in enumerate(stored)]
@@ -37,7 +38,7 @@ def test_the_candidates_hold_every_duplicate_and_conflict_of_the_full_scan(store
     assert find_conflicts(pool, incoming, threshold) == find_conflicts(entries, incoming, threshold)
 
 
-@settings(max_examples=300, deadline=None)
+@settings(max_examples=examples(300), deadline=None)
 @given(st.lists(facts, min_size=1, max_size=25), st.data(), st.sampled_from([0.5, 0.8, 0.95]))
 def test_the_candidates_hold_every_near_copy(stored, data, threshold):
     """A new text made from a stored one by a small edit: conflicts by Dice come up often."""
@@ -53,7 +54,7 @@ def test_the_candidates_hold_every_near_copy(stored, data, threshold):
     assert find_conflicts(pool, incoming, threshold) == find_conflicts(entries, incoming, threshold)
 
 
-@settings(max_examples=100, deadline=None)
+@settings(max_examples=examples(100), deadline=None)
 @given(st.lists(facts, max_size=15), st.lists(facts, min_size=1, max_size=6))
 def test_writes_through_the_index_match_writes_without_it(stored, incoming):
     """Each write's result and the list it leaves, with the index kept up to date in between."""

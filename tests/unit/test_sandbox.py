@@ -127,10 +127,11 @@ def test_no_network_is_explained(project):
 @real
 def test_a_timeout_ends_everything_a_sandboxed_command_started(project):
     context = ToolContext(root=project, sandbox=CommandSandbox(), command_timeout=1)
-    out = asyncio.run(execute_command({"command": "(sleep 30; touch late.txt) & sleep 30"}, context))
+    late = f"late-{os.getpid()}.txt"  # pgrep looks machine-wide: a name no other test process uses
+    out = asyncio.run(execute_command({"command": f"(sleep 30; touch {late}) & sleep 30"}, context))
     assert "超时" in out
     # The pid namespace died with bwrap; nothing is left to write the file.
-    assert subprocess.run(["pgrep", "-f", "touch late.txt"], capture_output=True).returncode != 0
+    assert subprocess.run(["pgrep", "-f", f"touch {late}"], capture_output=True).returncode != 0
 
 
 def test_required_refuses_without_a_sandbox_with_the_reference_text(project):
