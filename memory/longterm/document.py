@@ -18,6 +18,7 @@ every JSON library paicli could use; checking for it would double the parse time
 from __future__ import annotations
 
 import json
+import re
 from dataclasses import dataclass, replace
 from datetime import UTC, datetime
 from functools import cached_property
@@ -27,6 +28,8 @@ from memory.longterm.entry import Entry, from_json, to_json
 
 CONTAINER_KEYS = ("entries", "memories")  # where a top-level object may hold the list
 KNOWN_ENTRIES = 100_000  # parsed and serialized entries kept between reads and writes
+# Where a lone surrogate can come from in text that decoded as UTF-8: a JSON escape ("\ud800").
+SURROGATE_ESCAPE = re.compile(rb"\\u[dD][89a-fA-F]")
 
 
 @dataclass(frozen=True, eq=False)
@@ -109,8 +112,8 @@ def parse(data: bytes) -> Document | None:
         top, raw = raw, raw[key]
     if not isinstance(raw, list):
         return None
-    now = datetime.now(UTC)
-    return Document(tuple(_entry_from(item, now) or Foreign(item) for item in raw), top, key)
+    now, encodable = datetime.now(UTC), SURROGATE_ESCAPE.search(data) is None
+    return Document(tuple(_entry_from(item, now, encodable) or Foreign(item) for item in raw), top, key)
 
 
 def dump_document(document: Document) -> bytes:
@@ -163,12 +166,12 @@ def _indented(value: Any) -> bytes:
     return b"  " + _json(value).replace(b"\n", b"\n  ")
 
 
-def _entry_from(item: Any, now: datetime) -> Entry | None:
+def _entry_from(item: Any, now: datetime, encodable: bool = False) -> Entry | None:
     ident = item.get("id") if isinstance(item, dict) else None
     known = _KNOWN.get(ident) if isinstance(ident, str) else None
     if known is not None and known[0] == item:
         return known[1]
-    entry = from_json(item, now)
+    entry = from_json(item, now, encodable=encodable)
     if entry is not None:
         _remember(entry.id, (item, entry, None))
     return entry

@@ -61,8 +61,26 @@ class LongTermMemory:
         if self._retriever is None:
             from memory.longterm.retriever import Retriever
 
-            self._retriever = Retriever(self.options.cache_dir)
+            self._retriever = Retriever(self.options.cache_dir, terms_file=self._terms_file())
         return self._retriever
+
+    def _terms_file(self) -> Any:
+        """The retriever's term arrays beside the memory file (``memory.longterm.term_cache``);
+        None over a store."""
+        if not isinstance(self.file, MemoryFile):
+            return None
+        from memory.longterm.term_cache import FILE_NAME as TERMS_NAME, TermFile
+
+        return TermFile(self.file.path.with_name(TERMS_NAME), self.file.side_lock)
+
+    def _forget_terms(self) -> None:
+        """Inside a delete or a clear (the memory file's locks held): the term cache goes too, so
+        nothing of a removed memory stays behind on disk; the next search writes it again."""
+        terms_file = self._terms_file()
+        if terms_file is not None:
+            terms_file.remove()
+            if self._retriever is not None:
+                self._retriever.forget_saved()
 
     # -- reads -------------------------------------------------------------------------------------
     def entries(self) -> list[Entry]:
@@ -146,13 +164,20 @@ class LongTermMemory:
         self.file.mutate(lambda entries: set_search_terms(entries, entry_id, content, terms))
 
     def delete(self, entry_id: str, project_key: str | None) -> Entry | None:
-        return self.file.mutate(lambda entries: delete(entries, entry_id, project_key))
+        def remove(entries: list[Entry]) -> Entry | None:
+            gone = delete(entries, entry_id, project_key)
+            if gone is not None:
+                self._forget_terms()
+            return gone
+
+        return self.file.mutate(remove)
 
     def clear(self) -> int:
         """reference (u.2): every entry, global and all projects."""
         def wipe(entries: list[Entry]) -> int:
             count = len(entries)
             entries.clear()
+            self._forget_terms()
             return count
 
         return self.file.mutate(wipe)
