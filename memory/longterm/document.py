@@ -17,6 +17,7 @@ every JSON library paicli could use; checking for it would double the parse time
 
 from __future__ import annotations
 
+import gc
 import json
 import re
 from dataclasses import dataclass, replace
@@ -99,7 +100,20 @@ def _numbered(ids: list[str]) -> list[tuple[str, int]]:
 
 
 def parse(data: bytes) -> Document | None:
-    """The document, or None when the file as a whole cannot be read (then it is backed up)."""
+    """The document, or None when the file as a whole cannot be read (then it is backed up).
+
+    The cyclic garbage collector is paused meanwhile: what is built here holds no cycles, and
+    its passes over the growing heap are a third of a new process's parse at 10,000 entries."""
+    paused = gc.isenabled()
+    gc.disable()
+    try:
+        return _parse(data)
+    finally:
+        if paused:
+            gc.enable()
+
+
+def _parse(data: bytes) -> Document | None:
     try:
         raw: Any = json.loads(data.decode("utf-8")) if data.strip() else []
     except (UnicodeDecodeError, ValueError, RecursionError):

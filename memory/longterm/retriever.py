@@ -32,7 +32,7 @@ from memory.longterm.entry import SCOPE_GLOBAL, Entry
 from memory.longterm.lexical import Index, Vocabulary
 from memory.longterm.staleness import DEFAULT_STALE_DAYS, Stale, staleness
 from memory.longterm.term_cache import Rows, TermFile, row_key, row_of, unique_rows
-from memory.longterm.terms import terms
+from memory.longterm.terms import known_pairs, terms
 from memory.longterm.thesaurus import Thesaurus, builtin
 from memory.tokens import estimate_text
 from memory.longterm.write_result import local_date
@@ -71,6 +71,7 @@ def warm(cache_dir: Path | None = None) -> None:
     use_cache_dir(cache_dir)
     jieba.initialize()
     builtin()
+    known_pairs()
 
 
 def decay(written: datetime, now: datetime) -> float:
@@ -104,6 +105,7 @@ class Retriever:
         use_cache_dir(cache_dir)
         self._thesaurus = thesaurus
         self._file = terms_file
+        self.cut = 0  # memories whose terms this retriever computed rather than found (tests, bench)
         self._reset()
 
     def _reset(self) -> None:
@@ -185,6 +187,7 @@ class Retriever:
                 found[i] = row
                 slots[id(entries[i])] = (entries[i], row)  # the slot holds the entry: its id is not reused
             self._rows = self._rows.extended(new_keys, new_rows)
+            self.cut += len(new_keys)
         return np.array(found, np.int64)
 
     def _load(self, keys: list[bytes]) -> None:
@@ -206,7 +209,7 @@ class Retriever:
         """Keep ``terms_file`` to the rows of the current list, when they changed."""
         if self._file is None:
             return
-        live = unique_rows(rows.tolist())
+        live = unique_rows(rows, len(self._rows))
         keys = frozenset(self._rows.keys[r] for r in live.tolist())
         if keys == self._on_disk:
             return
