@@ -67,7 +67,7 @@ class Index:
         self.idf = np.log1p((self.size - df + 0.5) / (df + 0.5))
         norm = K1 * (1 - B + B * lengths / max(float(lengths.mean()) if self.size else 1.0, 1.0))
         weights = self.idf[ids] * tfs * (K1 + 1) / (tfs + norm[owner])
-        order = np.argsort(ids, kind="stable")
+        order = _stable_order(ids, n_terms)
         self.docs, self.weights = owner[order], weights[order]
 
     @classmethod
@@ -95,3 +95,14 @@ class Index:
         if term is not None and 0 <= term < len(self.idf) and self.offsets[term + 1] > self.offsets[term]:
             return float(self.idf[term])
         return float(np.log1p((self.size + 0.5) / 0.5))
+
+
+def _stable_order(ids: np.ndarray, n_terms: int) -> np.ndarray:
+    """``np.argsort(ids, kind="stable")``, as one or two radix passes over 16-bit keys (numpy
+    sorts those by radix: ten times faster than its merge sort of 64-bit ones)."""
+    if n_terms <= 1 << 16:
+        return np.argsort(ids.astype(np.uint16), kind="stable")
+    if n_terms > 1 << 32:
+        return np.argsort(ids, kind="stable")
+    low = np.argsort((ids & 0xFFFF).astype(np.uint16), kind="stable")
+    return low[np.argsort((ids[low] >> 16).astype(np.uint16), kind="stable")]

@@ -174,18 +174,22 @@ class Retriever:
         found = [s[1] if (s := slots.get(id(e))) is not None and s[0] is e else -1 for e in entries]
         missing = [i for i, row in enumerate(found) if row < 0]
         if missing:
-            keys = [row_key(entries[i]) for i in missing]
+            fresh = [entries[i] for i in missing]
+            keys = [row_key(e) for e in fresh]
             if not self._loaded:
                 self._load(keys)
             by_key, new_keys, new_rows = self._row_by_key, [], []
-            for i, key in zip(missing, keys):
-                row = by_key.get(key)
-                if row is None:
-                    row = by_key[key] = len(self._rows) + len(new_keys)
-                    new_keys.append(key)
-                    new_rows.append(row_of(self._vocab, entries[i]))
+            rows = [by_key.get(key, -1) for key in keys]
+            for j in [j for j, row in enumerate(rows) if row < 0]:  # not seen (or saved) before
+                row = by_key.get(keys[j], -1)  # the same text twice in this list
+                if row < 0:
+                    row = by_key[keys[j]] = len(self._rows) + len(new_keys)
+                    new_keys.append(keys[j])
+                    new_rows.append(row_of(self._vocab, fresh[j]))
+                rows[j] = row
+            for i, row in zip(missing, rows):
                 found[i] = row
-                slots[id(entries[i])] = (entries[i], row)  # the slot holds the entry: its id is not reused
+            slots.update(zip(map(id, fresh), zip(fresh, rows)))  # a slot holds its entry: the id is not reused
             self._rows = self._rows.extended(new_keys, new_rows)
             self.cut += len(new_keys)
         return np.array(found, np.int64)

@@ -166,3 +166,11 @@ def test_store_searches_over_the_file_rank_the_same_and_write_no_partial_cache(h
     store = MemoryStore(fresh(home))
     found = store.search(project_namespace(P), query="发票服务端口", limit=5)
     assert found and not (home / TERMS_NAME).exists()
+
+
+@pytest.mark.parametrize("n_terms", [50, 70_000, 3_000_000])
+def test_the_index_orders_postings_as_a_stable_sort_at_any_vocabulary_size(n_terms):
+    from memory.longterm.lexical import _stable_order
+
+    ids = np.random.default_rng(n_terms).integers(0, n_terms, 50_000)
+    assert np.array_equal(_stable_order(ids, n_terms), np.argsort(ids, kind="stable"))
