@@ -33,8 +33,8 @@ The file is built in one go with ``memory.longterm.document.dump``: ``save_fact`
 O(n²) through its conflict checks. Every memory is visible to the query's project (global or
 this project's), the worst case for ranking. Benchmarks print; they never fail over a target.
 
-    .venv/bin/python bench/memory.py            # about 40 s on 2 cores
-    .venv/bin/python bench/memory.py --quick    # fewer samples, about 15 s
+    .venv/bin/python bench/memory.py            # about 2 min on 2 cores
+    .venv/bin/python bench/memory.py --quick    # fewer samples, about 1 min
     .venv/bin/python bench/memory.py --misses   # also list the queries each ranking missed
     .venv/bin/python bench/memory.py --recall   # only the recall tables of issue 16's set
     .venv/bin/python bench/memory.py --first    # only the first-search table (--baseline DIR)
