@@ -41,6 +41,7 @@ from memory.longterm.entry import Entry
 from memory.longterm.write_index import WriteIndex
 
 FILE_NAME = "long_term_memory.json"  # reference (j.1)
+TERMS_FILE_NAME = "long_term_memory.terms.npz"  # the retriever's term cache beside it (memory.longterm.term_cache)
 T = TypeVar("T")
 # The OS cannot lock files here at all (some network file systems): reference (j.2) falls back to
 # the thread lock alone. Any other lock failure (permissions, a bad path) refuses the write.

@@ -17,7 +17,7 @@ from typing import Any, Protocol, TypeVar
 from memory.longterm.config import MemoryOptions
 from memory.longterm.enrichment import Enricher, set_search_terms
 from memory.longterm.entry import SOURCE_FILES_KEY, Entry, is_visible_in_project, new_fact
-from memory.longterm.file import FILE_NAME, MemoryFile
+from memory.longterm.file import FILE_NAME, TERMS_FILE_NAME, MemoryFile
 from memory.longterm.writes import delete, mark_verified, write_automatic_all, write_explicit
 from memory.longterm.write_result import MemoryWriteResult, WriteStatus
 
@@ -69,18 +69,21 @@ class LongTermMemory:
         None over a store."""
         if not isinstance(self.file, MemoryFile):
             return None
-        from memory.longterm.term_cache import FILE_NAME as TERMS_NAME, TermFile
+        from memory.longterm.term_cache import TermFile
 
-        return TermFile(self.file.path.with_name(TERMS_NAME), self.file.side_lock)
+        return TermFile(self.file.path.with_name(TERMS_FILE_NAME), self.file.side_lock)
 
     def _forget_terms(self) -> None:
         """Inside a delete or a clear (the memory file's locks held): the term cache goes too, so
         nothing of a removed memory stays behind on disk; the next search writes it again."""
-        terms_file = self._terms_file()
-        if terms_file is not None:
-            terms_file.remove()
-            if self._retriever is not None:
-                self._retriever.forget_saved()
+        if not isinstance(self.file, MemoryFile):
+            return
+        try:
+            self.file.path.with_name(TERMS_FILE_NAME).unlink(missing_ok=True)
+        except OSError:  # a cache: the next search rewrites it (or goes on without it)
+            pass
+        if self._retriever is not None:
+            self._retriever.forget_saved()
 
     # -- reads -------------------------------------------------------------------------------------
     def entries(self) -> list[Entry]:

@@ -13,7 +13,8 @@ Scoring (p.3's two parts, a team decision for Q15, reworked for issue 16):
   24-hour cliff. The reference suggests a floor of 0.5; at 10,000 memories that let fresh
   look-alikes bury an older right answer, and a fact told once months ago must still be found,
   so newer only breaks near-ties.
-Each memory's term arrays are cached per (id, content, search terms); the index over a
+Each memory's term arrays are kept per (content, search terms), in the process and, for the file
+store, beside the file for the next process (``memory.longterm.term_cache``); the index over a
 candidate list is rebuilt only when the list changes. Nothing here touches the network.
 """
 

@@ -35,11 +35,12 @@ import numpy as np
 
 from memory.longterm.enrichment import SEARCH_TERMS_KEY, search_terms
 from memory.longterm.entry import Entry
+from memory.longterm.file import TERMS_FILE_NAME
 from memory.longterm.lexical import Doc, Vocabulary, make_doc
 from memory.longterm.subject import subject_terms
 from memory.longterm.terms import terms
 
-FILE_NAME = "long_term_memory.terms.npz"
+FILE_NAME = TERMS_FILE_NAME
 FORMAT = b"paicli-terms-1"
 # What a row is computed with: a change to any of these makes every stored row stale.
 _RULES = ("term_cache.py", "terms.py", "subject.py", "lexical.py", "data/thesaurus.txt")
@@ -196,10 +197,6 @@ class TermFile:
             log.debug("term cache %s not written (%s)", self.path, error)
             return False
         return True
-
-    def remove(self) -> None:
-        """Under the memory file's locks (a delete or a clear): no rows of what is gone stay behind."""
-        _unlink(str(self.path))
 
 
 def _checked(a: dict[str, np.ndarray]) -> tuple[Rows, list[str]] | None:
