@@ -150,9 +150,11 @@ def first_search(directory: Path, runs: int, baseline: Path | None) -> dict[str,
     cache = directory.parent / "jieba"
 
     def child(tree: Path) -> tuple[float, float, float]:
-        out = subprocess.run([sys.executable, "-c", FIRST_CHILD, str(tree), str(directory), str(cache), PROJECT],
-                             capture_output=True, text=True, check=True).stdout
-        result = json.loads(out.splitlines()[-1])
+        done = subprocess.run([sys.executable, "-c", FIRST_CHILD, str(tree), str(directory), str(cache), PROJECT],
+                              capture_output=True, text=True)
+        if done.returncode:
+            raise SystemExit(f"first-search child on {tree} failed:\n{done.stderr}")
+        result = json.loads(done.stdout.splitlines()[-1])
         return result["first"], result["cpu"], result["warm"]
 
     child(ROOT)  # writes the term cache (and jieba's dictionary cache)
