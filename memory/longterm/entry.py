@@ -163,17 +163,18 @@ def normalized(entry: Entry) -> Entry:
     return replace(entry, raw={**_canonical(entry), **extra} if extra else None)
 
 
-def from_json(raw: Any, now: datetime) -> Entry | None:
-    """One entry, or None when paicli cannot read it as one (the file keeps it anyway)."""
+def from_json(raw: Any, now: datetime, *, encodable: bool = False) -> Entry | None:
+    """One entry, or None when paicli cannot read it as one (the file keeps it anyway).
+    ``encodable``: the caller knows no string in ``raw`` holds a lone surrogate (``_printable``)."""
     if not isinstance(raw, dict):
         return None
     try:
-        return _entry_from(raw, now)
+        return _entry_from(raw, now, encodable)
     except (TypeError, ValueError, AttributeError):
         return None
 
 
-def _entry_from(raw: dict[str, Any], now: datetime) -> Entry | None:
+def _entry_from(raw: dict[str, Any], now: datetime, encodable: bool = False) -> Entry | None:
     content, kind = raw.get("content"), str(raw.get("type") or "FACT").upper()
     if not isinstance(content, str) or kind not in TYPES:
         return None
@@ -181,6 +182,9 @@ def _entry_from(raw: dict[str, Any], now: datetime) -> Entry | None:
     verified = _time(raw, ("lastVerifiedAt", "last_verified_at")) or stamp
     count = raw.get("tokenCount", raw.get("token_count"))
     count = count if isinstance(count, int) and not isinstance(count, bool) and count >= 0 else -1
+    if encodable:
+        return Entry(_id(raw.get("id"), content), content, kind, stamp, verified,
+                     _metadata(raw.get("metadata"), encodable), count, raw)
     content = _printable(content)
     return Entry(_printable(_id(raw.get("id"), content)), content, kind, stamp, verified,
                  _metadata(raw.get("metadata")), count, raw)
@@ -220,10 +224,12 @@ def _time(raw: dict[str, Any], keys: tuple[str, ...]) -> datetime | None:
     return None
 
 
-def _metadata(raw: Any) -> dict[str, str]:
+def _metadata(raw: Any, encodable: bool = False) -> dict[str, str]:
     """reference (j.1): values are stringified (Java's way: booleans lower-case, null dropped)."""
     if not isinstance(raw, dict):
         return {}
+    if encodable:
+        return {str(k): v if type(v) is str else _java_string(v) for k, v in raw.items() if v is not None}
     return {_printable(str(k)): _printable(_java_string(v)) for k, v in raw.items() if v is not None}
 
 

@@ -33,7 +33,7 @@ from contextlib import contextmanager
 from pathlib import Path
 from typing import TypeVar
 
-from filelock import FileLock
+from filelock import FileLock, Timeout
 
 from memory.errors import PaicliError
 from memory.longterm.document import Document, dump_document, parse, salvage
@@ -41,6 +41,7 @@ from memory.longterm.entry import Entry
 from memory.longterm.write_index import WriteIndex
 
 FILE_NAME = "long_term_memory.json"  # reference (j.1)
+TERMS_FILE_NAME = "long_term_memory.terms.npz"  # the retriever's term cache beside it (memory.longterm.term_cache)
 T = TypeVar("T")
 # The OS cannot lock files here at all (some network file systems): reference (j.2) falls back to
 # the thread lock alone. Any other lock failure (permissions, a bad path) refuses the write.
@@ -133,6 +134,26 @@ class MemoryFile:
             if self._index is None:
                 self._index = WriteIndex(self._document.entries)
             return self._index
+
+    @contextmanager
+    def side_lock(self) -> Iterator[bool]:
+        """Both locks, for a cache file beside this one (``memory.longterm.term_cache``), if they
+        are free right now: yields False rather than wait for a writer."""
+        if not self._lock.acquire(blocking=False):
+            yield False
+            return
+        try:
+            try:
+                self._flock.acquire(timeout=0)
+            except (Timeout, OSError):
+                yield False
+                return
+            try:
+                yield True
+            finally:
+                self._flock.release()
+        finally:
+            self._lock.release()
 
     # -- internals ---------------------------------------------------------------------------------
     def _become(self, document: Document) -> None:

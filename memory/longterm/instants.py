@@ -40,6 +40,11 @@ def read_instant(value: Any) -> datetime | None:
     """An ISO string, epoch seconds or milliseconds (number or digits); None when unreadable."""
     if isinstance(value, bool) or value is None:
         return None
+    if type(value) is str and value.endswith("Z"):  # the usual shape, read as parse_instant would
+        try:  # (fromisoformat drops fraction digits beyond 6 itself; no number ends in "Z")
+            return datetime.fromisoformat(value)
+        except ValueError:
+            pass
     try:
         if isinstance(value, int | float):
             return _from_epoch(float(value))

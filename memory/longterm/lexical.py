@@ -56,20 +56,26 @@ def make_doc(vocab: Vocabulary, content: Mapping[str, int], enriched: Mapping[st
 class Index:
     """Postings sorted by term: a query reads only its own terms' slices."""
 
-    def __init__(self, docs: list[Doc], n_terms: int) -> None:
-        self.size = len(docs)
-        sizes = np.fromiter((len(d.ids) for d in docs), np.int64, len(docs))
-        ids = np.concatenate([d.ids for d in docs]) if docs else np.zeros(0, np.int64)
-        tfs = np.concatenate([d.tfs for d in docs]) if docs else np.zeros(0)
-        owner = np.repeat(np.arange(len(docs)), sizes)
-        lengths = np.fromiter((d.length for d in docs), np.float64, len(docs))
+    def __init__(self, ids: np.ndarray, tfs: np.ndarray, sizes: np.ndarray, lengths: np.ndarray,
+                 n_terms: int) -> None:
+        """Document i holds the next ``sizes[i]`` of the flat ``ids`` (each once) and ``tfs``, and
+        ``lengths[i]`` content terms (``Doc`` laid end to end; ``of_docs``)."""
+        self.size = len(sizes)
+        owner = np.repeat(np.arange(self.size), sizes)
         df = np.bincount(ids, minlength=n_terms).astype(np.float64)
         self.offsets = np.concatenate(([0], np.cumsum(df).astype(np.int64)))
         self.idf = np.log1p((self.size - df + 0.5) / (df + 0.5))
-        norm = K1 * (1 - B + B * lengths / max(float(lengths.mean()) if docs else 1.0, 1.0))
+        norm = K1 * (1 - B + B * lengths / max(float(lengths.mean()) if self.size else 1.0, 1.0))
         weights = self.idf[ids] * tfs * (K1 + 1) / (tfs + norm[owner])
-        order = np.argsort(ids, kind="stable")
+        order = _stable_order(ids, n_terms)
         self.docs, self.weights = owner[order], weights[order]
+
+    @classmethod
+    def of_docs(cls, docs: list[Doc], n_terms: int) -> Index:
+        sizes = np.fromiter((len(d.ids) for d in docs), np.int64, len(docs))
+        ids = np.concatenate([d.ids for d in docs]) if docs else np.zeros(0, np.int64)
+        tfs = np.concatenate([d.tfs for d in docs]) if docs else np.zeros(0)
+        return cls(ids, tfs, sizes, np.fromiter((d.length for d in docs), np.float64, len(docs)), n_terms)
 
     def scores(self, query: Mapping[int, float]) -> np.ndarray:
         """Σ weight × BM25 of each query term id, per document."""
@@ -89,3 +95,14 @@ class Index:
         if term is not None and 0 <= term < len(self.idf) and self.offsets[term + 1] > self.offsets[term]:
             return float(self.idf[term])
         return float(np.log1p((self.size + 0.5) / 0.5))
+
+
+def _stable_order(ids: np.ndarray, n_terms: int) -> np.ndarray:
+    """``np.argsort(ids, kind="stable")``, as one or two radix passes over 16-bit keys (numpy
+    sorts those by radix: ten times faster than its merge sort of 64-bit ones)."""
+    if n_terms <= 1 << 16:
+        return np.argsort(ids.astype(np.uint16), kind="stable")
+    if n_terms > 1 << 32:
+        return np.argsort(ids, kind="stable")
+    low = np.argsort((ids & 0xFFFF).astype(np.uint16), kind="stable")
+    return low[np.argsort((ids[low] >> 16).astype(np.uint16), kind="stable")]

@@ -17,7 +17,7 @@ from typing import Any, Protocol, TypeVar
 from memory.longterm.config import MemoryOptions
 from memory.longterm.enrichment import Enricher, set_search_terms
 from memory.longterm.entry import SOURCE_FILES_KEY, Entry, is_visible_in_project, new_fact
-from memory.longterm.file import FILE_NAME, MemoryFile
+from memory.longterm.file import FILE_NAME, TERMS_FILE_NAME, MemoryFile
 from memory.longterm.writes import delete, mark_verified, write_automatic_all, write_explicit
 from memory.longterm.write_result import MemoryWriteResult, WriteStatus
 
@@ -61,8 +61,29 @@ class LongTermMemory:
         if self._retriever is None:
             from memory.longterm.retriever import Retriever
 
-            self._retriever = Retriever(self.options.cache_dir)
+            self._retriever = Retriever(self.options.cache_dir, terms_file=self._terms_file())
         return self._retriever
+
+    def _terms_file(self) -> Any:
+        """The retriever's term arrays beside the memory file (``memory.longterm.term_cache``);
+        None over a store."""
+        if not isinstance(self.file, MemoryFile):
+            return None
+        from memory.longterm.term_cache import TermFile
+
+        return TermFile(self.file.path.with_name(TERMS_FILE_NAME), self.file.side_lock)
+
+    def _forget_terms(self) -> None:
+        """Inside a delete or a clear (the memory file's locks held): the term cache goes too, so
+        nothing of a removed memory stays behind on disk; the next search writes it again."""
+        if not isinstance(self.file, MemoryFile):
+            return
+        try:
+            self.file.path.with_name(TERMS_FILE_NAME).unlink(missing_ok=True)
+        except OSError:  # a cache: the next search rewrites it (or goes on without it)
+            pass
+        if self._retriever is not None:
+            self._retriever.forget_saved()
 
     # -- reads -------------------------------------------------------------------------------------
     def entries(self) -> list[Entry]:
@@ -146,13 +167,20 @@ class LongTermMemory:
         self.file.mutate(lambda entries: set_search_terms(entries, entry_id, content, terms))
 
     def delete(self, entry_id: str, project_key: str | None) -> Entry | None:
-        return self.file.mutate(lambda entries: delete(entries, entry_id, project_key))
+        def remove(entries: list[Entry]) -> Entry | None:
+            gone = delete(entries, entry_id, project_key)
+            if gone is not None:
+                self._forget_terms()
+            return gone
+
+        return self.file.mutate(remove)
 
     def clear(self) -> int:
         """reference (u.2): every entry, global and all projects."""
         def wipe(entries: list[Entry]) -> int:
             count = len(entries)
             entries.clear()
+            self._forget_terms()
             return count
 
         return self.file.mutate(wipe)

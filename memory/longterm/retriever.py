@@ -13,7 +13,8 @@ Scoring (p.3's two parts, a team decision for Q15, reworked for issue 16):
   24-hour cliff. The reference suggests a floor of 0.5; at 10,000 memories that let fresh
   look-alikes bury an older right answer, and a fact told once months ago must still be found,
   so newer only breaks near-ties.
-Each memory's term arrays are cached per (id, content, search terms); the index over a
+Each memory's term arrays are kept per (content, search terms), in the process and, for the file
+store, beside the file for the next process (``memory.longterm.term_cache``); the index over a
 candidate list is rebuilt only when the list changes. Nothing here touches the network.
 """
 
@@ -29,11 +30,10 @@ import numpy as np
 
 from memory.longterm.config import MEMORY_HEADING
 from memory.longterm.entry import SCOPE_GLOBAL, Entry
-from memory.longterm.enrichment import search_terms
-from memory.longterm.lexical import Doc, Index, Vocabulary, make_doc
+from memory.longterm.lexical import Index, Vocabulary
 from memory.longterm.staleness import DEFAULT_STALE_DAYS, Stale, staleness
-from memory.longterm.subject import subject_terms
-from memory.longterm.terms import terms
+from memory.longterm.term_cache import Rows, TermFile, row_key, row_of, unique_rows
+from memory.longterm.terms import known_pairs, terms
 from memory.longterm.thesaurus import Thesaurus, builtin
 from memory.tokens import estimate_text
 from memory.longterm.write_result import local_date
@@ -72,6 +72,7 @@ def warm(cache_dir: Path | None = None) -> None:
     use_cache_dir(cache_dir)
     jieba.initialize()
     builtin()
+    known_pairs()
 
 
 def decay(written: datetime, now: datetime) -> float:
@@ -96,26 +97,26 @@ class _Prepared:
     has_subject: np.ndarray
 
 
-@dataclass(frozen=True, eq=False)
-class _Row:
-    entry: Entry
-    doc: Doc
-    subject: np.ndarray  # term ids of the subject the memory opens with (``memory.longterm.subject``)
-    stamp: float  # write time, epoch seconds
-    is_global: bool
-    project: str | None
-
-
 class Retriever:
-    """Ranks memories for a query; keeps term arrays between calls (one per process is enough)."""
+    """Ranks memories for a query; keeps term arrays between calls (one per process is enough).
+    ``terms_file``: where they are kept between processes (``memory.longterm.term_cache``)."""
 
-    def __init__(self, cache_dir: Path | None = None, thesaurus: Thesaurus | None = None) -> None:
+    def __init__(self, cache_dir: Path | None = None, thesaurus: Thesaurus | None = None,
+                 terms_file: TermFile | None = None) -> None:
         use_cache_dir(cache_dir)
         self._thesaurus = thesaurus
+        self._file = terms_file
+        self.cut = 0  # memories whose terms this retriever computed rather than found (tests, bench)
+        self._reset()
+
+    def _reset(self) -> None:
         self._vocab = Vocabulary()
-        self._docs: dict[tuple[str, str, str], Doc] = {}
-        self._rows: dict[int, _Row] = {}
+        self._rows = Rows.empty()  # every distinct memory text seen, by row_key
+        self._row_by_key: dict[bytes, int] = {}
+        self._slots: dict[int, tuple[Entry, int]] = {}  # id(entry) -> (entry, its row)
         self._prepared: _Prepared | None = None
+        self._loaded = False  # terms_file read (or found unusable)
+        self._on_disk: frozenset[bytes] | None = None  # the row keys terms_file holds, as far as we know
 
     @property
     def thesaurus(self) -> Thesaurus:
@@ -129,7 +130,7 @@ class Retriever:
         if not entries or not query.strip():
             return []
         # The whole list is prepared, not the visible part: it is the same list on every turn.
-        prepared = self._prepare(list(entries))
+        prepared = self._prepare(list(entries), save=True)
         visible = prepared.is_global  # is_visible_in_project, on the whole list at once
         if project_key and project_key.strip():
             visible = visible | (prepared.projects == project_key)
@@ -140,50 +141,92 @@ class Retriever:
         """Ranks exactly these entries (the store's namespaces choose them, not visibility)."""
         if not candidates or not query.strip():
             return []
-        prepared = self._prepare(list(candidates))
+        prepared = self._prepare(list(candidates), save=False)  # a part: not what terms_file keeps
         return self._ranked(prepared, np.ones(len(candidates), dtype=bool), query, now or datetime.now(UTC), limit)
 
-    def _prepare(self, entries: list[Entry]) -> _Prepared:
+    def forget_saved(self) -> None:
+        """``terms_file`` was removed (a delete or a clear): write it again at the next search."""
+        self._on_disk = None
+
+    def _prepare(self, entries: list[Entry], save: bool) -> _Prepared:
         # ``==`` on lists tests identity first: the file hands back the same entry objects until it
         # changes, so an unchanged list costs microseconds, not a pass over every entry.
         current = self._prepared
         if current is not None and current.entries == entries:
             return current
         self._forget_unused(len(entries))
-        rows = [self._row(e) for e in entries]
-        sizes = np.fromiter((len(r.subject) for r in rows), np.int64, len(rows))
-        self._prepared = _Prepared(entries, Index([r.doc for r in rows], len(self._vocab)),
-                                   np.fromiter((r.stamp for r in rows), np.float64, len(rows)),
-                                   np.fromiter((r.is_global for r in rows), bool, len(rows)),
-                                   np.array([r.project for r in rows], dtype=object),
-                                   np.repeat(np.arange(len(rows)), sizes),
-                                   np.concatenate([r.subject for r in rows]) if rows else np.zeros(0, np.int64),
-                                   sizes > 0)
+        rows = self._rows_for(entries)
+        ids, tfs, sizes = self._rows.terms_of(rows)
+        subject_ids, subject_sizes = self._rows.subjects_of(rows)
+        n = len(entries)
+        self._prepared = _Prepared(entries, Index(ids, tfs, sizes, self._rows.lengths[rows], len(self._vocab)),
+                                   np.fromiter((e.timestamp.timestamp() for e in entries), np.float64, n),
+                                   np.fromiter((e.scope == SCOPE_GLOBAL for e in entries), bool, n),
+                                   np.array([e.project for e in entries], dtype=object),
+                                   np.repeat(np.arange(n), subject_sizes), subject_ids, subject_sizes > 0)
+        if save:
+            self._save(rows)
         return self._prepared
 
-    def _row(self, entry: Entry) -> _Row:
-        """Kept per entry object (the file hands back the same objects until one changes), so a
-        write costs the new entry's terms and the index, not a pass over every entry's fields."""
-        row = self._rows.get(id(entry))
-        if row is None or row.entry is not entry:  # the row holds the entry: its id is not reused
-            subject = np.fromiter((self._vocab.id(t) for t in sorted(subject_terms(entry.content))), np.int64)
-            row = self._rows[id(entry)] = _Row(entry, self._doc(entry), subject, entry.timestamp.timestamp(),
-                                               entry.scope == SCOPE_GLOBAL, entry.project)
-        return row
+    def _rows_for(self, entries: list[Entry]) -> np.ndarray:
+        """Each entry's row. Kept per entry object (the file hands back the same objects until one
+        changes), so a write costs the new entry's terms and the index, not a hash of every entry."""
+        slots = self._slots
+        found = [s[1] if (s := slots.get(id(e))) is not None and s[0] is e else -1 for e in entries]
+        missing = [i for i, row in enumerate(found) if row < 0]
+        if missing:
+            fresh = [entries[i] for i in missing]
+            keys = [row_key(e) for e in fresh]
+            if not self._loaded:
+                self._load(keys)
+            by_key, new_keys, new_rows = self._row_by_key, [], []
+            rows = [by_key.get(key, -1) for key in keys]
+            for j in [j for j, row in enumerate(rows) if row < 0]:  # not seen (or saved) before
+                row = by_key.get(keys[j], -1)  # the same text twice in this list
+                if row < 0:
+                    row = by_key[keys[j]] = len(self._rows) + len(new_keys)
+                    new_keys.append(keys[j])
+                    new_rows.append(row_of(self._vocab, fresh[j]))
+                rows[j] = row
+            for i, row in zip(missing, rows):
+                found[i] = row
+            slots.update(zip(map(id, fresh), zip(fresh, rows)))  # a slot holds its entry: the id is not reused
+            self._rows = self._rows.extended(new_keys, new_rows)
+            self.cut += len(new_keys)
+        return np.array(found, np.int64)
 
-    def _doc(self, entry: Entry) -> Doc:
-        extra = search_terms(entry)
-        key = (entry.id, entry.content, "\n".join(extra))
-        doc = self._docs.get(key)
-        if doc is None:
-            doc = self._docs[key] = make_doc(self._vocab, terms(entry.content), terms(" ; ".join(extra)))
-        return doc
+    def _load(self, keys: list[bytes]) -> None:
+        """The rows ``terms_file`` holds for these keys (the first list this retriever prepares)."""
+        self._loaded = True
+        stored = self._file.load() if self._file is not None else None
+        if stored is None:
+            return
+        rows, vocab = stored
+        wanted = set(keys)
+        keep = np.array([r for r, key in enumerate(rows.keys) if key in wanted], np.int64)
+        if len(keep) < len(rows):  # rows of memories gone since: their terms must not join the vocabulary
+            rows, vocab = rows.compact(keep, vocab)
+        self._rows, self._row_by_key = rows, {key: r for r, key in enumerate(rows.keys)}
+        self._vocab.ids = dict(zip(vocab, range(len(vocab))))
+        self._on_disk = frozenset(stored[0].keys)
+
+    def _save(self, rows: np.ndarray) -> None:
+        """Keep ``terms_file`` to the rows of the current list, when they changed."""
+        if self._file is None:
+            return
+        live = unique_rows(rows, len(self._rows))
+        keys = frozenset(self._rows.keys[r] for r in live.tolist())
+        if keys == self._on_disk:
+            return
+        compact, vocab = self._rows.compact(live, list(self._vocab.ids))
+        if self._file.save(compact, vocab):
+            self._on_disk = keys
 
     def _forget_unused(self, live: int) -> None:
         """Deleted or edited memories must not accumulate in a long-running process: start over
         (term ids with them) when the cache holds far more than the list."""
-        if len(self._docs) > 2 * live + 1_000 or len(self._rows) > 2 * live + 1_000:
-            self._docs, self._rows, self._vocab, self._prepared = {}, {}, Vocabulary(), None
+        if len(self._rows) > 2 * live + 1_000 or len(self._slots) > 2 * live + 1_000:
+            self._reset()
 
     def _relevance(self, p: _Prepared, query: str) -> np.ndarray:
         """BM25 of the user's words, plus, per thesaurus group the query touches, the BM25 of the
