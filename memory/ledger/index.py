@@ -73,8 +73,8 @@ class ThreadIndex:
     def __init__(self, thread_id: str, path: Path, serde: Any) -> None:
         self.thread_id, self.serde = thread_id, serde
         self.file = LedgerFile(path)
-        self.turn = TurnLock(path)
         self.lock = threading.RLock()
+        self.turn = TurnLock(self.file, self.lock)
         self.waiting: list = []  # batch.PendingWrites whose checkpoint is not in the file yet
         self.reset()
 
@@ -96,6 +96,10 @@ class ThreadIndex:
         self.writes: dict[tuple[str, str], dict[tuple[str, int], tuple]] = {}
         self.seqs_cache: dict[tuple[str, str], tuple[int, ...]] = {}  # a few recently resolved views
         self.anon: dict[str, int] = {}  # anon_key(record) → an anonymous message event not bound yet
+        self.rebinds = 0  # times a message id already known was bound to another event
+        # ns → (message objects, their sequences, rebinds then) of the conversation last put or
+        # read there: the next put looks only at the messages after them (memory.ledger.batch)
+        self.shown: dict[str, tuple[tuple, tuple[int, ...], int]] = {}
         self.by_text: dict[str, int] = {}  # message content → the first event holding it
         self.bound: dict[int, str] = {}  # anonymous message event → the id a message_id event gave it
         self.children: dict[tuple[str, str | None], list[str]] = {}  # (ns, parent) → child checkpoint ids
@@ -161,6 +165,7 @@ class ThreadIndex:
         if type(record["content"]) is str:
             self.by_text.setdefault(record["content"], seq)
         if lc.get("id") is not None:
+            self.rebinds += lc["id"] in self.by_id
             self.by_id[lc["id"]] = [seq, None]
         else:
             self.anon[anon_key(record)] = seq
@@ -171,6 +176,7 @@ class ThreadIndex:
         if self.anon.get(key := anon_key(record)) == seq:
             del self.anon[key]
         self.bound[seq] = message_id
+        self.rebinds += message_id in self.by_id
         self.by_id[message_id] = [seq, None]
 
     def apply_writes(self, record: dict) -> None:
@@ -287,6 +293,8 @@ class ThreadIndex:
                 values[channel] = self.decode(data, memo)
             elif (seqs := self.seqs(holder)) is not None:
                 values[channel] = [m for m in (self.message_at(s, memo) for s in seqs) if m is not None]
+                if len(values[channel]) == len(seqs):  # what the run goes on from (memory.ledger.batch)
+                    self.shown[ck.ns] = (tuple(values[channel]), seqs, self.rebinds)
         return values
 
     def _config(self, ns: str, checkpoint_id: str) -> RunnableConfig:

@@ -7,7 +7,9 @@ whichever wrote last would become "the latest", hiding the other's messages. Two
   ``<thread>.jsonl.turn.lock`` through ``filelock`` (an OS lock, released when its process dies,
   so a ``kill -9`` leaves nothing that blocks), and beside it ``<thread>.jsonl.owner`` saying
   who holds it (pid, host, since when) so a waiting process can name it. A holder that is gone
-  is never named: its pid is checked.
+  is never named: its pid is checked. Being the session's only writer meanwhile, the holder
+  also keeps the file's append lock for the turn (``memory.ledger.io``), so its writes take no
+  lock each.
 - The saver (``memory.ledger.saver``), which the CLI and ``langgraph dev`` both go through, refuses a
   ``put`` while another process holds the turn lock (``SessionBusy``), and a ``put`` on a parent
   that, since the run read it as the thread's latest, got a child from another writer
@@ -21,6 +23,7 @@ import json
 import os
 import socket
 import time
+import threading
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
 from pathlib import Path
@@ -33,6 +36,7 @@ from memory.ledger.io import replace_file, unlink
 
 if TYPE_CHECKING:
     from memory.ledger.index import ThreadIndex
+    from memory.ledger.io import LedgerFile
 
 POLL = 0.1  # seconds between two tries of a busy turn lock
 # Turn locks this process holds: while the CLI runs a turn, every put of that turn asks whether
@@ -68,11 +72,14 @@ class Owner:
 class TurnLock:
     """The turn lock of one session's ledger file (see the module docstring)."""
 
-    def __init__(self, ledger_path: Path) -> None:
-        self.session = ledger_path.name.removesuffix(".jsonl")
-        self.path = Path(f"{ledger_path}.turn.lock")
-        self.owner_path = Path(f"{ledger_path}.owner")
+    def __init__(self, ledger: LedgerFile, writers: threading.RLock) -> None:
+        """``ledger``: the file whose append lock the turn keeps; ``writers``: the lock its
+        writers hold, so the append lock is never given back under a write in flight."""
+        self.session = ledger.path.name.removesuffix(".jsonl")
+        self.path = Path(f"{ledger.path}.turn.lock")
+        self.owner_path = Path(f"{ledger.path}.owner")
         self._lock = FileLock(str(self.path), mode=0o600, thread_local=False)
+        self._ledger, self._writers = ledger, writers
 
     def try_acquire(self) -> bool:
         try:
@@ -82,9 +89,13 @@ class TurnLock:
         owner = {"pid": os.getpid(), "host": socket.gethostname(), "started": time.time()}
         replace_file(self.owner_path, json.dumps(owner).encode(), sync=False)
         _HELD.add(self.path)
+        with self._writers:
+            self._ledger.hold()
         return True
 
     def release(self) -> None:
+        with self._writers:  # a write cancelled mid-turn may still be running on the saver's thread
+            self._ledger.let_go()
         _HELD.discard(self.path)
         unlink(self.owner_path)
         self._lock.release()
@@ -128,11 +139,16 @@ class TurnLock:
         return True
 
 
+def refuse_if_busy(t: ThreadIndex) -> None:
+    """Refuse a write while another process holds the session's turn lock."""
+    if (holder := t.turn.other_holder()) is not None:
+        raise SessionBusy(f"会话 {t.thread_id} 正被{holder.describe()}使用：这次写入被拒绝，等它完成当前一轮后重试")
+
+
 def check_writer(t: ThreadIndex, ns: str, parent_id: str | None, checkpoint_id: str) -> None:
     """Refuse a put (the caller holds the append lock and has caught up with the file) while
     another process holds the turn lock, or when it would hide another writer's checkpoint."""
-    if (holder := t.turn.other_holder()) is not None:
-        raise SessionBusy(f"会话 {t.thread_id} 正被{holder.describe()}使用：这次写入被拒绝，等它完成当前一轮后重试")
+    refuse_if_busy(t)
     read = t.read_at.get((ns, parent_id))
     if read is None:  # a parent no run read here (a fork reads its checkpoint first): not checked
         return
