@@ -23,8 +23,8 @@ import json
 import os
 import socket
 import time
-import threading
 from collections.abc import Awaitable, Callable
+from contextlib import AbstractContextManager
 from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING
@@ -72,7 +72,7 @@ class Owner:
 class TurnLock:
     """The turn lock of one session's ledger file (see the module docstring)."""
 
-    def __init__(self, ledger: LedgerFile, writers: threading.RLock) -> None:
+    def __init__(self, ledger: LedgerFile, writers: AbstractContextManager) -> None:
         """``ledger``: the file whose append lock the turn keeps; ``writers``: the lock its
         writers hold, so the append lock is never given back under a write in flight."""
         self.session = ledger.path.name.removesuffix(".jsonl")
@@ -86,11 +86,15 @@ class TurnLock:
             self._lock.acquire(timeout=0)
         except Timeout:
             return False
+        try:
+            with self._writers:
+                self._ledger.hold()
+        except BaseException:
+            self._lock.release()
+            raise
         owner = {"pid": os.getpid(), "host": socket.gethostname(), "started": time.time()}
         replace_file(self.owner_path, json.dumps(owner).encode(), sync=False)
         _HELD.add(self.path)
-        with self._writers:
-            self._ledger.hold()
         return True
 
     def release(self) -> None:
