@@ -22,6 +22,7 @@ as the thread's latest (``read_at``, in lines applied).
 
 from __future__ import annotations
 
+import operator
 import threading
 import warnings
 from collections.abc import Iterator
@@ -39,6 +40,7 @@ from memory.ledger.io import LedgerFile
 from memory.ledger.owner import TurnLock
 
 MESSAGES = "messages"  # the conversation channel (add_messages), stored as views
+_ID = operator.attrgetter("id")
 _RESOLVED_VIEWS = 16  # resolved views kept per thread: enough for a list() walking back a chain
 
 
@@ -293,8 +295,9 @@ class ThreadIndex:
                 values[channel] = self.decode(data, memo)
             elif (seqs := self.seqs(holder)) is not None:
                 values[channel] = [m for m in (self.message_at(s, memo) for s in seqs) if m is not None]
-                if len(values[channel]) == len(seqs):  # what the run goes on from (memory.ledger.batch)
-                    self.shown[ck.ns] = (tuple(values[channel]), seqs, self.rebinds)
+                read = values[channel]
+                if len(read) == len(seqs) and None not in map(_ID, read):  # what the run goes on from
+                    self.shown[ck.ns] = (tuple(read), seqs, self.rebinds)  # (memory.ledger.batch)
         return values
 
     def _config(self, ns: str, checkpoint_id: str) -> RunnableConfig:
