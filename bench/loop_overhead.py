@@ -11,10 +11,19 @@ run of each loop):
    ``durability="sync"`` as ``paicli.driver`` runs it: what a user's session pays); the minimal
    loop with ``InMemorySaver``; and deepagents' ``create_deep_agent`` when it is installed
    (``pip install deepagents`` into the bench's venv only; it is never a dependency). All are
-   streamed the way ``paicli.driver`` streams (``["messages", "updates"]``, ``subgraphs=True``).
-   The scripted model is not free, though: it deep-copies every prompt it records, so its time
-   grows with the history. It is timed and the ratio is printed with and without it.
-2. Start-up: ``paicli --help``, and the time from launching the REPL in a pseudo-terminal until
+   streamed the way ``paicli.driver`` streams (``["messages", "updates"]``, ``subgraphs=True``);
+   the ledger row holds the session's turn lock around the turn, as ``paicli.driver`` does.
+   The scripted model records each prompt without copying it and its repr leaves out its script
+   (a real client's is short), so it costs next to nothing; its time is still measured and the
+   ratio printed with and without it.
+2. The same over a long session: ``LONG_STEPS`` tool calls and an answer in a new turn on a thread
+   whose history is already about ``HISTORY_TOKENS`` estimated tokens (realistic rounds from
+   ``bench/compaction.py``, old tool results already cleared, a window they fit in, so no
+   compaction tier fires and every loop does the same work). The history is put there by an
+   untimed first turn; the timed turn starts by loading it, as a session's next turn does. Rows:
+   ours (both savers) and the minimal loop, in the same interleaved run as (1). deepagents is left
+   out here: its own summarization would fire at this size, which is other work.
+3. Start-up: ``paicli --help``, and the time from launching the REPL in a pseudo-terminal until
    its prompt ``❯`` is drawn.
 
 Benchmarks print; they never fail over a missed target.
@@ -51,6 +60,7 @@ from langgraph.graph.message import add_messages  # noqa: E402
 from pydantic import PrivateAttr  # noqa: E402
 from typing_extensions import TypedDict  # noqa: E402
 
+from bench.compaction import Rounds, build_history  # noqa: E402
 from graphs.react import build_graph  # noqa: E402
 from memory.ledger.saver import JsonlLedgerSaver  # noqa: E402
 from nodes.core.state import Deps, RunContext  # noqa: E402
@@ -59,13 +69,18 @@ from tests.support.scripted_model import ScriptedChatModel, ai, tool_call  # noq
 from tools.base import ToolSpec  # noqa: E402
 
 STEPS = 200  # model responses with a tool call; one final answer follows
+LONG_STEPS = 20  # the same over a long history: the issue's "20 calls over a 1M-token history"
+HISTORY_TOKENS = 1_000_000  # estimated tokens of the long history (memory.tokens)
+LONG_WINDOW = 1_100_000  # its summary trigger (1.067M) is above the history: nothing fires
 RUNS = 5  # per loop, interleaved; the median is reported (other work on the machine adds noise)
 STARTS = 5  # process launches per start-up figure
 TARGET_RATIO = 1.5  # the issue's target: ours / baseline per model call
 TARGET_LEDGER_RATIO, TARGET_VS_DEEPAGENTS = 1.6, 0.6  # issue 30: ledger loop / minimal, / deepagents
+TARGET_LONG_RATIO = 1.2  # issue 30: ledger loop / minimal over the long history
 TARGET_HELP = 0.3  # seconds
 TARGET_PROMPT = 1.0  # seconds
 STREAM_MODES = ["messages", "updates"]
+THREAD = "bench"
 PROMPT_MARK = "❯".encode()
 CPR_QUERY, CPR_ANSWER = b"\x1b[6n", b"\x1b[1;1R"  # prompt_toolkit asks where the cursor is
 
@@ -82,28 +97,51 @@ NOOP = ToolSpec("noop", "Does nothing and returns ok.", {"type": "object", "prop
 
 
 class TimedModel(ScriptedChatModel):
-    """The scripted model, timing its own work (it deep-copies every prompt it is shown) so that
-    can be told apart from the framework's."""
+    """The scripted model at next to no cost of its own, timing what it still does so that can be
+    told apart from the framework's. It keeps each prompt as the list it was given (the test
+    model deep-copies it, which at 200 steps costs as much as the framework) and its repr leaves
+    out the script: langchain serialises a model by its repr, and deepagents binds its model
+    anew on every call, so a repr of the whole script would be billed to every one of its calls."""
 
     _spent: list[float] = PrivateAttr(default_factory=lambda: [0.0])  # shared by bind_tools copies
 
     def _next_step(self, messages: list[BaseMessage]) -> AIMessage:
         started = time.perf_counter()
         try:
-            return super()._next_step(messages)
+            rec = self._rec
+            with rec.lock:
+                rec.seen.append(list(messages))
+                step = rec.script[rec.cursor]  # IndexError: the script ran out
+                rec.cursor += 1
+            return step.model_copy()
         finally:
             self._spent[0] += time.perf_counter() - started
+
+    def __repr_args__(self) -> Any:
+        return [(name, value) for name, value in super().__repr_args__() if name != "script"]
 
     @property
     def spent(self) -> float:
         return self._spent[0]
 
 
-def new_model(steps: int) -> TimedModel:
+def new_model(steps: int, seeded: bool = False) -> TimedModel:
+    """``steps`` tool calls and an answer; ``seeded``: first an answer to the turn that puts the
+    long history in place."""
     # Distinct arguments per step, as in a real session: identical calls would (rightly) trip the
     # stagnation guard after 5 steps (reference s.3).
     script = [ai("", tool_call("noop", {"step": i}, id=f"call_{i}")) for i in range(steps)]
-    return TimedModel([*script, ai("done")])
+    return TimedModel([*([ai("seeded")] if seeded else []), *script, ai("done")])
+
+
+def long_history() -> list[BaseMessage]:
+    """About ``HISTORY_TOKENS`` of realistic rounds, tool results already cleared (built once)."""
+    if not _HISTORY:
+        _HISTORY.extend(build_history(Rounds(30), HISTORY_TOKENS, 0, cleared=True))
+    return _HISTORY
+
+
+_HISTORY: list[BaseMessage] = []
 
 
 # -- the two loops ------------------------------------------------------------------------------
@@ -112,7 +150,7 @@ class LoopState(TypedDict):
     messages: Annotated[list, add_messages]
 
 
-def build_baseline(model: TimedModel):
+def build_baseline(model: TimedModel, saver: InMemorySaver):
     """The smallest honest LangGraph tool loop: agent ⇄ tools."""
     bound = model.bind_tools([NOOP.schema()])
 
@@ -134,7 +172,7 @@ def build_baseline(model: TimedModel):
     builder.add_edge(START, "agent")
     builder.add_conditional_edges("agent", route, ["tools", END])
     builder.add_edge("tools", "agent")
-    return builder.compile(checkpointer=InMemorySaver())
+    return builder.compile(checkpointer=saver)
 
 
 def build_deepagents(model: TimedModel):
@@ -158,58 +196,84 @@ def deepagents_installed() -> bool:
     return True
 
 
-async def drain(graph, context: RunContext | None, durability: str | None = None) -> None:
-    config = {"configurable": {"thread_id": "bench"}, "recursion_limit": RECURSION_LIMIT}
+async def drain(graph, context: RunContext | None, durability: str | None = None,
+                messages: list[BaseMessage] | None = None) -> None:
+    config = {"configurable": {"thread_id": THREAD}, "recursion_limit": RECURSION_LIMIT}
     kwargs: dict[str, Any] = {"context": context} if context is not None else {}
     if durability:
         kwargs["durability"] = durability
-    async for _ in graph.astream({"messages": [HumanMessage("go")]}, config, stream_mode=STREAM_MODES,
+    async for _ in graph.astream({"messages": messages or [HumanMessage("go")]}, config, stream_mode=STREAM_MODES,
                                  subgraphs=True, **kwargs):
         pass
 
 
-def run_loop(kind: str, project: Path, steps: int = STEPS,
-             profiler: cProfile.Profile | None = None) -> tuple[float, int, float]:
-    """(wall seconds, model calls, seconds the fake model spent) for one scripted session."""
-    model = new_model(steps)
-    durability = None
+async def turn(graph, context: RunContext | None, durability: str | None, saver: Any,
+               messages: list[BaseMessage] | None = None) -> None:
+    """One turn, under the session's turn lock when the saver is the ledger (``paicli.driver``)."""
+    lock = saver.turn_lock(THREAD) if isinstance(saver, JsonlLedgerSaver) else None
+    if lock is not None and not lock.try_acquire():
+        raise RuntimeError("the bench's turn lock is taken")
+    try:
+        await drain(graph, context, durability, messages)
+    finally:
+        if lock is not None:
+            lock.release()
+
+
+def run_loop(kind: str, project: Path, steps: int = STEPS, profiler: cProfile.Profile | None = None,
+             history: list[BaseMessage] | None = None) -> tuple[float, int, float]:
+    """(wall seconds, model calls, seconds the fake model spent) for one scripted turn; with
+    ``history``, a turn on a thread that an untimed first turn filled with it."""
+    model = new_model(steps, seeded=history is not None)
+    durability, saver = None, InMemorySaver()
     if kind in ("ours", "ours, ledger"):
         ledger = kind == "ours, ledger"
-        saver = JsonlLedgerSaver(tempfile.mkdtemp(dir=project, prefix="ledger-")) if ledger else InMemorySaver()
+        if ledger:
+            saver = JsonlLedgerSaver(tempfile.mkdtemp(dir=project, prefix="ledger-"))
         graph = build_graph(Deps(model=model, tools={NOOP.name: NOOP}), checkpointer=saver)
-        context = RunContext(project_root=str(project), approval="yes")
+        context = RunContext(project_root=str(project), approval="yes",
+                             context_window=LONG_WINDOW if history else RunContext.context_window)
         durability = "sync" if ledger else None
     elif kind == "deepagents":
         graph, context = build_deepagents(model), None
     else:
-        graph, context = build_baseline(model), None
+        graph, context = build_baseline(model, saver), None
+    if history is not None:
+        asyncio.run(turn(graph, context, durability, saver, [*history, HumanMessage("seed")]))
+    calls, spent = model.calls, model.spent
     gc.collect()  # the previous run's model kept every prompt it saw; don't bill its collection here
     if profiler:
         profiler.enable()
     started = time.perf_counter()
-    asyncio.run(drain(graph, context, durability))
+    asyncio.run(turn(graph, context, durability, saver))
     wall = time.perf_counter() - started
     if profiler:
         profiler.disable()
     model.assert_consumed()
-    return wall, model.calls, model.spent
+    return wall, model.calls - calls, model.spent - spent
 
 
 def loop_kinds() -> list[str]:
     return ["ours", "ours, ledger", "baseline"] + (["deepagents"] if deepagents_installed() else [])
 
 
-def measure_loops(project: Path, steps: int, runs: int) -> dict[str, dict[str, float]]:
+LONG_KINDS = ["ours", "ours, ledger", "baseline"]
+
+
+def measure_loops(project: Path, steps: int, runs: int, long_steps: int) -> dict[tuple[str, str], dict[str, float]]:
+    """Per (kind, "short" | "long"): median wall, net of the model, and model seconds per call."""
     for kind in loop_kinds():
         run_loop(kind, project, 5)  # warm caches and lazy imports
-    samples: dict[str, list[tuple[float, int, float]]] = {kind: [] for kind in loop_kinds()}
+    rows = [(kind, "short") for kind in loop_kinds()] + [(kind, "long") for kind in LONG_KINDS if long_steps]
+    samples: dict[tuple[str, str], list[tuple[float, int, float]]] = {row: [] for row in rows}
     for _ in range(runs):
-        for kind in samples:
-            samples[kind].append(run_loop(kind, project, steps))
-    return {kind: {"wall": statistics.median(w / n for w, n, _ in got),
-                   "net": statistics.median((w - m) / n for w, n, m in got),
-                   "model": statistics.median(m / n for _, n, m in got)}
-            for kind, got in samples.items()}
+        for kind, length in rows:
+            history = long_history() if length == "long" else None
+            samples[(kind, length)].append(run_loop(kind, project, long_steps if history else steps, history=history))
+    return {row: {"wall": statistics.median(w / n for w, n, _ in got),
+                  "net": statistics.median((w - m) / n for w, n, m in got),
+                  "model": statistics.median(m / n for _, n, m in got)}
+            for row, got in samples.items()}
 
 
 def profile_loops(project: Path, steps: int, top: int) -> None:
@@ -307,9 +371,47 @@ def print_table(title: str, rows: list[tuple[str, str, str, str]]) -> None:
         print(f"  {r[0]:<{widths[0]}}  {r[1]:>{widths[1]}}  {r[2]:<{widths[2]}}  {r[3]}".rstrip())
 
 
+def loop_rows(loops: dict[tuple[str, str], dict[str, float]]) -> list[tuple[str, str, str, str]]:
+    ours, ledger, base = loops[("ours", "short")], loops[("ours, ledger", "short")], loops[("baseline", "short")]
+    ratio, net_ratio = ours["wall"] / base["wall"], ours["net"] / base["net"]
+    ledger_ratio, ledger_net = ledger["wall"] / base["wall"], ledger["net"] / base["net"]
+    rows = [
+        row("ours (InMemorySaver), per model call", f"{ours['wall'] * 1e3:.2f} ms"),
+        row("ours on the ledger (durability sync), per model call", f"{ledger['wall'] * 1e3:.2f} ms"),
+        row("minimal LangGraph loop, per model call", f"{base['wall'] * 1e3:.2f} ms"),
+        row("ratio ours / minimal", f"{ratio:.2f}x", TARGET_RATIO, ratio, "x"),
+        row("ratio ours on the ledger / minimal", f"{ledger_ratio:.2f}x", TARGET_LEDGER_RATIO, ledger_ratio, "x"),
+        row("fake model's own time per call (in all)", f"{base['model'] * 1e3:.2f} ms"),
+        row("ratios without it (InMemorySaver, ledger)", f"{net_ratio:.2f}x, {ledger_net:.2f}x"),
+    ]
+    if ("deepagents", "short") in loops:
+        deep = loops[("deepagents", "short")]["wall"]
+        rows += [row("deepagents create_deep_agent, per model call", f"{deep * 1e3:.2f} ms"),
+                 row("ratio ours on the ledger / deepagents", f"{ledger['wall'] / deep:.2f}x",
+                     TARGET_VS_DEEPAGENTS, ledger["wall"] / deep, "x")]
+    else:
+        rows.append(row("deepagents", "not installed (pip install deepagents into this venv)"))
+    return rows
+
+
+def long_rows(loops: dict[tuple[str, str], dict[str, float]]) -> list[tuple[str, str, str, str]]:
+    ours, ledger, base = loops[("ours", "long")], loops[("ours, ledger", "long")], loops[("baseline", "long")]
+    ratio = ledger["wall"] / base["wall"]
+    return [
+        row("ours (InMemorySaver), per model call", f"{ours['wall'] * 1e3:.2f} ms"),
+        row("ours on the ledger (durability sync), per model call", f"{ledger['wall'] * 1e3:.2f} ms"),
+        row("minimal LangGraph loop, per model call", f"{base['wall'] * 1e3:.2f} ms"),
+        row("ratio ours / minimal", f"{ours['wall'] / base['wall']:.2f}x"),
+        row("ratio ours on the ledger / minimal", f"{ratio:.2f}x", TARGET_LONG_RATIO, ratio, "x"),
+        row("fake model's own time per call (in all)", f"{base['model'] * 1e3:.2f} ms"),
+    ]
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--steps", type=int, default=STEPS, help=f"tool-calling model responses (default {STEPS})")
+    parser.add_argument("--long-steps", type=int, default=LONG_STEPS,
+                        help=f"the same over the long history (default {LONG_STEPS}; 0 leaves those rows out)")
     parser.add_argument("--runs", type=int, default=RUNS, help=f"runs of each loop (default {RUNS})")
     parser.add_argument("--no-startup", action="store_true", help="skip the start-up figures")
     parser.add_argument("--profile", type=int, nargs="?", const=25, default=0, metavar="N",
@@ -318,30 +420,14 @@ def main() -> None:
     with tempfile.TemporaryDirectory(prefix="paicli-bench-") as tmp:
         home, project = Path(tmp, "home"), Path(tmp, "project")
         home.mkdir(), project.mkdir()
-        loops = measure_loops(project, args.steps, args.runs)
+        loops = measure_loops(project, args.steps, args.runs, args.long_steps)
         starts = 0 if args.no_startup else STARTS
-        ours, ledger, base = loops["ours"], loops["ours, ledger"], loops["baseline"]
-        ratio, net_ratio = ours["wall"] / base["wall"], ours["net"] / base["net"]
-        ledger_ratio = ledger["wall"] / base["wall"]
-        rows = [
-            row("ours (InMemorySaver), per model call", f"{ours['wall'] * 1e3:.2f} ms"),
-            row("ours on the ledger (durability sync), per model call", f"{ledger['wall'] * 1e3:.2f} ms"),
-            row("minimal LangGraph loop, per model call", f"{base['wall'] * 1e3:.2f} ms"),
-            row("ratio ours / minimal", f"{ratio:.2f}x", TARGET_RATIO, ratio, "x"),
-            row("ratio ours on the ledger / minimal", f"{ledger_ratio:.2f}x", TARGET_LEDGER_RATIO, ledger_ratio, "x"),
-            row("fake model's own time per call (in all)", f"{base['model'] * 1e3:.2f} ms"),
-            row("ours / minimal without it", f"{ours['net'] * 1e3:.2f} / {base['net'] * 1e3:.2f} ms"),
-            row("ratio without it", f"{net_ratio:.2f}x", TARGET_RATIO, net_ratio, "x"),
-        ]
-        if "deepagents" in loops:
-            deep = loops["deepagents"]["wall"]
-            rows += [row("deepagents create_deep_agent, per model call", f"{deep * 1e3:.2f} ms"),
-                     row("ratio ours on the ledger / deepagents", f"{ledger['wall'] / deep:.2f}x",
-                         TARGET_VS_DEEPAGENTS, ledger["wall"] / deep, "x")]
-        else:
-            rows.append(row("deepagents", "not installed (pip install deepagents into this venv)"))
         print_table(f"agent loop: {args.steps} tool-calling model responses + 1 answer, "
-                    f"median of {args.runs} interleaved runs", rows)
+                    f"median of {args.runs} interleaved runs", loop_rows(loops))
+        if args.long_steps:
+            tokens = HISTORY_TOKENS // 1000
+            print_table(f"the same in a turn over a {tokens}k-token history ({len(long_history())} messages): "
+                        f"{args.long_steps} tool-calling responses + 1 answer, in the same run", long_rows(loops))
         if starts:
             helps = statistics.median(help_seconds() for _ in range(starts))
             prompts = statistics.median(prompt_seconds(home, project) for _ in range(starts))

@@ -187,10 +187,13 @@ def audit_cancelled(deps: Deps, steps: list[tuple[dict[str, Any], Allow | Deny]]
 
 def make_execute_tools(deps: Deps):
     offloaders = Offloaders(deps.compaction)
+    project_keys: dict[tuple[str, str], str] = {}  # resolved once per project: a thread hop per step otherwise
 
     async def tool_context(state: AgentState, ctx: RunContext, runtime: Runtime) -> ToolContext:
-        # The project key may readlink, a call `langgraph dev` refuses on its event loop.
-        key = await asyncio.to_thread(memory_project_key, ctx)
+        if (where := (ctx.project_key, ctx.project_root)) not in project_keys:
+            # The project key may readlink, a call `langgraph dev` refuses on its event loop.
+            project_keys[where] = await asyncio.to_thread(memory_project_key, ctx)
+        key = project_keys[where]
         return ToolContext(root=Path(ctx.project_root), session_id=ctx.session_id,
                            command_timeout=ctx.command_timeout, offloader=offloaders.get(ctx), web=deps.web,
                            memory=long_term_memory(runtime, deps), project_key=key,

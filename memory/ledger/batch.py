@@ -32,6 +32,7 @@
 
 from __future__ import annotations
 
+import operator
 from dataclasses import dataclass
 from typing import Any
 
@@ -90,7 +91,7 @@ class Batch:
         fields = Fields(self.encode({k: v for k, v in checkpoint.items() if k not in _NOT_HEADER}),
                         checkpoint["channel_versions"], checkpoint["versions_seen"], self.encode(metadata))
         parent = self._delta_base(ns, parent_id, fields, full_every)
-        values = self._values(parent, checkpoint["channel_values"], new_versions)
+        values = self._values(ns, parent, checkpoint["channel_values"], new_versions)
         stored = [*values.get("channels", ()), *([MESSAGES] if "messages" in values else [])]
         record = {"checkpointNs": ns} if ns else {}  # the root namespace goes without saying
         record |= {"checkpointId": checkpoint["id"], "parentId": parent_id}
@@ -105,24 +106,45 @@ class Batch:
         diffable = (parent.fields.header, fields.header, parent.fields.metadata, fields.metadata)
         return parent if all(map(is_mapping, diffable)) else None  # a tagged value is stored whole
 
-    def _values(self, parent: IndexedCheckpoint | None, values: dict, new_versions: ChannelVersions) -> dict:
+    def _values(self, ns: str, parent: IndexedCheckpoint | None, values: dict, new_versions: ChannelVersions) -> dict:
         """The channels to store: those whose version changed (all of them in a full record)."""
         stored, channels = {}, {}
         for channel in (c for c in (new_versions if parent else values) if c in values):
-            if channel == MESSAGES and _is_conversation(values[channel]):
-                stored["messages"] = self._view(parent, values[channel])
+            view = self._view(ns, parent, values[channel]) if channel == MESSAGES else None
+            if view is not None:
+                stored["messages"] = view
             else:
                 channels[channel] = self.encode(values[channel], inbound=channel in _INBOUND)
         if channels:
             stored["channels"] = channels
         return stored
 
-    def _view(self, parent: IndexedCheckpoint | None, messages: list) -> dict:
-        seqs = [self.message_seq(m) for m in messages]
-        base = self.thread.seqs(parent) if parent is not None else None
+    def _view(self, ns: str, parent: IndexedCheckpoint | None, messages: Any) -> dict | None:
+        """The conversation as ledger sequences; None when ``messages`` is not one (stored as a value).
+
+        Only the messages after the last list this namespace put or read are looked at: the
+        rest are the same objects (messages are values, memory.ledger.saver), so they are the
+        same events, unless an id has since been bound to another event (``rebinds``)."""
+        if type(messages) is not list:
+            return None
+        t = self.thread
+        known, seqs = self._shown_prefix(ns, messages)
+        if not _is_conversation(messages[known:]):
+            return None
+        seqs = [*seqs, *(self.message_seq(m) for m in messages[known:])]
+        t.shown[ns] = (tuple(messages), tuple(seqs), t.rebinds)
+        base = t.seqs(parent) if parent is not None else None
         if base and len(base) <= len(seqs) and tuple(seqs[:len(base)]) == base:
             return {"append": seqs[len(base):]}  # on the parent's view (memory.ledger.index)
         return {"refs": seqs}
+
+    def _shown_prefix(self, ns: str, messages: list) -> tuple[int, tuple[int, ...]]:
+        """(how many leading messages are the last shown list's objects, their sequences)."""
+        shown = self.thread.shown.get(ns)
+        if shown is None or shown[2] != self.thread.rebinds or len(shown[0]) > len(messages):
+            return 0, ()
+        objects, seqs, _ = shown
+        return (len(objects), seqs) if all(map(operator.is_, objects, messages)) else (0, ())
 
     def add_compaction(self, record: Any) -> None:
         """A ``compaction`` event for the record the compact node left in state (reference c.3)."""
@@ -224,6 +246,6 @@ def _write_record(w: PendingWrites, items: list) -> dict:
     return {**ns, "checkpointId": w.checkpoint_id, "taskId": w.task_id, "taskPath": w.task_path, "writes": items}
 
 
-def _is_conversation(value: Any) -> bool:
-    return type(value) is list and all(
+def _is_conversation(value: list) -> bool:
+    return all(
         isinstance(m, BaseMessage) and not isinstance(m, RemoveMessage) and m.id is not None for m in value)

@@ -25,6 +25,7 @@ Versions and metadata as changes on the parent's: ``memory.ledger.deltas``; the 
 from __future__ import annotations
 
 import base64
+import functools
 import json
 import math
 import time
@@ -175,15 +176,24 @@ def _lc_fields(message: BaseMessage, record: dict) -> dict | None:
     lc: dict[str, Any] = {}
     if message.type != _TYPE_OF_ROLE.get(record["role"]):
         lc["type"] = message.type
-    for name, info in type(message).model_fields.items():
+    for name, default in _defaults(type(message)):
         value = getattr(message, name)
         if name == "additional_kwargs" and record["reasoningContent"] is not None:
             value = {k: v for k, v in value.items() if k != "reasoning_content"}
-        if name not in _IN_RECORD and value != info.get_default(call_default_factory=True):
+        if value != default:
             lc[name] = value
     if record["contentParts"] is not None and _content_from_parts(record["contentParts"]) != message.content:
         lc["content"] = message.content
     return lc if is_plain(lc, tags=False) else None  # lc is read as is, never untagged
+
+
+@functools.cache
+def _defaults(cls: type[BaseMessage]) -> tuple[tuple[str, Any], ...]:
+    """(field, default) of the fields a record does not hold, per message class. pydantic looks
+    at a default factory's signature on every ``get_default``, which made this a third of a
+    ledger write. The defaults are only compared with, never handed out, so sharing them is safe."""
+    return tuple((name, info.get_default(call_default_factory=True))
+                 for name, info in cls.model_fields.items() if name not in _IN_RECORD)
 
 
 def _parts(blocks: list) -> tuple[str, list[dict]]:

@@ -22,6 +22,7 @@ as the thread's latest (``read_at``, in lines applied).
 
 from __future__ import annotations
 
+import operator
 import threading
 import warnings
 from collections.abc import Iterator
@@ -39,6 +40,7 @@ from memory.ledger.io import LedgerFile
 from memory.ledger.owner import LedgerConflict, SessionBusy, TurnLock
 
 MESSAGES = "messages"  # the conversation channel (add_messages), stored as views
+_ID = operator.attrgetter("id")
 _RESOLVED_VIEWS = 16  # resolved views kept per thread: enough for a list() walking back a chain
 
 
@@ -73,8 +75,8 @@ class ThreadIndex:
     def __init__(self, thread_id: str, path: Path, serde: Any) -> None:
         self.thread_id, self.serde = thread_id, serde
         self.file = LedgerFile(path)
-        self.turn = TurnLock(path)
         self.lock = threading.RLock()
+        self.turn = TurnLock(self.file, self.lock)
         self.waiting: list = []  # batch.PendingWrites whose checkpoint is not in the file yet
         self.reset()
 
@@ -96,6 +98,10 @@ class ThreadIndex:
         self.writes: dict[tuple[str, str], dict[tuple[str, int], tuple]] = {}
         self.seqs_cache: dict[tuple[str, str], tuple[int, ...]] = {}  # a few recently resolved views
         self.anon: dict[str, int] = {}  # anon_key(record) → an anonymous message event not bound yet
+        self.rebinds = 0  # times a message id already known was bound to another event
+        # ns → (message objects, their sequences, rebinds then) of the conversation last put or
+        # read there: the next put looks only at the messages after them (memory.ledger.batch)
+        self.shown: dict[str, tuple[tuple, tuple[int, ...], int]] = {}
         self.by_text: dict[str, int] = {}  # message content → the first event holding it
         self.bound: dict[int, str] = {}  # anonymous message event → the id a message_id event gave it
         self.children: dict[tuple[str, str | None], list[str]] = {}  # (ns, parent) → child checkpoint ids
@@ -161,6 +167,7 @@ class ThreadIndex:
         if type(record["content"]) is str:
             self.by_text.setdefault(record["content"], seq)
         if lc.get("id") is not None:
+            self.rebinds += lc["id"] in self.by_id
             self.by_id[lc["id"]] = [seq, None]
         else:
             self.anon[anon_key(record)] = seq
@@ -171,6 +178,7 @@ class ThreadIndex:
         if self.anon.get(key := anon_key(record)) == seq:
             del self.anon[key]
         self.bound[seq] = message_id
+        self.rebinds += message_id in self.by_id
         self.by_id[message_id] = [seq, None]
 
     def apply_writes(self, record: dict) -> None:
@@ -287,6 +295,9 @@ class ThreadIndex:
                 values[channel] = self.decode(data, memo)
             elif (seqs := self.seqs(holder)) is not None:
                 values[channel] = [m for m in (self.message_at(s, memo) for s in seqs) if m is not None]
+                read = values[channel]
+                if len(read) == len(seqs) and None not in map(_ID, read):  # what the run goes on from
+                    self.shown[ck.ns] = (tuple(read), seqs, self.rebinds)  # (memory.ledger.batch)
         return values
 
     def _config(self, ns: str, checkpoint_id: str) -> RunnableConfig:
@@ -325,11 +336,16 @@ class ThreadIndex:
         return memo[seq]
 
 
+def refuse_if_busy(t: ThreadIndex) -> None:
+    """Refuse a write while another process holds the session's turn lock."""
+    if (holder := t.turn.other_holder()) is not None:
+        raise SessionBusy(f"会话 {t.thread_id} 正被{holder.describe()}使用：这次写入被拒绝，等它完成当前一轮后重试")
+
+
 def check_writer(t: ThreadIndex, ns: str, parent_id: str | None, checkpoint_id: str) -> None:
     """Refuse a put (the caller holds the append lock and has caught up with the file) while
     another process holds the turn lock, or when it would hide another writer's checkpoint."""
-    if (holder := t.turn.other_holder()) is not None:
-        raise SessionBusy(f"会话 {t.thread_id} 正被{holder.describe()}使用：这次写入被拒绝，等它完成当前一轮后重试")
+    refuse_if_busy(t)
     read = t.read_at.get((ns, parent_id))
     if read is None:  # a parent no run read here (a fork reads its checkpoint first): not checked
         return

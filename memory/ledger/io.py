@@ -1,8 +1,13 @@
 """A ledger file on disk: appends, the cross-process lock, fsync policy, torn-tail repair.
 
 Durability (issue 3, reference h.1): a line is one ``os.write`` on an O_APPEND descriptor, under
-``<thread>.jsonl.lock``, which also serialises sequence numbers across processes, so a reader never
-sees two half lines and two writers never interleave. ``fsync="turn"`` (default) syncs after a
+``<thread>.jsonl.lock`` (the *append lock*), which also serialises sequence numbers across
+processes, so a reader never sees two half lines and two writers never interleave. A process that
+holds the session's turn lock (``memory.ledger.owner``) is its only writer for the turn, so it
+holds the append lock for the whole turn too (``hold``) instead of taking it for every write: a
+lock round trip through ``filelock`` costs more than the write (issue 30). A write from elsewhere
+meanwhile finds the lock taken and asks ``busy`` (which refuses it while another process's turn
+runs) rather than waiting for the turn to end. ``fsync="turn"`` (default) syncs after a
 checkpoint with no task left to run (a run ended), after an input checkpoint (the user's words are
 on disk before the model is called), after writes carrying an interrupt or an error, and after
 the saver's own events; ``"always"`` and ``"never"`` do what they say.
@@ -16,6 +21,9 @@ starts on a line of its own.
 from __future__ import annotations
 
 import os
+import time
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -24,6 +32,7 @@ from filelock import FileLock, Timeout
 from langgraph.checkpoint.serde.types import ERROR, INTERRUPT, TASKS
 
 FSYNC_POLICIES = ("turn", "always", "never")
+APPEND_POLL = 0.005  # seconds between two tries of an append lock another writer holds
 _START = "__start__"
 
 
@@ -42,7 +51,42 @@ class LedgerFile:
     def __init__(self, path: Path) -> None:
         self.path = path
         self.flock = FileLock(f"{path}.lock", mode=0o600, thread_local=False)
+        self.held = False  # this process holds the append lock for its turn (``hold``)
         self.forget()
+
+    @contextmanager
+    def appending(self, busy: Callable[[], None]) -> Iterator[None]:
+        """The append lock for one write: already held for this process's turn, or taken now.
+        ``busy`` is asked each time the lock is found taken; it raises to give up."""
+        if self.held:
+            yield
+            return
+        self._take(busy)
+        try:
+            yield
+        finally:
+            self.flock.release()
+
+    def hold(self) -> None:
+        """Keep the append lock until ``let_go`` (the caller holds the turn lock: any other
+        holder is a single write of another process, soon done)."""
+        if not self.held:
+            self._take(lambda: None)
+            self.held = True
+
+    def let_go(self) -> None:
+        if self.held:
+            self.held = False
+            self.flock.release()
+
+    def _take(self, busy: Callable[[], None]) -> None:
+        while True:
+            try:
+                self.flock.acquire(timeout=0)
+                return
+            except Timeout:
+                busy()
+                time.sleep(APPEND_POLL)
 
     def forget(self) -> None:
         """Start over: the next look reads the file from its first byte."""

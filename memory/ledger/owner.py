@@ -7,7 +7,9 @@ whichever wrote last would become "the latest", hiding the other's messages. Two
   ``<thread>.jsonl.turn.lock`` through ``filelock`` (an OS lock, released when its process dies,
   so a ``kill -9`` leaves nothing that blocks), and beside it ``<thread>.jsonl.owner`` saying
   who holds it (pid, host, since when) so a waiting process can name it. A holder that is gone
-  is never named: its pid is checked.
+  is never named: its pid is checked. Being the session's only writer meanwhile, the holder
+  also keeps the file's append lock for the turn (``memory.ledger.io``), so its writes take no
+  lock each.
 - The saver (``memory.ledger.saver``), which the CLI and ``langgraph dev`` both go through, refuses a
   ``put`` while another process holds the turn lock (``SessionBusy``), and a ``put`` on a parent
   that, since the run read it as the thread's latest, got a child from another writer
@@ -22,13 +24,14 @@ import os
 import socket
 import time
 from collections.abc import Awaitable, Callable
+from contextlib import AbstractContextManager
 from dataclasses import dataclass
 from pathlib import Path
 
 from filelock import FileLock, Timeout
 
 from memory.errors import PaicliError
-from memory.ledger.io import replace_file, unlink
+from memory.ledger.io import LedgerFile, replace_file, unlink
 
 POLL = 0.1  # seconds between two tries of a busy turn lock
 # Turn locks this process holds: while the CLI runs a turn, every put of that turn asks whether
@@ -64,23 +67,34 @@ class Owner:
 class TurnLock:
     """The turn lock of one session's ledger file (see the module docstring)."""
 
-    def __init__(self, ledger_path: Path) -> None:
-        self.session = ledger_path.name.removesuffix(".jsonl")
-        self.path = Path(f"{ledger_path}.turn.lock")
-        self.owner_path = Path(f"{ledger_path}.owner")
+    def __init__(self, ledger: LedgerFile, writers: AbstractContextManager) -> None:
+        """``ledger``: the file whose append lock the turn keeps; ``writers``: the lock its
+        writers hold, so the append lock is never given back under a write in flight."""
+        self.session = ledger.path.name.removesuffix(".jsonl")
+        self.path = Path(f"{ledger.path}.turn.lock")
+        self.owner_path = Path(f"{ledger.path}.owner")
         self._lock = FileLock(str(self.path), mode=0o600, thread_local=False)
+        self._ledger, self._writers = ledger, writers
 
     def try_acquire(self) -> bool:
         try:
             self._lock.acquire(timeout=0)
         except Timeout:
             return False
+        try:
+            with self._writers:
+                self._ledger.hold()
+        except BaseException:
+            self._lock.release()
+            raise
         owner = {"pid": os.getpid(), "host": socket.gethostname(), "started": time.time()}
         replace_file(self.owner_path, json.dumps(owner).encode(), sync=False)
         _HELD.add(self.path)
         return True
 
     def release(self) -> None:
+        with self._writers:  # a write cancelled mid-turn may still be running on the saver's thread
+            self._ledger.let_go()
         _HELD.discard(self.path)
         unlink(self.owner_path)
         self._lock.release()

@@ -13,7 +13,9 @@ One writer per session (``memory.ledger.owner``): ``put`` refuses while another 
 the thread's turn lock, and refuses a child of a checkpoint another writer has added a child to
 since the run read it, so two processes never silently hide each other's turns.
 
-Appends, locking and fsync: ``memory.ledger.io``. Reads: an index per thread
+Appends, locking and fsync: ``memory.ledger.io``. A call that writes (``put``, ``put_writes``,
+``append_event``, ``prune``...) while another process runs a turn on the thread is refused with
+``SessionBusy``: that process holds the append lock for its turn. Reads: an index per thread
 (``memory.ledger.index``). Async methods run the sync ones on one worker thread, first come first
 served: the file sees LangGraph's calls in the order it made them, and the event loop never
 blocks.
@@ -29,12 +31,14 @@ from __future__ import annotations
 
 import asyncio
 import functools
+import operator
 import os
 import random
 import re
 import threading
 from collections.abc import AsyncIterator, Callable, Iterator, Sequence
 from concurrent.futures import ThreadPoolExecutor
+from contextlib import AbstractContextManager
 from pathlib import Path
 from typing import Any
 from uuid import uuid4
@@ -48,7 +52,7 @@ from langgraph.checkpoint.base import (
 
 from memory.ledger.batch import Batch, PendingWrites
 from memory.ledger.format import decode_line, encode_line
-from memory.ledger.index import LedgerWarning, ThreadIndex, check_writer
+from memory.ledger.index import LedgerWarning, ThreadIndex, check_writer, refuse_if_busy
 from memory.ledger.io import FSYNC_POLICIES, replace_file, sync_after_put, sync_dir, unlink
 from memory.ledger.owner import LedgerConflict, SessionBusy, TurnLock
 from memory.ledger.sessions import SessionList
@@ -113,7 +117,7 @@ class JsonlLedgerSaver(BaseCheckpointSaver[str]):
             new_versions: ChannelVersions) -> RunnableConfig:
         t, ns = self._thread(_thread_id(config)), _ns(config)
         metadata = get_checkpoint_metadata(config, metadata)
-        with t.lock, t.file.flock:
+        with t.lock, self._appending(t):
             t.catch_up(writing=True)
             check_writer(t, ns, config["configurable"].get("checkpoint_id"), checkpoint["id"])
             batch = self._batch(t, metadata)
@@ -129,7 +133,7 @@ class JsonlLedgerSaver(BaseCheckpointSaver[str]):
     def put_writes(self, config: RunnableConfig, writes: Sequence[tuple[str, Any]], task_id: str,
                    task_path: str = "") -> None:
         t, configurable = self._thread(_thread_id(config)), config["configurable"]
-        with t.lock, t.file.flock:
+        with t.lock, self._appending(t):
             t.catch_up(writing=True)
             batch = self._batch(t, get_checkpoint_metadata(config, {}))
             items = [(WRITES_IDX_MAP.get(channel, i), channel, value) for i, (channel, value) in enumerate(writes)]
@@ -142,7 +146,7 @@ class JsonlLedgerSaver(BaseCheckpointSaver[str]):
     def delete_thread(self, thread_id: str) -> None:
         """Remove the thread's file and lock: the one operation that does not append."""
         t = self._thread(thread_id)
-        with t.lock, t.file.flock:
+        with t.lock, self._appending(t):
             unlink(t.path)
             t.reset()
             t.waiting.clear()
@@ -154,7 +158,7 @@ class JsonlLedgerSaver(BaseCheckpointSaver[str]):
         runs = set(run_ids)
         for thread_id in self._thread_ids() if runs else []:
             t = self._thread(thread_id)
-            with t.lock, t.file.flock:
+            with t.lock, self._appending(t):
                 t.catch_up(writing=True)
                 doomed = [[ck.ns, ck.id] for ck in t.live() if t.metadata(ck).get("run_id") in runs]
                 if doomed:
@@ -171,7 +175,7 @@ class JsonlLedgerSaver(BaseCheckpointSaver[str]):
         lines = [encode_line({**e, "sessionId": target_thread_id}) for e in events if e is not None]
         if not lines:
             return
-        with dst.lock, dst.file.flock:
+        with dst.lock, self._appending(dst):
             if dst.path.exists() and dst.path.stat().st_size:
                 raise ValueError(f"thread {target_thread_id!r} already has a ledger")
             replace_file(dst.path, b"".join(lines), sync=self.fsync != "never")
@@ -185,7 +189,7 @@ class JsonlLedgerSaver(BaseCheckpointSaver[str]):
             raise ValueError(f"unknown prune strategy {strategy!r}")
         for thread_id in thread_ids:
             t = self._thread(thread_id)
-            with t.lock, t.file.flock:
+            with t.lock, self._appending(t):
                 t.catch_up(writing=True)
                 latest = {ns: ck.id for ns in t.checkpoints if (ck := t.latest(ns))}
                 if latest:
@@ -203,7 +207,7 @@ class JsonlLedgerSaver(BaseCheckpointSaver[str]):
         if event.strip() in _OWN_EVENTS:
             raise ValueError(f"{event!r} events are written by the checkpointer itself")
         t = self._thread(thread_id)
-        with t.lock, t.file.flock:
+        with t.lock, self._appending(t):
             t.catch_up(writing=True)
             batch = Batch(t, mode or self.mode, actor or self.actor)
             sequence = batch.add(event, source, metadata=dict(metadata or {}))
@@ -273,6 +277,12 @@ class JsonlLedgerSaver(BaseCheckpointSaver[str]):
         names = (p.name[:-len(".jsonl")] for p in self.dir.glob("*.jsonl"))
         return sorted(n for n in names if THREAD_ID.fullmatch(n))
 
+    @staticmethod
+    def _appending(t: ThreadIndex) -> AbstractContextManager[None]:
+        """The append lock for one call: while another process's turn holds it, the call is
+        refused (``SessionBusy``) rather than left waiting for that turn to end."""
+        return t.file.appending(lambda: refuse_if_busy(t))
+
     def _batch(self, t: ThreadIndex, metadata: dict) -> Batch:
         """A batch labelled with the run's mode and actor (config metadata), else the saver's."""
         mode, actor = metadata.get("mode"), metadata.get("actor")
@@ -311,6 +321,20 @@ def _give_ids(values: Any) -> None:
             if value.id is None and not isinstance(value, RemoveMessage):
                 value.id = str(uuid4())
         elif isinstance(value, (list, tuple)):
-            stack.extend(value)
+            if not _all_named(value):
+                stack.extend(value)
         elif isinstance(value, dict):
             stack.extend(value.values())
+
+
+def _all_named(items: list | tuple) -> bool:
+    """True when every item has an id: a conversation, looked at in C rather than message by
+    message (it is the whole history, on every put). An item without an ``id`` attribute (a
+    list, a dict) says no, and the caller looks inside."""
+    try:
+        return None not in map(_ID, items)
+    except AttributeError:
+        return False
+
+
+_ID = operator.attrgetter("id")
