@@ -8,7 +8,7 @@ the user for approval (v.4), it gets a ``🛡️ 工具调用已拒绝 [CODE]`` 
 and command guards come next, also before any question (``tools.policy.preflight``; a departure
 from v.4, where they run after it): a call they refuse is a ``🛡️ 策略拒绝: …`` denial.
 
-One decision per call per step: ``call_model`` decides every call of its answer with the
+One decision per call per iteration: ``call_model`` decides every call of its answer with the
 ``DecisionContext`` it was called with and puts the records in ``state["decisions"]``; the router and the
 gate read them, the gate replaces each ``Ask`` with the user's answer, execution reads the result.
 """
@@ -112,6 +112,6 @@ async def decide_iteration(calls: list[dict[str, Any]], turn: DecisionContext) -
 
 
 def recorded(state: AgentState, call_id: str) -> Decision | None:
-    """The step's decision on a call; None if there is none (state edited in Studio, or a
+    """The iteration's decision on a call; None if there is none (state edited in Studio, or a
     session saved by an older version), and the caller decides it then."""
     return from_record((state.get("decisions") or {}).get(call_id))
