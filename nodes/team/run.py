@@ -125,4 +125,4 @@ async def finish(state: TeamState) -> dict[str, Any]:
     steps, records = state["plan"]["steps"], state.get("records") or {}
     _notify(*(texts.skipped(s) for s in left_pending(steps, records)))
     text = texts.final_text(steps, records)
-    return {"outcome": text, "status": texts.outcome(steps, records), "messages": [AIMessage(text)]}
+    return {"outcome": text, "status": texts.run_status(steps, records), "messages": [AIMessage(text)]}
