@@ -70,7 +70,7 @@ def start(state: dict, wave: list[dict]) -> dict:
     return {"running": [u["id"] for u in wave], "statuses": {**state["statuses"], **{u["id"]: "busy" for u in wave}}}
 
 
-def record(state: dict, done: list[dag.Finished], ctx) -> dict:
+def apply(state: dict, done: list[dag.Finished], ctx) -> dict:
     return {"statuses": {**state["statuses"], **{f.id: f.status for f in done}}, "running": [],
             "texts": {**state.get("texts", {}), **{f.id: f.text for f in done}}}
 
@@ -78,7 +78,7 @@ def record(state: dict, done: list[dag.Finished], ctx) -> dict:
 async def run(units: list[dict], cap: int, fails: set[str], lost: set[str] = frozenset()) -> tuple[dict, list[list[str]]]:
     """The whole run; a unit in ``fails`` returns a failure, one in ``lost`` returns nothing."""
     toy = toy_dag(cap)
-    schedule, collect = dag.make_schedule(toy, start), dag.make_collect(toy, record)
+    schedule, collect = dag.make_schedule(toy, start), dag.make_collect(toy, apply)
     state: dict = {"units": units, "statuses": {}, "running": [], "approved_all": []}
     waves = []
     while True:
