@@ -7,13 +7,13 @@
 The bracketed nodes run only when needed: ``compact`` when the next request's estimate is
 over the first compaction threshold, ``gate_tools`` when a call needs the user's approval.
 The deciding checks are cheap (a cached estimate; the decisions call_model recorded for the
-answer's calls), so the common path costs two steps per model call, like a minimal tool loop.
+answer's calls), so the common path costs two graph steps per model call, like a minimal tool loop.
 
-``add_agent_loop`` wires the loop into a parent graph *flat*, so every step is checkpointed in
+``add_agent_loop`` wires the loop into a parent graph *flat*, so every graph step is checkpointed in
 the parent's own state: a turn cancelled or killed midway keeps the messages it completed (a
 compiled subgraph node would hand its messages to the parent only when it finishes).
 ``build_agent_loop`` is the same loop as a standalone graph, for units with their own
-message list (Plan tasks, Team members).
+message list (Plan tasks, Team steps).
 """
 
 from __future__ import annotations

@@ -5,7 +5,7 @@
                            │  │        │  │        ▼                                    │
                            │  └────────┼──┴──► summary ─► (✅) extract_facts → END      │
                            └───────────┴─ supplement / replan ◄──────────────────────────┘
-                                            (collect → schedule: the next batch)
+                                            (collect → schedule: the next wave)
 
 Each task is one execution unit (``graphs/unit.py``): the react graph's agent loop and
 context node on a message list of its own, run as a ``Send`` target. ``build_graph`` is what

@@ -5,7 +5,7 @@ the tool's result, a denial, or why call_model refused it (``invalid_tool_calls`
 cut off with the response, or not one JSON object).
 Each result is wrapped in the untrusted-data boundary (reference r) before the model sees it.
 
-One step, top to bottom: the step's decisions (``settled``), the tool context, the allowed
+One iteration's calls, top to bottom: their decisions (``settled``), the tool context, the allowed
 calls run (``run_allowed``), oversized results offloaded, the messages, the audit lines, the
 skill injections (``tools.skills.injection``), the runaway reminder, the state update.
 """
@@ -57,7 +57,7 @@ class CallResult:
 
 
 async def settled(state: AgentState, call: dict[str, Any], ctx: RunContext, deps: Deps) -> Allow | Deny:
-    """The step's decision on a call (made by call_model, answered by gate_tools). A call
+    """The iteration's decision on a call (made by call_model, answered by gate_tools). A call
     without one, in a state edited by hand, is decided now."""
     decision = recorded(state, call["id"]) or await decide_now(call, decision_context(state, ctx, deps))
     return Deny(UNANSWERED) if isinstance(decision, Ask) else decision
@@ -177,7 +177,7 @@ async def audit(deps: Deps, steps: list[tuple[dict[str, Any], Allow | Deny]], ou
 
 
 def audit_cancelled(deps: Deps, steps: list[tuple[dict[str, Any], Allow | Deny]]) -> None:
-    """Calls that were allowed and then cancelled (Ctrl-C) while the step ran: written at once,
+    """Calls that were allowed and then cancelled (Ctrl-C) while the iteration ran: written at once,
     the task is being cancelled."""
     if deps.audit is not None:
         for call, decision in steps:

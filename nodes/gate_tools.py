@@ -95,7 +95,7 @@ def make_gate_tools(deps: Deps):
         for call in calls:
             decision = made[call["id"]]
             if isinstance(decision, Ask) and covered(decision, approved):
-                decision = Allow(decision.args)  # "approve all" given earlier in this step
+                decision = Allow(decision.args)  # "approve all" given earlier in this iteration
             elif isinstance(decision, Ask):
                 decision, approve_all = ask_user(decision, call["id"])
                 if approve_all:

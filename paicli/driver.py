@@ -6,8 +6,8 @@ until it ends. What differs between modes is only what the watcher does with wha
 interrupts are answered (one question each, or ``paicli.answers.Answers`` with the plan review).
 A ReAct turn is :func:`run_turn` here; a Plan or Team run is ``paicli.mode_run.ModeRun``.
 
-Steps are saved before the next one starts (``durability="sync"``), so a killed process loses at
-most the step that was running.
+Graph steps are saved before the next one starts (``durability="sync"``), so a killed process
+loses at most the graph step that was running.
 """
 
 from __future__ import annotations

@@ -40,9 +40,9 @@ def _cut(text: str, limit: int | None) -> str:
 
 def table(request: dict[str, Any], limit: int | None = DESCRIPTION_CHARS) -> list[str]:
     tasks = [t for t in request.get("tasks") or [] if isinstance(t, dict)]
-    batches = max((t.get("batch") or 0 for t in tasks), default=0)
+    waves = max((t.get("batch") or 0 for t in tasks), default=0)
     title = _cut(request.get("summary") or request.get("goal") or "", 80)
-    lines = [f"📝 计划已生成：{title}（{len(tasks)} 个任务，{batches} 个批次）",
+    lines = [f"📝 计划已生成：{title}（{len(tasks)} 个任务，{waves} 个批次）",
              "   " + "".join(_pad(h, w) for h, w in zip(("批次", "任务", "类型", "依赖"), WIDTHS)) + "描述"]
     for t in tasks:
         deps = ", ".join(str(d) for d in t.get("dependencies") or []) or "无"

@@ -4,9 +4,9 @@ and what a person does with it besides asking (``/clear``, ``/compact``, ``/cont
 ``paicli.wiring``; a turn runs through ``paicli.driver`` (ReAct) or ``paicli.mode_run`` (Plan, Team).
 
 The checkpointer is the session ledger (``$PAICLI_HOME/history/raw/<id>.jsonl``), so a
-session is a LangGraph thread: ``--session ID`` and ``/resume`` just continue it. Steps are
-saved before the next one starts (``durability="sync"``), so a killed process loses at most
-the step that was running. One process at a time runs a turn on a session: a second one waits for
+session is a LangGraph thread: ``--session ID`` and ``/resume`` just continue it. Graph steps
+are saved before the next one starts (``durability="sync"``), so a killed process loses at most
+the graph step that was running. One process at a time runs a turn on a session: a second one waits for
 the turn lock (``memory.ledger.owner``) up to ``PAICLI_SESSION_WAIT`` seconds, saying whose turn
 it waits for, then gives up naming that process; ``/clear`` and ``/compact`` take it too. Heavy imports (LangGraph, the model client) happen here, so the
 CLI can show its prompt before they finish.

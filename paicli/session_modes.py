@@ -11,8 +11,8 @@ tie them together. The App holds the current mode and level; the REPL's Shift+Ta
 
 from __future__ import annotations
 
-MODES = ("auto", "plan", "ask")
-DEFAULT_MODE = "auto"
+SESSION_MODES = ("auto", "plan", "ask")
+DEFAULT_SESSION_MODE = "auto"
 # reference s.1 item 9: the hint descriptions
 MODE_DESCRIPTIONS = {
     "auto": "自动审查，低风险命令直接执行（默认）",
@@ -41,14 +41,16 @@ def level_of(mode: str) -> str:
 
 def next_mode(mode: str) -> str:
     """Shift+Tab: auto → plan → ask → auto."""
-    return MODES[(MODES.index(mode) + 1) % len(MODES)] if mode in MODES else DEFAULT_MODE
+    if mode not in SESSION_MODES:
+        return DEFAULT_SESSION_MODE
+    return SESSION_MODES[(SESSION_MODES.index(mode) + 1) % len(SESSION_MODES)]
 
 
 def mode_lines(current: str) -> list[str]:
     """``/mode`` without an argument."""
     lines = [f"当前模式：{current}（{MODE_DESCRIPTIONS[current]}）",
              "   Shift+Tab 按 auto → plan → ask 循环切换，也可以直接输入："]
-    return lines + [f"   /mode {mode:<5} - {MODE_DESCRIPTIONS[mode]}" for mode in MODES]
+    return lines + [f"   /mode {mode:<5} - {MODE_DESCRIPTIONS[mode]}" for mode in SESSION_MODES]
 
 
 def switched(mode: str) -> str:

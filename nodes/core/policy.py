@@ -8,7 +8,7 @@ the user for approval (v.4), it gets a ``🛡️ 工具调用已拒绝 [CODE]`` 
 and command guards come next, also before any question (``tools.policy.preflight``; a departure
 from v.4, where they run after it): a call they refuse is a ``🛡️ 策略拒绝: …`` denial.
 
-One decision per call per step: ``call_model`` decides every call of its answer with the
+One decision per call per iteration: ``call_model`` decides every call of its answer with the
 ``DecisionContext`` it was called with and puts the records in ``state["decisions"]``; the router and the
 gate read them, the gate replaces each ``Ask`` with the user's answer, execution reads the result.
 """
@@ -84,35 +84,36 @@ def decision_context(state: AgentState, ctx: RunContext, deps: Deps) -> Decision
                 ctx.allow_revert, deps.sandbox.settings.network)
 
 
-def decide(call: dict[str, Any], turn: DecisionContext) -> Decision:
+def decide(call: dict[str, Any], context: DecisionContext) -> Decision:
     """The one decision on a call, in this order: the turn policy (o.5); the path and command
     guards (item 6 of paicli issue 23); protected paths, which need a person after external
     content (item 5); the approval level (v.1). A refusal at any step is final and nobody is
     asked. Blocking (the guards read the file system): ``decide_iteration`` runs it in a thread."""
     name, args = call.get("name"), call.get("args")
-    denial = authorize(turn.turn, name, args, turn.advertised, turn.discovered, turn.sources, turn.external_guard)
+    denial = authorize(context.turn, name, args, context.advertised, context.discovered, context.sources,
+                       context.external_guard)
     if denial is not None:
         return denial
-    refused = guard_refusal(name, args, turn.project_root)
+    refused = guard_refusal(name, args, context.project_root)
     if refused is not None:
         return Deny(REFUSED.format(refused), "policy", refused)
-    protected = protected_write(name, args, turn.project_root)
-    return approval.decide(name, args, turn.approval, turn.approved_all, protected, external=bool(turn.sources),
-                           allow_revert=turn.allow_revert, network_granted=turn.network_granted)
+    protected = protected_write(name, args, context.project_root)
+    return approval.decide(name, args, context.approval, context.approved_all, protected, external=bool(context.sources),
+                           allow_revert=context.allow_revert, network_granted=context.network_granted)
 
 
-async def decide_now(call: dict[str, Any], turn: DecisionContext) -> Decision:
+async def decide_now(call: dict[str, Any], context: DecisionContext) -> Decision:
     """``decide`` off the event loop, for a call that has no recorded decision."""
-    return await asyncio.to_thread(decide, call, turn)
+    return await asyncio.to_thread(decide, call, context)
 
 
-async def decide_iteration(calls: list[dict[str, Any]], turn: DecisionContext) -> dict[str, dict[str, Any]]:
-    """Every call of one assistant message, decided with the turn the model was called with;
+async def decide_iteration(calls: list[dict[str, Any]], context: DecisionContext) -> dict[str, dict[str, Any]]:
+    """Every call of one assistant message, decided with the context the model was called with;
     the records travel in ``state["decisions"]`` to the gate and to execution."""
-    return await asyncio.to_thread(lambda: {call["id"]: to_record(decide(call, turn)) for call in calls})
+    return await asyncio.to_thread(lambda: {call["id"]: to_record(decide(call, context)) for call in calls})
 
 
 def recorded(state: AgentState, call_id: str) -> Decision | None:
-    """The step's decision on a call; None if there is none (state edited in Studio, or a
+    """The iteration's decision on a call; None if there is none (state edited in Studio, or a
     session saved by an older version), and the caller decides it then."""
     return from_record((state.get("decisions") or {}).get(call_id))

@@ -9,8 +9,8 @@ with its last one byte for byte (the provider's prefix cache serves all of it):
   after its user message (``turn_memory``); nothing already sent is edited, except by compaction.
 
 The ReAct turn calls ``turn_memory`` in ``load_context`` and ``assemble_request`` in
-``call_model``. A Plan task or Team member calls the same two on its own message list: after
-appending its task input, ``turn_memory(memory, messages, task_text, ...)``, then
+``call_model``. A Plan task or Team step calls the same two on its own message list: after
+appending its brief, ``turn_memory(memory, messages, task_text, ...)``, then
 ``assemble_request`` for each model call.
 """
 

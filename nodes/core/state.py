@@ -1,6 +1,6 @@
 """State, runtime context and live dependencies shared by every graph.
 
-- ``AgentState``: what one execution unit (the ReAct conversation, a Plan task, a Team member)
+- ``AgentState``: what one execution unit (the ReAct conversation, a Plan task, a Team step)
   checkpoints. ``messages`` is exactly what the model sees, minus the system prompt, which
   ``call_model`` assembles per call so it never goes stale.
 - ``ModeState``: what a Plan or Team run keeps besides its plan (``submitted``, ``outcome``, ``status``...).

@@ -1,7 +1,7 @@
 """Run budgets and the runaway guard (reference s.3), as pure state machines.
 
 One ``AgentBudget`` and one ``RunawayGuard`` per ReAct turn, Plan task or Team step. The
-guard nudges the model once when it repeats the same call (or the same kind of error) 3 steps in
+guard nudges the model once when it repeats the same call (or the same kind of error) 3 iterations in
 a row; the budget stops tool use after 5 identical responses, a token budget, or an explicit
 iteration cap, and asks for a tool-less partial answer. The model-facing texts (the reminders,
 the finalization order) live in ``prompts/runtime/*.md``; this module says which one is due.
@@ -101,7 +101,7 @@ class Reminder(enum.Enum):
 
 @dataclass(frozen=True)
 class IterationResult:
-    """One tool result of a step, before the boundary wrap."""
+    """One tool result of an iteration, before the boundary wrap."""
 
     name: str | None
     arguments: Any
@@ -142,7 +142,7 @@ class RunawayGuard:
         self.reminded = False
 
     def observe(self, results: Iterable[IterationResult]) -> Reminder | None:
-        """Feed one step (one response's results); returns the reminder to send, at most once."""
+        """Feed one iteration (one response's results); returns the reminder to send, at most once."""
         actions, errors = Counter(), Counter()
         for result in results:
             if not result.name or result.text is None or result.decided:
@@ -158,10 +158,10 @@ class RunawayGuard:
         self.reminded = True
         return Reminder.SAME_ERROR_FAMILY if error_crossed else Reminder.EXACT_ACTION_REPEAT
 
-    def _advance(self, streaks: Counter[str], step: Counter[str]) -> bool:
-        """New streak = old streak + occurrences now; keys absent from this step drop to 0."""
-        crossed = any(streaks[key] < self.remind_after <= streaks[key] + n for key, n in step.items())
-        updated = {key: streaks[key] + n for key, n in step.items()}
+    def _advance(self, streaks: Counter[str], iteration: Counter[str]) -> bool:
+        """New streak = old streak + occurrences now; keys absent from this iteration drop to 0."""
+        crossed = any(streaks[key] < self.remind_after <= streaks[key] + n for key, n in iteration.items())
+        updated = {key: streaks[key] + n for key, n in iteration.items()}
         streaks.clear()
         streaks.update(updated)
         return crossed

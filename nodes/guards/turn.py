@@ -72,29 +72,29 @@ def _last_iterations(turn: Sequence[BaseMessage], count: int) -> list[list[Itera
         start = next((i for i in range(start - 1, -1, -1) if isinstance(turn[i], AIMessage) and turn[i].tool_calls), 0)
     window = turn[start:]
     results = {m.tool_call_id: m for m in window if isinstance(m, ToolMessage)}
-    steps = []
+    iterations = []
     for message in window:
         if isinstance(message, AIMessage) and message.tool_calls:
-            step = []
+            iteration = []
             for call in message.tool_calls:
                 result = results.get(call["id"])
                 if result is not None:
-                    step.append(IterationResult(call["name"], call["args"], unwrap(str(result.content)),
-                                           result.status != "error", is_decided(result)))
-            steps.append(step)
-    return steps
+                    iteration.append(IterationResult(call["name"], call["args"], unwrap(str(result.content)),
+                                                     result.status != "error", is_decided(result)))
+            iterations.append(iteration)
+    return iterations
 
 
 def runaway_reminder(turn: Sequence[BaseMessage], remind_after: int) -> HumanMessage | None:
-    """The reminder to append after the turn's last step, if that step crossed a streak.
+    """The reminder to append after the turn's last iteration, if it crossed a streak.
 
-    Replaying the last ``remind_after`` steps is enough: a streak that crossed earlier already
+    Replaying the last ``remind_after`` iterations is enough: a streak that crossed earlier already
     produced this turn's one reminder, and a turn with a reminder gets no other."""
     if any(internal_kind(m) == RUNAWAY_REMINDER for m in turn):
         return None
     guard, reminder = RunawayGuard(remind_after), None
-    for step in _last_iterations(turn, remind_after):
-        reminder = guard.observe(step)
+    for iteration in _last_iterations(turn, remind_after):
+        reminder = guard.observe(iteration)
     if reminder is None:
         return None
     text = render(_template(REMINDER_FILES[reminder]), {"count": str(remind_after)}).strip()

@@ -143,12 +143,12 @@ def failure(exc: BaseException) -> dict[str, Any]:
     return {"error": f"❌ 调用 LLM 失败: {describe_provider_error(exc)}"}
 
 
-async def with_decisions(update: dict[str, Any], turn: DecisionContext) -> dict[str, Any]:
-    """Decide the answer's tool calls here, once, with the turn the model was called with
+async def with_decisions(update: dict[str, Any], context: DecisionContext) -> dict[str, Any]:
+    """Decide the answer's tool calls here, once, with the context the model was called with
     (``nodes.core.policy``): the router, the gate and execution read the records."""
     answer = (update.get("messages") or [None])[-1]
     if isinstance(answer, AIMessage) and answer.tool_calls:
-        update["decisions"] = await decide_iteration(answer.tool_calls, turn)
+        update["decisions"] = await decide_iteration(answer.tool_calls, context)
     return update
 
 
@@ -159,11 +159,11 @@ def make_call_model(caller: ModelCaller, compaction: Any):
 
     async def call_model(state: AgentState, runtime: Runtime[RunContext]) -> dict[str, Any]:
         ctx = run_context(runtime)
-        turn = decision_context(state, ctx, caller.deps)
-        return await with_decisions(await answer(state, runtime, ctx, turn), turn)
+        context = decision_context(state, ctx, caller.deps)
+        return await with_decisions(await answer(state, runtime, ctx, context), context)
 
-    async def answer(state: AgentState, runtime: Runtime[RunContext], ctx: RunContext, turn: DecisionContext) -> dict[str, Any]:
-        messages, extra, tools = list(state["messages"]), state.get("project_context", ""), turn.advertised
+    async def answer(state: AgentState, runtime: Runtime[RunContext], ctx: RunContext, context: DecisionContext) -> dict[str, Any]:
+        messages, extra, tools = list(state["messages"]), state.get("project_context", ""), context.advertised
         reason = exceeded(current_turn(messages), caller.deps.budget)
         if reason:
             return await finalize(caller, messages, ctx, reason, extra)

@@ -43,22 +43,22 @@ def _with_status(plan: dict[str, Any], changes: dict[str, tuple[str, str | None]
     return {**plan, "tasks": tasks}
 
 
-def start_wave(state: PlanState, batch: list[dict[str, Any]]) -> dict[str, Any]:
+def start_wave(state: PlanState, wave: list[dict[str, Any]]) -> dict[str, Any]:
     plan, notify = state["plan"], get_stream_writer()
     if state.get("stopping"):  # reference (s.4 step 6): the replan limit was reached
         left = [t["id"] for t in plan["tasks"] if t["status"] == PENDING]
         lines = [f"任务 {i} 已跳过: 已达到重新规划上限" for i in left]
         return {"plan": _with_status(plan, {i: (SKIPPED, None) for i in left}), "batch": [],
                 "failures": [*state.get("failures", []), *lines], "stopping": False}
-    if not any(t["status"] != PENDING for t in plan["tasks"]) and batch:
+    if not any(t["status"] != PENDING for t in plan["tasks"]) and wave:
         notify({"notice": START_NOTICE})
-    if len(batch) == 1:
-        notify({"notice": f"▶️ 执行任务 [{batch[0]['id']}]: {batch[0]['description']}"})
-    elif batch:
-        notify({"notice": f"⚡ 本轮并行执行 {len(batch)} 个任务: {', '.join(t['id'] for t in batch)}"})
-        for t in batch:
+    if len(wave) == 1:
+        notify({"notice": f"▶️ 执行任务 [{wave[0]['id']}]: {wave[0]['description']}"})
+    elif wave:
+        notify({"notice": f"⚡ 本轮并行执行 {len(wave)} 个任务: {', '.join(t['id'] for t in wave)}"})
+        for t in wave:
             notify({"notice": f"▶️ 并行任务 [{t['id']}]: {t['description']}"})
-    return {"plan": _with_status(plan, {t["id"]: (RUNNING, None) for t in batch}), "batch": [t["id"] for t in batch]}
+    return {"plan": _with_status(plan, {t["id"]: (RUNNING, None) for t in wave}), "batch": [t["id"] for t in wave]}
 
 
 def apply_results(state: PlanState, done: list[dag.Finished], ctx: RunContext) -> dict[str, Any]:
@@ -78,7 +78,7 @@ def apply_results(state: PlanState, done: list[dag.Finished], ctx: RunContext) -
             if used < max_replans:
                 notify({"notice": f"🔄 尝试重新规划（第 {used + 1}/{max_replans} 次）..."})
                 update = {"goal": replan_goal(plan, task.text), "replan_reason": task.text, "replans": used + 1}
-                break  # the rest of this batch's results are discarded with the old plan
+                break  # the rest of this wave's results are discarded with the old plan
             line = f"🛑 已达到重新规划上限（{max_replans} 次），停止执行剩余任务。"
             notify({"notice": line})
             failures.append(line)

@@ -106,7 +106,7 @@ def step_payloads(state: TeamState, inputs: TeamInputs) -> list[dict[str, Any]]:
     return payloads
 
 
-def record_wave(state: TeamState, done: list[dag.Finished], ctx: RunContext) -> dict[str, Any]:
+def apply_results(state: TeamState, done: list[dag.Finished], ctx: RunContext) -> dict[str, Any]:
     workers = {item["step"]["id"]: item["worker"] for item in state.get("wave") or []}
     records = {step.id: {"status": step.status, "result": step.text, "worker": workers[step.id],
                          "retries": step.result.get("retries", 0), "trusted_urls": list(step.result.get("trusted_urls") or [])}
@@ -115,7 +115,7 @@ def record_wave(state: TeamState, done: list[dag.Finished], ctx: RunContext) -> 
 
 
 schedule = dag.make_schedule(TEAM, start_wave)
-collect = dag.make_collect(TEAM, record_wave)
+collect = dag.make_collect(TEAM, apply_results)
 
 
 async def finish(state: TeamState) -> dict[str, Any]:
@@ -125,4 +125,4 @@ async def finish(state: TeamState) -> dict[str, Any]:
     steps, records = state["plan"]["steps"], state.get("records") or {}
     _notify(*(texts.skipped(s) for s in left_pending(steps, records)))
     text = texts.final_text(steps, records)
-    return {"outcome": text, "status": texts.outcome(steps, records), "messages": [AIMessage(text)]}
+    return {"outcome": text, "status": texts.run_status(steps, records), "messages": [AIMessage(text)]}

@@ -98,7 +98,7 @@ def bounded_reply(reply: str) -> str:
     return f"{reply[:REPLY_PREVIEW_CHARS]}…（共 {len(reply)} 字符，其余未显示）"
 
 
-def outcome(steps: list[TeamStep], records: dict[str, Any]) -> str:
+def run_status(steps: list[TeamStep], records: dict[str, Any]) -> str:
     """``completed`` | ``failed`` | ``partial`` (reference s.5 item 7)."""
     if all_completed(steps, records):
         return "completed"
@@ -106,7 +106,7 @@ def outcome(steps: list[TeamStep], records: dict[str, Any]) -> str:
 
 
 def final_text(steps: list[TeamStep], records: dict[str, Any]) -> str:
-    lines = [HEADERS[outcome(steps, records)] + SUMMARY_HEADING]
+    lines = [HEADERS[run_status(steps, records)] + SUMMARY_HEADING]
     icons = {COMPLETED: "✅", FAILED: "❌"}
     for step in steps:
         record = records.get(step["id"]) or {}

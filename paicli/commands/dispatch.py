@@ -12,7 +12,7 @@ from typing import TYPE_CHECKING, Any
 
 from paicli.commands.output import Output, ReadLine, Say
 from paicli.context_view import render_context
-from paicli.modes import COMMANDS as MODE_COMMANDS, MODES
+from paicli.modes import COMMANDS as MODE_COMMANDS, DEFAULT_MODE, MODES
 
 if TYPE_CHECKING:  # the App imports this module lazily
     from paicli.app import App
@@ -227,7 +227,7 @@ def session_line(index: int, info: dict[str, Any]) -> str:
     when = datetime.fromtimestamp(info["last_activity"] / 1000).strftime("%Y-%m-%d %H:%M")
     title = info.get("title") or "（无标题）"
     mark = f" · ⏸️ {info['unfinished']} 运行未完成" if info.get("unfinished") else ""
-    return (f"  {index:>2}. {info['id']}  {when} · {info['messages']} 条消息 · {info.get('mode') or 'react'}{mark}"
+    return (f"  {index:>2}. {info['id']}  {when} · {info['messages']} 条消息 · {info.get('mode') or DEFAULT_MODE}{mark}"
             f" · {title}")
 
 

@@ -4,7 +4,8 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from paicli.session_modes import HITL_HINTS, HITL_WORDS, LEVEL_LABELS, MODES, UNKNOWN_HITL, UNKNOWN_MODE, mode_lines, switched
+from paicli.session_modes import (HITL_HINTS, HITL_WORDS, LEVEL_LABELS, SESSION_MODES, UNKNOWN_HITL, UNKNOWN_MODE,
+                                  mode_lines, switched)
 
 if TYPE_CHECKING:
     from paicli.app import App
@@ -17,7 +18,7 @@ async def mode(payload: str, app: App, say: Output) -> None:
             say(line)
         return
     wanted = payload.lower()
-    if wanted not in MODES:
+    if wanted not in SESSION_MODES:
         say.fail(UNKNOWN_MODE.format(mode=payload))
         return
     await app.set_mode(wanted)

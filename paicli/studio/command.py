@@ -105,7 +105,7 @@ def write_config(state_dir: Path, port: int = DEFAULT_PORT, origins: tuple[str, 
     """The langgraph config: module paths resolve in the server's interpreter, which is this one,
     wherever paicli is installed (editable or not). ``http.app`` is the front door
     (``paicli/studio/gate.py``), ``http.cors`` answers with the exact allowed origins."""
-    package_root = Path(__file__).resolve().parent.parent  # where `paicli`, `memory`, ... are installed
+    package_root = Path(__file__).resolve().parents[2]  # where `paicli`, `memory`, ... are installed
     config = {
         "dependencies": [str(package_root)],
         "graphs": {m.studio_graph: f"paicli.studio.graphs:{m.studio_graph}" for m in MODES},

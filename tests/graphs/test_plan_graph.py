@@ -30,7 +30,7 @@ async def test_simple_goal_is_one_task_without_a_planning_call(project):
     model.assert_consumed()
 
 
-async def test_chain_runs_one_task_per_batch_each_seeing_the_previous_result(project):
+async def test_chain_runs_one_task_per_wave_each_seeing_the_previous_result(project):
     model = ScriptedChatModel.by_content({
         PLANNING: [plan_json(("x", "读 A", []), ("y", "改 B", ["x"]), ("z", "验 C", ["y"]))],
         task_key("读 A"): [ai("A 的内容")], task_key("改 B"): [ai("B 已改")], task_key("验 C"): [ai("C 通过")]})
@@ -67,7 +67,7 @@ async def test_independent_tasks_run_concurrently_and_report_every_leaf(project)
     h = PlanHarness(model, project)
     started = asyncio.get_running_loop().time()
     await h.run(GOAL)
-    assert asyncio.get_running_loop().time() - started < 1.7  # planner + one batch, not four calls in a row
+    assert asyncio.get_running_loop().time() - started < 1.7  # planner + one wave, not four calls in a row
     assert await h.outcome() == "✅ 计划执行完成！\n[task_1] 1\n[task_2] 2\n[task_3] 3"
 
 
@@ -183,7 +183,7 @@ async def test_two_parallel_tasks_stop_for_approval_together_and_resume_together
     h.check_prompts()
 
 
-async def test_cancelling_a_run_mid_batch_leaves_it_unfinished_without_a_result(project):
+async def test_cancelling_a_run_mid_wave_leaves_it_unfinished_without_a_result(project):
     model = ScriptedChatModel.by_content({PLANNING: [plan_json(("a", "甲", []), ("b", "乙", []))],
                                           task_key("甲"): [ai("1")], task_key("乙"): [ai("2")]}, delay=0.3)
     h = PlanHarness(model, project)

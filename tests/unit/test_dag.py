@@ -58,7 +58,7 @@ def test_collected_clears_the_results_and_merges_what_the_units_approved_and_rea
 
 
 # The shared scheduler and collector (nodes.dag.make_schedule / make_collect), driven through a
-# whole run the way both graphs drive them: schedule, run the batch, collect, until nothing is ready.
+# whole run the way both graphs drive them: schedule, run the wave, collect, until nothing is ready.
 
 def toy_dag(cap: int) -> dag.Dag[dict]:
     return dag.Dag(units=lambda s: s["units"], status_of=lambda s: lambda i: s["statuses"].get(i, "todo"),
@@ -66,11 +66,11 @@ def toy_dag(cap: int) -> dag.Dag[dict]:
                    max_wave=cap, no_result="没有结果")
 
 
-def start(state: dict, batch: list[dict]) -> dict:
-    return {"running": [u["id"] for u in batch], "statuses": {**state["statuses"], **{u["id"]: "busy" for u in batch}}}
+def start(state: dict, wave: list[dict]) -> dict:
+    return {"running": [u["id"] for u in wave], "statuses": {**state["statuses"], **{u["id"]: "busy" for u in wave}}}
 
 
-def record(state: dict, done: list[dag.Finished], ctx) -> dict:
+def apply(state: dict, done: list[dag.Finished], ctx) -> dict:
     return {"statuses": {**state["statuses"], **{f.id: f.status for f in done}}, "running": [],
             "texts": {**state.get("texts", {}), **{f.id: f.text for f in done}}}
 
@@ -78,14 +78,14 @@ def record(state: dict, done: list[dag.Finished], ctx) -> dict:
 async def run(units: list[dict], cap: int, fails: set[str], lost: set[str] = frozenset()) -> tuple[dict, list[list[str]]]:
     """The whole run; a unit in ``fails`` returns a failure, one in ``lost`` returns nothing."""
     toy = toy_dag(cap)
-    schedule, collect = dag.make_schedule(toy, start), dag.make_collect(toy, record)
+    schedule, collect = dag.make_schedule(toy, start), dag.make_collect(toy, apply)
     state: dict = {"units": units, "statuses": {}, "running": [], "approved_all": []}
-    batches = []
+    waves = []
     while True:
         state.update(await schedule(state))
         if not state["running"]:
-            return state, batches
-        batches.append(state["running"])
+            return state, waves
+        waves.append(state["running"])
         # the units report in reverse order, as parallel units may
         state["results"] = {i: {"ok": i not in fails, "text": f"{i} 的结果", "approved_all": [f"tool_{i}"]}
                             for i in reversed(state["running"]) if i not in lost}
@@ -93,16 +93,16 @@ async def run(units: list[dict], cap: int, fails: set[str], lost: set[str] = fro
 
 
 async def test_the_scheduler_runs_ready_units_in_order_at_most_a_batch_at_a_time():
-    state, batches = await run(UNITS, 2, set())
-    assert batches == [["a", "c"], ["b"], ["d"]]
+    state, waves = await run(UNITS, 2, set())
+    assert waves == [["a", "c"], ["b"], ["d"]]
     assert state["statuses"] == {u["id"]: "done" for u in UNITS} and state["results"] is None
     assert sorted(state["approved_all"]) == ["tool_a", "tool_b", "tool_c", "tool_d"]  # every unit's, merged
     assert (await run(UNITS, 1, set()))[1] == [["a"], ["b"], ["c"], ["d"]]
 
 
 async def test_a_failed_dependency_keeps_its_dependents_pending_and_its_siblings_running():
-    state, batches = await run(UNITS, 4, {"a"})
-    assert batches == [["a", "c"]]
+    state, waves = await run(UNITS, 4, {"a"})
+    assert waves == [["a", "c"]]
     assert state["statuses"] == {"a": "bad", "c": "done"}  # b and d never ran
     state, _ = await run(UNITS, 4, set(), lost={"c"})
     assert state["statuses"] == {"a": "done", "b": "done", "c": "bad"} and state["texts"]["c"] == "没有结果"
@@ -128,15 +128,15 @@ def dags(draw) -> tuple[list[dict], set[str], int]:
 @given(st.composite(dags)())
 def test_every_unit_runs_once_after_its_dependencies_unless_one_of_them_failed(case):
     units, fails, cap = case
-    state, batches = asyncio.run(run(units, cap, fails))
-    ran = [i for b in batches for i in b]
-    assert len(ran) == len(set(ran)) and all(0 < len(b) <= cap for b in batches)
+    state, waves = asyncio.run(run(units, cap, fails))
+    ran = [i for b in waves for i in b]
+    assert len(ran) == len(set(ran)) and all(0 < len(b) <= cap for b in waves)
     order = {u["id"]: k for k, u in enumerate(units)}
-    assert all(b == sorted(b, key=order.get) for b in batches)
+    assert all(b == sorted(b, key=order.get) for b in waves)
     blocked = {d for f in fails & set(ran) for d in dag.dependents(units, f)}
     assert set(ran) == {u["id"] for u in units} - blocked  # everything else ran, blocked units never
-    for k, b in enumerate(batches):
-        before = {i for earlier in batches[:k] for i in earlier}
+    for k, b in enumerate(waves):
+        before = {i for earlier in waves[:k] for i in earlier}
         assert all(set(u["dependencies"]) <= before - fails for u in units if u["id"] in b)
 
 

@@ -177,3 +177,33 @@ def test_code_pointing_at_docs_architecture_names_one_of_its_sections():
     assert {"One execution unit", "Persistence"} <= set(places), "the scanner found none of the known pointers"
     missing = {section: where for section, where in places.items() if section not in known}
     assert not missing, f"docs/architecture.md has no such heading: {missing}"
+
+
+# A path of ours (`nodes/core/state.py`, ``paicli/studio/command.py``) a document or the code names:
+# after a module moves, the old path keeps reading as true. The glossary's "was" column
+# (docs/architecture.md, "Words") names old paths on purpose.
+OUR_PATH = re.compile(rf"(?<![\w./-])((?:{'|'.join(CITING_DIRS)}|docs)/[\w./-]*\w\.(?:py|md|json|txt))(?![\w/])")
+BACKTICKED = re.compile(r"`([^`\n]+)`")
+
+
+def missing_paths(texts: list[tuple[str, str]]) -> list[str]:
+    """``where: path`` for each path in ``(where, text)`` that is not a file of the repository."""
+    return [f"{where}: {path}" for where, text in texts for path in OUR_PATH.findall(text)
+            if not (ROOT / path).exists()]
+
+
+@pytest.mark.parametrize("doc", LINKED_DOCS, ids=lambda p: str(p.relative_to(ROOT)))
+def test_the_paths_a_document_names_exist(doc):
+    text = doc.read_text(encoding="utf-8").split("\n## Words\n")[0]
+    spans = [(f"{doc.relative_to(ROOT)}:{n}", span) for n, line in enumerate(text.splitlines(), 1)
+             for span in BACKTICKED.findall(line)]
+    assert not missing_paths(spans), f"no such file: {missing_paths(spans)}"
+
+
+def test_the_module_paths_the_code_names_exist():
+    lines = [(f"{path.relative_to(ROOT)}:{n}", line) for path in python_files()
+             for n, line in enumerate(path.read_text(encoding="utf-8").splitlines(), 1)]
+    python = [(where, line) for where, line in lines if ".py" in line]
+    missing = [m for m in missing_paths(python) if m.endswith(".py")]
+    assert not missing, f"no such module: {missing}"
+    assert missing_paths([("x", "`nodes/support/state.py`")]), "the scanner misses an old path"

@@ -3,6 +3,7 @@ from it, and the repository's langgraph.json matches it."""
 
 from __future__ import annotations
 
+import ast
 import json
 import subprocess
 import sys
@@ -38,6 +39,21 @@ def test_every_mode_surfaces_in_help_completion_studio_and_prompts(spec, tmp_pat
     assert spec.command in commands.NAMES  # completion
     assert any(line.strip().startswith(f"{spec.command} [任务] - {spec.command_help}") for line in commands.help_lines())
     assert spec.name in RUN_MODES and spec.banner and spec.cancelled and spec.next_input
+
+
+# The modules that list modes; each must take them from the registry, never spell one itself.
+SURFACES = ["paicli/__main__.py", "paicli/commands/dispatch.py", "paicli/studio/command.py", "paicli/studio/graphs.py"]
+
+
+@pytest.mark.parametrize("surface", SURFACES)
+def test_no_surface_names_a_mode_itself(surface):
+    """The checks above hold for today's rows even when a surface lists them by hand (a literal
+    ``("/plan", "/team")``); a row added later would then be missing there. So no surface may
+    hold a mode's name, command or texts as a literal."""
+    words = {w for m in MODES for w in (m.name, m.command, m.summary, m.command_help, m.studio_graph) if w}
+    tree = ast.parse((ROOT / surface).read_text(encoding="utf-8"))
+    spelled = {node.value for node in ast.walk(tree) if isinstance(node, ast.Constant) and node.value in words}
+    assert not spelled, f"{surface} names {sorted(spelled)}: take them from paicli.modes.MODES"
 
 
 def test_help_shows_each_modes_summary_in_a_fresh_process():

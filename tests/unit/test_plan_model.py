@@ -69,7 +69,7 @@ def test_simple_goals_become_one_task_without_the_model(goal, kind):
     assert plan["summary"] == f"直接执行简单任务：{goal}"
 
 
-def test_summary_names_first_and_last_batches():
+def test_summary_names_first_and_last_waves():
     plan = parse({"tasks": [{"id": str(i)} for i in range(7)] + [{"id": "z", "dependencies": ["0", "1"]}]})
     text = summarize(plan)
     assert "任务数: 8 | 并行批次: 2 | 当前可执行: 7 | 状态: CREATED" in text

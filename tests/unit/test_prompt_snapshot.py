@@ -10,10 +10,12 @@ import os
 from datetime import UTC, datetime
 from pathlib import Path
 
+import pytest
+
 from memory.context.turn_memory import is_memory_context, memory_message
 from memory.longterm.entry import Entry
 from memory.longterm.retriever import format_block
-from prompts import assemble_system_prompt
+from prompts import LOOP_PROMPTS, assemble_system_prompt
 from prompts.pai_md import load_project_context
 from tools.skills.library import SkillLibrary
 
@@ -37,6 +39,17 @@ def test_the_assembled_prompt_matches_its_snapshot(tmp_path):
     if os.environ.get("PAICLI_UPDATE_SNAPSHOTS") == "1" or not SNAPSHOT.exists():
         SNAPSHOT.write_text(prompt, encoding="utf-8")
     assert prompt == SNAPSHOT.read_text(encoding="utf-8")
+
+
+@pytest.mark.parametrize("key", sorted(set(LOOP_PROMPTS.values())))
+def test_each_modes_loop_prompt_matches_its_snapshot(key):
+    """The agent loop's prompt in every other mode (``prompts.LOOP_PROMPTS``), so a new mode's
+    prompt is pinned with no new test: its snapshot is written on the first run, to commit."""
+    prompt = assemble_system_prompt(mode=key, approval="auto", now=NOW, project_context="# 项目约定")
+    snapshot = SNAPSHOT.parent / f"system_prompt_{key}.txt"
+    if os.environ.get("PAICLI_UPDATE_SNAPSHOTS") == "1" or not snapshot.exists():
+        snapshot.write_text(prompt, encoding="utf-8")
+    assert prompt == snapshot.read_text(encoding="utf-8")
 
 
 def test_project_context_is_last_and_holds_pai_md_only(tmp_path):

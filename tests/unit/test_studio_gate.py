@@ -11,6 +11,7 @@ from pathlib import Path
 
 import pytest
 
+import paicli
 from paicli.studio.command import RemoteRefused, check_host, server_command, state_dir_of, write_config
 from paicli.studio.gate import StudioGate, allowed_origins, cors_config, host_allowed
 from paicli.studio.leash import leash_command
@@ -212,6 +213,7 @@ def test_the_server_runs_isolated_from_paicli_home_with_the_gate(tmp_path):
     assert state != state_dir_of(home, tmp_path / "b" / "proj")  # same name, another project
     config = json.loads(write_config(state, PORT, ("https://tools.example.org",)).read_text())
     assert config["http"]["app"] == "paicli.studio.gate:app"
+    assert config["dependencies"] == [str(Path(paicli.__file__).resolve().parents[1])]  # where `paicli` is installed
     assert config["http"]["cors"]["allow_origins"][-1] == "https://tools.example.org"
     server = server_command(state / "langgraph.json", "127.0.0.1", PORT)
     leashed = leash_command(server, 1)

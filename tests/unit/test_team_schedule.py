@@ -45,7 +45,7 @@ def test_a_parallel_step_gets_its_own_reviewer():
     assert reviewer_name("step_2", parallel=False) == "reviewer"
 
 
-def test_plan_and_batch_lines_are_the_reference_texts():
+def test_plan_and_wave_lines_are_the_reference_texts():
     assert plan_lines(STEPS[2:3]) == ["📋 执行计划", "  ⏳ [step_3] 做 step_3 (依赖: step_1, step_2)"]
     assert plan_lines(STEPS[:1])[1] == "  ⏳ [step_1] 做 step_1 (依赖: 无)"
     assert wave_line(1, 2) == "⚡ 批次 #1：2 个独立步骤并行执行（最多 2 个并发 Worker）\n"

@@ -1,6 +1,6 @@
 """macOS: a Seatbelt profile for ``/usr/bin/sandbox-exec`` generated from the same ``Layout``.
 
-It cannot run on Linux; ``tests/unit/test_sandbox_layout.py`` checks the text. Seatbelt rules
+It cannot run on Linux; ``tests/unit/test_sandbox.py`` checks the text. Seatbelt rules
 are last-match-wins, so the protected paths are denied after the writable roots are allowed, and
 unlike a bind mount a ``deny`` covers paths that do not exist yet.
 """
