@@ -206,4 +206,5 @@ def test_the_module_paths_the_code_names_exist():
     python = [(where, line) for where, line in lines if ".py" in line]
     missing = [m for m in missing_paths(python) if m.endswith(".py")]
     assert not missing, f"no such module: {missing}"
-    assert missing_paths([("x", "`nodes/support/state.py`")]), "the scanner misses an old path"
+    old = "nodes/" + "support/state.py"  # spelled in two so no rewriting script updates it
+    assert missing_paths([("x", f"`{old}`")]), "the scanner misses an old path"
