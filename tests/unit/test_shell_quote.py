@@ -76,6 +76,10 @@ HAND_WRITTEN = [
     ("a~", "a~"),
     ("x=~/a:~/b", f"x={HOME}/a:{HOME}/b"),
     ("--opt=~/a", "--opt=~/a"),
+    ("~=~", HOME + "=~"),  # a tilde prefix also ends before "=~" (bash's suffixes: "/", ":", "=~")
+    ("~=x", "~=x"),
+    ("a=~=~", f"a={HOME}={HOME}"),  # in an assignment, "=~" starts a tilde as ":~" does
+    ("b=x:~=~", f"b=x:{HOME}={HOME}"),
     ("$HOME$HOME", HOME + HOME),
     ("${HOME}x", HOME + "x"),
     ("a$", "a$"),

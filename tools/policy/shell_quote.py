@@ -10,7 +10,7 @@ bashlex finds the words but gets their text wrong in places, and ``shlex`` follo
   cut at a NUL as bash cuts it); ``$"…"`` is a double-quoted string;
 - inside ``"…"`` only the five escapes lose their backslash; unquoted, a backslash quotes the
   next character and a backslash-newline disappears;
-- ``~`` at the start (and after ``=`` / ``:`` of an assignment-like word), ``$HOME``, ``${HOME}``,
+- ``~`` at the start (and after ``=`` / ``:`` of an assignment-like word; a prefix ends at ``/``, ``:`` or ``=~``), ``$HOME``, ``${HOME}``,
   ``$PWD`` and ``~+`` expand when known; any other expansion (``$X``, ``${X:-y}``, ``$1``,
   ``$(…)``, backticks, ``$((…))``, ``~user``) makes the word unknown and stays in the text as
   written.
@@ -92,13 +92,13 @@ class _Scanner:
             else:
                 self._emit(c, quoted=False)
                 self.i += 1
-                if c == ":" and assignment and self.i > assignment.end():
+                if c in ":=" and assignment and self.i > assignment.end():  # bash's ":~" and "=~" prefixes
                     tilde_at.add(self.i)
 
     def _tilde(self, assignment: bool) -> None:
         raw, start = self.raw, self.i
         end = start + 1
-        while end < len(raw) and raw[end] not in ":/":
+        while end < len(raw) and raw[end] not in ":/" and not raw.startswith("=~", end):  # bash's suffixes
             end += 1
         if end < len(raw) and raw[end] == ":" and not assignment:
             self.known = False  # bash ends `~:x` at the colon or not, depending on quotes elsewhere
