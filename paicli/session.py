@@ -37,7 +37,6 @@ from nodes.support.state import Deps, RunContext
 from paicli.answers import ask_audited
 from paicli.context_view import ContextUsage
 from paicli.driver import TurnWatcher, drive
-from paicli.request_prefix import stable_prefix
 from paicli.models import make_chat_model, make_review_model
 from paicli.settings import Settings
 from prompts import PromptSources, load_resource
@@ -228,6 +227,8 @@ class Session:
         messages, extra = list(values.get("messages") or []), values.get("project_context", "")
         profile, options = c.profile(ctx), self.deps.compaction
         index, bodies = skill_index(self.deps, ctx), [m for m in messages if internal_kind(m) == SKILL_INJECTION]
+        from paicli.request_prefix import stable_prefix  # /context only: a turn never imports it
+
         stable = await stable_prefix(self.graph, self.config, self.deps, ctx, messages)
         return ContextUsage(
             model=self.settings.model,

@@ -1,8 +1,10 @@
 """Issue 30: a plain ``paicli -p`` turn imports only what it uses.
 
 No MCP server configured, no memories, a model that answers in text: the run must not load the
-MCP client, the web tools, Studio, the shell parser or jieba. ``python -X importtime`` lists every
-module a process imported on stderr, so the real process is checked, with nothing patched.
+MCP client, the web tools, Studio, the shell parser or jieba, nor what only a tool call, a fact
+extraction or ``/context`` needs (the command guards, the extraction pipeline, the prefix share).
+``python -X importtime`` lists every module a process imported on stderr, so the real process is
+checked, with nothing patched.
 
 Left out of the list, on purpose: ``tools.mcp.config`` (reading ``mcp.json`` is how paicli learns
 that no server is configured), the skill library (the built-in ``commit-message`` skill is in
@@ -21,7 +23,13 @@ from tests.support.openai_server import Reply
 
 FORBIDDEN = re.compile(r"^(mcp|langchain_mcp_adapters|psycopg|psycopg_pool|langgraph_api|langgraph_sdk|bashlex|jieba|bs4|markdownify"
                        r"|numpy|paicli\.studio\w*|tools\.mcp\.(?!config$|names$)\w+|tools\.(?:builtin\.)?web_\w+"
-                       r"|memory\.longterm\.(thesaurus|retriever|terms))(\.|$)")
+                       r"|memory\.longterm\.(thesaurus|retriever|terms)"
+                       # issue 30 item 1: the command guards (imported by the first call decided), the
+                       # fact-extraction pipeline (by the first extraction), /context's prefix share
+                       r"|tools\.policy\.(preflight|guards|command_rules|shell_parse|shell_words|shell_quote|scripts"
+                       r"|script_files|recipes|git_blob)"
+                       r"|memory\.longterm\.(fact_extraction|fact_filters)"
+                       r"|paicli\.request_prefix|memory\.context\.prefix_cache)(\.|$)")
 IMPORTED = re.compile(r"^import time:\s+\d+ \|\s+\d+ \|\s*(\S+)$", re.MULTILINE)
 
 
