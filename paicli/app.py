@@ -71,8 +71,12 @@ def sandbox_warning(settings: Settings) -> str | None:
     switched the sandbox off in their settings (then it is today's behaviour, said in /context)."""
     if settings.sandbox.mode == "off" and not settings.sandbox.skipped:
         return None
-    lines = sandbox_lines(settings)
-    return lines[0] if lines[0].startswith("⚠️") else None
+    from tools.sandbox.command import CommandSandbox
+
+    sandbox = CommandSandbox(settings.sandbox)
+    if sandbox.why_outside() is None:  # sandboxed: nothing to say, so no layout and no version probe
+        return None
+    return sandbox.state(settings.project_root).lines()[0]
 
 
 class App:

@@ -6,7 +6,7 @@ import os
 import sys
 import threading
 from dataclasses import dataclass, field
-from functools import lru_cache
+from functools import cached_property, lru_cache
 from pathlib import Path
 from typing import Callable, Mapping
 
@@ -36,7 +36,13 @@ class SandboxSettings:
 class Mechanism:
     kind: str  # "bwrap" | "seatbelt"
     path: str
-    label: str  # what the banner shows
+
+    @cached_property
+    def label(self) -> str:
+        """What the banner shows; ``bwrap --version`` runs only when it is shown (issue 30)."""
+        if self.kind == "seatbelt":
+            return "macOS Seatbelt (sandbox-exec)"
+        return f"{bwrap.version(self.path)} ({bwrap.short(self.path)})"
 
 
 @dataclass(frozen=True)
@@ -52,7 +58,7 @@ def find_mechanism() -> Mechanism | Unavailable:
     """This machine's sandbox, probed once per process."""
     if sys.platform == "darwin":
         if os.path.exists(seatbelt.SANDBOX_EXEC):
-            return Mechanism("seatbelt", seatbelt.SANDBOX_EXEC, "macOS Seatbelt (sandbox-exec)")
+            return Mechanism("seatbelt", seatbelt.SANDBOX_EXEC)
         return Unavailable(f"找不到 {seatbelt.SANDBOX_EXEC}")
     if not sys.platform.startswith("linux"):
         return Unavailable(f"{sys.platform} 上没有支持的命令沙箱")
@@ -60,7 +66,7 @@ def find_mechanism() -> Mechanism | Unavailable:
     for path in bwrap.candidates():
         problem = bwrap.probe(path)
         if problem is None:
-            return Mechanism("bwrap", path, f"{bwrap.version(path)} ({bwrap.short(path)})")
+            return Mechanism("bwrap", path)
         problems.append(problem)
     return Unavailable("; ".join(problems) or "找不到 bubblewrap（bwrap）")
 
