@@ -7,8 +7,10 @@ starts that import in a background thread and shows its prompt right away.
 from __future__ import annotations
 
 import asyncio
+import gc
 import importlib
 import re
+import sys
 import threading
 import uuid
 from dataclasses import replace
@@ -45,6 +47,25 @@ def check_session_id(session_id: str) -> None:
     if not SESSION_ID.fullmatch(session_id) or ".." in session_id:
         raise ConfigError(f"--session '{session_id}' 不是有效的 id：只能用字母、数字、'.'、'_' 和 '-'，"
                           "并以字母或数字开头")
+
+
+def import_session() -> None:
+    """Import ``paicli.session`` (LangGraph, the model client, the graphs: about 200k objects that
+    live as long as the process) without the cyclic collector: it would walk them over and over
+    while they are built, then again on every full collection of the run and at exit. Once
+    imported they are frozen (``gc.freeze``), out of its sight (issue 30: about a tenth of a -p
+    run's CPU time). Only the first import does this: a process that already has the module
+    (the test suite) keeps its collector as it is."""
+    if "paicli.session" in sys.modules:
+        return
+    collecting = gc.isenabled()
+    gc.disable()
+    try:
+        importlib.import_module("paicli.session")
+    finally:
+        gc.freeze()
+        if collecting:
+            gc.enable()
 
 
 def _warm_jieba(cache_dir) -> None:
@@ -113,7 +134,7 @@ class App:
         self.session_mode = "plan" if mode == "plan" else "ask" if self._settings.approval == "ask" else "auto"
         self._approval = "yes" if getattr(args, "yes", False) else self._settings.approval
         self.on_history_clear: Any = None  # the REPL forgets its in-memory input history (/history clear)
-        self._warm = threading.Thread(target=importlib.import_module, args=("paicli.session",), daemon=True)
+        self._warm = threading.Thread(target=import_session, daemon=True)
 
     def warm_up(self) -> None:
         """Import the heavy modules in the background while the user types (or while the

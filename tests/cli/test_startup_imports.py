@@ -18,6 +18,8 @@ import re
 import subprocess
 import sys
 
+import pytest
+
 from tests.cli.conftest import RUN_TIMEOUT
 from tests.support.openai_server import Reply
 
@@ -48,3 +50,19 @@ def test_a_plain_p_turn_imports_no_mcp_web_studio_shell_parser_or_memory_ranking
     _, langgraph_own = imported(["-c", "import langchain_openai, langgraph.graph"])
     unwanted = sorted(m for m in modules - langgraph_own if FORBIDDEN.match(m))
     assert unwanted == []
+
+
+@pytest.mark.process  # once per process
+def test_the_session_import_leaves_its_objects_to_no_collector_and_the_collector_on():
+    program = ("import gc, sys; from paicli.app import import_session; import_session(); "
+               "print(gc.isenabled(), gc.get_freeze_count() > 50_000, 'paicli.session' in sys.modules)")
+    done = subprocess.run([sys.executable, "-c", program], capture_output=True, text=True, timeout=RUN_TIMEOUT * 2)
+    assert done.stdout.split() == ["True", "True", "True"], done.stderr[-2000:]
+
+
+@pytest.mark.process
+def test_a_process_that_already_imported_the_session_keeps_its_collector_as_it_is():
+    program = ("import gc, paicli.session; gc.disable(); from paicli.app import import_session; import_session(); "
+               "print(gc.isenabled(), gc.get_freeze_count())")
+    done = subprocess.run([sys.executable, "-c", program], capture_output=True, text=True, timeout=RUN_TIMEOUT * 2)
+    assert done.stdout.split() == ["False", "0"], done.stderr[-2000:]
