@@ -2,7 +2,8 @@
 
 No MCP server configured, no memories, a model that answers in text: the run must not load the
 MCP client, the web tools, Studio, the shell parser or jieba, nor what only a tool call, a fact
-extraction or ``/context`` needs (the command guards, the extraction pipeline, the prefix share).
+extraction or ``/context`` needs (the command guards, the extraction pipeline, the prefix share,
+the sandbox's explanation of a refused command).
 ``python -X importtime`` lists every module a process imported on stderr, so the real process is
 checked, with nothing patched.
 
@@ -31,7 +32,7 @@ FORBIDDEN = re.compile(r"^(mcp|langchain_mcp_adapters|psycopg|psycopg_pool|langg
                        r"|tools\.policy\.(preflight|guards|command_rules|shell_parse|shell_words|shell_quote|scripts"
                        r"|script_files|recipes|git_blob)"
                        r"|memory\.longterm\.(fact_extraction|fact_filters)"
-                       r"|paicli\.request_prefix|memory\.context\.prefix_cache)(\.|$)")
+                       r"|paicli\.request_prefix|memory\.context\.prefix_cache|tools\.sandbox\.explain)(\.|$)")
 IMPORTED = re.compile(r"^import time:\s+\d+ \|\s+\d+ \|\s*(\S+)$", re.MULTILINE)
 
 

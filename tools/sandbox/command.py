@@ -11,7 +11,6 @@ from pathlib import Path
 from typing import Callable, Mapping
 
 from tools.sandbox import bwrap, seatbelt
-from tools.sandbox.explain import explain
 from tools.sandbox.layout import Layout, layout
 from tools.sandbox.sweep import Before, before, undo
 
@@ -103,6 +102,8 @@ class Launch:
         """Notes for the model after the command ended: removed protected paths, refusals seen."""
         if self.plan is None or self.seen is None:
             return ""
+        from tools.sandbox.explain import explain  # its patterns only after a sandboxed command (issue 30)
+
         removed = undo(self.plan, self.seen)
         return explain(self.plan, output, removed, network=self.how == NETWORK, command=self.command, ok=ok)
 
