@@ -4,21 +4,20 @@ Runs when the turn's final answer arrived: not after an error, a cancel (the nod
 reached), or a budget finalization; never after the session read external content (o.1).
 Only the user's own submitted text is read. The model call and the write run in the
 background (``nodes.core.background``) on the light model, so the answer is never delayed; the
-``💾`` notice waits there for the front end.
+``💾`` notice waits there for the front end. The extraction pipeline is imported when a turn
+first gets there, so a turn that extracts nothing never loads it (issue 30).
 """
 
 from __future__ import annotations
 
 import asyncio
+import functools
 from dataclasses import replace
 from typing import TYPE_CHECKING, Any
 
 from langchain_core.messages import AIMessage
 from langgraph.runtime import Runtime
 
-from memory.longterm.fact_extraction import ExtractionPrompts, extract, facts_to_entries, saved_notice
-from memory.longterm.entry import SOURCE_FILES_KEY
-from memory.longterm.file import MemoryAccessError
 from memory.context.rounds import BUDGET_FINALIZATION, internal_kind
 from nodes.core.policy import submitted_text
 from nodes.core.state import AgentState, Deps, RunContext, long_term_memory, memory_project_key, run_context
@@ -28,9 +27,12 @@ from prompts import PromptSources, load_resource, render
 from tools.policy.external_context import blocks_automatic_memory
 
 if TYPE_CHECKING:
+    from memory.longterm.fact_extraction import ExtractionPrompts
     from memory.longterm.manager import LongTermMemory
 
 def extraction_prompts(sources: PromptSources = PromptSources()) -> ExtractionPrompts:
+    from memory.longterm.fact_extraction import ExtractionPrompts
+
     system = load_resource("extraction/system.md", sources).strip()
     user = load_resource("extraction/user.md", sources).strip()
     return ExtractionPrompts(system=system, user=lambda safe: render(user, {"input": safe}))
@@ -46,7 +48,8 @@ def ended_normally(state: AgentState) -> bool:
 
 
 def make_extract_facts(deps: Deps):
-    prompts = extraction_prompts(PromptSources.for_project(deps.prompt_home, None))
+    sources = PromptSources.for_project(deps.prompt_home, None)
+    prompts = functools.cache(lambda: extraction_prompts(sources))  # made at the first extraction
 
     async def extract_facts(state: AgentState, runtime: Runtime[RunContext]) -> dict[str, Any]:
         memory = long_term_memory(runtime, deps)
@@ -60,7 +63,11 @@ def make_extract_facts(deps: Deps):
         return {}
 
     async def run(memory: LongTermMemory, text: str, files: tuple[str, ...], ctx: RunContext) -> None:
-        result = await extract(deps.light_model or deps.model, text, prompts)
+        from memory.longterm.entry import SOURCE_FILES_KEY
+        from memory.longterm.fact_extraction import extract, facts_to_entries, saved_notice
+        from memory.longterm.file import MemoryAccessError
+
+        result = await extract(deps.light_model or deps.model, text, prompts())
         if not result.quotes:
             return
 

@@ -7,8 +7,10 @@ starts that import in a background thread and shows its prompt right away.
 from __future__ import annotations
 
 import asyncio
+import gc
 import importlib
 import re
+import sys
 import threading
 import uuid
 from dataclasses import replace
@@ -47,6 +49,25 @@ def check_session_id(session_id: str) -> None:
                           "并以字母或数字开头")
 
 
+def import_session() -> None:
+    """Import ``paicli.session`` (LangGraph, the model client, the graphs: about 200k objects that
+    live as long as the process) without the cyclic collector: it would walk them over and over
+    while they are built, then again on every full collection of the run and at exit. Once
+    imported they are frozen (``gc.freeze``), out of its sight (issue 30: about a tenth of a -p
+    run's CPU time). Only the first import does this: a process that already has the module
+    (the test suite) keeps its collector as it is."""
+    if "paicli.session" in sys.modules:
+        return
+    collecting = gc.isenabled()
+    gc.disable()
+    try:
+        importlib.import_module("paicli.session")
+    finally:
+        gc.freeze()
+        if collecting:
+            gc.enable()
+
+
 def _warm_jieba(cache_dir) -> None:
     """jieba's dictionary takes about half a second to load; the first memory search needs it."""
     importlib.import_module("memory.longterm.retriever").warm(cache_dir)
@@ -72,8 +93,12 @@ def sandbox_warning(settings: Settings) -> str | None:
     switched the sandbox off in their settings (then it is today's behaviour, said in /context)."""
     if settings.sandbox.mode == "off" and not settings.sandbox.skipped:
         return None
-    lines = sandbox_lines(settings)
-    return lines[0] if lines[0].startswith("⚠️") else None
+    from tools.sandbox.command import CommandSandbox
+
+    sandbox = CommandSandbox(settings.sandbox)
+    if sandbox.why_outside() is None:  # sandboxed: nothing to say, so no layout and no version probe
+        return None
+    return sandbox.state(settings.project_root).lines()[0]
 
 
 class App:
@@ -109,7 +134,7 @@ class App:
         self.session_mode = "plan" if mode == "plan" else "ask" if self._settings.approval == "ask" else "auto"
         self._approval = "yes" if getattr(args, "yes", False) else self._settings.approval
         self.on_history_clear: Any = None  # the REPL forgets its in-memory input history (/history clear)
-        self._warm = threading.Thread(target=importlib.import_module, args=("paicli.session",), daemon=True)
+        self._warm = threading.Thread(target=import_session, daemon=True)
 
     def warm_up(self) -> None:
         """Import the heavy modules in the background while the user types (or while the

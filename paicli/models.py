@@ -15,14 +15,21 @@ Cached input tokens are read in every provider's spelling, and Kimi's streamed u
 
 Retries: the openai client retries 408/409/429/5xx and connection errors with exponential
 backoff, honouring ``Retry-After``; 400 and 401 are never retried. We only set the count.
+
+TLS: every client of the process shares one context, made as the openai SDK makes its own
+(``_tls_context``). Left to itself the SDK loads the CA bundle for each model's sync and async
+client, tens of milliseconds each, before the first request (issue 30).
 """
 
 from __future__ import annotations
 
+import functools
 import json
+import ssl
 from collections.abc import AsyncIterator, Iterator
 from typing import Any
 
+import openai
 from langchain_core.messages import AIMessage, AIMessageChunk
 from langchain_core.outputs import ChatGenerationChunk
 from langchain_deepseek import ChatDeepSeek
@@ -145,4 +152,15 @@ def make_chat_model(settings: Settings, model: str | None = None, **overrides: A
         timeout=REQUEST_TIMEOUT,
     )
     options.update(overrides)
+    # The SDK's own clients and defaults, with the process's one TLS context.
+    options.setdefault("http_client", openai.DefaultHttpxClient(verify=_tls_context()))
+    options.setdefault("http_async_client", openai.DefaultAsyncHttpxClient(verify=_tls_context()))
     return ReasoningChatModel(**options)
+
+
+@functools.cache
+def _tls_context() -> ssl.SSLContext:
+    """The context the SDK would make for each client (system CAs, ``SSL_CERT_FILE``), made once."""
+    from langchain_openai._compat import httpx  # httpx or httpx2: the library of the installed SDK
+
+    return httpx.create_ssl_context()

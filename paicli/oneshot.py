@@ -32,8 +32,8 @@ def run_oneshot(args: Any) -> int:
     if not text:
         print("paicli: -p 需要非空的任务文本", file=sys.stderr)
         return 2
+    app.warm_up()  # the imports start first: the sandbox probe's subprocess runs meanwhile
     _warn_unsandboxed(app)
-    app.warm_up()
     return asyncio.run(_run(app, args.mode, text))
 
 

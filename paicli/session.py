@@ -37,7 +37,6 @@ from nodes.model.call_model import skill_index
 from paicli.context_view import ContextUsage
 from paicli.driver import run_turn
 from paicli.models import make_chat_model
-from paicli.request_prefix import stable_prefix
 from paicli.settings import Settings
 from paicli.wiring import attach_mcp, history_dir, make_deps, make_reviewer, search_term_enricher
 from tools.skills.library import SkillLibrary
@@ -135,6 +134,8 @@ class Session:
         messages, extra = list(values.get("messages") or []), values.get("project_context", "")
         profile, options = c.profile(ctx), self.deps.compaction
         index, bodies = skill_index(self.deps, ctx), [m for m in messages if internal_kind(m) == SKILL_INJECTION]
+        from paicli.request_prefix import stable_prefix  # /context only: a turn never imports it
+
         stable = await stable_prefix(self.graph, self.config, self.deps, ctx, messages)
         return ContextUsage(
             model=self.settings.model,

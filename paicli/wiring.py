@@ -42,8 +42,9 @@ def make_reviewer(settings: Settings) -> AutoReviewer:
     """The auto reviewer (reference v.2). Its prompts come from paicli and $PAICLI_HOME only: a
     repository's .paicli/prompts must not rewrite the judge of its own commands."""
     sources = PromptSources.for_project(settings.home, None)
-    return AutoReviewer(make_review_model(settings, REVIEW_TIMEOUT), load_resource("approvals/reviewer-system.md", sources),
-                        load_resource("approvals/reviewer-user.md", sources))
+    return AutoReviewer(None, load_resource("approvals/reviewer-system.md", sources),
+                        load_resource("approvals/reviewer-user.md", sources),
+                        make_model=lambda: make_review_model(settings, REVIEW_TIMEOUT))  # built at the first review
 
 
 def make_deps(settings: Settings, *, auto_extract: bool, skills: SkillLibrary | None = None,

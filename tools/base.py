@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import importlib
 import os
+import time
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Awaitable, Callable, Union
@@ -25,6 +26,11 @@ if TYPE_CHECKING:
     from tools.sandbox.command import CommandSandbox
     from memory.context.offload import ToolResultOffloader
     from memory.longterm.manager import LongTermMemory
+
+# When this process started, as far as tools can tell: every tool table imports this module before
+# any tool runs, so it predates every file a tool wrote (the command guard's fresh scripts,
+# tools.policy.script_files, which the guards import only when a call is decided).
+PROCESS_STARTED = time.time()
 
 ToolResult = str  # or ToolText, which is a str (the registry always returns a ToolText)
 SyncToolFn = Callable[[dict[str, Any], "ToolContext"], ToolResult]

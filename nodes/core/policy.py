@@ -28,7 +28,6 @@ from nodes.core.state import AgentState, Deps, RunContext
 from nodes.guards.turn import current_turn
 from tools.policy import approval
 from tools.policy.decision import Decision, Deny, from_record, to_record
-from tools.policy.preflight import REFUSED, guard_refusal
 from tools.policy.protected_paths import protected_write
 from tools.policy.turn import TurnClass, add_discovered, authorize, classify, expose
 
@@ -88,7 +87,10 @@ def decide(call: dict[str, Any], context: DecisionContext) -> Decision:
     """The one decision on a call, in this order: the turn policy (o.5); the path and command
     guards (item 6 of paicli issue 23); protected paths, which need a person after external
     content (item 5); the approval level (v.1). A refusal at any step is final and nobody is
-    asked. Blocking (the guards read the file system): ``decide_iteration`` runs it in a thread."""
+    asked. Blocking (the guards read the file system): ``decide_iteration`` runs it in a thread.
+    The guards (a shell parser and its rules) are imported by the first call decided (issue 30)."""
+    from tools.policy.preflight import REFUSED, guard_refusal
+
     name, args = call.get("name"), call.get("args")
     denial = authorize(context.turn, name, args, context.advertised, context.discovered, context.sources,
                        context.external_guard)

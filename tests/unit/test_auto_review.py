@@ -87,3 +87,26 @@ async def test_a_reviewer_that_does_not_answer_in_time_is_a_refusal(tmp_path):
         result = await reviewer.review("r", "execute_command", {"command": "ls"})
     assert result == auto_review.Verdict(False, auto_review.TIMED_OUT)
     assert time.monotonic() - started < 3
+
+
+async def test_the_reviewer_client_is_made_at_the_first_review_and_only_once():
+    made: list[ScriptedChatModel] = []
+
+    def make() -> ScriptedChatModel:
+        made.append(ScriptedChatModel([AIMessage('{"decision":"allow"}'), AIMessage('{"decision":"ask"}')]))
+        return made[-1]
+
+    reviewer = AutoReviewer(None, *prompts(), make_model=make)
+    assert made == []  # issue 30: a session that never reviews a command never builds its client
+    assert (await reviewer.review("r", "execute_command", {"command": "ls"})).allow
+    assert not (await reviewer.review("r", "execute_command", {"command": "rm x"})).allow
+    assert len(made) == 1 and reviewer.model is made[0]
+    made[0].assert_consumed()
+
+
+async def test_a_reviewer_client_that_cannot_be_made_fails_closed():
+    def broken() -> ScriptedChatModel:
+        raise ValueError("no client")
+
+    reviewer = AutoReviewer(None, *prompts(), make_model=broken)
+    assert await reviewer.review("r", "execute_command", {"command": "ls"}) == auto_review.Verdict(False, auto_review.UNAVAILABLE)

@@ -8,6 +8,8 @@ time after the file was written (``later()``), fresh by one taken before (``earl
 from __future__ import annotations
 
 import os
+import subprocess
+import sys
 import time
 from pathlib import Path
 
@@ -158,3 +160,24 @@ def test_a_script_path_nobody_can_know_in_a_pre_existing_script_is_not_refused(r
     write(root / "run.sh", 'source "$(dirname "$0")/env.sh"\nbash "$STEP"\n')
     assert refusal("bash run.sh", root, home, later()) is None
     assert refusal("bash run.sh", root, home, earlier) == f"{UNKNOWN}（脚本 run.sh 第 1 行: source \"$(dirname \"$0\")/env.sh\"）"
+
+
+@pytest.mark.process
+def test_a_script_written_before_the_guards_are_imported_is_still_fresh(root, home):
+    # Issue 30: a turn imports the guards only when it decides a call, possibly long after the
+    # process started; the clock is the tools' own (tools.base), so what a tool wrote first counts.
+    script = (root / "ci.sh").as_posix()
+    program = f"""
+import sys, time
+from pathlib import Path
+import tools.base  # what every tool table imports before any tool runs
+Path({script!r}).write_text('eval "$SETUP"\\n')
+time.sleep({CLOCK_SLACK + 0.5})
+assert "tools.policy.guards" not in sys.modules
+from tools.policy.guards import CommandGuard
+print(CommandGuard.refusal("bash ci.sh", {str(root)!r}, {str(home)!r}))
+"""
+    done = subprocess.run([sys.executable, "-c", program], capture_output=True, text=True, timeout=60,
+                          cwd=Path(__file__).resolve().parents[2])
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.strip() == f"{COMPUTED}（脚本 ci.sh 第 1 行: eval \"$SETUP\"）"

@@ -2,7 +2,7 @@ import json
 
 from langchain_core.messages import AIMessage, HumanMessage, ToolMessage
 
-from paicli.models import make_chat_model
+from paicli.models import make_chat_model, make_review_model
 from paicli.settings import load_settings
 
 
@@ -44,3 +44,15 @@ def test_a_stored_refused_call_with_raw_arguments_is_sent_as_a_json_object(tmp_p
     calls = model(tmp_path)._get_request_payload(history)["messages"][1]["tool_calls"]
     assert [(c["id"], c["function"]["name"], json.loads(c["function"]["arguments"])) for c in calls] == \
         [("c1", "read_file", {"path": "a"}), ("c2", "write_file", {}), ("c3", "invalid_tool_call", {})]
+
+
+def test_every_client_of_the_process_shares_one_tls_context(tmp_path):
+    # Issue 30: the SDK would load the CA bundle for each model's sync and async client.
+    settings = load_settings(tmp_path, {"PAICLI_HOME": str(tmp_path), "PAICLI_API_KEY": "k",
+                                        "PAICLI_BASE_URL": "http://127.0.0.1:9/v1", "PAICLI_MODEL": "m"})
+    main, reviewer = make_chat_model(settings), make_review_model(settings, 5.0)
+    clients = [c for m in (main, reviewer) for c in (m.root_client._client, m.root_async_client._client)]
+    assert len({id(c._transport._pool._ssl_context) for c in clients}) == 1
+    # the SDK's own settings still hold per model
+    assert reviewer.root_async_client.timeout == 5.0 and reviewer.root_async_client.max_retries == 0
+    assert main.root_async_client.timeout == 300.0 and main.root_async_client.max_retries == 3

@@ -18,7 +18,7 @@ import asyncio
 import json
 import re
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, Callable
 
 from langchain_core.language_models import BaseChatModel
 from langchain_core.messages import HumanMessage, SystemMessage
@@ -85,11 +85,14 @@ def review_message(prefix: str, request: str, tool: str, arguments: str) -> str:
 class AutoReviewer:
     """One per session (a live object of ``Deps``): the model, the prompt texts, the allow cache.
 
-    ``model`` None means no reviewer client could be made: every call gets ``UNAVAILABLE``."""
+    ``model`` None means no reviewer client could be made: every call gets ``UNAVAILABLE``.
+    ``make_model`` builds it at the first review instead, so a session that never reviews a
+    command never builds the client (issue 30: ``-p`` start-up)."""
 
     def __init__(self, model: BaseChatModel | None, system_prompt: str, user_prefix: str,
-                 timeout: float = REVIEW_TIMEOUT):
+                 timeout: float = REVIEW_TIMEOUT, *, make_model: Callable[[], BaseChatModel] | None = None):
         self.model, self.system_prompt, self.user_prefix, self.timeout = model, system_prompt.strip(), user_prefix, timeout
+        self._make_model = make_model
         self._request: str | None = None
         self._allowed: dict[str, Verdict] = {}
 
@@ -113,6 +116,12 @@ class AutoReviewer:
         return verdict
 
     async def _ask(self, request: str, tool: str, arguments: str) -> Verdict:
+        if self.model is None and self._make_model is not None:
+            make, self._make_model = self._make_model, None
+            try:
+                self.model = make()
+            except Exception:  # noqa: BLE001 - no client: the calls go to the person, as for None
+                self.model = None
         if self.model is None:
             return Verdict(False, UNAVAILABLE)
         messages = [SystemMessage(self.system_prompt),

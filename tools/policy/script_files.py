@@ -27,19 +27,19 @@ from __future__ import annotations
 import glob
 import os
 import stat
-import time
 from dataclasses import dataclass
 
+from tools.base import PROCESS_STARTED  # noqa: F401 (the guards read it here; see the note below)
 from tools.policy.command_rules import inside, location
 from tools.policy.git_blob import matches_index
 from tools.policy.shell_parse import Doubt
 from tools.policy.shell_words import SHELLS, STDIN_NAMES, Simple, Word, getopt, git_settings, script_file, shell_operand
 
-# Taken when the guard is first imported, which the tool registry does before any tool can run
-# (write_file and execute_command import it): in `paicli -p`, the REPL and the Studio server
-# alike it predates every file a tool wrote. A ToolContext is rebuilt for every batch of tool
-# calls, so its creation time would make a script written one batch earlier look old.
-PROCESS_STARTED = time.time()
+# PROCESS_STARTED is taken when the tools' base module is first imported, before any tool can
+# run: in `paicli -p`, the REPL and the Studio server alike it predates every file a tool wrote,
+# however late the guards themselves are imported. A ToolContext is rebuilt for every batch of
+# tool calls, so its creation time would make a script written one batch earlier look old.
+
 # File systems stamp files with a coarse clock (a kernel tick behind time.time()), some round
 # to whole seconds: a file stamped up to this long before the start still counts as fresh.
 CLOCK_SLACK = 1.0

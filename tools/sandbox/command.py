@@ -6,12 +6,11 @@ import os
 import sys
 import threading
 from dataclasses import dataclass, field
-from functools import lru_cache
+from functools import cached_property, lru_cache
 from pathlib import Path
 from typing import Callable, Mapping
 
 from tools.sandbox import bwrap, seatbelt
-from tools.sandbox.explain import explain
 from tools.sandbox.layout import Layout, layout
 from tools.sandbox.sweep import Before, before, undo
 
@@ -36,7 +35,13 @@ class SandboxOptions:
 class Mechanism:
     kind: str  # "bwrap" | "seatbelt"
     path: str
-    label: str  # what the banner shows
+
+    @cached_property
+    def label(self) -> str:
+        """What the banner shows; ``bwrap --version`` runs only when it is shown (issue 30)."""
+        if self.kind == "seatbelt":
+            return "macOS Seatbelt (sandbox-exec)"
+        return f"{bwrap.version(self.path)} ({bwrap.short(self.path)})"
 
 
 @dataclass(frozen=True)
@@ -52,7 +57,7 @@ def find_mechanism() -> Mechanism | Unavailable:
     """This machine's sandbox, probed once per process."""
     if sys.platform == "darwin":
         if os.path.exists(seatbelt.SANDBOX_EXEC):
-            return Mechanism("seatbelt", seatbelt.SANDBOX_EXEC, "macOS Seatbelt (sandbox-exec)")
+            return Mechanism("seatbelt", seatbelt.SANDBOX_EXEC)
         return Unavailable(f"找不到 {seatbelt.SANDBOX_EXEC}")
     if not sys.platform.startswith("linux"):
         return Unavailable(f"{sys.platform} 上没有支持的命令沙箱")
@@ -60,7 +65,7 @@ def find_mechanism() -> Mechanism | Unavailable:
     for path in bwrap.candidates():
         problem = bwrap.probe(path)
         if problem is None:
-            return Mechanism("bwrap", path, f"{bwrap.version(path)} ({bwrap.short(path)})")
+            return Mechanism("bwrap", path)
         problems.append(problem)
     return Unavailable("; ".join(problems) or "找不到 bubblewrap（bwrap）")
 
@@ -97,6 +102,8 @@ class Launch:
         """Notes for the model after the command ended: removed protected paths, refusals seen."""
         if self.plan is None or self.seen is None:
             return ""
+        from tools.sandbox.explain import explain  # its patterns only after a sandboxed command (issue 30)
+
         removed = undo(self.plan, self.seen)
         return explain(self.plan, output, removed, network=self.how == NETWORK, command=self.command, ok=ok)
 
