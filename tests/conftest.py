@@ -7,6 +7,11 @@ from hypothesis import settings
 
 from tests.support.properties import DEV
 
+# pytest-xdist's workers export COLUMNS=80 and LINES=24; a child paicli (and rich in process)
+# would take them over the pseudo-terminal's size and wrap lines a serial run does not.
+for _size in ("COLUMNS", "LINES"):
+    os.environ.pop(_size, None)
+
 if os.environ.get("HYPOTHESIS_PROFILE") == DEV:  # the fast loop; CI keeps Hypothesis's own profile
     settings.load_profile(DEV)
 
