@@ -210,6 +210,7 @@ class UnitWatcher:
         ui = self.ui
         if data.get("notice"):
             ui.notice(data["notice"])
+            ui.waiting()  # the units work on after a notice: the live status line comes back
         if data.get("unit") and data.get("ns"):  # a unit starts (or resumes)
             self.units[str(data["ns"])] = str(data["unit"])
             if data["unit"] not in ui.run_line.running:
