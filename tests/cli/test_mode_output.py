@@ -5,6 +5,7 @@ what the model sent, and the token line counting every unit; stdout carries only
 from __future__ import annotations
 
 import json
+import re
 import subprocess
 
 from tests.support.openai_server import ByContent, Reply
@@ -59,6 +60,22 @@ def test_each_tasks_tool_calls_show_on_stderr_with_its_id_and_the_run_ends_with_
     # the planner's call and the six task calls: 100 + 6 × 10 in, 20 + 6 × 1 out
     assert err[-1].startswith("📊 Token: 160 输入 / 26 输出 / 186 合计 | ⏱ "), err[-1]
     assert script.left() == {}
+
+
+def test_the_token_line_counts_the_tokens_the_provider_served_from_its_cache_in_every_unit(run_paicli, server,
+                                                                                          project):
+    files(project)
+    server.prefix_cache = "openai"  # each request's start that repeats the previous one is reported cached
+    script = routes()
+    for replies in script.routes.values():  # usage estimated from the text, so cached <= input
+        replies[:] = [Reply(r.content, tool_calls=r.tool_calls) for r in replies]
+    server.script = script.script()
+    done = run_paicli("--mode", "plan", "-p", GOAL, "--yes")
+    assert done.returncode == 0, done.stderr
+    line = done.stderr.splitlines()[-1]
+    # the planner's request is the first, with nothing cached: what the line counts, the units sent
+    served = re.match(r"📊 Token: \d+ 输入 \(缓存命中 (\d+), \d+%\) / \d+ 输出", line)
+    assert served and int(served[1]) > 0, line
 
 
 def test_without_yes_and_a_terminal_each_refusal_is_named_and_the_run_exits_1(run_paicli, server, project):
