@@ -90,6 +90,7 @@ async def _run(app: App, mode: str, text: str | None) -> int:
     try:
         result = await app.session.run(mode, text, shown, review=False)
     except (KeyboardInterrupt, asyncio.CancelledError):
+        shown.stop_waiting()  # no spinner frame after the cancel line
         if not spec.runs_apart:  # a ReAct turn just ends: run_guarded says so (exit 130)
             raise
         # a run apart says how to finish it, and nothing more (not the ReAct turn's words too)
