@@ -8,7 +8,7 @@ import json
 import re
 import subprocess
 
-from tests.support.openai_server import ByContent, Reply
+from tests.support.openai_server import ByContent, Reply, verdict
 
 GOAL = "读取 alpha.txt 和 beta.txt，然后运行 wc 统计两者的行数"
 PLANNING = "请为以下任务制定执行计划"
@@ -91,6 +91,18 @@ def test_without_yes_and_a_terminal_each_refusal_is_named_and_the_run_exits_1(ru
                                             "或在终端中运行 paicli --session s-refused 逐个确认。")
     assert "HITL 审批请求" not in done.stderr  # no dialog nobody can answer
     assert done.stdout.strip() == "✅ 计划执行完成！\n[task_3] 共 2 行"  # the summary, as the model wrote it
+
+
+def test_the_auto_reviewers_refusal_in_a_task_is_shown_with_the_tasks_id(run_paicli, server, project):
+    files(project)
+    script = routes()
+    server.script = script.script()
+    server.reviews = [verdict("ask", "会统计文件")]  # the default level: the reviewer answers, not the person
+    done = run_paicli("--mode", "plan", "-p", GOAL)
+    assert done.returncode == 0, done.stderr
+    err = done.stderr.splitlines()
+    assert "  [task_3] ⊘ auto 未放行 execute_command：会统计文件（已交回模型处理）" in err, done.stderr
+    assert not any(line.startswith("  ⊘") for line in err)  # no line of a task's call without its id
 
 
 def test_a_reply_that_is_not_a_plan_goes_to_stderr_with_a_bounded_preview(run_paicli, server):
