@@ -192,8 +192,9 @@ class TurnWatcher:
 
 
 def unit_line(text: str, unit: str | None) -> str:
-    """``text`` with the unit's id after its indentation, as the unit's tool calls are shown."""
-    if unit is None:
+    """``text`` with the unit's id after its indentation, as the unit's tool calls are shown;
+    as it is when it names the unit already (a Team step's own lines: ``✅ 步骤 [step_1] 审查通过``)."""
+    if unit is None or f"[{unit}]" in text:
         return text
     body = text.lstrip(" ")
     return f"{text[:len(text) - len(body)]}[{unit}] {body}"
