@@ -67,7 +67,7 @@ class Watcher(Protocol):
     stream_modes: list[str]
 
     def on_token(self, chunk: Any, meta: dict[str, Any]) -> None: ...
-    def on_custom(self, data: dict[str, Any]) -> None: ...
+    def on_custom(self, data: dict[str, Any], namespace: tuple[str, ...] = ()) -> None: ...
     def on_update(self, namespace: tuple[str, ...], node: str, update: dict[str, Any]) -> None: ...
 
 
@@ -127,7 +127,7 @@ async def _stream(graph: Any, graph_input: Any, config: dict[str, Any], context:
         elif not isinstance(data, dict):
             continue
         elif mode == "custom":
-            watcher.on_custom(data)
+            watcher.on_custom(data, namespace)
         else:
             for node, update in data.items():
                 if node == "__interrupt__":
@@ -161,7 +161,7 @@ class TurnWatcher:
         if isinstance(chunk, AIMessageChunk) and meta.get("langgraph_node") == "call_model" and chunk.content:
             self.ui.token(text_of(chunk))
 
-    def on_custom(self, data: dict[str, Any]) -> None:
+    def on_custom(self, data: dict[str, Any], namespace: tuple[str, ...] = ()) -> None:
         if data.get("notice"):
             self.ui.notice(data["notice"])
 
@@ -191,6 +191,15 @@ class TurnWatcher:
             result.answer = text_of(message)
 
 
+def unit_line(text: str, unit: str | None) -> str:
+    """``text`` with the unit's id after its indentation, as the unit's tool calls are shown;
+    as it is when it names the unit already (a Team step's own lines: ``✅ 步骤 [step_1] 审查通过``)."""
+    if unit is None or f"[{unit}]" in text:
+        return text
+    body = text.lstrip(" ")
+    return f"{text[:len(text) - len(body)]}[{unit}] {body}"
+
+
 class UnitWatcher:
     """A run of units (Plan, Team): a unit's node announces its id with the namespace its
     subgraph streams under (``graphs/unit.py``); each unit's tool calls and results are shown as
@@ -206,10 +215,11 @@ class UnitWatcher:
     def on_token(self, chunk: Any, meta: dict[str, Any]) -> None:
         """Not streamed: a run shows its units' messages whole."""
 
-    def on_custom(self, data: dict[str, Any]) -> None:
-        ui = self.ui
+    def on_custom(self, data: dict[str, Any], namespace: tuple[str, ...] = ()) -> None:
+        ui, unit = self.ui, self.units.get(namespace[0]) if namespace else None
         if data.get("notice"):
-            ui.notice(data["notice"])
+            ui.notice(unit_line(data["notice"], unit))  # a unit's own notice (its call refused...) names it
+            ui.waiting()  # the units work on after a notice: the live status line comes back
         if data.get("unit") and data.get("ns"):  # a unit starts (or resumes)
             self.units[str(data["ns"])] = str(data["unit"])
             if data["unit"] not in ui.run_line.running:

@@ -16,6 +16,7 @@ from memory.errors import PaicliError
 from paicli.terminal import visible
 
 BROKEN_PIPE_EXIT = 128 + 13  # 128 + SIGPIPE
+CANCELLED_EXIT = 128 + 2  # 128 + SIGINT: cancelled with Ctrl-C
 
 
 USER_WARNINGS = ("LedgerWarning", "MemoryWarning")
@@ -78,7 +79,7 @@ def run_guarded(fn: Callable[[], int], *, debug: bool = False, log_dir: Path | N
         return exc.exit_code
     except KeyboardInterrupt:
         _say("⏹️ 已取消当前任务。")
-        return 130
+        return CANCELLED_EXIT
     except BrokenPipeError:
         _silence_stdout()
         return BROKEN_PIPE_EXIT

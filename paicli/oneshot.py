@@ -18,6 +18,7 @@ from typing import Any
 
 from paicli.commands import dispatch as commands
 from paicli.app import App, sandbox_warning
+from paicli.errors import CANCELLED_EXIT
 from paicli.modes import MODE_SPECS, NOT_COMPLETED, STOPPED
 from paicli.render import REFUSED_CLOSING, Renderer, usage_line
 from paicli.terminal import read_stdin_line, write_line
@@ -89,10 +90,13 @@ async def _run(app: App, mode: str, text: str | None) -> int:
     try:
         result = await app.session.run(mode, text, shown, review=False)
     except (KeyboardInterrupt, asyncio.CancelledError):
-        if spec.runs_apart:  # a run apart says how to finish it; a ReAct turn just ends (exit 130)
-            shown.notice(spec.cancelled, style="yellow")
-            shown.notice(STOPPED.format(sid=app.session_id), style="yellow")
-        raise
+        shown.stop_waiting()  # no spinner frame after the cancel line
+        if not spec.runs_apart:  # a ReAct turn just ends: run_guarded says so (exit 130)
+            raise
+        # a run apart says how to finish it, and nothing more (not the ReAct turn's words too)
+        shown.notice(spec.cancelled, style="yellow")
+        shown.notice(STOPPED.format(sid=app.session_id), style="yellow")
+        return CANCELLED_EXIT
     finally:
         await app.close_mcp()
     return await (_summary if spec.runs_apart else _answer)(app, shown, result)

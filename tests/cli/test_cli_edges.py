@@ -5,13 +5,16 @@ from __future__ import annotations
 
 import json
 import re
+import signal
 import subprocess
 import sys
+import time
 
 import pytest
 
 from tests.cli.conftest import RUN_TIMEOUT
-from tests.support.openai_server import Reply
+from tests.support.openai_server import Hang, Reply
+from tests.support.pty_terminal import PtyTerminal
 
 HOSTILE = "a\x1b]52;c;cm0gLXJmIH4=\x07b\x1b[2Jc\x1b]0;owned\x07d\x9b31me\u202ef"
 # ESC, BEL, the other C0 controls but \t and \n, DEL, C1 (U+0080–U+009F), bidi overrides.
@@ -122,6 +125,31 @@ def test_stdout_closed_by_its_reader_ends_quietly(server, paicli_env, project):
     stderr = err.decode("utf-8")
     assert child.returncode == 141  # 128 + SIGPIPE, what a shell pipeline expects
     assert "Traceback" not in stderr and "内部错误" not in stderr and "Exception ignored" not in stderr
+
+
+@pytest.mark.process
+def test_ctrl_c_on_a_terminal_leaves_no_spinner_after_the_cancel_line(server, paicli_env, project):
+    """``paicli -p`` on a terminal shows a spinner on stderr while it waits; Ctrl-C stops it
+    before the cancel line, so no frame of it is drawn after (where the shell's prompt goes)."""
+    server.script = [Hang(60, Reply("too late"))]
+    terminal = PtyTerminal([sys.executable, "-m", "paicli", "-p", "hello"], cwd=str(project),
+                           env=paicli_env(server.base_url, TERM="xterm"))
+    try:
+        terminal.expect("思考中")
+        deadline = time.monotonic() + RUN_TIMEOUT
+        while not server.requests:  # the turn waits for the model
+            assert time.monotonic() < deadline
+            time.sleep(0.05)
+        terminal.proc.send_signal(signal.SIGINT)  # Ctrl-C, as the terminal sends it
+        terminal.expect("⏹️ 已取消当前任务。")
+        assert terminal.proc.wait(timeout=RUN_TIMEOUT) == 130
+        drained = time.monotonic() + 5
+        while terminal._read(0.2) and time.monotonic() < drained:  # read to the end: the child closed it
+            pass
+        after = terminal.text.split("⏹️ 已取消当前任务。", 1)[1]
+        assert "思考中" not in after, after
+    finally:
+        terminal.close()
 
 
 # --- the terminal only shows text --------------------------------------------------------------

@@ -6,6 +6,7 @@ terminal stays in the REPL."""
 from __future__ import annotations
 
 import json
+import signal
 import subprocess
 import sys
 import time
@@ -101,3 +102,26 @@ def test_the_repl_says_the_newest_session_is_unfinished_and_continue_stays_in_th
         assert back.proc.wait(timeout=RUN_TIMEOUT) == 0
     finally:
         back.close()
+
+
+def test_ctrl_c_on_a_plan_run_under_p_names_the_session_and_how_to_continue_once(project, paicli_env, server):
+    routes = ByContent({PLANNING: [plan_reply(DAG)], "当前任务：统计 alpha": [Hang(60, Reply("too late"))],
+                        "当前任务：统计 beta": [Hang(60, Reply("too late"))]})
+    server.script = routes.script()
+    child = subprocess.Popen([sys.executable, "-m", "paicli", "--mode", "plan", "-p", GOAL, "--session", "s-int"],
+                             cwd=project, env=paicli_env(server.base_url), stdin=subprocess.DEVNULL,
+                             stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    try:
+        deadline = time.monotonic() + 30
+        while "当前任务：统计 alpha" not in dict(routes.arrivals):  # the run works: its first task waits
+            assert time.monotonic() < deadline and child.poll() is None, "the run never started its tasks"
+            time.sleep(0.05)
+        child.send_signal(signal.SIGINT)  # Ctrl-C, as the terminal sends it
+        out, err = child.communicate(timeout=RUN_TIMEOUT)
+    finally:
+        child.kill()
+    assert child.returncode == 130, err
+    assert out == ""
+    assert err.splitlines()[-2:] == ["⏹️ 已取消当前计划执行。",
+                                     "⏸️ 运行未完成（会话 s-int）。继续：paicli --session s-int --continue"]
+    assert "已取消当前任务" not in err  # the ReAct turn's words: no run was cancelled twice

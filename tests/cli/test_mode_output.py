@@ -5,9 +5,10 @@ what the model sent, and the token line counting every unit; stdout carries only
 from __future__ import annotations
 
 import json
+import re
 import subprocess
 
-from tests.support.openai_server import ByContent, Reply
+from tests.support.openai_server import ByContent, Reply, verdict
 
 GOAL = "读取 alpha.txt 和 beta.txt，然后运行 wc 统计两者的行数"
 PLANNING = "请为以下任务制定执行计划"
@@ -61,6 +62,22 @@ def test_each_tasks_tool_calls_show_on_stderr_with_its_id_and_the_run_ends_with_
     assert script.left() == {}
 
 
+def test_the_token_line_counts_the_tokens_the_provider_served_from_its_cache_in_every_unit(run_paicli, server,
+                                                                                          project):
+    files(project)
+    server.prefix_cache = "openai"  # each request's start that repeats the previous one is reported cached
+    script = routes()
+    for replies in script.routes.values():  # usage estimated from the text, so cached <= input
+        replies[:] = [Reply(r.content, tool_calls=r.tool_calls) for r in replies]
+    server.script = script.script()
+    done = run_paicli("--mode", "plan", "-p", GOAL, "--yes")
+    assert done.returncode == 0, done.stderr
+    line = done.stderr.splitlines()[-1]
+    # the planner's request is the first, with nothing cached: what the line counts, the units sent
+    served = re.match(r"📊 Token: \d+ 输入 \(缓存命中 (\d+), \d+%\) / \d+ 输出", line)
+    assert served and int(served[1]) > 0, line
+
+
 def test_without_yes_and_a_terminal_each_refusal_is_named_and_the_run_exits_1(run_paicli, server, project):
     files(project)
     script = routes()
@@ -74,6 +91,18 @@ def test_without_yes_and_a_terminal_each_refusal_is_named_and_the_run_exits_1(ru
                                             "或在终端中运行 paicli --session s-refused 逐个确认。")
     assert "HITL 审批请求" not in done.stderr  # no dialog nobody can answer
     assert done.stdout.strip() == "✅ 计划执行完成！\n[task_3] 共 2 行"  # the summary, as the model wrote it
+
+
+def test_the_auto_reviewers_refusal_in_a_task_is_shown_with_the_tasks_id(run_paicli, server, project):
+    files(project)
+    script = routes()
+    server.script = script.script()
+    server.reviews = [verdict("ask", "会统计文件")]  # the default level: the reviewer answers, not the person
+    done = run_paicli("--mode", "plan", "-p", GOAL)
+    assert done.returncode == 0, done.stderr
+    err = done.stderr.splitlines()
+    assert "  [task_3] ⊘ auto 未放行 execute_command：会统计文件（已交回模型处理）" in err, done.stderr
+    assert not any(line.startswith("  ⊘") for line in err)  # no line of a task's call without its id
 
 
 def test_a_reply_that_is_not_a_plan_goes_to_stderr_with_a_bounded_preview(run_paicli, server):

@@ -82,6 +82,8 @@ def test_two_parallel_approvals_are_asked_in_turn_and_ctrl_c_cancels_then_contin
     while "当前任务：收尾" not in dict(routes.arrivals):  # task_3 is waiting for the model
         assert time.monotonic() < deadline
         time.sleep(0.05)
+    repl.expect("运行中: task_3 · ")  # issue 26: the live status line while the unit waits for its model
+    repl.expect("工具调用 2 次")
     # Ctrl-C while the run works: the terminal sends SIGINT (this pty is not the child's
     # controlling terminal, so send it as the terminal would).
     repl.proc.send_signal(signal.SIGINT)
