@@ -213,7 +213,7 @@ def test_a_non_loopback_host_needs_allow_remote(tmp_path):
                           env=environment(home, "http://127.0.0.1:9/v1"), stdin=subprocess.DEVNULL,
                           capture_output=True, text=True, timeout=RUN_TIMEOUT)
     assert done.returncode == 2, done.stdout + done.stderr
-    assert "--allow-remote" in done.stderr and "run commands" in done.stderr
+    assert "--allow-remote" in done.stderr and "运行命令" in done.stderr
     assert len(done.stderr.strip().splitlines()) == 1 and "Traceback" not in done.stderr
     assert not (home / "studio").exists()  # nothing started, nothing written
 
@@ -229,7 +229,7 @@ def test_allow_remote_warns_and_still_refuses_foreign_origins(tmp_path):
                              "--allow-remote", launcher=PAICLI)
     try:
         output = log.read_text(encoding="utf-8", errors="replace")
-        assert "anyone who can reach this port can run commands on this machine" in output
+        assert "能访问该端口的任何人都能用你的 key 在这台机器上运行命令" in output
         client = get_sync_client(url=url, api_key=None)
         assert client.threads.create()["thread_id"]
         served = Served(url, urlsplit(url).port, project, home, tmp_path, None, log)  # type: ignore[arg-type]

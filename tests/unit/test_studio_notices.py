@@ -25,5 +25,5 @@ def test_studio_warns_in_one_chinese_line_when_the_sandbox_is_unavailable(monkey
 
 def test_studio_says_nothing_of_a_working_sandbox(monkeypatch, tmp_path):
     s = settings(monkeypatch, tmp_path)
-    working = CommandSandbox(s.sandbox, finder=lambda: Mechanism("bwrap", "/usr/bin/bwrap", "bubblewrap"))
+    working = CommandSandbox(s.sandbox, finder=lambda: Mechanism("bwrap", "/usr/bin/bwrap"))
     assert start_notices(s, "127.0.0.1", 2024, False, working) == []
