@@ -1,6 +1,7 @@
 """The loop's thread hops (issue 30 item 2): a model call whose tool calls need no file system
 to be decided, and the routers between the steps, stay on the event loop; a call the path or
-command guards look at is decided in a worker thread, as ``langgraph dev`` requires."""
+command guards look at is decided in a worker thread, as ``langgraph dev`` requires; the
+ledger takes a step's writes and checkpoint to its worker thread in one hop."""
 
 from __future__ import annotations
 
@@ -8,10 +9,16 @@ import asyncio
 import sys
 import threading
 from concurrent.futures import ThreadPoolExecutor
+from concurrent.futures.thread import _WorkItem
 from contextlib import contextmanager
 from typing import Any
 
+from langchain_core.messages import HumanMessage
+
+from graphs.react import build_graph
+from memory.ledger.saver import JsonlLedgerSaver
 from nodes.core import policy
+from nodes.core.state import Deps, RunContext
 from tests.graphs.conftest import Harness
 from tests.support.scripted_model import ScriptedChatModel, ai, tool_call
 from tools.base import ToolSpec
@@ -87,3 +94,45 @@ async def test_a_call_no_guard_reads_is_decided_on_the_event_loop_one_that_a_gua
     assert threads["n2"] == threads["r1"] != loop_thread
     model.assert_consumed()
 
+
+
+@contextmanager
+def counting_calls(*functions):
+    """How often each function ran, in any thread, without replacing it; ``hops``: the jobs
+    the ledger's worker thread ran (``_WorkItem.run`` of the standard library's pool)."""
+    codes = {f.__code__: f.__name__ for f in functions}
+    counts = {**dict.fromkeys(codes.values(), 0), "hops": 0}
+    work_item = _WorkItem.run.__code__
+
+    def profile(frame, event, _arg):
+        if event != "call":
+            return
+        if frame.f_code in codes:
+            counts[codes[frame.f_code]] += 1
+        elif frame.f_code is work_item and threading.current_thread().name.startswith("ledger"):
+            counts["hops"] += 1
+
+    sys.setprofile(profile)
+    threading.setprofile(profile)
+    try:
+        yield counts
+    finally:
+        sys.setprofile(None)
+        threading.setprofile(None)
+
+
+async def test_the_ledger_saves_a_steps_writes_and_checkpoint_in_one_hop(project, tmp_path):
+    saver = JsonlLedgerSaver(tmp_path / "ledger")
+    model = ScriptedChatModel([*(ai("", tool_call("noop", {"i": i}, id=f"n{i}")) for i in range(4)), ai("完成")])
+    graph = build_graph(Deps(model=model, tools={"noop": NOOP}), checkpointer=saver)
+    context = RunContext(project_root=str(project), approval="yes")
+    with counting_calls(JsonlLedgerSaver.put, JsonlLedgerSaver.put_writes) as counts:
+        async for _ in graph.astream({"messages": [HumanMessage("调用 noop")]}, {"configurable": {"thread_id": "t"}},
+                                     context=context, durability="sync"):
+            pass
+    model.assert_consumed()
+    assert counts["put_writes"] > 10 and counts["put"] > 10
+    # One hop per step (its writes and its checkpoint together), plus the first read of the thread.
+    assert counts["hops"] <= counts["put"] + 1
+    state = await graph.aget_state({"configurable": {"thread_id": "t"}})
+    assert state.values["messages"][-1].content == "完成"
