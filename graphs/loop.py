@@ -5,7 +5,8 @@
         └────────────────────────────────────────────────────────────────────────────────┘
 
 The bracketed nodes run only when needed: ``compact`` when a compaction tier would fire (the
-estimate is over its threshold and, for clearing, an old result is left to clear), ``gate_tools`` when a call needs the user's approval.
+estimate is over its threshold and, for clearing, an old result is left to clear),
+``gate_tools`` when a call needs the user's approval.
 The deciding checks are cheap (a cached estimate; the decisions call_model recorded for the
 answer's calls), so the common path costs two steps per model call, like a minimal tool loop.
 

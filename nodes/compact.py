@@ -2,8 +2,8 @@
 
 ``Compaction`` is built once per graph and shared by four callers: the router in front of
 ``call_model`` (one cached estimate decides whether the ``compact`` node runs at all, so the
-common path costs nothing extra; over the first threshold, whether a tier would actually fire), the ``compact`` node, ``call_model``'s overflow retry, and
-the CLI's ``/compact`` and ``/context``. Each rewrite leaves a ``compaction`` record in state,
+common path costs nothing extra; over the first threshold, whether a tier would actually fire),
+the ``compact`` node, ``call_model``'s overflow retry, and the CLI's ``/compact`` and ``/context``. Each rewrite leaves a ``compaction`` record in state,
 which the session ledger writes as a ``compaction`` event, and a notice on the custom stream.
 """
 

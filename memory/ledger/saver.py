@@ -17,8 +17,8 @@ Appends, locking and fsync: ``memory.ledger.io``. A call that writes (``put``, `
 ``append_event``, ``prune``...) while another process runs a turn on the thread is refused with
 ``SessionBusy``: that process holds the append lock for its turn. Reads: an index per thread
 (``memory.ledger.index``). Async methods run the sync ones on one worker thread, first come first
-served, the calls of one turn of the event loop in one hop: the file sees LangGraph's calls in the
-order it made them, and the event loop never blocks.
+served, the calls made within two turns of the event loop in one hop: the file sees LangGraph's
+calls in the order it made them, and the event loop never blocks.
 
 Messages are values: one is never changed in place once checkpointed (LangGraph replaces messages
 by id). Views and writes refer to messages by id, so the async methods give an id-less message

@@ -89,7 +89,8 @@ def decide(call: dict[str, Any], turn: DecisionContext) -> Decision:
     """The one decision on a call, in this order: the turn policy (o.5); the path and command
     guards (item 6 of paicli issue 23); protected paths, which need a person after external
     content (item 5); the approval level (v.1). A refusal at any step is final and nobody is
-    asked. Blocking (the guards read the file system): ``decide_iteration`` runs it in a thread."""
+    asked. Blocking when a guard applies (it reads the file system, ``blocking``): ``decide_iteration``
+    then runs it in a thread."""
     name, args = call.get("name"), call.get("args")
     denial = authorize(turn.turn, name, args, turn.advertised, turn.discovered, turn.sources, turn.external_guard)
     if denial is not None:
