@@ -238,10 +238,16 @@ class JsonlLedgerSaver(BaseCheckpointSaver[str]):
             queued = self._queued[loop] = []
             loop.call_soon(loop.call_soon, self._send, loop)  # two turns: see the docstring
         queued.append((functools.partial(fn, *args, **kwargs), future))
-        return await future
+        try:
+            return await future
+        except asyncio.CancelledError:
+            self._send(loop)  # a cancelled caller's call still runs (as with run_in_executor), now
+            raise
 
     def _send(self, loop: asyncio.AbstractEventLoop) -> None:
-        self._worker.submit(_run_jobs, loop, self._queued.pop(loop))
+        jobs = self._queued.pop(loop, None)
+        if jobs:  # None: sent already
+            self._worker.submit(_run_jobs, loop, jobs)
 
     async def aget_tuple(self, config: RunnableConfig) -> CheckpointTuple | None:
         return await self._run(self.get_tuple, config)
