@@ -70,7 +70,11 @@ async def hops_for(project, calls: int) -> int:
     h = Harness(ScriptedChatModel([*script, ai("完成")]), project, tools={"noop": NOOP})
     executor = CountingExecutor()
     asyncio.get_running_loop().set_default_executor(executor)
-    await h.turn("调用 noop")
+    try:
+        await h.turn("调用 noop")
+    finally:
+        asyncio.get_running_loop().set_default_executor(ThreadPoolExecutor(max_workers=2))
+        executor.shutdown(wait=True)
     h.model.assert_consumed()
     return executor.submitted
 
