@@ -7,8 +7,9 @@ no-fire loop at the largest size):
    tokens (system prompt and tool schemas included, as the trigger counts them, Q1). Each call
    appends one message (alternately an assistant tool call and its short tool result) to a NEW
    list, as LangGraph state hands it over, then runs what runs before a model call: the router
-   (``Compaction.needed``) and, above the floor, the compact node (``Compaction.run``), which
-   must decide that nothing fires. So that it can: the window's summary trigger is above the
+   (``Compaction.needed``: the estimate and, above the floor, whether a tier would fire) and the
+   compact node (``Compaction.run``) if the router sends the call there, which it must not
+   when nothing fires. So that nothing does: the window's summary trigger is above the
    history, the old tool results are already cleared placeholders, and the new results are
    shorter than clearing's 400-character minimum. Median and p95 per call; the first (cold)
    estimate of a freshly built history, whose strings were never hashed, is printed apart.

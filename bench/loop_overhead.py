@@ -1,7 +1,7 @@
 """How much our agent loop and CLI cost on top of LangGraph itself.
 
 Prints, in one run (``python bench/loop_overhead.py``; ``--profile`` adds a cProfile of one
-run of each loop):
+run of each loop, and of the ledger's worker thread in the ledger run):
 
 1. Per-model-call overhead of the react graph against a minimal hand-built LangGraph tool loop,
    on the same scripted session: ``STEPS`` model responses each calling a zero-cost tool, then a
@@ -220,16 +220,44 @@ async def turn(graph, context: RunContext | None, durability: str | None, saver:
             lock.release()
 
 
+class ProfiledLedger(JsonlLedgerSaver):
+    """The ledger with what its worker thread runs (the sync methods) under a profiler of its own:
+    cProfile sees one thread only, and the loop's profile shows the worker only as waiting."""
+
+    def __init__(self, directory: str, profiler: cProfile.Profile) -> None:
+        super().__init__(directory)
+        self.profiler = profiler
+
+    def _profiled(self, method: Any, *args: Any, **kwargs: Any) -> Any:
+        self.profiler.enable()
+        try:
+            return method(*args, **kwargs)
+        finally:
+            self.profiler.disable()
+
+    def get_tuple(self, *args: Any, **kwargs: Any) -> Any:
+        return self._profiled(super().get_tuple, *args, **kwargs)
+
+    def put(self, *args: Any, **kwargs: Any) -> Any:
+        return self._profiled(super().put, *args, **kwargs)
+
+    def put_writes(self, *args: Any, **kwargs: Any) -> Any:
+        return self._profiled(super().put_writes, *args, **kwargs)
+
+
 def run_loop(kind: str, project: Path, steps: int = STEPS, profiler: cProfile.Profile | None = None,
-             history: list[BaseMessage] | None = None) -> tuple[float, int, float]:
+             history: list[BaseMessage] | None = None,
+             worker_profiler: cProfile.Profile | None = None) -> tuple[float, int, float]:
     """(wall seconds, model calls, seconds the fake model spent) for one scripted turn; with
-    ``history``, a turn on a thread that an untimed first turn filled with it."""
+    ``history``, a turn on a thread that an untimed first turn filled with it; with
+    ``worker_profiler``, the ledger's worker thread is profiled into it."""
     model = new_model(steps, seeded=history is not None)
     durability, saver = None, InMemorySaver()
     if kind in ("ours", "ours, ledger"):
         ledger = kind == "ours, ledger"
         if ledger:
-            saver = JsonlLedgerSaver(tempfile.mkdtemp(dir=project, prefix="ledger-"))
+            directory = tempfile.mkdtemp(dir=project, prefix="ledger-")
+            saver = ProfiledLedger(directory, worker_profiler) if worker_profiler else JsonlLedgerSaver(directory)
         graph = build_graph(Deps(model=model, tools={NOOP.name: NOOP}), checkpointer=saver)
         context = RunContext(project_root=str(project), approval="yes",
                              context_window=LONG_WINDOW if history else RunContext.context_window)
@@ -278,10 +306,13 @@ def measure_loops(project: Path, steps: int, runs: int, long_steps: int) -> dict
 
 def profile_loops(project: Path, steps: int, top: int) -> None:
     for kind in loop_kinds():
-        profiler = cProfile.Profile()
-        run_loop(kind, project, steps, profiler)
+        profiler, worker = cProfile.Profile(), cProfile.Profile()
+        run_loop(kind, project, steps, profiler, worker_profiler=worker if kind == "ours, ledger" else None)
         print(f"\n-- cProfile, one {kind} run, top {top} by own time --")
         pstats.Stats(profiler).strip_dirs().sort_stats("tottime").print_stats(top)
+        if kind == "ours, ledger":
+            print(f"\n-- cProfile of the same run's ledger worker thread, top {top} by own time --")
+            pstats.Stats(worker).strip_dirs().sort_stats("tottime").print_stats(top)
 
 
 # -- start-up -----------------------------------------------------------------------------------

@@ -4,8 +4,9 @@
         ▲                               └─ no ──► exit                                   │
         └────────────────────────────────────────────────────────────────────────────────┘
 
-The bracketed nodes run only when needed: ``compact`` when the next request's estimate is
-over the first compaction threshold, ``gate_tools`` when a call needs the user's approval.
+The bracketed nodes run only when needed: ``compact`` when a compaction tier would fire (the
+estimate is over its threshold and, for clearing, an old result is left to clear),
+``gate_tools`` when a call needs the user's approval.
 The deciding checks are cheap (a cached estimate; the decisions call_model recorded for the
 answer's calls), so the common path costs two graph steps per model call, like a minimal tool loop.
 
@@ -44,13 +45,18 @@ def add_agent_loop(builder: StateGraph, deps: Deps, *, after: str, exit_to: str 
     caller = ModelCaller(deps)
     compaction = Compaction(caller)
 
-    def into_model(state: AgentState) -> str:
+    # The routers are coroutines: LangGraph runs a plain function router in a worker thread, a
+    # thread hop per model call for a check that reads only the state and cached estimates.
+    async def into_model(state: AgentState) -> str:
         return "compact" if compaction.needed(state, current_context()) else "call_model"
 
-    def after_model(state: AgentState) -> str:
+    async def after_model(state: AgentState) -> str:
         ai = last_ai(state)
         if state.get("error") or ai is None or not call_ids(ai):
             return exit_to
+        return "gate_tools" if needs_gate(state) else "execute_tools"
+
+    async def after_gate(state: AgentState) -> str:
         return "gate_tools" if needs_gate(state) else "execute_tools"
 
     builder.add_node("compact", make_compact(compaction))
@@ -61,8 +67,7 @@ def add_agent_loop(builder: StateGraph, deps: Deps, *, after: str, exit_to: str 
     builder.add_edge("compact", "call_model")
     builder.add_conditional_edges("call_model", after_model, ["gate_tools", "execute_tools", exit_to])
     # The auto reviewer's pass (nodes.gate_tools) may leave a question for the person: back to the gate.
-    builder.add_conditional_edges("gate_tools", lambda state: "gate_tools" if needs_gate(state) else "execute_tools",
-                                  ["gate_tools", "execute_tools"])
+    builder.add_conditional_edges("gate_tools", after_gate, ["gate_tools", "execute_tools"])
     builder.add_conditional_edges("execute_tools", into_model, ["compact", "call_model"])
     return compaction
 

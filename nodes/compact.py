@@ -2,8 +2,8 @@
 
 ``Compaction`` is built once per graph and shared by four callers: the router in front of
 ``call_model`` (one cached estimate decides whether the ``compact`` node runs at all, so the
-common path costs nothing extra), the ``compact`` node, ``call_model``'s overflow retry, and
-the CLI's ``/compact`` and ``/context``. Each rewrite leaves a ``compaction`` record in state,
+common path costs nothing extra; over the first threshold, whether a tier would actually fire),
+the ``compact`` node, ``call_model``'s overflow retry, and the CLI's ``/compact`` and ``/context``. Each rewrite leaves a ``compaction`` record in state,
 which the session ledger writes as a ``compaction`` event, and a notice on the custom stream.
 """
 
@@ -61,9 +61,14 @@ class Compaction:
         return self.estimator.estimate(messages, self.caller.exposed_schemas(), self.system(ctx, project_context))
 
     def needed(self, state: AgentState, ctx: RunContext) -> bool:
+        """Whether the compact node would change anything (``Compactor.would_act``): below the
+        first threshold one cached estimate says no; above it, whether a tier would fire."""
         messages = state.get("messages") or []
-        return bool(messages) and (self.estimate(messages, ctx, state.get("project_context", ""))
-                                   >= self.compactor.floor(self.profile(ctx)))
+        if not messages:
+            return False
+        profile = self.profile(ctx)
+        tokens = self.estimate(messages, ctx, state.get("project_context", ""))
+        return self.compactor.would_act(messages, profile, tokens)
 
     async def run(self, messages: list[BaseMessage], ctx: RunContext, *, force: bool = False,
                   project_context: str = "") -> CompactionResult | None:

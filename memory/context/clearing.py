@@ -10,7 +10,7 @@ which is why it runs only above its own trigger.
 from __future__ import annotations
 
 import re
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass, field
 
 from langchain_core.messages import AIMessage, BaseMessage, ToolMessage
@@ -61,17 +61,32 @@ class ToolResultClearer:
 
     def clear_if_needed(self, messages: Sequence[BaseMessage], tokens: int, trigger: int) -> ClearResult | None:
         """``tokens`` is the current estimate; ``trigger`` the profile's clearing trigger."""
-        if not self.enabled or not messages or trigger <= 0 or tokens < trigger:
+        if not self.due(messages, tokens, trigger):
             return None
         result = self.clear(messages)
         return result if result.replaced else None
 
+    def would_clear(self, messages: Sequence[BaseMessage], tokens: int, trigger: int) -> bool:
+        """Whether ``clear_if_needed`` would edit anything, without copying a message (the
+        router in front of the model call asks this at every call over the trigger)."""
+        return self.due(messages, tokens, trigger) and next(self._clearable(messages), None) is not None
+
+    def due(self, messages: Sequence[BaseMessage], tokens: int, trigger: int) -> bool:
+        return self.enabled and bool(messages) and trigger > 0 and tokens >= trigger
+
     def clear(self, messages: Sequence[BaseMessage]) -> ClearResult:
         """Clears regardless of any threshold (forced compaction, tests)."""
-        tool_indices = [i for i, m in enumerate(messages) if isinstance(m, ToolMessage)]
-        candidates = tool_indices[: max(0, len(tool_indices) - max(0, self.keep_recent))]
         out = list(messages)
         replaced: list[BaseMessage] = []
+        for index, name, text in self._clearable(messages):
+            out[index] = messages[index].model_copy(update={"content": placeholder(name, text)})
+            replaced.append(out[index])
+        return ClearResult(out, replaced)
+
+    def _clearable(self, messages: Sequence[BaseMessage]) -> Iterator[tuple[int, str, str]]:
+        """(index, tool name, text) of each old tool result that clearing replaces."""
+        tool_indices = [i for i, m in enumerate(messages) if isinstance(m, ToolMessage)]
+        candidates = tool_indices[: max(0, len(tool_indices) - max(0, self.keep_recent))]
         names: dict[str, str] | None = None  # built on first need: most calls find nothing to clear
         for index in candidates:
             message = messages[index]
@@ -82,9 +97,7 @@ class ToolResultClearer:
             name = names.get(message.tool_call_id) or _wrapper_name(text) or message.name or "unknown"
             if name.lower() in self.exclude_tools:
                 continue
-            out[index] = message.model_copy(update={"content": placeholder(name, text)})
-            replaced.append(out[index])
-        return ClearResult(out, replaced)
+            yield index, name, text
 
 
 def _call_names(messages: Iterable[BaseMessage]) -> dict[str, str]:

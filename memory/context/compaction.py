@@ -171,6 +171,20 @@ class Compactor:
             return _result(messages, outcome.messages, Strategy.FULL_SUMMARY, edited, before, outcome.tokens_after)
         return _result(messages, current, Strategy.TOOL_RESULT_CLEARING, edited, before, tokens) if edited else None
 
+    def would_act(self, messages: Sequence[BaseMessage], profile: ContextProfile, tokens: int) -> bool:
+        """Whether ``compact_if_needed`` (not forced) would do anything for ``messages`` at an
+        estimate of ``tokens``: clear a result, start or use a session memory, or try a summary.
+        Over the clearing trigger with every old result already cleared, it would not: the
+        router then skips the compact node (a superstep and a checkpoint)."""
+        trigger = profile.compression_trigger_tokens
+        if trigger <= 0 or not messages or tokens < self.floor(profile):
+            return False
+        if tokens >= trigger:
+            return True
+        if self.session_memory is not None and self.session_memory.would_prepare(trigger, tokens):
+            return True
+        return self.clearer.would_clear(messages, tokens, profile.tool_result_clearing_trigger)
+
     def floor(self, profile: ContextProfile) -> int:
         """Below this estimate no tier has anything to do."""
         if self.session_memory is not None and self.session_memory.enabled:

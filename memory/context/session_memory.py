@@ -107,9 +107,7 @@ class SessionMemoryCompactor:
     def prepare_if_needed(self, unit: str, messages: Sequence[BaseMessage], trigger: int, tokens: int,
                           count: Estimate) -> None:
         """Maybe start a background summary; ``tokens`` is the current full estimate."""
-        if not self.enabled or not messages or trigger <= 0:
-            return
-        if not math.floor(trigger * PRECOMPUTE_RATIO) <= tokens < trigger:
+        if not messages or not self.would_prepare(trigger, tokens):
             return
         state = self._states.setdefault(unit, _State())
         if state.pending is not None and not state.pending.done():
@@ -124,6 +122,10 @@ class SessionMemoryCompactor:
         state.generation += 1
         job = self._summarise(state, state.generation, render_delta(delta), str(messages[keep].id))
         state.pending = asyncio.get_running_loop().create_task(job)
+
+    def would_prepare(self, trigger: int, tokens: int) -> bool:
+        """Whether an estimate of ``tokens`` is in the range where a background summary is made."""
+        return self.enabled and trigger > 0 and math.floor(trigger * PRECOMPUTE_RATIO) <= tokens < trigger
 
     def _covered_until(self, unit: str, messages: Sequence[BaseMessage]) -> tuple[int, _State]:
         """Where the ready summary stops; a summary whose kept message is gone starts over."""

@@ -17,8 +17,8 @@ Appends, locking and fsync: ``memory.ledger.io``. A call that writes (``put``, `
 ``append_event``, ``prune``...) while another process runs a turn on the thread is refused with
 ``SessionBusy``: that process holds the append lock for its turn. Reads: an index per thread
 (``memory.ledger.index``). Async methods run the sync ones on one worker thread, first come first
-served: the file sees LangGraph's calls in the order it made them, and the event loop never
-blocks.
+served, the calls made within two turns of the event loop in one hop: the file sees LangGraph's
+calls in the order it made them, and the event loop never blocks.
 
 Messages are values: one is never changed in place once checkpointed (LangGraph replaces messages
 by id). Views and writes refer to messages by id, so the async methods give an id-less message
@@ -82,6 +82,7 @@ class JsonlLedgerSaver(BaseCheckpointSaver[str]):
         self._lock = threading.Lock()
         self._sessions = SessionList(self.dir)
         self._worker = ThreadPoolExecutor(max_workers=1, thread_name_prefix="ledger")
+        self._queued: dict[asyncio.AbstractEventLoop, list[tuple[Callable[[], Any], asyncio.Future]]] = {}
 
     # -- BaseCheckpointSaver -------------------------------------------------------------------
     def get_tuple(self, config: RunnableConfig) -> CheckpointTuple | None:
@@ -226,7 +227,27 @@ class JsonlLedgerSaver(BaseCheckpointSaver[str]):
 
     # -- async twins: the sync methods on the worker thread ------------------------------------
     async def _run(self, fn: Callable[..., Any], *args: Any, **kwargs: Any) -> Any:
-        return await asyncio.get_running_loop().run_in_executor(self._worker, functools.partial(fn, *args, **kwargs))
+        """Queue the call for the worker. Calls queued within two turns of the event loop go
+        over in one hop, in order: LangGraph saves a task's writes and then the step's
+        checkpoint from two tasks it starts a turn apart, so a step costs one hop, not two. A
+        call waits at most those two turns longer, so what a kill -9 can lose is unchanged."""
+        loop = asyncio.get_running_loop()
+        future = loop.create_future()
+        queued = self._queued.get(loop)
+        if queued is None:
+            queued = self._queued[loop] = []
+            loop.call_soon(loop.call_soon, self._send, loop)  # two turns: see the docstring
+        queued.append((functools.partial(fn, *args, **kwargs), future))
+        try:
+            return await future
+        except asyncio.CancelledError:
+            self._send(loop)  # a cancelled caller's call still runs (as with run_in_executor), now
+            raise
+
+    def _send(self, loop: asyncio.AbstractEventLoop) -> None:
+        jobs = self._queued.pop(loop, None)
+        if jobs:  # None: sent already
+            self._worker.submit(_run_jobs, loop, jobs)
 
     async def aget_tuple(self, config: RunnableConfig) -> CheckpointTuple | None:
         return await self._run(self.get_tuple, config)
@@ -302,6 +323,30 @@ class JsonlLedgerSaver(BaseCheckpointSaver[str]):
             raise
         if created:
             sync_dir(self.dir, self.fsync)
+
+
+def _run_jobs(loop: asyncio.AbstractEventLoop, jobs: list[tuple[Callable[[], Any], asyncio.Future]]) -> None:
+    """On the worker: run each job in order, then settle their futures on the loop at once."""
+    settled: list[tuple[asyncio.Future, Any, BaseException | None]] = []
+    for job, future in jobs:
+        try:
+            settled.append((future, job(), None))
+        except BaseException as exc:  # noqa: BLE001 - the caller's await raises it, as run_in_executor does
+            settled.append((future, None, exc))
+    try:
+        loop.call_soon_threadsafe(_settle, settled)
+    except RuntimeError:  # the loop closed meanwhile: nobody is waiting any more
+        pass
+
+
+def _settle(settled: list[tuple[asyncio.Future, Any, BaseException | None]]) -> None:
+    for future, result, exc in settled:
+        if future.done():  # cancelled (Ctrl-C): the job ran all the same, as with run_in_executor
+            continue
+        if exc is None:
+            future.set_result(result)
+        else:
+            future.set_exception(exc)
 
 
 def _thread_id(config: RunnableConfig) -> str:

@@ -30,6 +30,7 @@ from tools.policy import approval
 from tools.policy.decision import Decision, Deny, from_record, to_record
 from tools.policy.protected_paths import protected_write
 from tools.policy.turn import TurnClass, add_discovered, authorize, classify, expose
+from tools.specs import facts_of
 
 
 @dataclass(frozen=True)
@@ -87,8 +88,9 @@ def decide(call: dict[str, Any], context: DecisionContext) -> Decision:
     """The one decision on a call, in this order: the turn policy (o.5); the path and command
     guards (item 6 of paicli issue 23); protected paths, which need a person after external
     content (item 5); the approval level (v.1). A refusal at any step is final and nobody is
-    asked. Blocking (the guards read the file system): ``decide_iteration`` runs it in a thread.
-    The guards (a shell parser and its rules) are imported by the first call decided (issue 30)."""
+    asked. Blocking when a guard applies (it reads the file system, ``blocking``): ``decide_iteration``
+    then runs it in a thread. The guards (a shell parser and its rules) are imported by the first
+    call decided (issue 30)."""
     from tools.policy.preflight import REFUSED, guard_refusal
 
     name, args = call.get("name"), call.get("args")
@@ -111,8 +113,20 @@ async def decide_now(call: dict[str, Any], context: DecisionContext) -> Decision
 
 async def decide_iteration(calls: list[dict[str, Any]], context: DecisionContext) -> dict[str, dict[str, Any]]:
     """Every call of one assistant message, decided with the context the model was called with;
-    the records travel in ``state["decisions"]`` to the gate and to execution."""
-    return await asyncio.to_thread(lambda: {call["id"]: to_record(decide(call, context)) for call in calls})
+    the records travel in ``state["decisions"]`` to the gate and to execution. In a worker
+    thread only when a call's decision reads the file system (``blocking``); otherwise here,
+    which spares the common call a thread hop."""
+    def decide_all() -> dict[str, dict[str, Any]]:
+        return {call["id"]: to_record(decide(call, context)) for call in calls}
+
+    return await asyncio.to_thread(decide_all) if any(map(blocking, calls)) else decide_all()
+
+
+def blocking(call: dict[str, Any]) -> bool:
+    """Whether deciding ``call`` touches the file system: only the path and command guards do
+    (``tools.policy.preflight``: paths resolved, scripts read); the turn policy, protected paths
+    (by text) and the approval level read the call and the context alone."""
+    return facts_of(call.get("name")).guard is not None
 
 
 def recorded(state: AgentState, call_id: str) -> Decision | None:

@@ -63,6 +63,21 @@ async def test_long_history_is_summarised_before_the_call(project):
     model.assert_consumed()
 
 
+async def test_the_compact_node_is_skipped_over_the_threshold_when_no_tier_would_fire(project):
+    """Over the clearing trigger (6,000 of a 16,000 window) with no old result left to clear and
+    under the summary trigger, compacting would change nothing: no compact step, no checkpoint."""
+    (project / "a.txt").write_text("short\n")
+    model = ScriptedChatModel([ai("", tool_call("read_file", {"path": "a.txt"})),
+                               ai("", tool_call("read_file", {"path": "./a.txt"})), ai("读完了")])
+    h = Harness(model, project, window=16_000)
+    await h.graph.aupdate_state(h.config, {"messages": rounds(2, 4000)}, as_node="prepare_turn")
+    await h.turn("读一下 a.txt")
+    steps = [state.next async for state in h.graph.aget_state_history(h.config)]
+    assert steps.count(("call_model",)) == 3 and not any("compact" in step for step in steps)
+    assert not h.notices and "compaction" not in (await h.graph.aget_state(h.config)).values
+    model.assert_consumed()
+
+
 async def test_context_overflow_forces_compaction_and_retries_once(project):
     model = ScriptedChatModel([overflow(), ai(SUMMARY), ai("重试成功")])
     h = Harness(model, project)

@@ -12,7 +12,7 @@ from hypothesis import strategies as st
 from langchain_core.messages import AIMessage, HumanMessage, ToolMessage
 
 from memory.context.clearing import ToolResultClearer
-from memory.context.compaction import compact_if_needed
+from memory.context.compaction import Compactor, compact_if_needed
 from memory.context.profile import ContextProfile
 from memory.context.rounds import IMAGE_TOOL_RESULT, RUNAWAY_REMINDER, internal, user_indices
 from memory.context.summary import compact_full
@@ -121,3 +121,22 @@ def test_incremental_estimate_equals_a_fresh_one(messages, edits):
         else:
             messages = ToolResultClearer(keep_recent=at % 4).clear(messages).messages
         assert estimator.estimate(messages) == Estimator().estimate(messages)
+
+
+@SETTINGS
+@given(histories(), st.booleans(), st.integers(0, 4), st.sampled_from([8_000, 16_000, 32_000, 64_000]))
+async def test_the_router_skips_compaction_only_when_the_pipeline_would_change_nothing(messages, cleared, keep, window):
+    """``Compactor.would_act`` (the router in front of the model call) against the pipeline itself:
+    when it says no, the pipeline returns nothing; under the summary trigger they always agree."""
+    clearer = ToolResultClearer(keep_recent=keep)
+    messages = clearer.clear(messages).messages if cleared else messages
+    profile, estimator = ContextProfile.from_window(window), Estimator()
+    compactor = Compactor(FakeSummarizer(), PROMPTS, estimator, clearer)
+    tokens = estimator.estimate(messages)
+    acts = compactor.would_act(messages, profile, tokens)
+    result = await compactor.compact_if_needed(messages, profile)
+    event(f"router: {'compact' if acts else 'skip'}, pipeline: {result.strategy.name if result else 'none'}")
+    if not acts:
+        assert result is None
+    if tokens < profile.compression_trigger_tokens:
+        assert acts == (result is not None)

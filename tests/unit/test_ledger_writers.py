@@ -126,3 +126,20 @@ def test_a_put_while_another_process_holds_the_turn_is_refused_until_that_proces
     finally:
         lock.release()
     assert contents(JsonlLedgerSaver(tmp_path))[-2:] == ["after", "answer to after"]
+
+
+def test_a_save_whose_caller_is_cancelled_still_reaches_the_file(tmp_path):
+    """The async calls wait a turn or two of the event loop to share a hop; a caller cancelled
+    meanwhile (Ctrl-C) must not take its call with it, even when its loop closes right after."""
+    saver = JsonlLedgerSaver(tmp_path)
+    loop = asyncio.new_event_loop()
+    try:
+        task = loop.create_task(saver.aappend_event(THREAD, "history_clear", source="cancelled"))
+        loop.run_until_complete(asyncio.sleep(0))  # the call is queued, not yet sent
+        task.cancel()
+        loop.run_until_complete(asyncio.gather(task, return_exceptions=True))
+    finally:
+        loop.close()
+    asyncio.run(saver.asessions())  # the worker runs calls in order: the first one is done by now
+    lines = (tmp_path / f"{THREAD}.jsonl").read_text().splitlines()
+    assert [json.loads(line)["source"] for line in lines] == ["cancelled"]
