@@ -159,8 +159,12 @@ class TermFile:
     def load(self) -> tuple[Rows, list[str]] | None:
         """The rows and their vocabulary, or None when there is no usable file."""
         try:
-            with np.load(self.path, allow_pickle=False) as data:
-                arrays = {name: data[name] for name in _ARRAYS}
+            with open(self.path, "rb") as fh:  # ours to close: np.load leaks it on some bad files
+                data = np.load(fh, allow_pickle=False)
+                if not isinstance(data, np.lib.npyio.NpzFile):  # a bare .npy array: not ours
+                    raise ValueError("not an npz archive")
+                with data:
+                    arrays = {name: data[name] for name in _ARRAYS}
         except FileNotFoundError:
             return None
         except (OSError, ValueError, KeyError, EOFError, zipfile.BadZipFile) as error:
