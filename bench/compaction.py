@@ -51,9 +51,9 @@ from memory.context.clearing import ToolResultClearer  # noqa: E402
 from memory.context.compaction import CompactionResult, Strategy  # noqa: E402
 from memory.context.profile import ContextProfile  # noqa: E402
 from memory.tokens import message_tokens  # noqa: E402
-from nodes.model.call_model import ModelCaller  # noqa: E402
 from nodes.compact import Compaction  # noqa: E402
 from nodes.core.state import CompactionOptions, Deps, RunContext  # noqa: E402
+from nodes.model.call_model import ModelCaller  # noqa: E402
 from tests.support.scripted_model import ScriptedChatModel  # noqa: E402
 from tests.unit.compaction_helpers import VALID_SUMMARY  # noqa: E402
 from tools.boundary import wrap  # noqa: E402

@@ -23,11 +23,11 @@ from langgraph.graph import END, START, StateGraph
 from langgraph.runtime import get_runtime
 
 from memory.context.pairing import call_ids
-from nodes.model.call_model import ModelCaller, make_call_model
 from nodes.compact import Compaction, make_compact
+from nodes.core.state import AgentState, Deps, RunContext, run_context
 from nodes.execute_tools import make_execute_tools
 from nodes.gate_tools import last_ai, make_gate_tools, needs_gate
-from nodes.core.state import AgentState, Deps, RunContext, run_context
+from nodes.model.call_model import ModelCaller, make_call_model
 
 
 def current_context() -> RunContext:

@@ -21,9 +21,10 @@ from langgraph.checkpoint.base import BaseCheckpointSaver
 from langgraph.graph import END, START, StateGraph
 from langgraph.store.base import BaseStore
 
-from graphs.wave import fan_out
 from graphs.start import link_start
 from graphs.unit import make_unit_node
+from graphs.wave import fan_out
+from nodes.core.state import Deps, MessagesInput, RunContext
 from nodes.dag import make_planner, unit_payload
 from nodes.extract_facts import make_extract_facts
 from nodes.plan.execute import collect, schedule
@@ -32,7 +33,6 @@ from nodes.plan.review import plan_review
 from nodes.plan.state import PlanState
 from nodes.plan.summary import summary
 from nodes.plan.text import DONE, task_input, trusted_urls
-from nodes.core.state import Deps, MessagesInput, RunContext
 
 MODE = "plan"
 

@@ -15,11 +15,11 @@ from langgraph.store.base import BaseStore
 from graphs.loop import add_agent_loop
 from graphs.start import link_start
 from nodes.compact import Compaction
+from nodes.core.run_errors import report_failure, route_end
+from nodes.core.state import AgentState, Deps, MessagesInput, RunContext
 from nodes.extract_facts import make_extract_facts
 from nodes.load_context import make_load_context
 from nodes.prepare_turn import prepare_turn
-from nodes.core.run_errors import report_failure, route_end
-from nodes.core.state import AgentState, Deps, MessagesInput, RunContext
 
 
 def build_react(deps: Deps, *, context_schema: type[RunContext] = RunContext,

@@ -4,8 +4,8 @@ from __future__ import annotations
 
 from langgraph.graph import StateGraph
 
-from nodes.snapshot import NODE, make_snapshot
 from nodes.core.state import Deps
+from nodes.snapshot import NODE, make_snapshot
 
 
 def link_start(builder: StateGraph, deps: Deps, mode: str, first: str, then: str) -> None:

@@ -27,12 +27,12 @@ from langgraph.config import get_stream_writer
 from langgraph.graph import END, START, StateGraph
 from langgraph.store.base import BaseStore
 
-from graphs.wave import fan_out
 from graphs.start import link_start
 from graphs.unit import add_unit, make_unit_node, unit_config
+from graphs.wave import fan_out
+from nodes.core.state import Deps, MessagesInput, RunContext
 from nodes.dag import make_planner
 from nodes.extract_facts import make_extract_facts
-from nodes.core.state import Deps, MessagesInput, RunContext
 from nodes.team import texts
 from nodes.team.inputs import TeamInputs
 from nodes.team.members import MemberState, make_ask

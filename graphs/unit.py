@@ -34,8 +34,8 @@ CHECKPOINTER_KEY, RESUMING_KEY = "__pregel_checkpointer", "__pregel_resuming"
 
 from graphs.loop import add_agent_loop
 from memory.context.pairing import repair_pairing
-from nodes.load_context import make_load_context
 from nodes.core.state import Deps, RunContext
+from nodes.load_context import make_load_context
 from nodes.unit import UnitInput, UnitOutput, UnitState, unit_finish, unit_start
 
 

@@ -22,11 +22,11 @@ from memory.context.compaction import CompactionResult, Compactor
 from memory.context.profile import ContextProfile
 from memory.context.session_memory import SessionMemoryCompactor
 from memory.tokens import Estimator, text_of
-from nodes.model.call_model import ModelCaller
 from nodes.core.compaction_prompts import session_prompts, summary_prompts
 from nodes.core.policy import submitted_text
 from nodes.core.request import turn_memory
 from nodes.core.state import AgentState, RunContext, long_term_memory, memory_project_key, run_context
+from nodes.model.call_model import ModelCaller
 from prompts import PromptSources
 
 SUMMARY_TAGS = ["nostream", "paicli:summary"]  # keep summary tokens out of the answer stream

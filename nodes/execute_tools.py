@@ -24,17 +24,17 @@ from langgraph.runtime import Runtime
 
 from memory.context.offload import ToolResultOffloader
 from memory.context.outcome import decided_artifact
-from nodes.gate_tools import last_ai
-from nodes.guards.cutoff import NAMELESS, invalid_json_error, refusal
-from nodes.guards.turn import RUNAWAY_NOTICE, current_turn, runaway_reminder
 from nodes.core.policy import decide_now, decision_context, recorded
 from nodes.core.state import AgentState, Deps, RunContext, long_term_memory, memory_project_key, run_context
 from nodes.core.turn_files import turn_files
+from nodes.gate_tools import last_ai
+from nodes.guards.cutoff import NAMELESS, invalid_json_error, refusal
+from nodes.guards.turn import RUNAWAY_NOTICE, current_turn, runaway_reminder
 from tools.base import ToolContext, ToolText
 from tools.boundary import wrap
 from tools.policy.audit import is_audited
 from tools.policy.decision import Allow, Ask, Deny
-from tools.policy.external_context import external_source, add_source
+from tools.policy.external_context import add_source, external_source
 from tools.registry import run_batch
 
 if TYPE_CHECKING:

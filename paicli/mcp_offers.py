@@ -11,8 +11,8 @@ from __future__ import annotations
 from typing import Any
 
 from paicli.terminal import visible
-from tools.mcp.resources import list_prompts, list_resources
 from tools.mcp.requests import Unavailable
+from tools.mcp.resources import list_prompts, list_resources
 
 MAX_FIELD = 200  # characters of one server-written field on a listing line
 

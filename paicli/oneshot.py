@@ -16,13 +16,12 @@ import asyncio
 import sys
 from typing import Any
 
-from paicli.commands import dispatch as commands
 from paicli.app import App, sandbox_warning
+from paicli.commands import dispatch as commands
 from paicli.errors import CANCELLED_EXIT
 from paicli.modes import MODE_SPECS, NOT_COMPLETED, STOPPED
 from paicli.render import REFUSED_CLOSING, Renderer, usage_line
 from paicli.terminal import read_stdin_line, write_line
-
 
 
 def run_oneshot(args: Any) -> int:

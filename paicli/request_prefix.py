@@ -15,10 +15,10 @@ from typing import Any
 from langchain_core.messages import BaseMessage, SystemMessage
 
 from memory.context.prefix_cache import PrefixShare, prefix_share
-from nodes.model.call_model import system_prompt
-from nodes.load_context import project_context
 from nodes.core.request import assemble_request
 from nodes.core.state import Deps, RunContext
+from nodes.load_context import project_context
+from nodes.model.call_model import system_prompt
 
 
 async def last_request(graph: Any, config: dict, deps: Deps, ctx: RunContext) -> list[BaseMessage] | None:

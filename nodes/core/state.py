@@ -28,11 +28,11 @@ from tools.registry import BUILTIN_TOOLS
 from tools.sandbox.command import CommandSandbox
 
 if TYPE_CHECKING:
-    from tools.skills.library import SkillLibrary
     from memory.longterm.manager import LongTermMemory
     from nodes.core.background import Background
     from tools.policy.audit import AuditLog
     from tools.policy.auto_review import AutoReviewer
+    from tools.skills.library import SkillLibrary
     from tools.snapshots.store import TurnSnapshots
 
 

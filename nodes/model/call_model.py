@@ -21,15 +21,21 @@ from langgraph.config import get_stream_writer
 from langgraph.runtime import Runtime
 
 from memory.tokens import text_of
+from nodes.core.policy import DecisionContext, decide_iteration, decision_context
+from nodes.core.request import assemble_request
+from nodes.core.state import AgentState, Deps, RunContext, long_term_memory, run_context
 from nodes.guards.budget import partial_result
 from nodes.guards.cutoff import RETRY_NOTICE, incomplete_text
 from nodes.guards.provider_errors import describe_provider_error, is_context_overflow
-from nodes.core.policy import DecisionContext, decide_iteration, decision_context
-from nodes.core.request import assemble_request
-from nodes.model.response import (PROVIDER_ERRORS, Checked, DroppedMidStream, IncompleteResponse,
-                                  check_response, stream_response)
-from nodes.core.state import AgentState, Deps, RunContext, long_term_memory, run_context
 from nodes.guards.turn import FINALIZATION_NOTICE, current_turn, exceeded, finalization_request
+from nodes.model.response import (
+    PROVIDER_ERRORS,
+    Checked,
+    DroppedMidStream,
+    IncompleteResponse,
+    check_response,
+    stream_response,
+)
 from prompts import PromptSources, assemble_system_prompt, loop_prompt
 from tools.registry import schemas
 

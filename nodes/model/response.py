@@ -26,8 +26,17 @@ from langchain_core.exceptions import LangChainException
 from langchain_core.messages import AIMessage, AIMessageChunk, BaseMessage, message_chunk_to_message
 from langchain_core.messages.tool import invalid_tool_call, tool_call
 
-from nodes.guards.cutoff import (AT_LIMIT, CUT_TEXT_NOTICE, REFUSED_ARGUMENTS, UNFINISHED, RawCall, rejected_notice,
-                           sort_calls, stop_problem, stored_name)
+from nodes.guards.cutoff import (
+    AT_LIMIT,
+    CUT_TEXT_NOTICE,
+    REFUSED_ARGUMENTS,
+    UNFINISHED,
+    RawCall,
+    rejected_notice,
+    sort_calls,
+    stop_problem,
+    stored_name,
+)
 from nodes.guards.provider_errors import is_dropped_connection
 
 PROVIDER_ERRORS = (openai.APIError, LangChainException)

@@ -14,11 +14,20 @@ from typing import Any
 from langgraph.config import get_stream_writer
 
 from nodes import dag
-from nodes.plan.model import (COMPLETED, FAILED, PENDING, RUNNING, SKIPPED, dependents, progress, status_reader,
-                              tasks_in_order)
+from nodes.core.state import RunContext
+from nodes.plan.model import (
+    COMPLETED,
+    FAILED,
+    PENDING,
+    RUNNING,
+    SKIPPED,
+    dependents,
+    progress,
+    status_reader,
+    tasks_in_order,
+)
 from nodes.plan.state import PlanState
 from nodes.plan.text import replan_goal
-from nodes.core.state import RunContext
 
 MAX_WAVE = 4  # graphs.wave.MAX_PARALLEL; the graph layer fans out what this node picks
 PREVIEW_CHARS = 100

@@ -17,15 +17,15 @@ from langchain_core.runnables import RunnableConfig
 from langgraph.config import get_stream_writer
 from langgraph.runtime import Runtime
 
+from nodes.core.policy import submitted_text
+from nodes.core.run_errors import require_user_message
+from nodes.core.state import Deps, RunContext, run_context
 from nodes.dag import PlanningFailed
 from nodes.guards.provider_errors import describe_provider_error
 from nodes.model.response import PROVIDER_ERRORS
 from nodes.plan.model import PlanError, parse_plan, simple_plan
 from nodes.plan.state import PlanState
 from nodes.plan.text import reply_preview
-from nodes.core.policy import submitted_text
-from nodes.core.run_errors import require_user_message
-from nodes.core.state import Deps, RunContext, run_context
 from prompts import PromptSources, assemble_planner_prompt
 from prompts.pai_md import load_project_context
 

@@ -15,9 +15,9 @@ from langgraph.config import get_stream_writer
 from langgraph.runtime import Runtime
 from langgraph.types import interrupt
 
+from nodes.core.state import RunContext, run_context
 from nodes.plan.state import PlanState
 from nodes.plan.text import PLAN_REVIEW_CANCELLED, plan_review_answer, task_rows
-from nodes.core.state import RunContext, run_context
 
 PLAN_REVIEW_KIND = "plan_review"
 RESUME = {"execute": {"action": "execute"}, "cancel": {"action": "cancel"},

@@ -29,8 +29,7 @@ from nodes.team import texts
 from nodes.team.inputs import Dependency, TeamInputs
 from nodes.team.members import reply_text
 from nodes.team.plan import PlanError, TeamStep, parse_team_plan
-from nodes.team.schedule import (COMPLETED, FAILED, MAX_WORKERS, PENDING, assign, left_pending, reviewer_name,
-                                  status)
+from nodes.team.schedule import COMPLETED, FAILED, MAX_WORKERS, PENDING, assign, left_pending, reviewer_name, status
 from nodes.team.state import TeamState
 
 

@@ -12,7 +12,8 @@ from typing import TYPE_CHECKING, Any
 
 from paicli.commands.output import Output, ReadLine, Say
 from paicli.context_view import render_context
-from paicli.modes import COMMANDS as MODE_COMMANDS, DEFAULT_MODE, MODES
+from paicli.modes import COMMANDS as MODE_COMMANDS
+from paicli.modes import DEFAULT_MODE, MODES
 
 if TYPE_CHECKING:  # the App imports this module lazily
     from paicli.app import App

@@ -10,8 +10,8 @@ from __future__ import annotations
 from pathlib import PurePath
 from typing import TYPE_CHECKING
 
-from memory.longterm.entry import SCOPE_GLOBAL, Entry, format_instant
 from memory.context.profile import ContextProfile, prompt_cache_mode
+from memory.longterm.entry import SCOPE_GLOBAL, Entry, format_instant
 from memory.longterm.staleness import staleness
 from paicli.commands.output import Output
 

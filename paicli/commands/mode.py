@@ -4,8 +4,16 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from paicli.session_modes import (HITL_HINTS, HITL_WORDS, LEVEL_LABELS, SESSION_MODES, UNKNOWN_HITL, UNKNOWN_MODE,
-                                  mode_lines, switched)
+from paicli.session_modes import (
+    HITL_HINTS,
+    HITL_WORDS,
+    LEVEL_LABELS,
+    SESSION_MODES,
+    UNKNOWN_HITL,
+    UNKNOWN_MODE,
+    mode_lines,
+    switched,
+)
 
 if TYPE_CHECKING:
     from paicli.app import App

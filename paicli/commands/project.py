@@ -65,9 +65,8 @@ def export_markdown(messages: list[Any], session_id: str, model: str, project: P
     """The conversation as Markdown: user and assistant text, each tool call folded with its result."""
     from langchain_core.messages import AIMessage, HumanMessage, ToolMessage
 
-    from memory.tokens import text_of
-
     from memory.context.rounds import internal_kind
+    from memory.tokens import text_of
     from tools.boundary import unwrap
 
     results = {m.tool_call_id: m for m in messages if isinstance(m, ToolMessage)}
@@ -127,8 +126,8 @@ async def policy(app: App, say: Output) -> None:
     from paicli.app import sandbox_lines
     from paicli.session_modes import LEVEL_LABELS
     from tools.policy.approval import asking_tools
-    from tools.specs import known_tools
     from tools.policy.audit import AuditLog
+    from tools.specs import known_tools
 
     approved = sorted((await app.session.values()).get("approved_all") or []) if app.started else []
     denials = [e for e in AuditLog(app.audit_dir).recent(200) if refused(e)][-RECENT_DENIALS:]

@@ -14,8 +14,16 @@ import asyncio
 from typing import TYPE_CHECKING, Awaitable, Callable
 
 from tools.snapshots.report import change_lines
-from tools.snapshots.store import (RESTORE_MODE, Label, ProjectSnapshots, SnapshotError, TurnSnapshots,
-                                   describe, size_text, snapshot_home)
+from tools.snapshots.store import (
+    RESTORE_MODE,
+    Label,
+    ProjectSnapshots,
+    SnapshotError,
+    TurnSnapshots,
+    describe,
+    size_text,
+    snapshot_home,
+)
 
 if TYPE_CHECKING:
     from paicli.app import App

@@ -17,8 +17,8 @@ from dataclasses import dataclass, field, make_dataclass
 
 from nodes.core.state import RunContext
 from paicli.modes import MODES
-from paicli.wiring import attach_mcp, make_deps
 from paicli.settings import load_settings
+from paicli.wiring import attach_mcp, make_deps
 from tools.mcp.servers import McpServers
 
 _settings = load_settings()

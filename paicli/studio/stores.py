@@ -17,8 +17,8 @@ from typing import Any
 
 from memory.ledger.saver import JsonlLedgerSaver
 from memory.longterm.store import open_store
-from paicli.wiring import history_dir
 from paicli.settings import Settings, load_settings
+from paicli.wiring import history_dir
 
 
 @asynccontextmanager

@@ -11,8 +11,8 @@ from langchain_core.exceptions import LangChainException
 from langchain_core.messages import HumanMessage
 
 from memory.longterm.manager import LongTermMemory, MemoryOptions
-from nodes.plan.text import PLAN_REVIEW_CANCELLED
 from nodes.core.background import Background
+from nodes.plan.text import PLAN_REVIEW_CANCELLED
 from tests.graphs.conftest import slow_tool
 from tests.graphs.plan_support import PLANNING, PlanHarness, plan_json, task_key
 from tests.support.scripted_model import ScriptedChatModel, ai, tool_call

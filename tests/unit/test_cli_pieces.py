@@ -2,8 +2,8 @@
 
 import pytest
 
-from paicli.commands import dispatch as commands
 from paicli.approve import ENTER_IS_NOT_YES, ask_approval
+from paicli.commands import dispatch as commands
 from paicli.render import group_lines
 
 REQUEST = {"tool": "execute_command", "args": {"command": "make test"}, "danger": "🔴 高危", "risk": "…"}

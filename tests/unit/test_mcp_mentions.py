@@ -10,8 +10,8 @@ from pathlib import Path
 from langchain_core.messages import AIMessage, HumanMessage
 
 from memory.context.rounds import MCP_RESOURCE, internal, internal_kind
-from nodes.prepare_turn import prepare_turn
 from nodes.core.policy import submitted_text
+from nodes.prepare_turn import prepare_turn
 from tools.boundary import wrap_resource
 from tools.mcp.config import McpSetup, parse_entry
 from tools.mcp.mentions import MAX_RESOURCE_CHARS, Expansion, expand, expansion_message, mentions

@@ -11,8 +11,8 @@ from pathlib import Path
 
 import pytest
 
-from paicli.commands import dispatch as commands
 from paicli.__main__ import parser
+from paicli.commands import dispatch as commands
 from paicli.modes import MODE_SPECS, MODES, RUN_MODES
 from paicli.studio.command import write_config
 from prompts import MODE_FILES, loop_prompt
@@ -86,8 +86,8 @@ def test_the_studio_module_compiles_one_graph_per_mode(monkeypatch, tmp_path):
 def test_plan_and_team_keep_the_mode_state_the_runner_reads():
     from typing import get_type_hints
 
-    from nodes.plan.state import PlanState
     from nodes.core.state import ModeState
+    from nodes.plan.state import PlanState
     from nodes.team.state import TeamState
 
     shared = get_type_hints(ModeState, include_extras=True)

@@ -10,9 +10,9 @@ from langgraph.checkpoint.base import empty_checkpoint
 
 from memory.ledger.namespaced import NamespacedSaver
 from memory.ledger.saver import JsonlLedgerSaver
-from paicli.commands import dispatch as commands
 from paicli.answers import Answers
 from paicli.app import App
+from paicli.commands import dispatch as commands
 
 
 @dataclass

@@ -7,7 +7,7 @@ import json
 
 import pytest
 
-from nodes.plan.model import PlanError, waves, parse_plan, simple_plan
+from nodes.plan.model import PlanError, parse_plan, simple_plan, waves
 from nodes.plan.text import plan_review_answer, summarize
 from paicli.settings import max_replans
 

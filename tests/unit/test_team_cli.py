@@ -3,8 +3,8 @@ items 4 and 8); Team is one of the modes the shared runner knows."""
 
 from __future__ import annotations
 
-from paicli.commands import dispatch as commands
 from paicli.app import App
+from paicli.commands import dispatch as commands
 from paicli.modes import MODE_SPECS
 
 

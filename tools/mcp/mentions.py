@@ -26,8 +26,8 @@ from langchain_core.messages import HumanMessage
 from memory.context.offload import DEFAULT_THRESHOLD_CHARS
 from memory.context.rounds import MCP_RESOURCE, internal
 from tools.boundary import wrap_resource
-from tools.mcp.resources import read_resource
 from tools.mcp.requests import Unavailable
+from tools.mcp.resources import read_resource
 from tools.mcp.servers import McpServers
 
 # Not after a letter, digit, "." or "@" (me@host:... is an address); a URI is printable ASCII,

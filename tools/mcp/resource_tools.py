@@ -15,8 +15,8 @@ from typing import Any
 
 from tools.base import ToolContext, ToolSpec, ToolText, failed
 from tools.mcp.names import tool_name
-from tools.mcp.resources import list_resources, read_resource
 from tools.mcp.requests import Sessions, Unavailable
+from tools.mcp.resources import list_resources, read_resource
 
 LIST = "list_resources"
 READ = "read_resource"
