@@ -220,6 +220,9 @@ def _checked(a: dict[str, np.ndarray]) -> tuple[Rows, list[str]] | None:
               and a["ids"].shape == a["tfs"].shape and a["ids"].ndim == a["subject_ids"].ndim == 1)
     if not shapes or len(set(vocab)) != len(vocab):
         return None
+    for counts in (a["tfs"], a["lengths"]):  # what save writes: finite counts, never below zero
+        if len(counts) and not (np.isfinite(counts).all() and counts.min() >= 0):
+            return None
     for starts, values in ((offsets, a["ids"]), (subject_offsets, a["subject_ids"])):
         if starts[0] != 0 or starts[-1] != len(values) or np.any(np.diff(starts) < 0):
             return None

@@ -95,7 +95,7 @@ def test_rows_of_memories_deleted_elsewhere_leave_no_trace_in_the_ranking(home):
     assert cached(later) == uncached(later)
 
 
-@pytest.mark.parametrize("damage", ["garbage", "truncated", "other rules", "wrong shape", "empty"])
+@pytest.mark.parametrize("damage", ["garbage", "truncated", "other rules", "wrong shape", "empty", "nan", "negative"])
 def test_an_unusable_cache_is_rebuilt_quietly_and_loses_nothing(home, damage, capsys):
     cached(fresh(home))
     path, before = home / TERMS_NAME, (home / FILE_NAME).read_bytes()
@@ -110,6 +110,10 @@ def test_an_unusable_cache_is_rebuilt_quietly_and_loses_nothing(home, damage, ca
             arrays = dict(data)
         if damage == "other rules":
             arrays["fingerprint"] = np.zeros(16, np.uint8)
+        elif damage == "nan":  # a term frequency no save writes: every score would be NaN
+            arrays["tfs"][0] = np.nan
+        elif damage == "negative":
+            arrays["lengths"][0] = -1.0
         else:
             arrays["offsets"] = arrays["offsets"][::-1].copy()
         np.savez(path, **arrays)
