@@ -22,10 +22,9 @@ from nodes.core.run_errors import require_user_message
 from nodes.core.state import Deps, RunContext, run_context
 from nodes.dag import PlanningFailed
 from nodes.guards.provider_errors import describe_provider_error
-from nodes.model.response import PROVIDER_ERRORS
+from nodes.model.response import PROVIDER_ERRORS, reply_preview
 from nodes.plan.model import PlanError, parse_plan, simple_plan
 from nodes.plan.state import PlanState
-from nodes.plan.text import reply_preview
 from prompts import PromptSources, assemble_planner_prompt
 from prompts.pai_md import load_project_context
 

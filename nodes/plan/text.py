@@ -5,7 +5,6 @@ from __future__ import annotations
 
 from typing import Any
 
-from nodes.model.response import reply_preview  # noqa: F401  (the planner's; shared with Team's reviewer)
 from nodes.plan.model import COMPLETED, FAILED, leaves, progress, ready, tasks_in_order, waves
 
 GOAL_CHARS = 48

@@ -9,6 +9,7 @@ from pathlib import Path
 import pytest
 
 from paicli.commands import dispatch as commands
+from paicli.commands.output import Output
 from tools.mcp.config import McpSetup, parse_entry
 from tools.mcp.requests import Unavailable
 from tools.mcp.resources import list_prompts, list_resources, read_resource
@@ -33,7 +34,7 @@ class _App:
 
 async def _run(text: str, servers: McpServers) -> tuple[list[str], list[str], bool]:
     said, failed = [], []
-    out = commands.Output(said.append, failed.append)
+    out = Output(said.append, failed.append)
     outcome = await commands.handle(text, _App(servers), out)
     return said, failed, outcome.failed
 
