@@ -48,10 +48,10 @@ def visualize(plan: dict[str, Any], status: str = "CREATED") -> str:
 
 def task_rows(plan: dict[str, Any]) -> list[dict[str, Any]]:
     """The plan as data for its review (issue 26): each task in execution order, with the
-    parallel batch (1, 2, ...) it runs in."""
-    batch_of = {task_id: n for n, batch in enumerate(waves(plan), 1) for task_id in batch}
+    wave (1, 2, ...) it runs in, under the payload's kept key ``batch``."""
+    wave_of = {task_id: n for n, wave in enumerate(waves(plan), 1) for task_id in wave}
     return [{"id": t["id"], "description": t["description"], "type": t["type"],
-             "dependencies": list(t["dependencies"]), "batch": batch_of.get(t["id"])} for t in tasks_in_order(plan)]
+             "dependencies": list(t["dependencies"]), "batch": wave_of.get(t["id"])} for t in tasks_in_order(plan)]
 
 
 def task_input(plan: dict[str, Any], task: dict[str, Any]) -> str:

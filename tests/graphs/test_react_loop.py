@@ -160,7 +160,7 @@ async def test_provider_failure_ends_the_turn_and_keeps_the_history(project):
 
 
 async def test_the_loop_runs_standalone_on_its_own_messages(project):
-    """The unit Plan tasks and Team members will run: the same loop, compiled on its own."""
+    """The unit Plan tasks and Team steps run: the same loop, compiled on its own."""
     from langgraph.checkpoint.memory import InMemorySaver
 
     from graphs.loop import build_agent_loop
