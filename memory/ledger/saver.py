@@ -38,7 +38,7 @@ import re
 import threading
 from collections.abc import AsyncIterator, Callable, Iterator, Sequence
 from concurrent.futures import ThreadPoolExecutor
-from contextlib import AbstractContextManager
+from contextlib import AbstractContextManager, contextmanager
 from pathlib import Path
 from typing import Any
 from uuid import uuid4
@@ -121,12 +121,13 @@ class JsonlLedgerSaver(BaseCheckpointSaver[str]):
         with t.lock, self._appending(t):
             t.catch_up(writing=True)
             check_writer(t, ns, config["configurable"].get("checkpoint_id"), checkpoint["id"])
-            batch = self._batch(t, metadata)
-            batch.add_compaction(checkpoint["channel_values"].get(COMPACTION) if COMPACTION in new_versions else None)
-            batch.add_view(ns, config["configurable"].get("checkpoint_id"), checkpoint, metadata, new_versions,
-                           self.full_every)
-            sync = batch.add_ready_writes(self.fsync)
-            self._flush(batch, sync or sync_after_put(self.fsync, checkpoint, metadata))
+            with _replayed_on_error(t):
+                batch = self._batch(t, metadata)
+                batch.add_compaction(checkpoint["channel_values"].get(COMPACTION) if COMPACTION in new_versions else None)
+                batch.add_view(ns, config["configurable"].get("checkpoint_id"), checkpoint, metadata, new_versions,
+                               self.full_every)
+                sync = batch.add_ready_writes(self.fsync)
+                self._flush(batch, sync or sync_after_put(self.fsync, checkpoint, metadata))
             t.own.add(checkpoint["id"])
             t.read(ns, checkpoint["id"])  # the run goes on from what it just put
         return {"configurable": {"thread_id": t.thread_id, "checkpoint_ns": ns, "checkpoint_id": checkpoint["id"]}}
@@ -140,9 +141,10 @@ class JsonlLedgerSaver(BaseCheckpointSaver[str]):
             items = [(WRITES_IDX_MAP.get(channel, i), channel, value) for i, (channel, value) in enumerate(writes)]
             t.waiting.append(PendingWrites(configurable.get("checkpoint_ns", ""), configurable["checkpoint_id"],
                                            task_id, task_path, items, batch.mode, batch.actor))
-            sync = batch.add_ready_writes(self.fsync)
-            if batch.events:
-                self._flush(batch, sync)
+            with _replayed_on_error(t):
+                sync = batch.add_ready_writes(self.fsync)
+                if batch.events:
+                    self._flush(batch, sync)
 
     def delete_thread(self, thread_id: str) -> None:
         """Remove the thread's file and lock: the one operation that does not append."""
@@ -210,9 +212,10 @@ class JsonlLedgerSaver(BaseCheckpointSaver[str]):
         t = self._thread(thread_id)
         with t.lock, self._appending(t):
             t.catch_up(writing=True)
-            batch = Batch(t, mode or self.mode, actor or self.actor)
-            sequence = batch.add(event, source, metadata=dict(metadata or {}))
-            self._flush(batch, self.fsync != "never")
+            with _replayed_on_error(t):
+                batch = Batch(t, mode or self.mode, actor or self.actor)
+                sequence = batch.add(event, source, metadata=dict(metadata or {}))
+                self._flush(batch, self.fsync != "never")
         return sequence
 
     def turn_lock(self, thread_id: str) -> TurnLock:
@@ -310,19 +313,28 @@ class JsonlLedgerSaver(BaseCheckpointSaver[str]):
         return Batch(t, mode if isinstance(mode, str) else self.mode, actor if isinstance(actor, str) else self.actor)
 
     def _append_own(self, t: ThreadIndex, name: str, source: str, metadata: dict) -> None:
-        batch = Batch(t, self.mode, self.actor)
-        batch.add(name, source, metadata=metadata)
-        self._flush(batch, self.fsync != "never")
+        with _replayed_on_error(t):
+            batch = Batch(t, self.mode, self.actor)
+            batch.add(name, source, metadata=metadata)
+            self._flush(batch, self.fsync != "never")
 
     def _flush(self, batch: Batch, sync: bool) -> None:
-        t = batch.thread
-        try:
-            created = t.file.append(batch.lines(), sync)
-        except BaseException:
-            t.reset()  # the index is ahead of the file: replay it next time
-            raise
+        """Append the batch's lines (the caller replays the index if this fails: ``_replayed_on_error``)."""
+        created = batch.thread.file.append(batch.lines(), sync)
         if created:
             sync_dir(self.dir, self.fsync)
+
+
+@contextmanager
+def _replayed_on_error(t: ThreadIndex) -> Iterator[None]:
+    """A batch indexes each event as it adds it, so a call that fails before its lines are in
+    the file (a value that does not encode, a failed write) leaves the index ahead of the file:
+    it is forgotten, and the next call replays the file rather than refer to events never written."""
+    try:
+        yield
+    except BaseException:
+        t.reset()
+        raise
 
 
 def _run_jobs(loop: asyncio.AbstractEventLoop, jobs: list[tuple[Callable[[], Any], asyncio.Future]]) -> None:

@@ -665,3 +665,26 @@ def _read_or_empty(path: Path) -> bytes:
         return path.read_bytes()
     except FileNotFoundError:
         return b""
+
+
+def test_a_put_that_fails_before_reaching_the_file_leaves_nothing_the_next_put_builds_on(tmp_path):
+    """The failed put indexed its new message before a channel value refused to encode: the
+    next put must write that message itself, not refer to an event the file never got."""
+    import threading
+
+    from langgraph.checkpoint.base import empty_checkpoint
+
+    saver, config = JsonlLedgerSaver(tmp_path), {"configurable": {"thread_id": THREAD, "checkpoint_ns": ""}}
+    question = HumanMessage("第一个问题", id="m1")
+    broken = empty_checkpoint()
+    broken["channel_values"] = {"messages": [question], "unencodable": threading.Lock()}
+    broken["channel_versions"] = {"messages": 1, "unencodable": 1}
+    with pytest.raises(TypeError):
+        saver.put(config, broken, {}, {"messages": 1, "unencodable": 1})
+    good = empty_checkpoint()
+    good["channel_values"] = {"messages": [question, AIMessage("回答", id="m2")]}
+    good["channel_versions"] = {"messages": 2}
+    saver.put(config, good, {}, {"messages": 2})
+    for reader in (saver, JsonlLedgerSaver(tmp_path)):
+        messages = reader.get_tuple(config).checkpoint["channel_values"]["messages"]
+        assert [(m.id, m.content) for m in messages] == [("m1", "第一个问题"), ("m2", "回答")]
