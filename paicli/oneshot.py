@@ -18,7 +18,6 @@ from typing import Any
 
 from paicli.app import App, sandbox_warning
 from paicli.commands import dispatch as commands
-from paicli.commands.output import Output
 from paicli.errors import CANCELLED_EXIT
 from paicli.modes import MODE_SPECS, NOT_COMPLETED, STOPPED
 from paicli.render import REFUSED_CLOSING, Renderer, usage_line
@@ -127,11 +126,11 @@ async def _summary(app: App, shown: Renderer, result: Any) -> int:
 def _command(text: str, app: App) -> int:
     """A slash command: its lines on stdout; why it failed, on stderr with exit 1. ``/plan <task>``
     and ``/continue`` go on to the run they start."""
-    out = Output(lambda line: write_line(line, sys.stdout), lambda line: write_line(line, sys.stderr))
+    out = commands.Output(lambda line: write_line(line, sys.stdout), lambda line: write_line(line, sys.stderr))
     return asyncio.run(_run_command(text, app, out))
 
 
-async def _run_command(text: str, app: App, out: Output) -> int:
+async def _run_command(text: str, app: App, out: commands.Output) -> int:
     try:
         outcome = await commands.handle(text, app, out)
         if outcome.run is not None:

@@ -9,7 +9,6 @@ from pathlib import Path
 import pytest
 
 from paicli.commands import dispatch as commands
-from paicli.commands.output import Output
 from tools.mcp.config import McpSetup, parse_entry
 from tools.mcp.requests import Unavailable
 from tools.mcp.resources import list_prompts, list_resources, read_resource
@@ -34,7 +33,7 @@ class _App:
 
 async def _run(text: str, servers: McpServers) -> tuple[list[str], list[str], bool]:
     said, failed = [], []
-    out = Output(said.append, failed.append)
+    out = commands.Output(said.append, failed.append)
     outcome = await commands.handle(text, _App(servers), out)
     return said, failed, outcome.failed
 
