@@ -105,9 +105,6 @@ class SessionSaver(PostgresSaver):
                  Jsonb(dict(metadata or {})))).fetchone()
         return int(row["sequence"])
 
-    async def aappend_event(self, thread_id: str, event: str, **kwargs: Any) -> int:
-        return await asyncio.to_thread(self.append_event, thread_id, event, **kwargs)
-
     def turn_lock(self, thread_id: str) -> AdvisoryTurnLock:
         return AdvisoryTurnLock(self.url, thread_id)
 
