@@ -15,6 +15,7 @@ from __future__ import annotations
 import asyncio
 import json
 from dataclasses import dataclass, replace
+from functools import partial
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -198,7 +199,7 @@ def make_execute_tools(deps: Deps):
                            command_timeout=ctx.command_timeout, offloader=offloaders.get(ctx), web=deps.web,
                            memory=long_term_memory(runtime, deps), project_key=key,
                            external_sources=tuple(state.get("external_sources") or ()),
-                           source_files=turn_files(state["messages"]), hidden_env=deps.hidden_env,
+                           files_of_turn=partial(turn_files, state["messages"]), hidden_env=deps.hidden_env,
                            sandbox=deps.sandbox)
 
     async def execute_tools(state: AgentState, runtime: Runtime[RunContext]) -> dict[str, Any]:

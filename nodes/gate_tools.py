@@ -85,6 +85,7 @@ async def auto_review_iteration(state: AgentState, calls: list[dict[str, Any]], 
 def make_gate_tools(deps: Deps):
     async def gate_tools(state: AgentState, runtime: Runtime[RunContext]) -> dict[str, Any]:
         ai, approved = last_ai(state), set(state.get("approved_all") or ())
+        granted = deps.sandbox.settings.network  # PAICLI_SANDBOX_NETWORK=on: as decide_now's context
         calls = ai.tool_calls if ai else []
         made = {c["id"]: recorded(state, c["id"]) or await decide_now(c, decision_context(state, run_context(runtime), deps))
                 for c in calls}
@@ -94,12 +95,12 @@ def make_gate_tools(deps: Deps):
         decisions: dict[str, dict[str, Any]] = {}
         for call in calls:
             decision = made[call["id"]]
-            if isinstance(decision, Ask) and covered(decision, approved):
+            if isinstance(decision, Ask) and covered(decision, approved, granted):
                 decision = Allow(decision.args)  # "approve all" given earlier in this iteration
             elif isinstance(decision, Ask):
                 decision, approve_all = ask_user(decision, call["id"])
                 if approve_all:
-                    approved.add(approval_key(call["name"], call["args"]))
+                    approved.add(approval_key(call["name"], call["args"], granted))
             decisions[call["id"]] = to_record(decision)
         return {"decisions": decisions, "approved_all": sorted(approved)}
 

@@ -105,6 +105,20 @@ class SessionSaver(PostgresSaver):
                  Jsonb(dict(metadata or {})))).fetchone()
         return int(row["sequence"])
 
+    def import_event(self, thread_id: str, line: dict[str, Any]) -> bool:
+        """A ledger's event line (``paicli db import``), at its own time; False when that event is
+        here already (a second import), so importing twice copies it once."""
+        with self._cursor() as cur:
+            row = cur.execute(
+                "INSERT INTO paicli_session_events (thread_id, project, event, mode, actor, source, metadata, created) "
+                "SELECT %(t)s, %(p)s, %(e)s, %(m)s, %(a)s, %(s)s, %(d)s, to_timestamp(%(ms)s / 1000.0) "
+                "WHERE NOT EXISTS (SELECT 1 FROM paicli_session_events WHERE thread_id = %(t)s AND event = %(e)s "
+                "AND created = to_timestamp(%(ms)s / 1000.0)) RETURNING sequence",
+                {"t": thread_id, "p": self.project_key, "e": line["event"], "m": line.get("mode") or "react",
+                 "a": line.get("actor") or "agent", "s": line.get("source") or "", "d": Jsonb(dict(line.get("metadata") or {})),
+                 "ms": int(line["timestamp"])}).fetchone()
+        return row is not None
+
     def turn_lock(self, thread_id: str) -> AdvisoryTurnLock:
         return AdvisoryTurnLock(self.url, thread_id)
 

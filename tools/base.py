@@ -15,6 +15,7 @@ import importlib
 import os
 import time
 from dataclasses import dataclass, field, replace
+from functools import cached_property
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Awaitable, Callable, Union
 
@@ -102,8 +103,14 @@ class ToolContext:
     memory: LongTermMemory | None = None  # for save_memory; None: not available
     project_key: str | None = None  # reference (j.1): the normalised project path memories belong to
     external_sources: tuple[str, ...] = ()  # reference (o.1): tags explicit saves after external content
-    source_files: tuple[str, ...] = ()  # Q13: project files this turn read or wrote, linked to saved memories
+    files_of_turn: Callable[[], tuple[str, ...]] = field(default=tuple, compare=False, repr=False)  # see source_files
     sandbox: CommandSandbox | None = None  # how execute_command runs (issue 24); None: outside, as before it
+
+    @cached_property
+    def source_files(self) -> tuple[str, ...]:
+        """Q13: the project files this turn read or wrote, linked to saved memories. Worked out
+        when a tool first asks (save_memory), not for every call: it reads the whole turn."""
+        return self.files_of_turn()
 
     def command_env(self) -> dict[str, str]:
         """The environment a command runs with: a copy without the hidden variables and without

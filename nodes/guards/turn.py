@@ -41,9 +41,8 @@ def current_turn(messages: Sequence[BaseMessage]) -> Sequence[BaseMessage]:
 def budget_of(turn: Sequence[BaseMessage], options: Any) -> AgentBudget:
     budget = AgentBudget(options.token_budget, options.stagnation_window, options.hard_max_iterations)
     responses = [m for m in turn if isinstance(m, AIMessage)]
-    for message in responses:
-        usage = message.usage_metadata or {}
-        budget.record_usage(usage.get("input_tokens", 0), usage.get("output_tokens", 0))
+    usages = [m.usage_metadata or {} for m in responses]
+    budget.record_usage(sum(u.get("input_tokens", 0) or 0 for u in usages), sum(u.get("output_tokens", 0) or 0 for u in usages))
     budget.iteration = len(responses)
     # Stagnation looks at the last W responses only; a response without calls resets it anyway.
     for message in responses[-options.stagnation_window:]:
@@ -53,11 +52,16 @@ def budget_of(turn: Sequence[BaseMessage], options: Any) -> AgentBudget:
 
 def exceeded(turn: Sequence[BaseMessage], options: Any) -> str | None:
     """The reason to finalize now, or None. A finalized turn is never finalized twice."""
-    if any(internal_kind(m) == BUDGET_FINALIZATION for m in turn):
+    if _has_internal(turn, BUDGET_FINALIZATION):
         return None
     budget = budget_of(turn, options)
     status = budget.check()
     return None if status is BudgetStatus.WITHIN_BUDGET else budget.describe_exit(status)
+
+
+def _has_internal(turn: Sequence[BaseMessage], kind: str) -> bool:
+    """Whether the turn holds an internal message of ``kind``; only user-role messages can be one."""
+    return any(internal_kind(m) == kind for m in turn if isinstance(m, HumanMessage))
 
 
 def finalization_request(reason: str) -> HumanMessage:
@@ -90,7 +94,7 @@ def runaway_reminder(turn: Sequence[BaseMessage], remind_after: int) -> HumanMes
 
     Replaying the last ``remind_after`` iterations is enough: a streak that crossed earlier already
     produced this turn's one reminder, and a turn with a reminder gets no other."""
-    if any(internal_kind(m) == RUNAWAY_REMINDER for m in turn):
+    if _has_internal(turn, RUNAWAY_REMINDER):
         return None
     guard, reminder = RunawayGuard(remind_after), None
     for iteration in _last_iterations(turn, remind_after):

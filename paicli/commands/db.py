@@ -1,7 +1,7 @@
 """``paicli db import`` and ``paicli db export`` (issue 28 item 5): moving to and from the database.
 
 - ``import`` copies this machine's ledger sessions (every checkpoint and pending write, parents
-  first) and ``long_term_memory.json`` into ``PAICLI_DATABASE_URL``'s database. Idempotent: a
+  first, and ``/clear``'s events, each once) and ``long_term_memory.json`` into ``PAICLI_DATABASE_URL``'s database. Idempotent: a
   checkpoint is keyed by its id and rewritten with the same content; a memory whose id is there
   already is skipped. It prints the counts, which a second run repeats.
 - ``export`` writes the database's memories into ``long_term_memory.json`` (PaiCLI's format) in
@@ -18,6 +18,9 @@ from typing import Any
 
 from memory.errors import PaicliError
 from paicli.settings import Settings, load_settings
+
+# The ledger's events that are not checkpoints (``/clear``'s), copied to paicli_session_events.
+CLI_EVENTS = frozenset({"history_clear"})
 
 
 def parser() -> argparse.ArgumentParser:
@@ -62,7 +65,18 @@ def import_sessions(settings: Settings, saver: Any) -> tuple[int, int]:
         for item in reversed(list(ledger.list({"configurable": {"thread_id": thread}}))):  # parents first
             _copy(item, saver)
             count += 1
+        for line in _cli_events(history_dir(settings) / f"{thread}.jsonl"):
+            saver.import_event(thread, line)
     return len(sessions), count
+
+
+def _cli_events(path: Path) -> list[dict[str, Any]]:
+    """The ledger's lines of ``CLI_EVENTS``, in order; torn or garbled lines are skipped, as the ledger does."""
+    from memory.ledger.format import decode_line
+
+    with path.open("rb") as f:
+        found = [decode_line(line) for line in f]
+    return [e for e in found if e is not None and e["event"] in CLI_EVENTS and type(e.get("timestamp")) is int]
 
 
 def _copy(item: Any, saver: Any) -> None:

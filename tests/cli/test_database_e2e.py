@@ -215,3 +215,20 @@ def test_clear_is_recorded_in_the_database_and_resume_lists_the_session_as_the_l
     with psycopg.connect(database_url) as conn:
         rows = conn.execute("SELECT thread_id, event, source, metadata FROM paicli_session_events").fetchall()
     assert rows == [(SESSION, "history_clear", "slash_clear", {"discardedViewMessages": 2})]
+
+
+def test_db_import_copies_clear_events_once_and_resume_lists_the_cleared_session_as_the_ledger_does(
+        run_paicli, server, database_url):
+    server.script = [Reply("第一轮回答")]
+    assert run_paicli("-p", "第一轮", "--session", SESSION).returncode == 0  # on the files
+    assert "🗑️ 当前对话历史已清空" in run_paicli("-p", "/clear", "--session", SESSION).stdout
+    db = {"PAICLI_DATABASE_URL": database_url}
+    for _ in range(2):  # idempotent: the event is copied once
+        imported = run_paicli("db", "import", env=db)
+        assert imported.returncode == 0, imported.stderr
+    with psycopg.connect(database_url) as conn:
+        rows = conn.execute("SELECT thread_id, event, source, metadata FROM paicli_session_events").fetchall()
+    assert rows == [(SESSION, "history_clear", "slash_clear", {"discardedViewMessages": 2})]
+    listings = [run_paicli("-p", "/resume", env=env).stdout for env in ({}, db)]
+    lines = [next(line for line in listing.splitlines() if SESSION in line) for listing in listings]
+    assert lines[0] == lines[1] and lines[0].endswith("0 条消息 · react · 第一轮")

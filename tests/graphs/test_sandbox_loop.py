@@ -56,3 +56,24 @@ async def test_a_network_call_asks_nothing_more_when_every_command_already_has_n
     assert "下载依赖" not in asked.value["risk"]  # the plain command's question
     assert await harness.resume({"decision": "approve_all"}) == []  # approve-all of commands covers it
     assert (project / "ran.txt").exists()
+
+
+async def test_a_granted_network_call_in_the_same_message_is_covered_by_approve_all_of_commands(project):
+    net = {"command": "touch ran.txt", "network": True, "reason": "下载依赖"}
+    model = ScriptedChatModel([ai("", tool_call("execute_command", {"command": "true"}),
+                                  tool_call("execute_command", net)), ai("好")])
+    harness = Harness(model, project, approval="auto", sandbox=CommandSandbox(SandboxOptions(network=True)))
+    [asked] = await harness.turn("跑")
+    assert "下载依赖" not in asked.value["risk"]  # the plain command's question
+    assert await harness.resume({"decision": "approve_all"}) == []  # the network call is a plain one
+    assert (project / "ran.txt").exists()
+
+
+async def test_approve_all_of_plain_commands_in_a_message_still_asks_for_an_ungranted_network_call(project):
+    net = {"command": "touch ran.txt", "network": True, "reason": "下载依赖"}
+    model = ScriptedChatModel([ai("", tool_call("execute_command", {"command": "true"}),
+                                  tool_call("execute_command", net)), ai("好")])
+    harness = Harness(model, project, approval="auto")
+    assert len(await harness.turn("跑")) == 1
+    [asked] = await harness.resume({"decision": "approve_all"})
+    assert "下载依赖" in asked.value["risk"]

@@ -15,7 +15,7 @@ from nodes.core.turn_files import turn_files
 from paicli.render import group_lines
 from tests.graphs.conftest import Harness
 from tests.support.scripted_model import ScriptedChatModel, ai, tool_call
-from tools.base import ToolSpec, failed
+from tools.base import ToolContext, ToolSpec, failed
 from tools.facts import ToolFacts, facts_of, unregister
 from tools.policy.approval import Allow, Ask, approval_key, asking_tools, covered, decide
 from tools.policy.audit import AuditLog, is_audited
@@ -161,3 +161,12 @@ async def test_the_agent_loop_asks_runs_and_audits_a_new_tool(added, tmp_path):
     assert (project / "out.txt").read_text(encoding="utf-8") == "hi"
     [line] = [json.loads(text) for text in audit.path().read_text(encoding="utf-8").splitlines()]
     assert (line["tool"], line["outcome"], line["approver"]) == ("stamp_file", "allow", "hitl")
+
+
+def test_a_tool_context_works_out_the_turn_files_once_and_only_when_a_tool_asks(tmp_path):
+    asked: list[int] = []
+    ctx = ToolContext(root=tmp_path, files_of_turn=lambda: asked.append(1) or ("notes.md",))
+    assert asked == []  # building the context (every tool step) reads nothing
+    assert ctx.source_files == ("notes.md",) and ctx.source_files == ("notes.md",)
+    assert asked == [1]
+    assert ToolContext(root=tmp_path).source_files == ()

@@ -92,8 +92,7 @@ def decide(tool: str, args: dict[str, Any], level: str, approved_all: frozenset[
         return Allow(args)
     if protected:  # a hook, .env or PAI.md runs or instructs later: as risky as a command
         return Ask(tool, args, PROTECTED_DANGER, facts.risk, protected)
-    key = tool if network_granted else approval_key(tool, args)  # granted: a network call is a plain one
-    if approved_before(key, approved_all):  # audited as the level's allow
+    if approved_before(approval_key(tool, args, network_granted), approved_all):  # audited as the level's allow
         return Allow(args)
     if flags and flags.network and not network_granted:
         risk = NETWORK_RISK.format(reason=flags.reason or NO_REASON)
@@ -125,15 +124,17 @@ def approved_before(tool: str, approved_all: frozenset[str] | set[str]) -> bool:
     return server is not None and any(server_of(name) == server for name in approved_all)
 
 
-def covered(ask: Ask, approved_all: frozenset[str] | set[str]) -> bool:
+def covered(ask: Ask, approved_all: frozenset[str] | set[str], network_granted: bool = False) -> bool:
     """An "approve all" given earlier in the same step answers this question, unless the call
     writes a protected path: those are asked every time (v.1)."""
-    return not ask.notice and approved_before(approval_key(ask.tool, ask.args), approved_all)
+    return not ask.notice and approved_before(approval_key(ask.tool, ask.args, network_granted), approved_all)
 
 
-def approval_key(tool: str, args: Any) -> str:
-    """What "approve all" of this call approves: the tool, or network commands (issue 24)."""
-    return tool + NETWORK_SUFFIX if is_command(tool) and command_flags(args).network else tool
+def approval_key(tool: str, args: Any, network_granted: bool = False) -> str:
+    """What "approve all" of this call approves: the tool, or network commands (issue 24).
+    When every command already has network (``network_granted``), a network call is a plain one."""
+    network = is_command(tool) and command_flags(args).network and not network_granted
+    return tool + NETWORK_SUFFIX if network else tool
 
 
 def is_command(tool: str) -> bool:

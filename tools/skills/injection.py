@@ -80,12 +80,15 @@ def loaded(history: Sequence[BaseMessage]) -> tuple[set[tuple[str, int]], int]:
 
 
 def settle(history: Sequence[BaseMessage], step: list[BaseMessage]) -> list[BaseMessage]:
-    """The step's messages with every load request decided, and the injection message after them."""
+    """The step's messages with every load request decided, and the injection message after them.
+    The history is read only when the step has a request (most steps have none)."""
+    if all(_request(message) is None for message in step):
+        return list(step)
     active, used = loaded(history)
     sections: list[str] = []
     settled: list[BaseMessage] = []
     for message in step:
-        request = (message.artifact or {}).get(ARTIFACT_KEY) if isinstance(message, ToolMessage) else None
+        request = _request(message)
         if request is None:
             settled.append(message)
             continue
@@ -100,6 +103,11 @@ def settle(history: Sequence[BaseMessage], step: list[BaseMessage]) -> list[Base
             sections.append(text)
             settled.append(_answer(message, None, True))
     return [*settled, injection_message(sections)] if sections else settled
+
+
+def _request(message: BaseMessage) -> dict | None:
+    """A load_skill result's request to inject its section (its artifact), else None."""
+    return (message.artifact or {}).get(ARTIFACT_KEY) if isinstance(message, ToolMessage) else None
 
 
 def still_loaded(name: str) -> str:
