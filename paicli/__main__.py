@@ -108,9 +108,24 @@ def main(argv: list[str] | None = None) -> int:
         from paicli.oneshot import run_oneshot
 
         return run_guarded(lambda: run_oneshot(args), debug=args.debug, log_dir=_log_dir())
+    if _stdin_is_a_file():  # prompt_toolkit cannot poll a file: it would read nothing and exit 0
+        print("paicli: 标准输入是文件，REPL 读不到它；运行一轮请用 paicli -p \"$(cat 文件)\"，"
+              "交互使用请在终端中启动 paicli", file=sys.stderr)
+        return 2
     from paicli.repl import run_repl
 
     return run_guarded(lambda: run_repl(args), debug=args.debug, log_dir=_log_dir())
+
+
+def _stdin_is_a_file() -> bool:
+    """True when stdin is a regular file (`paicli < notes.txt`), which the REPL cannot read."""
+    import os
+    import stat
+
+    try:
+        return stat.S_ISREG(os.fstat(sys.stdin.fileno()).st_mode)
+    except (AttributeError, OSError, ValueError):
+        return False
 
 
 if __name__ == "__main__":
