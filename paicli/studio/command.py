@@ -207,7 +207,9 @@ class Supervisor:
         print(f"\n🚀 API: {self.api}\n🎨 Studio: {STUDIO_URL.format(api=self.api)}", flush=True)
         print(f"📚 已把 {added} 个 CLI 会话登记为 react 图的 thread", flush=True)
         if registrar.legacy:
-            print(f"ℹ️ {len(registrar.legacy)} 个 id 为 session-… 的旧会话只能在 CLI 中使用"
+            ids = sorted(registrar.legacy)  # --session's own names (s1, notes) as well as old session-… ids
+            named = "、".join(ids[:3]) + ("等" if len(ids) > 3 else "")
+            print(f"ℹ️ {len(ids)} 个会话的 id 不是 UUID（{named}），只能在 CLI 中使用"
                   "（服务器只接受 UUID 形式的 thread id）：用 paicli --session ID 继续它们", flush=True)
         print("按 Ctrl-C 停止。", flush=True)
         while not self.stopping and self.child.poll() is None:
