@@ -29,11 +29,12 @@ BUILD_TIMEOUT = 120  # seconds; building and installing take a few on an idle ma
 
 
 def source_files(base: Path) -> set[str]:
-    """Every module and data file of the six packages, relative to ``base``."""
+    """Every module and data file of the six packages, relative to ``base``: any suffix, so the
+    thesaurus (``memory/longterm/data/thesaurus.txt``) and a skill's scripts count too."""
     found = set()
     for package in PACKAGES:
         for path in (base / package).rglob("*"):
-            if path.is_file() and "__pycache__" not in path.parts and path.suffix in (".py", ".md", ".json"):
+            if path.is_file() and "__pycache__" not in path.parts and path.suffix != ".pyc":
                 found.add(path.relative_to(base).as_posix())
     return found
 
