@@ -17,11 +17,12 @@ from pathlib import Path
 from typing import Any
 
 from memory.errors import PaicliError
+from paicli.arguments import Parser
 from paicli.settings import Settings, load_settings
 
 
 def parser() -> argparse.ArgumentParser:
-    p = argparse.ArgumentParser(prog="paicli db", description="把会话和记忆迁入或迁出 PAICLI_DATABASE_URL 的数据库。",
+    p = Parser(prog="paicli db", description="把会话和记忆迁入或迁出 PAICLI_DATABASE_URL 的数据库。",
                                 add_help=False)
     p.add_argument("-h", "--help", action="help", help="显示本帮助并退出")  # argparse's own is English
     p.add_argument("action", choices=("import", "export"),

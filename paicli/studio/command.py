@@ -32,6 +32,7 @@ from pathlib import Path
 from typing import Any
 
 from memory.errors import PaicliError
+from paicli.arguments import Parser
 from paicli.modes import MODES
 from paicli.studio.gate import cors_config
 from paicli.studio.leash import leash_command, python_command
@@ -45,7 +46,7 @@ DEFAULT_PORT = 2024  # langgraph dev's
 
 
 def studio_parser() -> argparse.ArgumentParser:
-    p = argparse.ArgumentParser(prog="paicli studio", description="把项目提供给 LangGraph Studio 和 LangGraph SDK"
+    p = Parser(prog="paicli studio", description="把项目提供给 LangGraph Studio 和 LangGraph SDK"
                                 "（langgraph dev，离线，不打开浏览器）；Ctrl-C 停止。", add_help=False)
     p.add_argument("-h", "--help", action="help", help="显示本帮助并退出")  # argparse's own is English
     p.add_argument("--port", type=int, default=DEFAULT_PORT, help=f"API 服务器的端口（默认 {DEFAULT_PORT}）")

@@ -73,7 +73,7 @@ def test_paicli_help_runs_from_the_wheel(installed, paicli_env, server, tmp_path
                           env=wheel_env(paicli_env(server.base_url), installed),
                           capture_output=True, text=True, timeout=RUN_TIMEOUT)
     assert done.returncode == 0, done.stderr
-    assert "usage: paicli" in done.stdout
+    assert "用法:  paicli" in done.stdout
 
 
 def test_a_turn_with_a_tool_call_runs_from_the_wheel(installed, paicli_env, server, project, paicli_home):
