@@ -9,11 +9,13 @@ from __future__ import annotations
 import argparse
 import sys
 
+from paicli.arguments import Parser  # standard library only
+
 EVAL_SUITES = ("extraction",)
 
 
 def parser() -> argparse.ArgumentParser:
-    p = argparse.ArgumentParser(
+    p = Parser(
         prog="paicli", add_help=False,
         description="终端编程 Agent：用任意 OpenAI 兼容模型读取、编辑并运行你项目中的代码"
         "（设置 PAICLI_API_KEY、PAICLI_PROVIDER 或 PAICLI_BASE_URL、PAICLI_MODEL）。",
@@ -42,7 +44,7 @@ def parser() -> argparse.ArgumentParser:
 
 
 def eval_parser() -> argparse.ArgumentParser:
-    p = argparse.ArgumentParser(prog="paicli eval", description="用内置数据集评测 paicli。", add_help=False)
+    p = Parser(prog="paicli eval", description="用内置数据集评测 paicli。", add_help=False)
     p.add_argument("-h", "--help", action="help", help="显示本帮助并退出")  # argparse's own is English
     p.add_argument("suite", choices=EVAL_SUITES,
                    help="extraction：18 个样本的事实提取标准集，用 PAICLI_LIGHT_MODEL（默认主模型）运行；"
@@ -108,9 +110,24 @@ def main(argv: list[str] | None = None) -> int:
         from paicli.oneshot import run_oneshot
 
         return run_guarded(lambda: run_oneshot(args), debug=args.debug, log_dir=_log_dir())
+    if _stdin_is_a_file():  # prompt_toolkit cannot poll a file: it would read nothing and exit 0
+        print("paicli: 标准输入是文件，REPL 读不到它；运行一轮请用 paicli -p \"$(cat 文件)\"，"
+              "交互使用请在终端中启动 paicli", file=sys.stderr)
+        return 2
     from paicli.repl import run_repl
 
     return run_guarded(lambda: run_repl(args), debug=args.debug, log_dir=_log_dir())
+
+
+def _stdin_is_a_file() -> bool:
+    """True when stdin is a regular file (`paicli < notes.txt`), which the REPL cannot read."""
+    import os
+    import stat
+
+    try:
+        return stat.S_ISREG(os.fstat(sys.stdin.fileno()).st_mode)
+    except (AttributeError, OSError, ValueError):
+        return False
 
 
 if __name__ == "__main__":

@@ -22,6 +22,7 @@ from paicli.modes import RUN_MODES
 ENDED = {"completed", "partial", "failed", "cancelled"}
 STARTUP = "⏸️ 这个项目最近的会话 {sid} 有未完成的 {mode} 运行，paicli --continue 继续执行。"
 NO_SESSION = "这个项目还没有会话可以继续：用 paicli --session <id> --continue 指定一个会话"
+NAMED = "⏸️ 会话 {sid} 有未完成的 {mode} 运行，输入 /continue 继续执行。"
 UNKNOWN_SESSION = "未找到会话 {sid}：/resume 或 paicli -p /resume 列出已有的会话"
 
 
@@ -76,12 +77,13 @@ def unfinished_mode(saver: Any, session_id: str) -> str | None:
     return None
 
 
-def startup_line(home: Path, history: Path, project_root: Path) -> str | None:
-    """The REPL's one line about the project's newest session, when its run did not end."""
-    sid = newest_session(home, project_root)
+def startup_line(home: Path, history: Path, project_root: Path, session: str | None = None) -> str | None:
+    """The REPL's one line about the project's newest session, or the one ``--session`` named,
+    when its run did not end."""
+    sid = newest_session(home, project_root) if session is None else session
     if sid is None or not has_ledger(history, sid):
         return None
     from memory.ledger.saver import JsonlLedgerSaver
 
     mode = unfinished_mode(JsonlLedgerSaver(history), sid)
-    return STARTUP.format(sid=sid, mode=mode) if mode else None
+    return (STARTUP if session is None else NAMED).format(sid=sid, mode=mode) if mode else None

@@ -26,6 +26,20 @@ from prompts import PromptSources
 GOLDEN_FILE = Path(__file__).parent / "data" / "extraction_golden.json"  # reference (w.1); package data
 F1_GATE = 0.85  # reference (w.2) gates
 EXACT_GATE = 15
+# The validation's reasons (memory/longterm/fact_extraction.py, fact_filters.py) as a person reads them.
+REASONS = {
+    "no reply content": "回复没有内容",
+    "reply is not a single JSON value": "回复不是单个 JSON 值",
+    "reply is not a JSON object": "回复不是 JSON 对象",
+    "reply object has keys other than 'facts'": "回复对象有 facts 以外的键",
+    "reply has no 'facts'": "回复没有 facts",
+    "'facts' is not an array": "facts 不是数组",
+    'a fact is not exactly {"quote": "<text>"}': '有一条事实不是恰好 {"quote": "<文本>"}',
+    "too short": "太短", "too long": "太长", "spans lines": "跨行",
+    "not verbatim in the input": "不是输入里的原文", "sensitive": "含敏感信息", "temporary": "是临时状态",
+    "inside a code fence": "在代码块里", "on a blockquote line": "在引用行上",
+    "inside quotation marks": "在引号里", "in a question": "在问句里",
+}
 EVAL_PROJECT_KEY = "/paicli-eval/project"  # entries live only in memory; any fixed project key works
 
 
@@ -144,10 +158,16 @@ def describe_case(case: CaseResult) -> str:
     if not extraction.called:
         lines.append("    未调用模型（调用前已被过滤）")
     elif extraction.validation.void:
-        lines.append(f"    整批作废：{extraction.validation.void}")
+        lines.append(f"    整批作废：{reason_text(extraction.validation.void)}")
     lines += [f"    + {text}" for text in case.written]
-    lines += [f"    - 拒绝 {quote!r}：{reason}" for quote, reason in extraction.validation.rejected]
+    lines += [f"    - 拒绝 {quote!r}：{reason_text(reason)}" for quote, reason in extraction.validation.rejected]
     return "\n".join(lines)
+
+
+def reason_text(reason: str) -> str:
+    if reason.startswith("more than ") and reason.endswith(" facts"):
+        return f"超过 {reason.removeprefix('more than ').removesuffix(' facts')} 条事实"
+    return REASONS.get(reason, reason)
 
 
 def describe_report(report: Report) -> str:

@@ -149,7 +149,7 @@ class Repl:
         try:
             if getattr(self.app.args, "resume_run", False):
                 await self.continue_run()
-            elif self.app.args.session is None:
+            else:
                 asyncio.ensure_future(self.unfinished_notice())
             return await self.loop()
         finally:
@@ -167,13 +167,15 @@ class Repl:
             await self.run_mode(mode, None)
 
     async def unfinished_notice(self) -> None:
-        """Issue 26: one line when the project's newest session has a run that did not end; read
+        """Issue 26: one line when the project's newest session (or ``--session``'s) has a run that
+        did not end; read
         in a thread, so the first prompt does not wait."""
         from paicli.comeback import startup_line
 
         s = self.app.settings
         try:
-            line = await asyncio.to_thread(startup_line, s.home, s.home / "history" / "raw", s.project_root)
+            line = await asyncio.to_thread(startup_line, s.home, s.home / "history" / "raw", s.project_root,
+                                           self.app.args.session)
         except Exception:  # a hint only: an unreadable ledger is reported when it is used
             return
         if line:

@@ -172,7 +172,10 @@ class Session:
             return await self._clear()
 
     async def _clear(self) -> int:
-        discarded = len(await self.messages())
+        state = await self.graph.aget_state(self.config)
+        if state.created_at is None:  # a session nothing was written to: /clear leaves no empty ledger behind
+            return 0
+        discarded = len(state.values.get("messages") or [])
         self.checkpointer.append_event(
             self.session_id, "history_clear", source="slash_clear", metadata={"discardedViewMessages": discarded}
         )

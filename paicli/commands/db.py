@@ -17,6 +17,7 @@ from pathlib import Path
 from typing import Any
 
 from memory.errors import PaicliError
+from paicli.arguments import Parser
 from paicli.settings import Settings, load_settings
 
 # The ledger's events that are not checkpoints (``/clear``'s), copied to paicli_session_events.
@@ -24,7 +25,7 @@ CLI_EVENTS = frozenset({"history_clear"})
 
 
 def parser() -> argparse.ArgumentParser:
-    p = argparse.ArgumentParser(prog="paicli db", description="把会话和记忆迁入或迁出 PAICLI_DATABASE_URL 的数据库。",
+    p = Parser(prog="paicli db", description="把会话和记忆迁入或迁出 PAICLI_DATABASE_URL 的数据库。",
                                 add_help=False)
     p.add_argument("-h", "--help", action="help", help="显示本帮助并退出")  # argparse's own is English
     p.add_argument("action", choices=("import", "export"),

@@ -81,8 +81,16 @@ async def _list(app: Any, servers: Any, say: Any) -> None:
 def _row(name: str, state: Any) -> str:
     source = "项目 .mcp.json" if state.config.source == "project" else "用户配置"
     tools = f"{len(state.tools)} 个工具" if state.status == "ready" else "-"  # the server's own
-    return (f"   {name:<16} {STATE_LABELS.get(state.status, state.status):<10} {tools:<8} "
-            f"{state.config.transport:<5} {source}  {state.config.describe()}")
+    return (f"   {_cells(name, 16)} {_cells(STATE_LABELS.get(state.status, state.status), 8)} "
+            f"{_cells(tools, 10)} {state.config.transport:<5} {source}  {state.config.describe()}")
+
+
+def _cells(text: str, width: int) -> str:
+    """Left-aligned in ``width`` terminal cells: a Chinese character takes two, so ``:<`` misaligned
+    the columns of a ready server (就绪, 4 个工具) and a starting one (启动中, -)."""
+    from rich.cells import cell_len
+
+    return text + " " * max(0, width - cell_len(text))
 
 
 def _untrusted_hint(name: str) -> str:

@@ -71,7 +71,9 @@ def memory(payload: str, app: App, say: Say) -> None:
     verb, rest = verb.lower(), rest.strip()
     handler = {"list": _list, "ls": _list, "search": _search, "delete": _delete, "rm": _delete,
                "verify": _verify, "replace": _replace, "clear": _clear}.get(verb)
-    if handler is None:
+    if handler is None and verb:  # a typo (`/memory serach x`) is named, not answered with the status
+        say.fail(f"❌ 未知 /memory 子命令: {verb}（可用: list、search、delete、verify、replace、clear）")
+    elif handler is None:
         _status(app, say)
     else:
         handler(rest, app, say)

@@ -32,6 +32,7 @@ from pathlib import Path
 from typing import Any
 
 from memory.errors import PaicliError
+from paicli.arguments import Parser
 from paicli.modes import MODES
 from paicli.studio.gate import cors_config
 from paicli.studio.leash import leash_command, python_command
@@ -45,7 +46,7 @@ DEFAULT_PORT = 2024  # langgraph dev's
 
 
 def studio_parser() -> argparse.ArgumentParser:
-    p = argparse.ArgumentParser(prog="paicli studio", description="把项目提供给 LangGraph Studio 和 LangGraph SDK"
+    p = Parser(prog="paicli studio", description="把项目提供给 LangGraph Studio 和 LangGraph SDK"
                                 "（langgraph dev，离线，不打开浏览器）；Ctrl-C 停止。", add_help=False)
     p.add_argument("-h", "--help", action="help", help="显示本帮助并退出")  # argparse's own is English
     p.add_argument("--port", type=int, default=DEFAULT_PORT, help=f"API 服务器的端口（默认 {DEFAULT_PORT}）")
@@ -207,7 +208,9 @@ class Supervisor:
         print(f"\n🚀 API: {self.api}\n🎨 Studio: {STUDIO_URL.format(api=self.api)}", flush=True)
         print(f"📚 已把 {added} 个 CLI 会话登记为 react 图的 thread", flush=True)
         if registrar.legacy:
-            print(f"ℹ️ {len(registrar.legacy)} 个 id 为 session-… 的旧会话只能在 CLI 中使用"
+            ids = sorted(registrar.legacy)  # --session's own names (s1, notes) as well as old session-… ids
+            named = "、".join(ids[:3]) + ("等" if len(ids) > 3 else "")
+            print(f"ℹ️ {len(ids)} 个会话的 id 不是 UUID（{named}），只能在 CLI 中使用"
                   "（服务器只接受 UUID 形式的 thread id）：用 paicli --session ID 继续它们", flush=True)
         print("按 Ctrl-C 停止。", flush=True)
         while not self.stopping and self.child.poll() is None:

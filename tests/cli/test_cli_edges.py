@@ -192,3 +192,40 @@ def test_a_failed_write_is_audited_as_an_error_and_audit_lists_paths(server, run
     assert listed.returncode == 0
     assert "        path: blocker/a.txt" in listed.stdout.splitlines()
     assert "        command: echo hi" in listed.stdout.splitlines()
+
+
+def test_a_file_on_the_repls_stdin_exits_2_instead_of_reading_nothing(server, run_paicli, project, paicli_home):
+    # prompt_toolkit cannot poll a regular file: the REPL used to end at once, exit 0, every line unread.
+    script = project / "notes.txt"
+    script.write_text("/save 数据库端口是 5432\n/exit\n", encoding="utf-8")
+    with script.open(encoding="utf-8") as stdin:
+        done = run_paicli(stdin=stdin)
+    assert done.returncode == 2
+    assert "paicli -p" in one_problem_line(done)
+    assert not (paicli_home / "history").exists()  # no session was started
+
+
+@pytest.mark.parametrize("args, line", [
+    (("--mode", "bad"), "paicli: 参数 --mode 的值 'bad' 无效（可选: 'react', 'plan', 'team'）（paicli --help 查看用法）"),
+    (("--bogus",), "paicli: 无法识别的参数: --bogus（paicli --help 查看用法）"),
+    (("-p",), "paicli: 参数 -p/--prompt 需要一个值（paicli --help 查看用法）"),
+    (("eval",), "paicli eval: 缺少参数: suite（paicli eval --help 查看用法）"),
+    (("studio", "--port", "x"), "paicli studio: 参数 --port 需要 int 类型的值，收到 'x'（paicli studio --help 查看用法）"),
+    (("db", "bogus"), "paicli db: 参数 action 的值 'bogus' 无效（可选: 'import', 'export'）（paicli db --help 查看用法）"),
+], ids=["choice", "unknown", "missing-value", "eval-suite", "studio-port", "db-action"])
+def test_a_bad_command_line_is_told_in_chinese(args, line, server, run_paicli):
+    # argparse's own words were English: "paicli: error: argument --mode: invalid choice: ...".
+    done = run_paicli(*args)
+    assert done.returncode == 2
+    assert done.stderr.splitlines()[-1] == line
+    assert "error:" not in done.stderr and "usage:" not in done.stderr
+    assert done.stderr.startswith("用法:  paicli")
+
+
+@pytest.mark.parametrize("args", [("--help",), ("eval", "--help"), ("db", "--help"), ("studio", "--help")],
+                         ids=["paicli", "eval", "db", "studio"])
+def test_help_has_chinese_headings(args, server, run_paicli):
+    done = run_paicli(*args)
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.startswith("用法:  paicli") and "\n选项:\n" in done.stdout
+    assert not any(word in done.stdout for word in ("usage:", "options:", "positional arguments:"))

@@ -92,6 +92,13 @@ def test_the_repl_says_the_newest_session_is_unfinished_and_continue_stays_in_th
         started.proc.wait(timeout=RUN_TIMEOUT)
     finally:
         started.close()
+    named = PtyTerminal([sys.executable, "-m", "paicli", "--session", "s-away"], cwd=str(project), env=tty_env)
+    try:  # naming the session says it too (it used to say nothing until /continue was typed)
+        named.expect("⏸️ 会话 s-away 有未完成的 plan 运行，输入 /continue 继续执行。")
+        named.type("/exit\r")
+        named.proc.wait(timeout=RUN_TIMEOUT)
+    finally:
+        named.close()
     back = PtyTerminal([sys.executable, "-m", "paicli", "--continue"], cwd=str(project), env=tty_env)
     try:
         back.expect("会话 s-away")

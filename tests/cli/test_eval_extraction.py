@@ -30,7 +30,7 @@ def test_eval_prints_per_sample_results_and_the_metrics(server, run_paicli, paic
     assert {r["model"] for r in server.requests} == {"light-m"}
     assert all("tools" not in r for r in server.requests)
     assert "✗ preference_language: 写入 0，标准 1（tp 0，fp 0，fn 1）" in done.stdout
-    assert "    整批作废：reply is not a single JSON value" in done.stdout
+    assert "    整批作废：回复不是单个 JSON 值" in done.stdout  # the reason was English
     assert "✓ secret_only: 写入 0，标准 0（tp 0，fp 0，fn 0）\n    未调用模型" in done.stdout
     assert "✓ two_facts: 写入 2，标准 2（tp 2，fp 0，fn 0）\n    + 我更喜欢简洁的回答\n" in done.stdout
     lines = metric_lines(done.stdout)

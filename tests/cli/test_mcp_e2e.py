@@ -115,3 +115,18 @@ def test_a_bad_entry_is_one_line_and_the_others_start(run_paicli, server, paicli
     assert "'bad'" in problem and "command" in problem  # one line, naming the server and the fix
     assert "Traceback" not in listing.stderr
     assert "good" in listing.stdout and "就绪" in listing.stdout and "4 个工具" in listing.stdout
+
+
+def test_the_server_table_lines_up_in_terminal_cells(run_paicli, server, paicli_home, tmp_path):
+    # A ready row (就绪, 4 个工具) and a failed one (失败, -): padding by characters put their
+    # transport column at different cells, as a Chinese character takes two.
+    from rich.cells import cell_len
+
+    servers = {"good": {"command": sys.executable, "args": [SERVER]},
+               "gone": {"command": str(tmp_path / "no-such-server")}}
+    (paicli_home / "mcp.json").write_text(json.dumps({"mcpServers": servers}), encoding="utf-8")
+    listing = run_paicli("-p", "/mcp")
+    assert listing.returncode == 0, listing.stderr
+    rows = [line for line in listing.stdout.splitlines() if " stdio " in line]
+    assert ["就绪" in rows[0], "失败" in rows[1]] == [True, True], rows
+    assert len({cell_len(row[:row.index(" stdio ")]) for row in rows}) == 1, rows

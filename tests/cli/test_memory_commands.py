@@ -104,6 +104,12 @@ def test_memory_status_and_help(cli, project):
     assert "   /memory verify <id> - 确认记忆仍然成立，刷新最后核实时间" in lines
 
 
+def test_an_unknown_memory_verb_is_named_in_one_line(cli_fails, paicli_home):
+    # It used to print the status and exit 0, so `/memory serach 端口` looked like an answer.
+    assert cli_fails("/memory serach 端口") == (
+        "❌ 未知 /memory 子命令: serach（可用: list、search、delete、verify、replace、clear）")
+
+
 def test_list_marks_stale_pending_and_external_entries(cli, paicli_home, project):
     old = (datetime.now(UTC) - timedelta(days=31)).strftime("%Y-%m-%dT%H:%M:%SZ")
     fresh = datetime.now(UTC).strftime("%Y-%m-%dT%H:%M:%SZ")

@@ -114,6 +114,15 @@ def test_resume_lists_sessions_with_their_first_message(run_paicli, server):
     assert (missing.returncode, missing.stderr.strip()) == (1, "📭 未找到会话: nope")
 
 
+def test_clear_in_a_new_session_writes_no_empty_session(run_paicli, server, paicli_home):
+    # It wrote a ledger of one history_clear line: /resume listed "0 条消息 · （无标题）".
+    cleared = run_paicli("-p", "/clear")
+    assert cleared.returncode == 0, cleared.stderr
+    assert "🗑️ 当前对话历史已清空，长期记忆保持不变" in cleared.stdout
+    assert list((paicli_home / "history" / "raw").glob("*.jsonl")) == []
+    assert "📭 还没有保存的会话。" in run_paicli("-p", "/resume").stdout
+
+
 def test_clear_starts_an_empty_view_and_keeps_the_ledger(run_paicli, server, paicli_home):
     server.script = [Reply("第一轮回答"), Reply("第二轮回答")]
     assert run_paicli("-p", "第一轮", "--session", SESSION).returncode == 0

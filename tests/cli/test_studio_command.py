@@ -94,6 +94,10 @@ def studio(tmp_path_factory) -> Studio:
     made = subprocess.run([sys.executable, "-m", "paicli", "-p", "hello from the cli", "--session", CLI_SESSION],
                           cwd=project, env=env, capture_output=True, text=True, timeout=RUN_TIMEOUT)
     assert made.returncode == 0, made.stderr
+    fake.script.append(Reply("named answer."))
+    named = subprocess.run([sys.executable, "-m", "paicli", "-p", "hello again", "--session", "my-notes"],
+                           cwd=project, env=env, capture_output=True, text=True, timeout=RUN_TIMEOUT)
+    assert named.returncode == 0, named.stderr
     proc, url = start_studio(project, env, root / "studio.log")
     yield Studio(url, project, home, fake, env, proc, root / "studio.log")
     if proc.poll() is None:
@@ -130,6 +134,12 @@ def test_a_cli_session_is_a_thread_studio_lists_and_continues(studio, client):
     assert [m["content"] for m in request["messages"][1:]] == ["hello from the cli", "CLI answer.", "and from studio"]
     ledger = studio.home / "history" / "raw" / f"{CLI_SESSION}.jsonl"
     assert "Studio answer." in ledger.read_text(encoding="utf-8")  # the same ledger the CLI wrote
+
+
+def test_a_session_named_by_hand_is_named_as_cli_only(studio):
+    # It was called "id 为 session-… 的旧会话" whatever its id (`--session my-notes` is no old session).
+    assert ("ℹ️ 1 个会话的 id 不是 UUID（my-notes），只能在 CLI 中使用（服务器只接受 UUID 形式的 thread id）："
+            "用 paicli --session ID 继续它们") in studio.output().splitlines()
 
 
 def test_a_new_cli_session_gets_a_uuid_and_shows_up_while_the_server_runs(studio, client):

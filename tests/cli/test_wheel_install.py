@@ -29,11 +29,12 @@ BUILD_TIMEOUT = 120  # seconds; building and installing take a few on an idle ma
 
 
 def source_files(base: Path) -> set[str]:
-    """Every module and data file of the six packages, relative to ``base``."""
+    """Every module and data file of the six packages, relative to ``base``: any suffix, so the
+    thesaurus (``memory/longterm/data/thesaurus.txt``) and a skill's scripts count too."""
     found = set()
     for package in PACKAGES:
         for path in (base / package).rglob("*"):
-            if path.is_file() and "__pycache__" not in path.parts and path.suffix in (".py", ".md", ".json"):
+            if path.is_file() and "__pycache__" not in path.parts and path.suffix != ".pyc":
                 found.add(path.relative_to(base).as_posix())
     return found
 
@@ -72,7 +73,7 @@ def test_paicli_help_runs_from_the_wheel(installed, paicli_env, server, tmp_path
                           env=wheel_env(paicli_env(server.base_url), installed),
                           capture_output=True, text=True, timeout=RUN_TIMEOUT)
     assert done.returncode == 0, done.stderr
-    assert "usage: paicli" in done.stdout
+    assert "用法:  paicli" in done.stdout
 
 
 def test_a_turn_with_a_tool_call_runs_from_the_wheel(installed, paicli_env, server, project, paicli_home):

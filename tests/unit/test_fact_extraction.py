@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+from pathlib import Path
 from datetime import UTC, datetime, timedelta
 
 import pytest
@@ -217,3 +218,19 @@ def test_extracted_facts_become_unverified_auto_extracted_project_entries():
 
 def test_the_saved_notice_names_the_count():
     assert saved_notice(2) == "💾 自动提取并保存 2 条项目事实（待核实；可用 /memory list 查看和删除）。"
+
+
+def test_every_reason_the_validation_gives_reads_in_chinese_in_the_eval():
+    # `paicli eval extraction` printed these English codes: "整批作废：reply is not a single JSON value".
+    import re
+
+    from memory.longterm import fact_extraction, fact_filters
+    from paicli.eval_extraction import reason_text
+
+    sources = Path(fact_extraction.__file__).read_text(encoding="utf-8") + Path(
+        fact_filters.__file__).read_text(encoding="utf-8")
+    reasons = set(re.findall(r'(?:return |void=|else )"([a-z\'][^"\n]*)"', sources))
+    reasons |= {"too long", "more than 3 facts", 'a fact is not exactly {"quote": "<text>"}'}
+    assert len(reasons) >= 15, reasons
+    for reason in reasons:
+        assert re.search(r"[\u4e00-\u9fff]", reason_text(reason)), reason
