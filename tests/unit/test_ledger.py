@@ -389,9 +389,12 @@ def test_a_compaction_left_in_state_becomes_a_compaction_event_before_its_view(t
     compaction = events[names.index("compaction")]
     assert compaction["source"] == "automatic:full_summary" and compaction["message"] is None
     assert compaction["metadata"] == {"beforeMessages": 3, "afterMessages": 2, "beforeTokens": 900, "afterTokens": 300}
-    view = events[names.index("compaction") + 1]  # the compaction, then the view it produced
+    # the compaction, then the view it produced (the summary's own event may come between: LangGraph
+    # hands the step's writes and its checkpoint to the saver from two threads, in either order)
+    after = names.index("compaction")
+    view = events[after + names[after:].index("view_checkpoint")]
     summary = next(e["sequence"] for e in events if e["event"] == "assistant")
-    assert view["event"] == "view_checkpoint" and summary in view["metadata"]["messages"]["append"]
+    assert summary in view["metadata"]["messages"]["append"]
 
 
 def test_delete_thread_removes_the_file_and_its_lock(tmp_path):
