@@ -50,14 +50,14 @@ def add_agent_loop(builder: StateGraph, deps: Deps, *, after: str, exit_to: str 
     async def into_model(state: AgentState) -> str:
         return "compact" if compaction.needed(state, current_context()) else "call_model"
 
+    async def after_gate(state: AgentState) -> str:
+        return "gate_tools" if needs_gate(state) else "execute_tools"
+
     async def after_model(state: AgentState) -> str:
         ai = last_ai(state)
         if state.get("error") or ai is None or not call_ids(ai):
             return exit_to
-        return "gate_tools" if needs_gate(state) else "execute_tools"
-
-    async def after_gate(state: AgentState) -> str:
-        return "gate_tools" if needs_gate(state) else "execute_tools"
+        return await after_gate(state)
 
     builder.add_node("compact", make_compact(compaction))
     builder.add_node("call_model", make_call_model(caller, compaction))

@@ -1,4 +1,4 @@
-"""A wave: ready units fanned out with ``Send``, at most ``MAX_PARALLEL`` at a time.
+"""A wave: the ready units the scheduler picked (``nodes.dag``: at most its ``max_wave``), fanned out with ``Send``.
 
 All units of one wave run in the same superstep, concurrently, each in its own namespace
 (``graphs/unit.py``). Each reports into a ``results`` channel keyed by unit id (reducer
@@ -14,9 +14,6 @@ from typing import Any
 
 from langgraph.types import Send
 
-MAX_PARALLEL = 4  # reference (s.4): a pool of min(N, 4) threads
-
-
 def fan_out(node: str, payloads: list[dict[str, Any]]) -> list[Send]:
-    """One ``Send`` per unit, in order; at most ``MAX_PARALLEL`` (the rest wait for the next wave)."""
-    return [Send(node, payload) for payload in payloads[:MAX_PARALLEL]]
+    """One ``Send`` per unit, in order. The wave is already capped: the scheduler picked it."""
+    return [Send(node, payload) for payload in payloads]

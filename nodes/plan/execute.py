@@ -1,7 +1,7 @@
 """schedule and collect: one wave of ready tasks at a time (reference s.4 "Execution").
 
 Both are the shared nodes of ``nodes.dag`` over ``PLAN``, the plan's tasks in execution order.
-``schedule`` takes the ready tasks (at most ``MAX_WAVE``, as ``graphs.wave.MAX_PARALLEL``),
+``schedule`` takes the ready tasks (at most ``MAX_WAVE``),
 marks them RUNNING and announces them; the graph fans them out as units. ``collect`` applies
 their results in task order, whatever order they finished in, and decides what follows a
 failure: re-plan while progress < 50 % and re-plans are left, otherwise skip what depended on it.
@@ -29,7 +29,7 @@ from nodes.plan.model import (
 from nodes.plan.state import PlanState
 from nodes.plan.text import replan_goal
 
-MAX_WAVE = 4  # graphs.wave.MAX_PARALLEL; the graph layer fans out what this node picks
+MAX_WAVE = 4  # reference (s.4): a pool of min(N, 4) threads; the graph layer fans out what this node picks
 PREVIEW_CHARS = 100
 START_NOTICE = "🚀 开始执行计划..."
 NO_RESULT = "任务没有结果"
