@@ -14,6 +14,7 @@ CLI can show its prompt before they finish.
 
 from __future__ import annotations
 
+import asyncio
 import sys
 from collections.abc import AsyncIterator, Callable
 from contextlib import asynccontextmanager
@@ -176,9 +177,9 @@ class Session:
         if state.created_at is None:  # a session nothing was written to: /clear leaves no empty ledger behind
             return 0
         discarded = len(state.values.get("messages") or [])
-        self.checkpointer.append_event(
-            self.session_id, "history_clear", source="slash_clear", metadata={"discardedViewMessages": discarded}
-        )
+        await asyncio.to_thread(  # a file append, or a round trip to the database: off the event loop
+            self.checkpointer.append_event, self.session_id, "history_clear", source="slash_clear",
+            metadata={"discardedViewMessages": discarded})
         # reference (o.1): only /clear forgets the external content the session has read.
         update = {"messages": [RemoveMessage(id=REMOVE_ALL_MESSAGES)], "approved_all": [], "decisions": {},
                   "external_sources": []}
