@@ -36,6 +36,7 @@ from tools.boundary import wrap
 from tools.policy.audit import is_audited
 from tools.policy.decision import Allow, Ask, Deny
 from tools.policy.external_context import add_source, external_source
+from tools.policy.turn import is_browser_tool
 from tools.registry import run_batch
 
 if TYPE_CHECKING:
@@ -44,6 +45,7 @@ if TYPE_CHECKING:
 # Only a graph whose state was edited by hand (Studio) can reach here with an open question:
 # execution never asks, so it fails closed.
 UNANSWERED = "[HITL] 操作未获批准：这次调用需要用户审批，但没有得到答复"
+WAITING_NOTICE = "  ⏳ 等待浏览器：{holder} 正在使用"  # issue 40: a unit's turn with the browser
 
 
 @dataclass(frozen=True)
@@ -186,6 +188,19 @@ def audit_cancelled(deps: Deps, steps: list[tuple[dict[str, Any], Allow | Deny]]
                 deps.audit.write(*audit_row(call, decision, "cancelled", "执行中被 Ctrl-C 取消"))
 
 
+async def browser_turn(deps: Deps, steps: list[tuple[dict[str, Any], Allow | Deny]]) -> None:
+    """Issue 40: a batch with a browser call waits for its unit's turn with the browser (the
+    lease, ``tools.browser.lease``); the front end shows the unit waiting meanwhile."""
+    if deps.browser is None or not any(isinstance(d, Allow) and is_browser_tool(c["name"]) for c, d in steps):
+        return
+    notify = get_stream_writer()
+
+    def waiting(holder: str) -> None:
+        notify({"browser_wait": holder or "?", "notice": WAITING_NOTICE.format(holder=holder or "?")})
+
+    await deps.browser.lease.acquire(waiting, lambda: notify({"browser_wait": ""}))
+
+
 def make_execute_tools(deps: Deps):
     offloaders = Offloaders(deps.compaction)
     project_keys: dict[tuple[str, str], str] = {}  # resolved once per project: a thread hop per step otherwise
@@ -209,6 +224,7 @@ def make_execute_tools(deps: Deps):
         steps = [(call, await settled(state, call, ctx, deps)) for call in ai.tool_calls]
         tool_ctx = await tool_context(state, ctx, runtime)
         try:
+            await browser_turn(deps, steps)
             outcomes = await offload(tool_ctx.offloader, steps, await run_allowed(steps, tool_ctx, deps))
         except asyncio.CancelledError:
             audit_cancelled(deps, steps)

@@ -23,6 +23,7 @@ if TYPE_CHECKING:  # both import LangGraph or jieba: the REPL imports them in th
     from memory.longterm.manager import LongTermMemory
     from paicli.database import Database
     from paicli.session import Session
+    from tools.browser.session import BrowserSession
     from tools.mcp.servers import McpServers
     from tools.skills.library import SkillLibrary
 
@@ -114,6 +115,7 @@ class App:
         self._memory: LongTermMemory | None = None
         self._skills: SkillLibrary | None = None
         self._mcp: McpServers | None = None
+        self._browser: BrowserSession | None = None
         if args.session is not None:
             check_session_id(args.session)
         self._session_id = args.session or new_session_id()
@@ -157,6 +159,7 @@ class App:
             self._session = Session(self.settings, approval=self._approval,
                                     session_id=self._session_id, memory=self.memory, skills=self.skills,
                                     mcp=self.mcp if self.settings.mcp.servers else None,  # none: no MCP import
+                                    browser=self.browser,
                                     checkpointer=self._database.saver if self._database else None,
                                     project_key=self._project_key or "")
         return self._session
@@ -203,9 +206,20 @@ class App:
         if self.settings.mcp.servers:
             self.mcp.start()
 
+    @property
+    def browser(self) -> BrowserSession | None:
+        """Issue 40: the session's browser when PAICLI_BROWSER is on and can run; None otherwise."""
+        if self._browser is None and self.settings.browser.enabled:
+            from tools.browser.session import BrowserSession
+
+            self._browser = BrowserSession(self.settings.browser, self.mcp)
+        return self._browser
+
     async def close_mcp(self) -> None:
         if self._mcp is not None:
             await asyncio.to_thread(self._mcp.close)
+        if self._browser is not None:  # after its server stopped: the throwaway profile goes
+            await asyncio.to_thread(self._browser.close)
 
     @property
     def started(self) -> bool:

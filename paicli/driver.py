@@ -224,6 +224,10 @@ class UnitWatcher:
             self.units[str(data["ns"])] = str(data["unit"])
             if data["unit"] not in ui.run_line.running:
                 ui.run_line.running.append(str(data["unit"]))
+        if "browser_wait" in data and unit is not None:  # issue 40: waiting for the browser, or not any more
+            ui.run_line.waiting.pop(unit, None)
+            if data["browser_wait"]:
+                ui.run_line.waiting[unit] = str(data["browser_wait"])
         if isinstance(data.get("usage"), dict):  # a model call outside any unit (the Plan planner)
             count_usage(data["usage"], self.result)
 
@@ -236,6 +240,8 @@ class UnitWatcher:
         if unit is None:
             if isinstance(update.get("results"), dict):  # a unit finished: it leaves the status line
                 ui.run_line.running = [u for u in ui.run_line.running if u not in update["results"]]
+                for finished in update["results"]:
+                    ui.run_line.waiting.pop(finished, None)
             return
         if node == "call_model":
             for message in messages:

@@ -44,6 +44,11 @@ def group_lines(calls: list[dict[str, Any]]) -> list[str]:
         groups.setdefault(call.get("name") or "unknown", []).append(call)
     lines: list[str] = []
     for name, members in groups.items():
+        if facts_of(name).web == "browser":  # issue 40: a browser call is its action and page, one line each
+            from tools.browser.display import browser_line
+
+            lines += [browser_line(name, c.get("args")) for c in members]
+            continue
         label = facts_of(name).label or "🔧 " + name + " × {n}"  # reference u.3: group header
         lines.append(label.format(n=len(members)))
         lines += [f"    └ {key_param(c.get('args'))}" for c in members]
@@ -67,10 +72,12 @@ class RunLine:
     def __init__(self, clock: Any = time.monotonic):
         self._clock, self.started = clock, clock()
         self.running: list[str] = []
+        self.waiting: dict[str, str] = {}  # issue 40: a unit waiting for the browser -> the unit using it
         self.calls = 0
 
     def text(self) -> str:
-        units = ", ".join(self.running) if self.running else "—"
+        units = ", ".join(f"{u}（等待浏览器：{self.waiting[u]} 正在使用）" if u in self.waiting else u
+                          for u in self.running) if self.running else "—"
         return f"运行中: {units} · {self._clock() - self.started:.0f}s · 工具调用 {self.calls} 次"
 
     def __rich__(self) -> Text:

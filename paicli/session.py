@@ -39,7 +39,7 @@ from paicli.context_view import ContextUsage
 from paicli.driver import run_turn
 from paicli.models import make_chat_model
 from paicli.settings import Settings
-from paicli.wiring import attach_mcp, history_dir, make_deps, make_reviewer, search_term_enricher
+from paicli.wiring import attach_browser, attach_mcp, history_dir, make_deps, make_reviewer, search_term_enricher
 from tools.skills.library import SkillLibrary
 
 RECURSION_LIMIT = 10_000  # reference s.2.9: no iteration cap; this only stops a runaway graph
@@ -71,12 +71,15 @@ class Session:
     stats: TokenStats = field(default_factory=TokenStats)
     external_sources: tuple[str, ...] = ()  # reference (o.1), as of the last finished step
     mcp: Any = None  # tools.mcp.servers.McpServers: its tools join the table as servers get ready
+    browser: Any = None  # tools.browser.session.BrowserSession (PAICLI_BROWSER, issue 40); None: off
     project_key: str = ""  # with a database, the origin remote's key (RunContext.project_key); "": the path
 
     def __post_init__(self) -> None:
         if self.deps is None:
             self.deps = make_deps(self.settings, auto_extract=self.settings.memory.auto_extract, skills=self.skills,
                                   review=True)
+        if self.browser is not None:
+            attach_browser(self.deps, self.browser)
         if self.mcp is not None:
             attach_mcp(self.deps, self.mcp)
         self.checkpointer = self.checkpointer or JsonlLedgerSaver(history_dir(self.settings))
@@ -188,13 +191,16 @@ class Session:
         await self.graph.aupdate_state(self.config, update, as_node="call_model")
         return discarded
 
-    async def forget_approvals(self) -> None:
-        """reference v.1: switching to the `default` level clears the "approve all" choices."""
-        if not (await self.values()).get("approved_all"):
+    async def forget_approvals(self, keep: Callable[[str], bool] = lambda _key: False) -> None:
+        """reference v.1: switching to the `default` level clears the "approve all" choices;
+        switching the browser mode those of the browser server (``keep`` the others)."""
+        approved = list((await self.values()).get("approved_all") or [])
+        kept = [key for key in approved if keep(key)]
+        if kept == approved:
             return
         async with self.turn_lock():
             # as_node="extract_facts": the update reads as the end of a finished turn.
-            await self.graph.aupdate_state(self.config, {"approved_all": []}, as_node="extract_facts")
+            await self.graph.aupdate_state(self.config, {"approved_all": kept}, as_node="extract_facts")
 
     @property
     def config(self) -> dict[str, Any]:

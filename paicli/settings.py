@@ -23,6 +23,7 @@ from paicli.feature_settings import (ConfigError, Get, MemorySettings, WebSettin
 from tools.snapshots.options import SnapshotOptions
 from tools.mcp.config import DEFAULT_CALL_TIMEOUT, DEFAULT_STARTUP_WAIT, McpSetup, merge, parse_document
 from tools.sandbox.command import MODES as SANDBOX_MODES, SandboxOptions
+from tools.browser.launch import BrowserOptions, browser_options, with_browser
 
 
 @dataclass(frozen=True)
@@ -46,7 +47,8 @@ DEFAULT_CONTEXT_WINDOW = 128_000  # reference (b): window when nothing else is k
 # config.json keys are the variable names without the PAICLI_ prefix, lower-cased.
 _CONFIG_KEYS = ("provider", "api_key", "base_url", "model", "context_window", "light_model", "memory_dir",
                 "searxng_url", "web_allow_hosts", "studio_origins", "command_sandbox", "sandbox_network",
-                "sandbox_writable", "database_url", "hitl", "auto_classifier_model", "status_bar")
+                "sandbox_writable", "database_url", "hitl", "auto_classifier_model", "status_bar",
+                "browser", "browser_executable", "browser_mcp")
 # reference v.1: /hitl's two levels as PAICLI_HITL values, and the approval level each means
 HITL_LEVELS = {"on": "ask", "default": "auto"}
 DEFAULT = "default"  # the origin of a setting nobody set
@@ -91,6 +93,9 @@ class Settings:
     # PAICLI_DATABASE_URL: sessions and long-term memory in this PostgreSQL database (issue 28;
     # paicli.database). None: the ledger files and long_term_memory.json. A guard setting.
     database_url: str | None = None
+    # PAICLI_BROWSER off | isolated | shared, PAICLI_BROWSER_EXECUTABLE, PAICLI_BROWSER_MCP (issue 40):
+    # the user's environment and config.json only (tools.browser.launch).
+    browser: BrowserOptions = BrowserOptions()
 
     @property
     def cache_dir(self) -> Path:
@@ -191,6 +196,10 @@ def load_settings(project: str | os.PathLike | None = None, environ: dict[str, s
         raise ConfigError(refusal)
     key = get(key_name) if key_name else None
     origins = {name: _source_of(sources, name) for name in (*_REPORTED, *([key_name] if key_name else []))}
+    try:  # issue 40: a user setting, as the sandbox's
+        browser = browser_options({**sources.config, **sources.env}, home, env)
+    except ValueError as exc:
+        raise ConfigError(str(exc)) from None
     return Settings(
         provider=provider if preset else "custom",
         api_key=key,
@@ -208,7 +217,8 @@ def load_settings(project: str | os.PathLike | None = None, environ: dict[str, s
         secret_env=secret_variables(env, (p.key_env for p in PRESETS.values()), key),
         session_wait=max(0, number(get, "PAICLI_SESSION_WAIT", 120)),
         skill_budget=_positive(get, "PAICLI_SKILL_BODY_BUDGET", DEFAULT_SKILL_BUDGET),
-        mcp=_mcp_setup(home, root, get),
+        mcp=with_browser(_mcp_setup(home, root, get), browser),
+        browser=browser,
         plan_max_replans=max_replans(get("PAICLI_PLAN_MAX_REPLANS")),
         studio_origins=studio_origins(get("PAICLI_STUDIO_ORIGINS")),
         snapshots=snapshot_options(get, lambda name: env.get(name)),

@@ -78,6 +78,15 @@ def make_deps(settings: Settings, *, auto_extract: bool, skills: SkillLibrary | 
     )
 
 
+def attach_browser(deps: Deps, browser: Any) -> None:
+    """Issue 40: the session's browser (``tools.browser.session.BrowserSession``) and its
+    ``browser_*`` tools; before ``attach_mcp``, which then watches the browser server's tools."""
+    from tools.browser.tools import browser_specs
+
+    deps.browser = browser
+    deps.tools = {**deps.tools, **browser_specs(browser)}
+
+
 def attach_mcp(deps: Deps, servers: Any) -> None:
     """The MCP servers' tools join ``deps.tools`` whenever a server is ready or gone. The table
     is replaced, never changed in place: the servers' thread calls this while a node may be
@@ -85,6 +94,8 @@ def attach_mcp(deps: Deps, servers: Any) -> None:
     base = dict(deps.tools)
 
     def swap(specs: dict[str, Any]) -> None:
+        if deps.browser is not None:  # issue 40: the browser server's calls are watched
+            specs = deps.browser.wrap(specs)
         deps.tools = {**base, **specs}
 
     servers.on_change = swap

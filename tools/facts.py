@@ -7,9 +7,10 @@ imports no tool and no policy, so ``tools.policy`` may read it without reaching 
 implementation (the import-linter contract). The built-in tools' specs are in ``tools.specs``;
 import ``facts_of`` from there so that they are registered before anything is looked up.
 
-MCP tools keep their facts derived from the ``mcp__`` prefix, as before: what they do is the
+An MCP tool whose spec was made without facts gets the ``mcp__`` prefix's: what it does is the
 external server's business, so each asks the person (🟡 MCP), is audited and counts as
-external content.
+external content. The adapter gives a browser server's tools facts of their own
+(``tools.browser.facts``: the same, and ``web="browser"``), registered like any spec's.
 """
 
 from __future__ import annotations
@@ -50,7 +51,8 @@ class ToolFacts:
     turn_file: bool = False  # a successful call read or wrote the file at ``path_arg`` (Q13)
     audited: bool = False  # one line in the audit log per call (reference v.7)
     external: bool = False  # its result is external content (reference o.1)
-    web: Literal["search", "fetch"] | None = None  # the turn policy's web rules (reference o.6)
+    # the turn policy's web rules (reference o.4–o.6): a search, a fetch, or a browser tool
+    web: Literal["search", "fetch", "browser"] | None = None
     label: str = ""  # the batch line's group header, ``{n}`` the count (reference u.3); "": 🔧 name × n
 
 
@@ -74,9 +76,10 @@ def unregister(name: str) -> None:
 def facts_of(name: str | None) -> ToolFacts:
     """The facts of the tool called ``name``; an unknown name gets the harmless defaults."""
     tool = name or ""
-    if is_mcp(tool):
-        return MCP_FACTS
-    return _KNOWN.get(tool, DEFAULT)
+    known = _KNOWN.get(tool)
+    if known is not None:
+        return known
+    return MCP_FACTS if is_mcp(tool) else DEFAULT
 
 
 def known_tools() -> dict[str, ToolFacts]:

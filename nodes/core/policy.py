@@ -20,16 +20,19 @@ from dataclasses import dataclass
 from functools import lru_cache
 from typing import Any
 
-from langchain_core.messages import HumanMessage, ToolMessage
+from langchain_core.messages import AIMessage, HumanMessage, ToolMessage
 
 from memory.context.rounds import internal_kind
 from memory.tokens import text_of
 from nodes.core.state import AgentState, Deps, RunContext
 from nodes.guards.turn import current_turn
+from tools.boundary import unwrap
+from tools.browser import rules as browser_rules
+from tools.browser.rules import BrowserState
 from tools.policy import approval
 from tools.policy.decision import Decision, Deny, from_record, to_record
 from tools.policy.protected_paths import protected_write
-from tools.policy.turn import TurnClass, add_discovered, authorize, classify, expose
+from tools.policy.turn import TurnClass, add_discovered, authorize, classify, expose, is_browser_tool
 from tools.specs import facts_of
 
 
@@ -47,6 +50,7 @@ class DecisionContext:
     external_guard: bool  # PAICLI_MEMORY_DISABLE_ON_EXTERNAL_CONTEXT
     allow_revert: bool = False  # PAICLI_ALLOW_REVERT=yes (tools.policy.approval)
     network_granted: bool = False  # PAICLI_SANDBOX_NETWORK=on: `network: true` asks for nothing more
+    browser: BrowserState = BrowserState()  # the live browser and what this branch did in it (issue 40)
 
 
 def submitted_text(messages: list[Any]) -> str:
@@ -72,16 +76,37 @@ def discovered_urls(messages: list[Any]) -> frozenset[str]:
     return found
 
 
+def browser_state(messages: list[Any], deps: Deps) -> BrowserState:
+    """The live browser (``deps.browser``), and what this branch's browser calls established in
+    this turn (reference o.6: a page opened or selected, a page asking for a login), worked out
+    from their results. Nothing to do when no browser tool is in the table (issue 40: the browser
+    off costs a turn one look at the table)."""
+    live = deps.browser
+    state = BrowserState(view=live.view()) if live is not None else BrowserState()
+    if live is None and not any(is_browser_tool(name) for name in deps.tools):
+        return state
+    calls: dict[str, dict[str, Any]] = {}
+    for message in current_turn(messages):
+        if isinstance(message, AIMessage):
+            calls.update({c["id"]: c for c in message.tool_calls if c.get("id")})
+        elif isinstance(message, ToolMessage) and is_browser_tool(message.name or ""):
+            args = (calls.get(message.tool_call_id) or {}).get("args")
+            state = browser_rules.observe(state, message.name or "", args, message.status != "error",
+                                          unwrap(text_of(message)))
+    return state
+
+
 def decision_context(state: AgentState, ctx: RunContext, deps: Deps) -> DecisionContext:
     messages = list(state.get("messages") or [])
     turn, discovered = classify_turn(submitted_text(messages)), discovered_urls(messages)
     # A Plan task also trusts what its dependencies' web_search grounded (reference s.4; nodes.unit).
     discovered |= frozenset(state.get("trusted_urls") or ())
     tools = [(name, spec.description) for name, spec in deps.tools.items()]
+    browser = browser_state(messages, deps)
     return DecisionContext(turn, discovered, tuple(state.get("external_sources") or ()),
-                frozenset(expose(turn, tools, discovered)), ctx.approval,
+                frozenset(expose(turn, tools, discovered, browser)), ctx.approval,
                 frozenset(state.get("approved_all") or ()), ctx.project_root, deps.external_guard,
-                ctx.allow_revert, deps.sandbox.settings.network)
+                ctx.allow_revert, deps.sandbox.settings.network, browser)
 
 
 def decide(call: dict[str, Any], context: DecisionContext) -> Decision:
@@ -95,12 +120,18 @@ def decide(call: dict[str, Any], context: DecisionContext) -> Decision:
 
     name, args = call.get("name"), call.get("args")
     denial = authorize(context.turn, name, args, context.advertised, context.discovered, context.sources,
-                       context.external_guard)
+                       context.external_guard, context.browser)
     if denial is not None:
         return denial
     refused = guard_refusal(name, args, context.project_root)
     if refused is not None:
         return Deny(REFUSED.format(refused), "policy", refused)
+    if is_browser_tool(name or ""):  # issue 40: the user's own pages, sensitive pages, connecting
+        from tools.browser.decide import browser_decision
+
+        decided = browser_decision(context.turn.browser, context.browser.view, name or "", args)
+        if decided is not None:
+            return decided
     protected = protected_write(name, args, context.project_root)
     return approval.decide(name, args, context.approval, context.approved_all, protected, external=bool(context.sources),
                            allow_revert=context.allow_revert, network_granted=context.network_granted)

@@ -29,6 +29,7 @@ from tools.sandbox.command import CommandSandbox
 
 if TYPE_CHECKING:
     from memory.longterm.manager import LongTermMemory
+    from tools.browser.session import BrowserSession
     from nodes.core.background import Background
     from tools.policy.audit import AuditLog
     from tools.policy.auto_review import AutoReviewer
@@ -162,6 +163,9 @@ class Deps:
     # Turn snapshots (reference s.1 item 6): taken before every run, restored by revert_turn.
     # None: no snapshots (the graphs then have no snapshot node).
     snapshots: TurnSnapshots | None = None
+    # The browser (issue 40, PAICLI_BROWSER): its live pages for the turn policy, and the lease
+    # parallel units take turns with. None: no browser.
+    browser: BrowserSession | None = None
 
 
 def long_term_memory(runtime: Runtime | None, deps: Deps) -> LongTermMemory | None:

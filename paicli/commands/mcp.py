@@ -79,7 +79,7 @@ async def _list(app: Any, servers: Any, say: Any) -> None:
 
 
 def _row(name: str, state: Any) -> str:
-    source = "项目 .mcp.json" if state.config.source == "project" else "用户配置"
+    source = {"project": "项目 .mcp.json", "paicli": "PAICLI_BROWSER"}.get(state.config.source, "用户配置")
     tools = f"{len(state.tools)} 个工具" if state.status == "ready" else "-"  # the server's own
     return (f"   {_cells(name, 16)} {_cells(STATE_LABELS.get(state.status, state.status), 8)} "
             f"{_cells(tools, 10)} {state.config.transport:<5} {source}  {state.config.describe()}")

@@ -142,6 +142,9 @@ async def policy(app: App, say: Output) -> None:
     say(f"   审计目录: {app.audit_dir}")
     for line in sandbox_lines(app.settings):  # issue 24: the sandbox, its writable roots, network
         say(f"   {line.strip()}")
+    from paicli.commands.browser import policy_line
+
+    say(f"   {policy_line(app)}")  # issue 40
     say(f"   审批档位: {LEVEL_LABELS.get(app.approval, app.approval)}")
     say(f"   全部放行: {', '.join(approved) if approved else '无'}")
     if not denials:

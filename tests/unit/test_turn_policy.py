@@ -7,6 +7,13 @@ from tools.policy.turn import (
     urls_in_args,
 )
 from tools.policy.decision import Deny
+from tools.browser.facts import mcp_facts
+from tools.facts import register
+
+# Browser tools are browser tools by their facts, which the MCP adapter sets for a browser server.
+NAVIGATE, CLICK, SNAPSHOT = "mcp__playwright__browser_navigate", "mcp__playwright__click", "mcp__playwright__browser_snapshot"
+for _name in (NAVIGATE, CLICK, SNAPSHOT):
+    register(_name, mcp_facts("playwright", _name))
 
 ALLOW = None  # authorize returns None when no rule objects
 
@@ -18,7 +25,7 @@ TOOLS = [
     ("web_search", "联网搜索"),
     ("web_fetch", "抓取网页正文"),
     ("mcp__docs__lookup", "Look up a page by its URL"),
-    ("browser_navigate", "打开页面"),
+    (NAVIGATE, "打开页面"),
     ("mcp__playwright__click", "click"),
 ]
 
@@ -126,7 +133,7 @@ def test_headline_notice_is_the_reference_text():
 
 # --- o.4 exposure ---------------------------------------------------------------------
 
-def test_plain_turn_hides_fetch_without_grounded_url_and_all_browser_tools():
+def test_plain_turn_hides_fetch_without_grounded_url_and_browser_tools_without_a_page():
     names = expose(classify("帮我查一下 LangGraph 的最新版本"), TOOLS)
     assert names == {"read_file", "execute_command", "save_memory", "web_search", "mcp__docs__lookup"}
 
@@ -174,10 +181,10 @@ def test_web_fetch_needs_a_url():
 
 
 def test_browser_navigation_needs_a_url_but_history_navigation_does_not():
-    assert decide("打开文档", "browser_navigate", {}) == policy_denial(
+    assert decide("打开文档", NAVIGATE, {}) == policy_denial(
         "UNGROUNDED_URL", "浏览器导航没有可验证的 URL。需要定位页面时先使用 web_search，不能猜测 URL。")
-    back = decide("后退", "mcp__chrome-devtools__navigate_page", {"type": "back"})
-    assert back.reason == "TOOL_NOT_ADVERTISED"  # browser tools are never advertised in paicli
+    back = decide("后退", "mcp__playwright__navigate_page", {"type": "back"})
+    assert back.reason == "TOOL_NOT_ADVERTISED"  # allowed by the rules, but not advertised here
 
 
 UNGROUNDED = policy_denial("UNGROUNDED_URL", "目标 URL 不在当前顶层用户输入或本轮可信发现结果中。需要定位页面时先使用 web_search，不能猜测 URL。")
@@ -194,7 +201,7 @@ def test_urls_must_come_from_the_input_or_this_turns_search_results():
 def test_network_commands_and_browser_tools_obey_url_grounding():
     assert decide("装一下", "execute_command", {"command": "git clone https://github.com/a/b"}) == UNGROUNDED
     assert decide("看 https://github.com/a/b", "execute_command", {"command": "git clone https://github.com/a/b"}) is ALLOW
-    assert decide("打开文档", "browser_navigate", {"url": "https://x.io"}) == UNGROUNDED
+    assert decide("打开文档", NAVIGATE, {"url": "https://x.io"}) == UNGROUNDED
 
 
 def test_web_command_without_url_is_denied():
@@ -271,7 +278,7 @@ def test_read_file_and_local_commands_do_not_mark_external_content():
     assert after("read_file", {"path": "page.html"}) == ()
     assert after("execute_command", {"command": "pytest -q"}) == ()
     assert after("execute_command", {"cmd": "curl https://a.io"}) == ("execute_command(curl/wget)",)
-    assert after("browser_snapshot") == ("browser_snapshot",)
+    assert after(SNAPSHOT) == (SNAPSHOT,)
 
 
 def test_guard_off_allows_the_save_but_still_records_sources():

@@ -12,6 +12,7 @@ import json
 from typing import Any, Awaitable, Callable
 
 from tools.base import ToolContext, ToolSpec
+from tools.browser.facts import mcp_facts
 from tools.mcp.names import tool_name
 
 DEFAULT_DESCRIPTION = "MCP server 提供的外部工具"  # reference (t)
@@ -26,8 +27,9 @@ def tool_spec(server: str, tool: Any, call: CallFn) -> ToolSpec:
         return await call(server, original, args)
 
     description = f"{(tool.description or '').strip() or DEFAULT_DESCRIPTION} (MCP server: {server}, tool: {original})"
+    # A browser server's tools are browser tools (issue 40): their facts come with the spec.
     return ToolSpec(tool_name(server, original), description, schema_of(tool), run, is_async=True,
-                    extra={"mcp_server": server, "mcp_tool": original})
+                    extra={"mcp_server": server, "mcp_tool": original}, facts=mcp_facts(server, original))
 
 
 def schema_of(tool: Any) -> dict[str, Any]:

@@ -162,6 +162,14 @@ class McpServers:
         self._stop(state)
         self._launch(state)
 
+    def reconfigure(self, name: str, config: ServerConfig) -> None:
+        """Start ``name`` again under another configuration (the browser's isolated and shared
+        modes, ``tools.browser.session``); blocks until the old one stopped (``CLOSE_WAIT``)."""
+        state = self.servers[name]
+        self._stop(state)
+        state.config = config
+        self._launch(state)
+
     def disable(self, name: str) -> None:
         state = self.servers[name]
         state.status = "disabled"

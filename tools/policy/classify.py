@@ -4,10 +4,9 @@
 ``@path`` / MCP bodies or planner-written tasks (o.2). The result is a frozen ``TurnClass``
 that the exposure filter and ``authorize`` (tools/policy/turn.py) read.
 
-Browser intent is kept to the coarse NONE / READ / INTERACT of o.3. paicli has no browser
-or MCP tools yet, so the browser flags o.3 lists after it (existing context, tab management,
-connect / disconnect / status requests) and the browser state machine of o.4 rule 4 are left
-out; browser tools are simply hidden (see tools.policy.turn).
+The browser part (intent NONE / READ / INTERACT and the flags of o.3: existing context, tab
+management, connect / disconnect / status requests) is ``tools.browser.intent``'s; the
+exposure rules that read it (o.4 rule 4) are ``tools.browser.rules``'.
 """
 
 from __future__ import annotations
@@ -15,6 +14,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
+from tools.browser.intent import INTERACT, NONE, READ, BrowserTurn, browser_turn  # noqa: F401 (re-exported)
 from tools.specs import facts_of
 from tools.urls import extract_urls
 
@@ -52,17 +52,6 @@ GO_ONLINE = re.compile(r"^(?:先|再|然后|接着)?(?:联网|上网)")
 TEXT_OBJECT = re.compile(r"标题|这段|文本|文案|句子|headline|title|this text")
 TRANSFORM_VERB = re.compile(r"polish|rewrite|edit|translate|remove|delete|rate|润色|改写|翻译|删除|去掉|替换|打分|评价|点评")
 
-# reference o.3, browserIntent (reduced: no per-verb distance checks).
-BROWSER_HISTORY = re.compile(r"(?i)后退|前进|刷新|重新加载|返回上一页|回到上一页|go\s+back|go\s+forward|reload|refresh")
-BROWSER_TARGET = re.compile(r"(?i)浏览器|当前页面|当前网页|当前标签页|已打开的页面|标签页|页签|chrome|browser|\btab\b")
-BROWSER_CODE_REFERENCE = re.compile(
-    r"(?i)(?:browser|chrome|浏览器).{0,20}(?:模块|代码|源码|类|测试|MCP|接口|实现)"
-    r"|(?:模块|代码|源码|类|测试|MCP|接口|实现).{0,20}(?:browser|chrome|浏览器)"
-)
-EXPLICIT_BROWSER_USE = re.compile(r"(?i)(?:用|使用|通过)\s*(?:浏览器|chrome|browser)")
-INTERACT_VERB = re.compile(r"点击|填写|填入|提交|上传|操作|登录|关闭|切换|输入|新建|创建")
-READ_VERB = re.compile(r"打开|访问|浏览|查看|看看|读取|检查|分析|搜索|截图|列出")
-
 # reference o.5: what an execute_command ``command`` / ``cmd`` reaches, as written.
 NETWORK_COMMAND = re.compile(
     r"(?i)(?:^|[;&|\s])(?:curl|wget|httpie|lynx|ssh|scp|sftp|telnet|nc)(?:$|\s)"
@@ -79,9 +68,6 @@ REMEMBER_WORDS = ("记一下", "记住", "记下来", "以后记得", "下次记
 # reference o.3: printed by ReAct when headline_only is true.
 HEADLINE_NOTICE = "  ℹ 这句输入看起来是标题或摘录，本轮未开放联网工具；需要搜索或抓取时请说明要做什么"
 
-NONE, READ, INTERACT = "NONE", "READ", "INTERACT"
-
-
 @dataclass(frozen=True)
 class TurnClass:
     explicit_no_web: bool = False
@@ -89,7 +75,11 @@ class TurnClass:
     web_forbidden: bool = False  # explicit_no_web or headline_only or a local text transform
     grounded_urls: frozenset[str] = frozenset()  # normalised URLs of the submitted text
     explicit_memory_requested: bool = False
-    browser_intent: str = NONE  # NONE | READ | INTERACT
+    browser: BrowserTurn = BrowserTurn()  # the browser intent and flags (tools.browser.intent)
+
+    @property
+    def browser_intent(self) -> str:  # NONE | READ | INTERACT
+        return self.browser.intent
 
 
 def classify(submitted: str, explicit_task: bool = False) -> TurnClass:
@@ -103,7 +93,7 @@ def classify(submitted: str, explicit_task: bool = False) -> TurnClass:
         web_forbidden=no_web or headline or looks_like_local_text_transform(text),
         grounded_urls=frozenset(extract_urls(text)),
         explicit_memory_requested=has_explicit_remember_intent(text),
-        browser_intent=browser_intent(text),
+        browser=browser_turn(text),
     )
 
 
@@ -142,19 +132,3 @@ def is_web_request(clause: str) -> bool:
     bare = _STRIP_REQUEST.sub("", bare, count=1)
     bare = _CONNECTIVE.sub("", bare, count=1).strip()
     return bool(CHINESE_WEB_ACTION.search(bare) or ENGLISH_WEB_ACTION.search(bare) or GO_ONLINE.search(bare))
-
-
-def browser_intent(text: str) -> str:
-    if BROWSER_HISTORY.search(text):
-        return READ
-    if not BROWSER_TARGET.search(text):
-        return NONE
-    explicit = bool(EXPLICIT_BROWSER_USE.search(text))
-    if BROWSER_CODE_REFERENCE.search(text) and not explicit:
-        return NONE
-    clauses = [c for c in _CLAUSE_SPLIT.split(text) if BROWSER_TARGET.search(c) or explicit]
-    if any(INTERACT_VERB.search(c) for c in clauses):
-        return INTERACT
-    if any(READ_VERB.search(c) for c in clauses):
-        return READ
-    return READ if explicit else NONE

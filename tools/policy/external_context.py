@@ -31,8 +31,7 @@ def external_source(name: str | None, args: Any = None) -> str | None:
     """The source a finished call of this tool records, or ``None`` for local tools: the tool's
     name when its ``external`` fact is set (MCP tools' is), or the command's kind."""
     tool = (name or "").strip()
-    lowered = tool.lower()
-    if lowered.startswith("browser_") or facts_of(tool).external or facts_of(lowered).external:
+    if facts_of(tool).external or facts_of(tool.lower()).external:  # browser tools' facts say so too
         return tool
     if WEB_COMMAND.search(command_of(tool, args)):
         return WEB_COMMAND_SOURCE

@@ -13,10 +13,11 @@ URL authority: a web_fetch, browser or network-command URL must come from the su
 text or from the structured results of a ``web_search`` in the same turn. Prose URLs in
 tool output never grant anything.
 
-Left out: paicli has no browser tools, so every browser tool (``browser_*``, and the tools of
-MCP servers named ``chrome-devtools``, ``browser`` or ``playwright``) counts as a web tool and
-is always hidden, which stands in for o.4 rule 4. Other MCP tools are exposed like built-ins. The browser page/tab state machine
-(o.5 rules 4 and 5, the o.6 context updates, the browser lease) is not ported.
+Browser tools are those whose facts say ``web="browser"`` (``tools.browser.facts``: paicli's
+``browser_*`` tools and the tools of a browser MCP server, set by the MCP adapter). Which of them
+the model sees (o.4 rule 4) and the browser rules of o.5 (4 and 5) are ``tools.browser.rules``';
+what this branch of the turn established in the browser (o.6) comes in as a
+``tools.browser.rules.BrowserState``. Other MCP tools are exposed like built-ins.
 """
 
 from __future__ import annotations
@@ -26,6 +27,9 @@ import re
 from collections.abc import Iterable
 from typing import Any
 
+from tools.browser import rules as browser_rules
+from tools.browser.names import NAVIGATION, is_history_navigation
+from tools.browser.rules import BrowserState
 from tools.policy.decision import Deny
 from tools.policy.external_context import blocks_automatic_memory
 from tools.policy.classify import NETWORK_COMMAND, WEB_COMMAND, TurnClass, classify, command_of
@@ -65,9 +69,6 @@ MSG_SKILL_EXTERNAL = (
     "不能写入可能来自外部内容的信息；请把要保存的内容告诉用户，由用户自己决定是否写入（/clear 后的新对话中可以再保存）。"
 )
 
-BROWSER_PREFIXES = ("browser_", "mcp__chrome-devtools__", "mcp__browser__", "mcp__playwright__")  # o.4
-_NAVIGATION = {"navigate", "navigate_page", "navigate_back", "new_page", "open"}
-_HISTORY_TYPES = {"back", "forward", "reload"}  # o.5 rule 4
 # reference o.4 rule 1: a description that suggests the tool reaches the network.
 _EXTERNAL_HINT = re.compile(r"互联网|联网|网页|browser|http| url")
 
@@ -82,7 +83,8 @@ def policy_denial(code: str, message: str) -> Deny:
 
 
 def is_browser_tool(name: str) -> bool:
-    return name.strip().lower().startswith(BROWSER_PREFIXES)
+    """A tool whose spec says it drives a browser (``web="browser"``), reference o.4."""
+    return facts_of(name.strip()).web == "browser"
 
 
 def is_web_fetch_tool(name: str) -> bool:
@@ -97,34 +99,40 @@ def is_web_tool(name: str) -> bool:
 
 
 def expose(turn: TurnClass, tools: Iterable[tuple[str, str]],
-           discovered_urls: Iterable[str] = frozenset()) -> set[str]:
-    """Names of the tools to advertise this model call; ``tools`` are (name, description)."""
+           discovered_urls: Iterable[str] = frozenset(), browser: BrowserState | None = None) -> set[str]:
+    """Names of the tools to advertise this model call; ``tools`` are (name, description);
+    ``browser``: what this branch established in the browser (o.6), for o.4 rule 4."""
     grounded = bool(turn.grounded_urls) or bool(frozenset(discovered_urls))
-    return {name for name, description in tools if not _hidden(turn, name, description or "", grounded)}
+    state = browser or BrowserState()
+    return {name for name, description in tools if not _hidden(turn, name, description or "", grounded, state)}
 
 
-def _hidden(turn: TurnClass, name: str, description: str, grounded: bool) -> bool:
+def _hidden(turn: TurnClass, name: str, description: str, grounded: bool, browser: BrowserState) -> bool:
     web = is_web_tool(name)
     if turn.explicit_no_web and (web or _EXTERNAL_HINT.search(description.lower())):
         return True
     if turn.web_forbidden and web:
         return True
-    return (not grounded and is_web_fetch_tool(name)) or is_browser_tool(name)
+    if not grounded and is_web_fetch_tool(name):
+        return True
+    return is_browser_tool(name) and not browser_rules.visible(name, turn.browser, browser, grounded)
 
 
 def authorize(turn: TurnClass, name: str | None, args: Any, advertised: Iterable[str],
               discovered_urls: Iterable[str] = frozenset(), external_sources: tuple[str, ...] = (),
-              guard_on: bool = True) -> Deny | None:
+              guard_on: bool = True, browser: BrowserState | None = None) -> Deny | None:
     """Judge one call, o.5 rules in order; the first that matches denies it, None lets it pass.
 
     ``discovered_urls`` are the normalised URLs this turn's web_search calls returned as
-    structured results; ``external_sources`` is the session's recorded tuple (o.1).
+    structured results; ``external_sources`` is the session's recorded tuple (o.1); ``browser``
+    what this branch established in the browser (rules 4 and 5).
     """
     tool = (name or "").strip()
     if not tool:
         return policy_denial(TOOL_NOT_ADVERTISED, MSG_INVALID_CALL)
     grounded = turn.grounded_urls | {normalize_url(url) for url in discovered_urls}
-    denial = _web_rule(turn, tool, args) or _url_rule(tool, args, grounded)
+    denial = (_web_rule(turn, tool, args) or _browser_rule(turn, tool, args, browser or BrowserState())
+              or _url_rule(tool, args, grounded))
     if denial:
         return denial
     if tool not in set(advertised):
@@ -148,13 +156,21 @@ def _web_rule(turn: TurnClass, tool: str, args: Any) -> Deny | None:
     return None
 
 
+def _browser_rule(turn: TurnClass, tool: str, args: Any, browser: BrowserState) -> Deny | None:
+    """Rules 4–5: history navigation needs a page, a tab action must be a known one."""
+    if not is_browser_tool(tool):
+        return None
+    message = browser_rules.refusal(turn.browser, browser, tool, args, bool(urls_in_args(args)))
+    return policy_denial(browser_rules.refusal_code(message), message) if message else None
+
+
 def _url_rule(tool: str, args: Any, grounded: frozenset[str]) -> Deny | None:
     """Rules 6–9: every URL a call reaches must be grounded, and it must name one."""
     command = command_of(tool, args)
     urls = urls_in_args(args)
     if is_web_fetch_tool(tool) and not urls:
         return policy_denial(UNGROUNDED_URL, MSG_FETCH_NO_URL)
-    if _is_navigation(tool) and not _is_history_navigation(tool, args) and not urls:
+    if _is_navigation(tool) and not is_history_navigation(tool, args) and not urls:
         return policy_denial(UNGROUNDED_URL, MSG_NAVIGATE_NO_URL)
     reaches = is_web_fetch_tool(tool) or is_browser_tool(tool) or NETWORK_COMMAND.search(command)
     if reaches and any(url not in grounded for url in urls):
@@ -164,20 +180,8 @@ def _url_rule(tool: str, args: Any, grounded: frozenset[str]) -> Deny | None:
     return None
 
 
-def _browser_action(tool: str) -> str:
-    lowered = tool.lower()
-    prefix = next((p for p in BROWSER_PREFIXES if lowered.startswith(p)), None)
-    return lowered[len(prefix):] if prefix else ""
-
-
 def _is_navigation(tool: str) -> bool:
-    return _browser_action(tool) in _NAVIGATION
-
-
-def _is_history_navigation(tool: str, args: Any) -> bool:
-    action = _browser_action(tool)
-    kind = args.get("type") if isinstance(args, dict) else None
-    return action == "navigate_back" or (action == "navigate_page" and str(kind).lower() in _HISTORY_TYPES)
+    return is_browser_tool(tool) and browser_rules.action_of(tool) in NAVIGATION
 
 
 def urls_in_args(args: Any) -> list[str]:

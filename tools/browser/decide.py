@@ -1,0 +1,38 @@
+"""The browser's part of deciding one call (paicli issue 40), after the turn policy and the
+guards and before the approval level (``nodes.core.policy.decide``):
+
+- in shared mode, a call that would change a page the user had open, or any sensitive page,
+  is refused (``🛡️ 策略拒绝: …``, nobody is asked: no approval lifts it);
+- ``browser_connect`` asks the person at every level, ``--yes`` included, and "approve all"
+  never covers it: only a typed ``y`` hands the agent the user's own Chrome;
+- a screenshot or snapshot of a sensitive page is asked the same way, every time.
+
+None: the approval level decides, as for any MCP tool (they ask).
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from tools.browser.intent import BrowserTurn
+from tools.browser.names import action_of
+from tools.browser.rules import BrowserView, page_question, page_refusal
+from tools.policy.decision import Ask, Decision, Deny
+from tools.policy.preflight import REFUSED
+from tools.specs import facts_of
+
+HIGH_RISK = "🔴 高危"  # a typed y approves it, Enter does not (paicli.approve)
+
+
+def browser_decision(turn: BrowserTurn, view: BrowserView, name: str, args: Any) -> Decision | None:
+    args = args if isinstance(args, dict) else {}
+    refused = page_refusal(turn, view, name, args)
+    if refused is not None:
+        return Deny(REFUSED.format(refused), "policy", refused)
+    facts = facts_of(name)
+    if action_of(name) == "connect" and facts.approval == "always":
+        return Ask(name, args, facts.danger, facts.risk, facts.notice)
+    notice = page_question(view, name, args)
+    if notice is not None:
+        return Ask(name, args, HIGH_RISK, facts.risk, notice)
+    return None
