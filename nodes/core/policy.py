@@ -83,7 +83,7 @@ def browser_state(messages: list[Any], deps: Deps) -> BrowserState:
     off costs a turn one look at the table)."""
     live = deps.browser
     state = BrowserState(view=live.view()) if live is not None else BrowserState()
-    if live is None and not any(is_browser_tool(name) for name in deps.tools):
+    if live is None and not has_browser_tools(deps.tools):
         return state
     calls: dict[str, dict[str, Any]] = {}
     for message in current_turn(messages):
@@ -94,6 +94,17 @@ def browser_state(messages: list[Any], deps: Deps) -> BrowserState:
             state = browser_rules.observe(state, message.name or "", args, message.status != "error",
                                           unwrap(text_of(message)))
     return state
+
+
+_LAST_TABLE: list[Any] = [None, False]  # the last tool table looked at, and whether it had a browser tool
+
+
+def has_browser_tools(tools: dict[str, Any]) -> bool:
+    """Whether the table holds a browser tool (a user's playwright server, say); the table is
+    replaced, never changed, when servers come and go (``paicli.wiring``), so one look per table."""
+    if _LAST_TABLE[0] is not tools:
+        _LAST_TABLE[:] = [tools, any(is_browser_tool(name) for name in tools)]
+    return _LAST_TABLE[1]
 
 
 def decision_context(state: AgentState, ctx: RunContext, deps: Deps) -> DecisionContext:
