@@ -174,7 +174,8 @@ async def audit(deps: Deps, steps: list[tuple[dict[str, Any], Allow | Deny]], ou
         verdict = "deny" if isinstance(decision, Deny) else "allow" if outcome.ok else "error"
         reason = getattr(decision, "reason", "") or (outcome.text[:200] if verdict != "allow" else "")
         how = (outcome.artifact or {}).get("sandbox")  # issue 24: sandboxed, network or outside
-        rows.append(audit_row(call, decision, verdict, reason, int(outcome.seconds * 1000), {"sandbox": how} if how else None))
+        extra = {"sandbox": how} if how else browser_metadata(deps, call["name"])
+        rows.append(audit_row(call, decision, verdict, reason, int(outcome.seconds * 1000), extra))
     if rows:
         await asyncio.to_thread(lambda: [deps.audit.write(*row) for row in rows])
 
@@ -199,6 +200,25 @@ async def browser_turn(deps: Deps, steps: list[tuple[dict[str, Any], Allow | Den
         notify({"browser_wait": holder or "?", "notice": WAITING_NOTICE.format(holder=holder or "?")})
 
     await deps.browser.lease.acquire(waiting, lambda: notify({"browser_wait": ""}))
+
+
+def browser_metadata(deps: Deps, name: str) -> dict[str, Any] | None:
+    """reference (v.7): a browser call's audit line says which browser it drove."""
+    if deps.browser is None or not is_browser_tool(name):
+        return None
+    return {"mode": "shared" if deps.browser.shared else "isolated"}
+
+
+def after_browser_switch(approved: list[str], steps: list[tuple[dict[str, Any], Allow | Deny]],
+                         outcomes: list[CallResult]) -> list[str] | None:
+    """reference (v.1): a connect or disconnect that switched the browser forgets "approve all"
+    of the browser server; None when nothing changes."""
+    from tools.browser.names import action_of
+
+    switched = any(o.ok and isinstance(d, Allow) and is_browser_tool(c["name"]) and action_of(c["name"]) in ("connect", "disconnect")
+                   for (c, d), o in zip(steps, outcomes))
+    kept = [key for key in approved if not key.startswith("mcp__chrome-devtools__")]
+    return kept if switched and kept != approved else None
 
 
 def make_execute_tools(deps: Deps):
@@ -240,6 +260,8 @@ def make_execute_tools(deps: Deps):
             get_stream_writer()({"notice": RUNAWAY_NOTICE})
             messages.append(reminder)
         update: dict[str, Any] = {"messages": messages}
+        if (approved := after_browser_switch(list(state.get("approved_all") or []), steps, outcomes)) is not None:
+            update["approved_all"] = approved
         if state.get("decisions"):
             update["decisions"] = {}
         sources = sources_after(tool_ctx.external_sources, steps)

@@ -183,3 +183,17 @@ def test_user_patterns_add_to_the_defaults(tmp_path):
 ])
 def test_tool_lines_show_the_action_and_the_page(name, args, line):
     assert browser_line(name, args) == line
+
+
+def test_switching_the_browser_forgets_approve_all_of_its_server():
+    from nodes.execute_tools import CallResult, after_browser_switch
+    from tools.browser.facts import DISCONNECT
+    from tools.policy.decision import Allow
+
+    register("browser_disconnect", DISCONNECT)
+    approved = ["mcp__chrome-devtools__new_page", "write_file"]
+    switch = [({"name": "browser_disconnect", "args": {}}, Allow({}))]
+    assert after_browser_switch(approved, switch, [CallResult("✅ 已断开", ok=True, decided=False)]) == ["write_file"]
+    assert after_browser_switch(approved, switch, [CallResult("❌ 断开失败", ok=False, decided=False)]) is None
+    other = [({"name": "read_file", "args": {}}, Allow({}))]
+    assert after_browser_switch(approved, other, [CallResult("x", ok=True, decided=False)]) is None
