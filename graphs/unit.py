@@ -18,7 +18,6 @@ checkpointer, in a namespace of its own, so:
 
 from __future__ import annotations
 
-from contextlib import nullcontext
 from typing import Any, Callable
 
 from langchain_core.messages import ToolMessage
@@ -102,6 +101,15 @@ async def cancel_unanswered(unit: Any, config: RunnableConfig) -> None:
         await unit.aupdate_state(at, {"messages": cancelled}, as_node="execute_tools")
 
 
+async def run_in_scope(deps: Deps, unit_id: str, run: Any) -> Any:
+    """Issue 40: the unit's turn with the browser (``tools.browser.lease``) ends with the unit,
+    however it ends; without a browser the run is awaited as it is."""
+    if deps.browser is None:
+        return await run
+    async with deps.browser.lease.scope(unit_id):
+        return await run
+
+
 def task_actor(payload: dict[str, Any]) -> str:
     return f"task:{payload['unit_id']}"
 
@@ -118,17 +126,13 @@ def make_unit_node(deps: Deps, *, mode: str, actor: Callable[[dict[str, Any]], s
     told of a unit that raised."""
     compiled = (unit if unit is not None else build_unit(deps)).compile(name=name)
 
-    def browser_scope(unit_id: str) -> Any:
-        """Issue 40: the unit's turn with the browser ends with the unit, however it ends."""
-        return deps.browser.lease.scope(unit_id) if deps.browser is not None else nullcontext()
-
     async def run_unit(payload: UnitInput, config: RunnableConfig) -> dict[str, Any]:
         unit_id = payload["unit_id"]
         announce(unit_id, config)
         try:
             await cancel_unanswered(compiled, config)  # resumed after a crash inside execute_tools (Q11)
-            async with browser_scope(unit_id):
-                out = await compiled.ainvoke(payload, unit_config(config, mode, actor(payload)), output_keys=STREAMED)
+            out = await run_in_scope(deps, unit_id, compiled.ainvoke(payload, unit_config(config, mode, actor(payload)),
+                                                                     output_keys=STREAMED))
         except GraphInterrupt as stop:  # an approval stops the parent run; the question names the unit
             raise GraphInterrupt([named(i, unit_id) for i in stop.args[0]]) from None
         except GraphBubbleUp:

@@ -119,13 +119,13 @@ def test_shared_mode_reads_the_users_tabs_but_changes_only_its_own(start_repl, s
         ask(repl, f"/browser connect {user.port}")
         repl.expect("确认连接？")
         repl.type("y\r")
-        repl.expect("已连接到你的 Chrome")
+        repl.expect("已连接到你的 Chrome", timeout=120)  # the server restarts on the user's Chrome
         ask(repl, "/browser tabs")
-        repl.expect("用户自己的标签页")
+        repl.expect("用户自己的标签页", timeout=60)
         ask(repl, f"用浏览器点击提交按钮，页面是 {url}")
-        repl.expect("请选择操作")  # new_page is an MCP call: it asks; the refused two are never asked
+        repl.expect("请选择操作", timeout=120)  # new_page is an MCP call: it asks; the refused two are never asked
         repl.type("y\r")
-        repl.expect("完成")
+        repl.expect("完成", timeout=120)
         _, opened, navigated, clicked = server.requests[-4:]
         assert "乙页面标题" in results_of(opened)[-1] and "用户自己的标签页" not in results_of(opened)[-1]
         assert "另有 1 个标签页是用户自己的" in results_of(opened)[-1]  # the user's tab: neither title nor URL
@@ -133,7 +133,7 @@ def test_shared_mode_reads_the_users_tabs_but_changes_only_its_own(start_repl, s
         assert "不是 paicli 打开的" in results_of(clicked)[-1]
         assert CLICK in tools_of(clicked)  # an interaction was asked for, on the page paicli opened
         ask(repl, "/browser disconnect")
-        repl.expect("回到隔离模式")
+        repl.expect("回到隔离模式", timeout=120)
         ask(repl, "/browser")
         repl.expect("浏览器模式: isolated")
         ask(repl, "/exit")
