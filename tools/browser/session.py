@@ -26,7 +26,7 @@ from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
-from tools.base import ToolContext, ToolSpec, ToolText, failed
+from tools.base import ToolContext, ToolSpec, ToolText
 from tools.browser.launch import BrowserOptions, isolated_config, remove_profile, shared_config, sweep_profiles
 from tools.browser.lease import BrowserLease
 from tools.browser.names import CHROME_DEVTOOLS, NEW_PAGE, SESSION, action_of
