@@ -113,14 +113,27 @@ def home(marker: Path) -> Path:
     shutil.rmtree(path, ignore_errors=True)
 
 
+@pytest.fixture
+def paicli_home(home: Path) -> Path:
+    """$PAICLI_HOME where it usually is, ~/.paicli (not in a temp dir): the sandbox must hide it."""
+    path = home / ".paicli"
+    path.mkdir()
+    return path
+
+
 def tree(root: Path) -> dict[str, tuple]:
+    """Every entry under ``root`` but paicli's own ``.paicli`` (its ledger grows as it runs)."""
     found = {}
     for dirpath, dirnames, filenames in os.walk(root):
+        if Path(dirpath) == root:
+            dirnames[:] = [d for d in dirnames if d != ".paicli"]
         for name in dirnames + filenames:
             p = Path(dirpath, name)
             rel = str(p.relative_to(root))
             if p.is_symlink():
                 found[rel] = ("link", os.readlink(p))
+            elif p.is_socket():
+                found[rel] = ("socket",)
             elif p.is_dir():
                 found[rel] = ("dir", p.stat().st_mode)
             else:
@@ -451,15 +464,22 @@ def test_no_unix_socket_outside_is_reached(server, run_paicli, repo, home, marke
     no_secret_anywhere(server, paicli_home)
 
 
-def database_text(url: str) -> str:
-    """Every row of every table of the database, as text (the ledger when sessions live there)."""
+def database_bytes(url: str) -> bytes:
+    """Every value of every table of the database (the ledger when sessions live there): text as
+    UTF-8, binary columns (LangGraph's msgpack checkpoints) as their raw bytes."""
     import psycopg
 
+    out = bytearray()
     with psycopg.connect(url) as conn:
         tables = conn.execute("SELECT schemaname, tablename FROM pg_tables WHERE schemaname NOT IN "
                               "('pg_catalog', 'information_schema')").fetchall()
-        return "\n".join(str(row) for schema, table in tables
-                         for row in conn.execute(f'SELECT t::text FROM "{schema}"."{table}" t').fetchall())
+        for schema, table in tables:
+            for row in conn.execute(f'SELECT * FROM "{schema}"."{table}"').fetchall():
+                for value in row:
+                    out += bytes(value) if isinstance(value, (bytes, memoryview)) else \
+                        json.dumps(value, ensure_ascii=False, default=str).encode()
+                    out += b"\n"
+    return bytes(out)
 
 
 def test_no_secret_is_readable(server, run_paicli, repo, home, marker, paicli_home, database_url):
@@ -496,10 +516,10 @@ def test_no_secret_is_readable(server, run_paicli, repo, home, marker, paicli_ho
     assert "DB_PASSWORD=••••（已隐藏）" in results["cat .env; grep -r sk-canary / --include=*.json 2>/dev/null | head -3"]
     later_runs(server, run_paicli, repo, home, marker, env)
     no_secret_anywhere(server, paicli_home)
-    ledger = database_text(database_url)
-    assert "按清单执行命令" in ledger  # the sessions are there
+    ledger = database_bytes(database_url)
+    assert "按清单执行命令".encode() in ledger and b"exit code" in ledger  # the sessions are there
     for secret in ALL_SECRETS:
-        assert secret not in ledger, secret
+        assert secret.encode() not in ledger, secret
 
 
 def test_network_commands_never_reach_the_host(server, run_paicli, repo, home, marker, paicli_home):
