@@ -325,7 +325,7 @@ class CommandSandbox:
 
         kind = getattr(found, "kind", "bwrap")
         return SandboxState(True, getattr(found, "label", ""), "", shown, "on" if self.settings.network else "off",
-                            self.network_isolation(), hidden, kind != "bwrap" or seccomp.program() is not None)
+                            self.network_isolation(), hidden, kind != "bwrap" or seccomp.available())
 
 
 def _resolv(options: SandboxOptions) -> str:

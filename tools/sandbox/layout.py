@@ -27,6 +27,7 @@ import pwd
 import re
 import sys
 from dataclasses import dataclass, field
+from functools import lru_cache
 from pathlib import Path
 
 from tools.sandbox import gitdirs
@@ -147,6 +148,7 @@ def _homes(env: dict[str, str]) -> list[str]:
     return found
 
 
+@lru_cache(maxsize=1)
 def _account_home() -> str:
     try:
         return pwd.getpwuid(os.getuid()).pw_dir

@@ -35,6 +35,13 @@ DENIED = ("keyctl", "add_key", "request_key", "io_uring_setup", "io_uring_enter"
 TIOCSTI, TIOCLINUX = 0x5412, 0x541C
 
 
+def available() -> bool:
+    """Whether the filter can be built here, without building it (the banner asks this)."""
+    import importlib.util
+
+    return program.cache_info().currsize > 0 and program() is not None or importlib.util.find_spec("pyseccomp") is not None
+
+
 @lru_cache(maxsize=1)
 def program() -> bytes | None:
     """The filter as BPF bytes for ``bwrap --seccomp``; None without libseccomp."""
