@@ -26,6 +26,7 @@ import os
 import pwd
 import re
 import sys
+import time
 from dataclasses import dataclass, field
 from functools import lru_cache
 from pathlib import Path
@@ -199,7 +200,7 @@ def layout(root: Path, env: dict[str, str], options: SandboxOptions = SandboxOpt
     # 3. Caches, copy-on-write.
     data = os.path.realpath(data_dir(options))
     caches = []
-    for cache in _existing_dirs([os.path.join(home, c) for c in HOME_CACHES] if home else []):
+    for cache in _home_caches(home):
         if _under(data, [cache]) or _under(cache, [data]):
             continue  # the layer cannot sit inside what it covers
         if copy_on_write:
@@ -271,8 +272,9 @@ def layout(root: Path, env: dict[str, str], options: SandboxOptions = SandboxOpt
     secret_candidates += [os.path.join(h, c) for h in _homes(env) for c in CREDENTIAL_PATHS]
     secret_candidates += list(SYSTEM_SECRETS)
     hidden, masked = [], []
+    shown_again = writable + [str(c) for c in caches]
     for path in dict.fromkeys(secret_candidates):
-        if path in readable or _under(path, gone) and not _under(path, writable + [str(c) for c in caches]):
+        if not os.path.lexists(path) or path in readable or _under(path, gone) and not _under(path, shown_again):
             continue
         if os.path.isdir(path):
             hidden.append(path)
@@ -352,6 +354,22 @@ def _clear_links(base: str, rel: str) -> None:
             return
         if not os.path.lexists(current):
             return
+
+
+_CACHE_SECONDS = 2.0  # how long the list of caches under a HOME is reused (realpath of each costs)
+_caches_seen: dict[str, tuple[float, list[str]]] = {}
+
+
+def _home_caches(home: str) -> list[str]:
+    """The toolchain caches that exist under ``home``, at their real paths."""
+    if not home:
+        return []
+    now = time.monotonic()
+    seen = _caches_seen.get(home)
+    if seen is None or now - seen[0] > _CACHE_SECONDS:
+        seen = (now, _existing_dirs([os.path.join(home, c) for c in HOME_CACHES]))
+        _caches_seen[home] = seen
+    return list(seen[1])
 
 
 def _existing_dirs(paths: list[str]) -> list[str]:

@@ -33,15 +33,14 @@ def before(plan: Layout) -> Before:
 
 def _link_on_the_way(root: Path, path: Path) -> Path | None:
     """The first component between ``root`` and ``path`` (``path`` included) that is a link."""
-    try:
-        parts = path.relative_to(root).parts
-    except ValueError:
+    top, full = str(root), str(path)
+    if not full.startswith(top.rstrip("/") + "/"):
         return None
-    current = root
-    for part in parts:
-        current = current / part
-        if current.is_symlink():
-            return current
+    current = top
+    for part in full[len(top):].strip("/").split("/"):
+        current = os.path.join(current, part)
+        if os.path.islink(current):
+            return Path(current)
         if not os.path.lexists(current):
             return None
     return None
