@@ -32,7 +32,7 @@ from nodes.gate_tools import last_ai
 from nodes.guards.cutoff import NAMELESS, invalid_json_error, refusal
 from nodes.guards.turn import RUNAWAY_NOTICE, current_turn, runaway_reminder
 from tools.base import ToolContext, ToolText
-from tools.boundary import wrap
+from tools.boundary import mask_secrets, wrap
 from tools.policy.audit import is_audited
 from tools.policy.decision import Allow, Ask, Deny
 from tools.policy.external_context import add_source, external_source
@@ -79,7 +79,8 @@ async def run_allowed(steps: list[tuple[dict[str, Any], Allow | Deny]], tool_ctx
             outcomes.append(CallResult(decision.text, ok=False, decided=True))
             continue
         result, took = next(results)
-        outcomes.append(CallResult(str(result), result.ok, result.refused, result.artifact or None, took))
+        text = mask_secrets(str(result), deps.masked)  # issue 34: before the offloader, the model, the ledger
+        outcomes.append(CallResult(text, result.ok, result.refused, result.artifact or None, took))
     return outcomes
 
 

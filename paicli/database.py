@@ -242,10 +242,11 @@ def project_key(root: Path) -> str:
     ``origin`` remote, normalised (so every clone, on any machine, shares the project's memory),
     else the project path as without one (reference j.1)."""
     from memory.longterm.entry import normalize_project_key
+    from tools.sandbox.own import child_environment, git  # issue 34 item 5: never a planted git, never the key
 
     try:
-        found = subprocess.run(["git", "-C", str(root), "config", "--get", "remote.origin.url"],
-                               capture_output=True, text=True, timeout=5)
+        found = subprocess.run([git(), "-C", str(root), "config", "--get", "remote.origin.url"],
+                               capture_output=True, text=True, timeout=5, env=child_environment())
     except (OSError, subprocess.SubprocessError):
         return normalize_project_key(root)
     url = found.stdout.strip() if found.returncode == 0 else ""

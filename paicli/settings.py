@@ -47,7 +47,7 @@ DEFAULT_CONTEXT_WINDOW = 128_000  # reference (b): window when nothing else is k
 # config.json keys are the variable names without the PAICLI_ prefix, lower-cased.
 _CONFIG_KEYS = ("provider", "api_key", "base_url", "model", "context_window", "light_model", "memory_dir",
                 "searxng_url", "web_allow_hosts", "studio_origins", "command_sandbox", "sandbox_network",
-                "sandbox_writable", "database_url", "hitl", "auto_classifier_model", "status_bar",
+                "sandbox_writable", "sandbox_readable", "database_url", "hitl", "auto_classifier_model", "status_bar",
                 "browser", "browser_executable", "browser_mcp")
 # reference v.1: /hitl's two levels as PAICLI_HITL values, and the approval level each means
 HITL_LEVELS = {"on": "ask", "default": "auto"}
@@ -222,7 +222,8 @@ def load_settings(project: str | os.PathLike | None = None, environ: dict[str, s
         plan_max_replans=max_replans(get("PAICLI_PLAN_MAX_REPLANS")),
         studio_origins=studio_origins(get("PAICLI_STUDIO_ORIGINS")),
         snapshots=snapshot_options(get, lambda name: env.get(name)),
-        sandbox=sandbox_options({**sources.config, **sources.env}),
+        sandbox=sandbox_options({**sources.config, **sources.env}, home,
+                                (get("PAICLI_MEMORY_DIR") or "", get("PAICLI_AUDIT_DIR") or "")),
         database_url=get("PAICLI_DATABASE_URL"),
         approval=_hitl(get("PAICLI_HITL")),
         review_model=get("PAICLI_AUTO_CLASSIFIER_MODEL") or "",
@@ -277,9 +278,10 @@ def _config_prices(home: Path) -> dict[str, Price]:
     return prices
 
 
-def sandbox_options(user: dict[str, str]) -> SandboxOptions:
+def sandbox_options(user: dict[str, str], home: Path | None = None, data_dirs: tuple[str, ...] = ()) -> SandboxOptions:
     """From the user's own settings (environment over config.json). Paths are separated by
-    ``os.pathsep`` as in PATH (config.json may give a list)."""
+    ``os.pathsep`` as in PATH (config.json may give a list). ``home``: $PAICLI_HOME, and
+    ``data_dirs`` (the memory and audit folders): what commands find empty (issue 34)."""
     mode = (user.get("PAICLI_COMMAND_SANDBOX") or "auto").strip().lower()
     if mode not in SANDBOX_MODES:
         raise ConfigError(f"PAICLI_COMMAND_SANDBOX 只能是 {'、'.join(SANDBOX_MODES)} 之一，当前为 '{mode}'")
@@ -290,7 +292,13 @@ def sandbox_options(user: dict[str, str]) -> SandboxOptions:
     relative = [p for p in writable if not os.path.isabs(os.path.expanduser(p))]
     if relative:
         raise ConfigError(f"PAICLI_SANDBOX_WRITABLE 需要绝对路径（或 ~/...），当前为 '{relative[0]}'")
-    return SandboxOptions(mode=mode, network=network == "on", writable=writable)
+    # issue 34: PAICLI_SANDBOX_READABLE, a credential store a command may read on purpose (user settings only).
+    readable = tuple(p.strip() for p in (user.get("PAICLI_SANDBOX_READABLE") or "").split(os.pathsep) if p.strip())
+    if relative := [p for p in readable if not os.path.isabs(os.path.expanduser(p))]:
+        raise ConfigError(f"PAICLI_SANDBOX_READABLE 需要绝对路径（或 ~/...），当前为 '{relative[0]}'")
+    hidden = tuple(str(p) for p in (home, *data_dirs) if p)
+    return SandboxOptions(mode=mode, network=network == "on", writable=writable, readable=readable, hidden=hidden,
+                          data=str(home / "sandbox") if home else "")
 
 
 DEFAULT_MAX_REPLANS = 2
@@ -393,7 +401,7 @@ def _config_text(key: str, value: object, path: Path) -> str:
     listed = key in ("web_allow_hosts", "studio_origins")
     if listed and isinstance(value, list) and all(isinstance(v, str) for v in value):
         return ",".join(value)
-    if key == "sandbox_writable" and isinstance(value, list) and all(isinstance(v, str) for v in value):
+    if key in ("sandbox_writable", "sandbox_readable") and isinstance(value, list) and all(isinstance(v, str) for v in value):
         return os.pathsep.join(value)
     raise ConfigError(f"{path} 中的 \"{key}\" 必须是字符串，而不是{_JSON_TYPES.get(type(value), '数字')}")
 

@@ -72,6 +72,7 @@ def make_deps(settings: Settings, *, auto_extract: bool, skills: SkillLibrary | 
         audit=AuditLog(web.audit_dir or settings.home / "audit"),  # as App.audit_dir
         web=WebOptions(searxng_url=web.searxng_url, allow_hosts=web.allow_hosts),
         hidden_env=settings.secret_env,
+        masked=secret_values(settings),
         snapshots=snapshots,
         sandbox=CommandSandbox(settings.sandbox),
         reviewer=make_reviewer(settings) if review else None,
@@ -85,6 +86,20 @@ def attach_browser(deps: Deps, browser: Any) -> None:
 
     deps.browser = browser
     deps.tools = {**deps.tools, **browser_specs(browser)}
+
+
+def secret_values(settings: Settings) -> tuple[str, ...]:
+    """issue 34: the values masked in tool output: the key and the database password."""
+    from urllib.parse import parse_qs, urlsplit
+
+    found = [settings.api_key or ""]
+    if settings.database_url:
+        try:
+            parts = urlsplit(settings.database_url)
+            found += [parts.password or "", *parse_qs(parts.query).get("password", [])]
+        except ValueError:
+            pass
+    return tuple(v for v in dict.fromkeys(found) if v)
 
 
 def attach_mcp(deps: Deps, servers: Any) -> None:

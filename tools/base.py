@@ -21,7 +21,7 @@ from typing import TYPE_CHECKING, Any, Awaitable, Callable, Union
 
 from tools.facts import ToolFacts, register
 from tools.rate_limit import FixedWindow
-from tools.sandbox.secrets import is_secret_name
+from tools.sandbox.secrets import command_environment
 
 if TYPE_CHECKING:
     from tools.sandbox.command import CommandSandbox
@@ -113,12 +113,11 @@ class ToolContext:
         return self.files_of_turn()
 
     def command_env(self) -> dict[str, str]:
-        """The environment a command runs with: a copy without the hidden variables and without
-        any variable named like a secret (reference t), so a command (or whatever it prints)
-        never carries the user's keys."""
-        base = os.environ if self.env is None else self.env
-        return {name: value for name, value in base.items()
-                if name not in self.hidden_env and not is_secret_name(name)}
+        """The environment a command runs with: a copy without the hidden variables, without any
+        variable named like a secret (reference t, widened by issue 34), paicli's own settings,
+        the session's socket pointers, and credentials inside URLs (``tools.sandbox.secrets``),
+        so a command (or whatever it prints) never carries the user's keys."""
+        return command_environment(os.environ if self.env is None else self.env, self.hidden_env)
 
 
 @dataclass(frozen=True)

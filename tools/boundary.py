@@ -17,6 +17,19 @@ _TAG_START = re.compile(r"<(/?tool_result)", re.IGNORECASE)
 _RESOURCE_TAG_START = re.compile(r"<(/?(?:tool_result|resource))", re.IGNORECASE)
 
 
+MASK = "••••（已隐藏）"
+MIN_MASKED_CHARS = 6  # a shorter value would mask ordinary words
+
+
+def mask_secrets(text: str, secrets: tuple[str, ...]) -> str:
+    """paicli issue 34 item 7, the second line: the API key's and the database password's values
+    never reach the model or the ledger in a tool's output, whatever printed them."""
+    for secret in secrets:
+        if len(secret) >= MIN_MASKED_CHARS and secret in text:
+            text = text.replace(secret, MASK)
+    return text
+
+
 def sanitize_name(tool_name: str) -> str:
     """Keeps a hostile MCP tool name from adding attributes to the tag."""
     return _UNSAFE_NAME_CHARS.sub("_", tool_name)

@@ -32,7 +32,8 @@ from tools.browser.rules import BrowserState
 from tools.policy import approval
 from tools.policy.decision import Decision, Deny, from_record, to_record
 from tools.policy.protected_paths import protected_write
-from tools.policy.turn import TurnClass, add_discovered, authorize, classify, expose, is_browser_tool
+from tools.policy.turn import (MEMORY_NEEDS_USER, TurnClass, add_discovered, authorize, classify, expose,
+                               is_browser_tool, memory_question)
 from tools.specs import facts_of
 
 
@@ -51,6 +52,9 @@ class DecisionContext:
     allow_revert: bool = False  # PAICLI_ALLOW_REVERT=yes (tools.policy.approval)
     network_granted: bool = False  # PAICLI_SANDBOX_NETWORK=on: `network: true` asks for nothing more
     browser: BrowserState = BrowserState()  # the live browser and what this branch did in it (issue 40)
+    # issue 34: the session's sandbox, asked (in decide, off the event loop) whether a network
+    # command would share the host's network (no slirp4netns).
+    sandbox: Any = None
 
 
 def submitted_text(messages: list[Any]) -> str:
@@ -117,7 +121,17 @@ def decision_context(state: AgentState, ctx: RunContext, deps: Deps) -> Decision
     return DecisionContext(turn, discovered, tuple(state.get("external_sources") or ()),
                 frozenset(expose(turn, tools, discovered, browser)), ctx.approval,
                 frozenset(state.get("approved_all") or ()), ctx.project_root, deps.external_guard,
-                ctx.allow_revert, deps.sandbox.settings.network, browser)
+                ctx.allow_revert, deps.sandbox.settings.network, browser, deps.sandbox)
+
+
+def host_network(sandbox: Any, name: Any, args: Any) -> bool:
+    """A sandboxed network call would share the host's network (issue 34 item 8). Asked only
+    for a network call: finding the sandbox may run a probe (a subprocess)."""
+    from tools.sandbox.flags import command_flags
+
+    if sandbox is None or facts_of(name).guard != "command" or not command_flags(args).network:
+        return False
+    return sandbox.why_outside() is None and sandbox.network_isolation() == "host"
 
 
 def decide(call: dict[str, Any], context: DecisionContext) -> Decision:
@@ -143,9 +157,12 @@ def decide(call: dict[str, Any], context: DecisionContext) -> Decision:
         decided = browser_decision(context.turn.browser, context.browser.view, name or "", args)
         if decided is not None:
             return decided
+    if (memory := memory_question(context.turn, name, args)) is not None:  # issue 34: memory from the user
+        return approval.person_decides(name, args, context.approval, memory, MEMORY_NEEDS_USER)
     protected = protected_write(name, args, context.project_root)
     return approval.decide(name, args, context.approval, context.approved_all, protected, external=bool(context.sources),
-                           allow_revert=context.allow_revert, network_granted=context.network_granted)
+                           allow_revert=context.allow_revert, network_granted=context.network_granted,
+                           host_network=host_network(context.sandbox, name, args))
 
 
 async def decide_now(call: dict[str, Any], context: DecisionContext) -> Decision:

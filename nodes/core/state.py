@@ -152,6 +152,8 @@ class Deps:
     audit: AuditLog | None = None  # risky calls' log (reference v.7); None: no audit
     web: WebOptions = field(default_factory=WebOptions)  # web_search / web_fetch settings
     hidden_env: frozenset[str] = frozenset()  # Settings.secret_env: kept from commands' environment
+    # issue 34: the API key's and the database password's values, masked in every tool result.
+    masked: tuple[str, ...] = ()
     # How execute_command runs (issue 24): the session's sandbox, from Settings.sandbox; the
     # default is the production one (auto), so every graph, Studio's included, sandboxes commands.
     sandbox: CommandSandbox = field(default_factory=CommandSandbox)

@@ -4,8 +4,8 @@ compiled with one makes ``langgraph dev`` refuse to start).
 
 They live here rather than in ``graphs/`` because the chat model comes from the user's
 settings, and only the ``paicli`` layer reads settings. A run's project root is the
-``project_root`` in its context, by default the settings' project root (``PAICLI_PROJECT_ROOT``,
-set by ``paicli studio``, else the server's working directory). A provider failure fails the
+settings' project root (``PAICLI_PROJECT_ROOT``, set by ``paicli studio``, else the server's
+working directory), whatever ``project_root`` a run's context names (issue 34). A provider failure fails the
 run, so Studio and the SDK see status ``error`` with the CLI's ``❌`` message. The MCP servers
 the CLI would start (``tools.mcp``) start with the server, and their tools are the runs' too.
 """
@@ -38,17 +38,18 @@ _PROJECT_KEY = _project_key()
 
 @dataclass(frozen=True)
 class StudioContext(RunContext):
-    """``RunContext`` whose default project root is the one the server was started for, with its
-    project key as the CLI sets it (computed here, at start-up: git is a blocking call the
-    server refuses during a run). A run that names another ``project_root`` without a key gets
-    that root's path as its key."""
+    """``RunContext`` whose project root is the one the server was started for, with its project
+    key as the CLI sets it (computed here, at start-up: git is a blocking call the server refuses
+    during a run). paicli issue 34 item 9: whatever a client sends, a run's project (and so its
+    sandbox, its memory scope and its protected paths) is the server's own; a client that could
+    name HOME as ``project_root`` would make HOME the sandbox's writable root."""
 
     project_root: str = str(_settings.project_root)
     project_key: str = _PROJECT_KEY
 
     def __post_init__(self) -> None:
-        if self.project_root != str(_settings.project_root) and self.project_key == _PROJECT_KEY:
-            object.__setattr__(self, "project_key", "")
+        object.__setattr__(self, "project_root", str(_settings.project_root))
+        object.__setattr__(self, "project_key", _PROJECT_KEY)
 
 
 # Fact extraction runs in the server too (the store is long_term_memory.json), when the user's

@@ -64,11 +64,12 @@ def test_a_command_the_reviewer_denies_goes_back_to_the_model_unrun(server, run_
     (Reply('{"decision": "allow "}'), "自动审查判定需要确认"),
     (Reply('{"decision": "Allow", "reason": "看起来没问题"}'), "看起来没问题"),
     (Reply('{"decision": "ALLOW"}'), "自动审查判定需要确认"),
-    (Reply('{"decision": ["allow"]}'), "自动审查判定需要确认"),
+    (Reply('{"decision": ["allow"]}'), "自动审查结果无法解析，转人工确认"),  # issue 34: not a plain string
+    (Reply('{"decision": "deny", "decision": "allow"}'), "自动审查结果无法解析，转人工确认"),  # issue 34: twice
     (Reply('{"decision": "allow", '), "自动审查结果无法解析，转人工确认"),
     (Reply(""), "自动审查没有给出结论，转人工确认"),
     (ErrorReply(500, {"error": {"message": "boom"}}, {"x-should-retry": "false"}), "自动审查失败，转人工确认"),
-], ids=["prose", "trailing-space", "capitalised", "upper-case", "list", "cut-off", "empty", "http-500"])
+], ids=["prose", "trailing-space", "capitalised", "upper-case", "list", "twice", "cut-off", "empty", "http-500"])
 def test_a_reply_that_is_not_an_exact_allow_never_runs_the_command(server, run_paicli, project, reply, reason):
     server.script = [Reply("", tool_calls=[WRITE]), Reply("Not run.")]
     server.reviews = [reply]

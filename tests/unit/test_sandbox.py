@@ -44,7 +44,8 @@ def project(tmp_path: Path) -> Path:
     return root
 
 
-def ctx(root: Path, settings: SandboxOptions = SandboxOptions(), finder=find_mechanism) -> ToolContext:
+def ctx(root: Path, settings: SandboxOptions | None = None, finder=find_mechanism) -> ToolContext:
+    settings = settings or SandboxOptions(data=str(root.parent / "sandbox-data"))
     return ToolContext(root=root, sandbox=CommandSandbox(settings, finder=finder), command_timeout=10)
 
 
@@ -53,21 +54,24 @@ def test_layout_lists_writable_roots_protected_paths_and_what_does_not_exist_yet
     (home / ".cache").mkdir(parents=True)
     extra = tmp_path / "extra"
     extra.mkdir()
-    plan = layout(project, {"HOME": str(home), "TMPDIR": str(tmp_path)}, (str(extra),))
-    assert plan.writable[0] == project
-    assert {home / ".cache", extra, tmp_path.resolve()} <= set(plan.writable)
-    assert not any(p == home for p in plan.writable) and (home / ".npm") not in plan.writable  # missing caches
+    data = tmp_path / "data"
+    plan = layout(project, {"HOME": str(home), "TMPDIR": str(tmp_path)},
+                  SandboxOptions(writable=(str(extra),), data=str(data)), "s1")
+    assert plan.writable[0] == project and extra in plan.writable
+    assert plan.caches == (home / ".cache",) and (home / ".npm") not in plan.caches  # missing caches
+    assert plan.temp == (data / "tmp" / "s1" / "tmp", data / "tmp" / "s1" / "var-tmp")
+    assert not any(p == home for p in plan.writable)
     assert {project / ".git/hooks", project / ".git/config", project / "PAI.md", project / ".env"} <= set(plan.protected)
     assert {project / ".mcp.json", project / ".paicli", project / "PAI.local.md"} <= set(plan.missing)
     assert project / ".git" in plan.pinned
 
 
 def test_seatbelt_profile_allows_the_writable_roots_and_denies_protected_paths_and_network(project, tmp_path):
-    plan = layout(project, {"HOME": str(tmp_path)})
+    plan = layout(project, {"HOME": str(tmp_path)}, SandboxOptions(data=str(tmp_path / "data")))
     text = seatbelt.profile(plan, network=False)
     assert text.startswith("(version 1)\n(allow default)\n(deny file-write*)")
     assert f'(allow file-write* (subpath "{project}"))' in text
-    deny = text.splitlines()[-2]
+    deny = next(line for line in text.splitlines() if line.startswith("(deny file-write* (subpath"))
     assert deny.startswith("(deny file-write*") and f'(subpath "{project}/.git/hooks")' in deny
     assert f'(subpath "{project}/PAI.md")' in deny and "\\.env[^/]*$" in deny
     assert text.index(f'(subpath "{project}"))') < text.index(deny)  # last match wins: denial after
@@ -79,7 +83,8 @@ def test_seatbelt_profile_allows_the_writable_roots_and_denies_protected_paths_a
 def test_seatbelt_profile_quotes_a_project_path_with_quotes(tmp_path):
     odd = tmp_path / 'a"b'
     odd.mkdir()
-    assert '"' + str(odd).replace('"', '\\"') + '"' in seatbelt.profile(layout(odd.resolve(), {}), False)
+    plan = layout(odd.resolve(), {}, SandboxOptions(data=str(tmp_path / "data")))
+    assert '"' + str(odd).replace('"', '\\"') + '"' in seatbelt.profile(plan, False)
 
 
 @real
@@ -126,7 +131,8 @@ def test_no_network_is_explained(project):
 
 @real
 def test_a_timeout_ends_everything_a_sandboxed_command_started(project):
-    context = ToolContext(root=project, sandbox=CommandSandbox(), command_timeout=1)
+    context = ToolContext(root=project, sandbox=CommandSandbox(SandboxOptions(data=str(project.parent / "d"))),
+                          command_timeout=1)
     late = f"late-{os.getpid()}.txt"  # pgrep looks machine-wide: a name no other test process uses
     out = asyncio.run(execute_command({"command": f"(sleep 30; touch {late}) & sleep 30"}, context))
     assert "超时" in out
@@ -168,7 +174,7 @@ def test_required_refuses_sandbox_false_even_when_a_person_approved_it(project):
 def test_state_shows_mechanism_writable_roots_and_network(project, tmp_path):
     home = tmp_path / "h"
     (home / ".cache").mkdir(parents=True)
-    lines = CommandSandbox(SandboxOptions(network=True)).state(project, {"HOME": str(home)}).lines()
+    lines = CommandSandbox(SandboxOptions(network=True, data=str(tmp_path / "d"))).state(project, {"HOME": str(home)}).lines()
     assert lines[0].startswith("🔒 命令沙箱: bubblewrap") and "网络: 开启" in lines[0]
     assert str(project) in lines[1] and "~/.cache" in lines[1]
 
@@ -197,7 +203,7 @@ def test_a_linked_worktree_commits_but_its_repository_hooks_stay_closed(tmp_path
     for args in (["init", "-q"], ["commit", "-q", "--allow-empty", "-m", "one"], ["worktree", "add", "-q", str(linked)]):
         subprocess.run(["git", *args], cwd=main, check=True, env=env)
     shutil.rmtree(main / ".git" / "hooks", ignore_errors=True)
-    context = ToolContext(root=linked.resolve(), env=env, sandbox=CommandSandbox())
+    context = ToolContext(root=linked.resolve(), env=env, sandbox=CommandSandbox(SandboxOptions(data=str(tmp_path / "d"))))
     out = asyncio.run(execute_command({"command": "echo a > a.txt && git add a.txt && git commit -qm two && "
                                                   "mkdir -p ../main/.git/hooks && echo evil > ../main/.git/hooks/pre-commit"},
                                       context))
@@ -215,6 +221,7 @@ def test_agent_and_daemon_sockets_are_hidden(project, tmp_path):
     server.listen()
     env = {**os.environ, "SSH_AUTH_SOCK": str(path)}
     probe = f"python3 -c \"import socket; socket.socket(socket.AF_UNIX).connect('{path}')\""
-    out = asyncio.run(execute_command({"command": probe}, ToolContext(root=project, env=env, sandbox=CommandSandbox())))
+    sandbox = CommandSandbox(SandboxOptions(data=str(tmp_path / "d")))
+    out = asyncio.run(execute_command({"command": probe}, ToolContext(root=project, env=env, sandbox=sandbox)))
     server.close()
-    assert not out.ok and "Connection refused" in out
+    assert not out.ok and ("Connection refused" in out or "No such file" in out)

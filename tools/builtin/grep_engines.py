@@ -15,7 +15,6 @@ import functools
 import json
 import os
 import re
-import shutil
 import subprocess
 import sys
 import sysconfig
@@ -59,14 +58,12 @@ def find_rg() -> str | None:
     directory of the interpreter running paicli, which need not be on PATH (pipx exposes only
     paicli's own command), so ``shutil.which`` alone would miss it.
     """
+    from tools.sandbox.own import program  # issue 34 item 5: never from a directory a command can write
+
     name = "rg.exe" if os.name == "nt" else "rg"
     folders = [sysconfig.get_path("scripts"), os.path.dirname(sys.executable),
                sysconfig.get_path("scripts", sysconfig.get_preferred_scheme("user"))]
-    for folder in folders:
-        candidate = os.path.join(folder, name)
-        if os.path.isfile(candidate) and os.access(candidate, os.X_OK):
-            return candidate
-    return shutil.which("rg")
+    return program(name, *(f for f in folders if f))
 
 
 def search(base: Path, query: Query, engine: Engine = "auto",

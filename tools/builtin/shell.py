@@ -17,7 +17,7 @@ from typing import Any
 from tools.base import PolicyError, ToolContext, ToolText, failed
 from tools.common import str_arg
 from tools.policy.guards import CommandGuard
-from tools.sandbox.command import Launch
+from tools.sandbox.command import NETWORK_FAILED, Launch
 from tools.sandbox.flags import command_flags
 
 MAX_COMMAND_OUTPUT_CHARS = 8_000  # reference (d.5): what the model sees without offloading
@@ -34,11 +34,25 @@ async def execute_command(args: dict[str, Any], ctx: ToolContext) -> str:
     await asyncio.to_thread(CommandGuard.check, command, ctx.root)  # it reads the scripts the command runs
     env = ctx.command_env()
     launch = await asyncio.to_thread(_launch, command, args, ctx, env)  # the sandbox layout stats files
-    proc = await asyncio.create_subprocess_exec(
-        *launch.argv, cwd=str(ctx.root), env=env,
-        stdin=asyncio.subprocess.DEVNULL, stdout=asyncio.subprocess.PIPE, stderr=asyncio.subprocess.STDOUT,
-        start_new_session=True,
-    )
+    try:
+        proc = await asyncio.create_subprocess_exec(
+            *launch.argv, cwd=str(ctx.root), env=launch.env if launch.env is not None else env,
+            stdin=asyncio.subprocess.DEVNULL, stdout=asyncio.subprocess.PIPE, stderr=asyncio.subprocess.STDOUT,
+            start_new_session=True, pass_fds=launch.fds, preexec_fn=launch.preexec,
+        )
+    except BaseException:
+        launch.close()
+        raise
+    try:  # a network command's namespace joins the internet before the command starts (issue 34)
+        await asyncio.to_thread(launch.started)
+    except OSError as exc:
+        try:
+            os.killpg(proc.pid, signal.SIGKILL)
+        except (ProcessLookupError, PermissionError):
+            pass
+        await proc.wait()
+        await asyncio.to_thread(launch.finish, "", False)
+        return failed(NETWORK_FAILED.format(why=exc))
     capture = _Capture(ctx.offloader.capture_limit if ctx.offloader else MAX_COMMAND_CAPTURE_CHARS)
     reader = asyncio.create_task(capture.read_all(proc.stdout))
     try:
@@ -58,7 +72,8 @@ def _launch(command: str, args: dict[str, Any], ctx: ToolContext, env: dict[str,
     if ctx.sandbox is None:
         return Launch(["bash", "-c", command], "outside")
     try:
-        return ctx.sandbox.launch(command, ctx.root, env, network=flags.network, outside=flags.outside)
+        return ctx.sandbox.launch(command, ctx.root, env, network=flags.network, outside=flags.outside,
+                                  session=ctx.session_id)
     except RuntimeError as exc:  # PAICLI_COMMAND_SANDBOX=required and no sandbox
         raise PolicyError(str(exc)) from None
 

@@ -65,15 +65,22 @@ OUTSIDE_NOTICE = "命令请求在沙箱外运行（可写项目外的文件、�
 OUTSIDE_UNDER_YES = ("🛡️ sandbox: false 需要用户在终端亲自输入 y 确认，--yes 不能代替；"
                      "请在沙箱内完成，或请用户以交互方式运行 paicli")
 NO_REASON = "（未说明原因）"
+# issue 34 item 8: without slirp4netns a network command shares the host's network: a person decides.
+HOST_NETWORK_NOTICE = ("本机没有 slirp4netns，这条命令将直接使用本机网络（可以访问本机 127.0.0.1 上的服务，"
+                       "例如数据库或 paicli studio）：{reason}")
+HOST_NETWORK_UNDER_YES = ("🛡️ 本机没有 slirp4netns：network: true 只能使用本机网络，需要用户在终端亲自输入 y 确认，"
+                          "--yes 不能代替；请安装 slirp4netns，或请用户以交互方式运行 paicli")
 
 
 def decide(tool: str, args: dict[str, Any], level: str, approved_all: frozenset[str] | set[str] = frozenset(),
            protected: str | None = None, external: bool = False, allow_revert: bool = False,
-           network_granted: bool = False) -> Decision:
+           network_granted: bool = False, host_network: bool = False) -> Decision:
     """``protected`` is the notice of a write to a protected path (``tools.policy.protected_paths``);
     ``external``: the session has read web or MCP content (``tools.policy.external_context``);
     ``allow_revert``: PAICLI_ALLOW_REVERT=yes; ``network_granted``: PAICLI_SANDBOX_NETWORK=on
-    already gives every command network, so ``network: true`` asks for nothing more."""
+    already gives every command network, so ``network: true`` asks for nothing more;
+    ``host_network``: a network command would use the host's network (no slirp4netns), which only
+    a person's typed y allows (issue 34)."""
     facts = facts_of(tool)
     if facts.approval == "always":  # the notice makes it uncovered by "approve all" (``covered``)
         if level == "yes" and allow_revert:
@@ -84,6 +91,10 @@ def decide(tool: str, args: dict[str, Any], level: str, approved_all: frozenset[
         if level == "yes":
             return Deny(OUTSIDE_UNDER_YES, reason="sandbox_outside")
         return Ask(tool, args, PROTECTED_DANGER, facts.risk, OUTSIDE_NOTICE.format(reason=flags.reason or NO_REASON))
+    if flags and flags.network and host_network and not network_granted:
+        if level == "yes":
+            return Deny(HOST_NETWORK_UNDER_YES, reason="host_network")
+        return Ask(tool, args, PROTECTED_DANGER, facts.risk, HOST_NETWORK_NOTICE.format(reason=flags.reason or NO_REASON))
     if protected and external:  # a person, every time: neither --yes nor "approve all" answers it
         if level == "yes":
             return Deny(unattended_refusal(protected), "policy", PROTECTED_EXTERNAL_CONTEXT)
@@ -101,6 +112,16 @@ def decide(tool: str, args: dict[str, Any], level: str, approved_all: frozenset[
     if facts.approval == "auto" or (level == "ask" and facts.approval == "ask"):
         return Ask(tool, args, facts.danger, facts.risk, review=level == "auto" and facts.auto_review)
     return Allow(args)
+
+
+def person_decides(tool: str, args: dict[str, Any], level: str, notice: str, code: str) -> Decision:
+    """A call only the person may allow, with a typed y every time (issue 34: memory the user did
+    not ask for, global memory): refused under ``--yes``, never covered by "approve all"."""
+    facts = facts_of(tool)
+    if level == "yes":
+        return Deny(f"🛡️ 工具调用已拒绝 [{code}]: {notice}；--yes 不能代替用户确认（请在交互终端中运行并输入 y）",
+                    "policy", code)
+    return Ask(tool, args, PROTECTED_DANGER, facts.risk or notice, notice)
 
 
 def asking_tools() -> list[str]:
@@ -190,6 +211,15 @@ _EDIT_NEEDS_ARGS = ("an edit needs the new arguments: resume with {\"decision\":
                     "修改参数需要给出新参数：{\"decision\": \"edit\", \"args\": {...}}")
 
 
+EDIT_WIDENS = ("edited arguments may not add sandbox: false or network: true / 编辑后的参数不能新增 "
+               "sandbox: false 或 network: true：这类调用需要单独提问")
+
+
+def _widens(before: Any, after: Any) -> bool:
+    old, new = command_flags(before), command_flags(after)
+    return (new.outside and not old.outside) or (new.network and not old.network)
+
+
 def read_answer(answer: Any, ask: Ask) -> tuple[Decision | Unclear, bool]:
     """Turn a resume value into the user's decision (``approver="hitl"``); the flag says
     "approve all of this tool".
@@ -209,6 +239,8 @@ def read_answer(answer: Any, ask: Ask) -> tuple[Decision | Unclear, bool]:
         return Allow(ask.args, "hitl"), verdict == "approve_all"
     if verdict == "edit":
         args = answer.get("args")
+        if isinstance(args, dict) and _widens(ask.args, args):  # issue 34: never a way around the typed y
+            return Unclear(EDIT_WIDENS), False
         return (Allow(args, "hitl"), False) if isinstance(args, dict) else (Unclear(_EDIT_NEEDS_ARGS), False)
     if verdict == "skip":
         return Deny("[HITL] 操作已被跳过", "hitl"), False

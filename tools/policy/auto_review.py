@@ -3,7 +3,8 @@ command may run without asking the person.
 
 It sees the user's own request (never tool results, never a Plan task's brief), the tool and its
 arguments, and nothing else; it is sent no tools. It fails closed: only a reply whose first
-``{…}`` span parses as JSON and whose ``decision`` is exactly the string ``allow`` allows. A
+``{…}`` span parses as JSON and whose one ``decision`` is exactly the string ``allow`` allows (a
+``decision`` given twice, or not a plain string, is unreadable: issue 34). A
 timeout, an error, an empty or unreadable reply, oversized arguments all come back as "not
 allowed" with their own reason. Allows are cached per ``tool + "\\0" + args`` until the request
 text changes. The guards (and the sandbox) still check an allowed call when it runs.
@@ -64,15 +65,25 @@ def parse_reply(text: str) -> Verdict:
         return Verdict(False, EMPTY)
     found = _OBJECT.search(text)
     try:
-        data = json.loads(found.group(0)) if found else None
+        data = json.loads(found.group(0), object_pairs_hook=_once) if found else None
     except ValueError:
         data = None
     if not isinstance(data, dict):
+        return Verdict(False, UNREADABLE)
+    if "decision" in data and not isinstance(data["decision"], str):  # issue 34 item 12: a list, a number, an object: unread
         return Verdict(False, UNREADABLE)
     allow = data.get("decision") == "allow"  # exactly: "Allow", "allow " or true do not allow
     reason = data.get("reason")
     reason = reason.strip()[:MAX_REASON_CHARS] if isinstance(reason, str) else ""
     return Verdict(allow, reason or (ALLOWED if allow else NEEDS_ASKING))
+
+
+def _once(pairs: list[tuple[str, object]]) -> dict[str, object]:
+    """issue 34 item 12: ``{"decision":"deny","decision":"allow"}`` is refused, not read as its last key."""
+    names = [name for name, _ in pairs]
+    if "decision" in names and names.count("decision") > 1:
+        raise ValueError("decision twice")
+    return dict(pairs)
 
 
 def review_message(prefix: str, request: str, tool: str, arguments: str) -> str:

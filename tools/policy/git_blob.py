@@ -13,6 +13,8 @@ import hashlib
 import os
 import subprocess
 
+from tools.sandbox.own import child_environment, git
+
 GIT_TIMEOUT = 2.0  # seconds; the guard runs before every command
 MAX_BYTES = 32 * 1024 * 1024  # a larger file is not hashed: it stays fresh
 FILE_MODES = ("100644", "100755")  # a regular file in git (not a symlink, not a submodule)
@@ -20,7 +22,8 @@ FILE_MODES = ("100644", "100755")  # a regular file in git (not a symlink, not a
 # A project's .git/config is written by strangers: a configured fsmonitor hook is a program git
 # would run. No optional locks: the guard reads, it never rewrites the index. Literal pathspecs:
 # a file named `*.sh` is that file, not a pattern.
-GIT = ("git", "--no-optional-locks", "--literal-pathspecs", "-c", "core.fsmonitor=false")
+# issue 34 item 5: git resolved outside every directory a command can write, run without the key.
+GIT = ("--no-optional-locks", "--literal-pathspecs", "-c", "core.fsmonitor=false", "-c", "core.hooksPath=/dev/null")
 
 
 def matches_index(path: str) -> bool:
@@ -41,7 +44,7 @@ def _index_entry(path: str) -> str | None:
     """The blob id git's index holds for ``path``, or None (untracked, conflicted, no git)."""
     folder, name = os.path.split(path)
     try:
-        done = subprocess.run([*GIT, "-C", folder, "ls-files", "-s", "-z", "--", name],
+        done = subprocess.run([git(), *GIT, "-C", folder, "ls-files", "-s", "-z", "--", name], env=child_environment(),
                               stdin=subprocess.DEVNULL, capture_output=True, timeout=GIT_TIMEOUT, check=False)
     except (OSError, subprocess.SubprocessError):
         return None

@@ -39,7 +39,7 @@ from tools.urls import extract_urls, normalize_url
 __all__ = [
     "NETWORK_COMMAND", "TurnClass", "WEB_COMMAND", "add_discovered", "authorize", "classify",
     "denial_text", "expose", "is_browser_tool", "policy_denial",
-    "is_web_fetch_tool", "is_web_tool", "urls_in_args",
+    "is_web_fetch_tool", "is_web_tool", "memory_question", "urls_in_args",
 ]
 
 # reference o.2: reason codes.
@@ -142,6 +142,25 @@ def authorize(turn: TurnClass, name: str | None, args: Any, advertised: Iterable
         return policy_denial(MEMORY_EXTERNAL_CONTEXT, MSG_MEMORY_EXTERNAL)
     if facts_of(tool).writes == "skill" and external_sources:  # no intent or setting lifts this one
         return policy_denial(SKILL_EXTERNAL_CONTEXT, MSG_SKILL_EXTERNAL)
+    return None
+
+
+# issue 34 item 11: memory comes from the user. The turn's words are the submitted text alone (the
+# classifier's input): project files, command output and tool results never count as the user's.
+MEMORY_NEEDS_USER = "MEMORY_NEEDS_USER"
+MSG_MEMORY_NO_INTENT = "本轮用户没有要求记住任何内容，写入长期记忆需要用户确认（项目文件、命令输出和工具结果都不算用户的话）"
+MSG_MEMORY_GLOBAL = "模型请求写入全局记忆（所有项目的会话都会读到），需要用户输入 y 确认"
+
+
+def memory_question(turn: TurnClass, name: str | None, args: Any) -> str | None:
+    """Why a ``save_memory`` call needs the person (a typed y, never ``--yes``), or None."""
+    if (name or "").strip() != "save_memory":
+        return None
+    scope = args.get("scope") if isinstance(args, dict) else None
+    if isinstance(scope, str) and scope.lower() == "global":
+        return MSG_MEMORY_GLOBAL
+    if not turn.explicit_memory_requested:
+        return MSG_MEMORY_NO_INTENT
     return None
 
 

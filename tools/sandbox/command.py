@@ -1,4 +1,11 @@
-"""Deciding how one command runs: sandboxed, sandboxed with network, or outside (and why)."""
+"""Deciding how one command runs: sandboxed, sandboxed with network, or outside (and why).
+
+``CommandSandbox.launch`` turns one ``execute_command`` into a ``Launch``; ``CommandSandbox.wrap``
+does the same for any long-running program (a language server, issue 38) with no network. Either
+way the caller spawns ``launch.argv`` with ``env=launch.env`` and ``pass_fds=launch.fds`` (and
+``preexec_fn=launch.preexec``), calls ``launch.started()`` right after the spawn, and
+``launch.finish(output)`` once the process has ended.
+"""
 
 from __future__ import annotations
 
@@ -11,24 +18,19 @@ from pathlib import Path
 from typing import Callable, Mapping
 
 from tools.sandbox import bwrap, seatbelt
-from tools.sandbox.layout import Layout, layout
+from tools.sandbox.layout import Layout, cache_layer, data_dir, layout, prepare
+from tools.sandbox.options import MODES, SandboxOptions
 from tools.sandbox.sweep import Before, before, undo
 
-MODES = ("auto", "required", "off")  # PAICLI_COMMAND_SANDBOX; auto is paicli's default (reference t: off)
+__all__ = ["MODES", "CommandSandbox", "Launch", "Mechanism", "SandboxOptions", "SandboxState", "Unavailable",
+           "find_mechanism"]
+
 # reference (t): required refuses to run a command without the sandbox.
 REQUIRED_REFUSAL = "命令沙箱不可用（{why}），PAICLI_COMMAND_SANDBOX=required 时不在宿主直接执行命令"
 REQUIRED_OUTSIDE = "PAICLI_COMMAND_SANDBOX=required 时不在沙箱外执行命令（sandbox: false 不可用）"
+NETWORK_FAILED = "联网沙箱未能建立（{why}），命令没有运行"
 SANDBOXED, NETWORK, OUTSIDE = "sandboxed", "network", "outside"  # how a command ran, for /audit
-
-
-@dataclass(frozen=True)
-class SandboxOptions:
-    """The user's choices; ``paicli/settings.py`` fills them (never from a project's .env)."""
-
-    mode: str = "auto"  # PAICLI_COMMAND_SANDBOX: auto | required | off
-    network: bool = False  # PAICLI_SANDBOX_NETWORK=on: every command has network
-    writable: tuple[str, ...] = ()  # PAICLI_SANDBOX_WRITABLE: more writable roots
-    skipped: bool = False  # --dangerously-skip-sandbox: this run's commands run outside
+ISOLATED, HOST = "isolated", "host"  # how a network command reaches the network (issue 34 item 8)
 
 
 @dataclass(frozen=True)
@@ -70,6 +72,13 @@ def find_mechanism() -> Mechanism | Unavailable:
     return Unavailable("; ".join(problems) or "找不到 bubblewrap（bwrap）")
 
 
+def find_network():
+    """slirp4netns (with nsenter and ip), or None: then a network command uses the host's network."""
+    from tools.sandbox.network import find_helper
+
+    return find_helper()
+
+
 @dataclass(frozen=True)
 class SandboxState:
     """What the banner, /context and /policy show."""
@@ -79,27 +88,66 @@ class SandboxState:
     why_not: str  # why commands run outside ("" when on)
     writable: tuple[str, ...]
     network: str  # "off" (per call with approval) | "on" | "host"
+    isolation: str = ISOLATED  # how network commands reach the network: isolated | host
+    hidden: tuple[str, ...] = ()  # what a command finds empty (shown briefly)
+    seccomp: bool = True
 
     def lines(self) -> list[str]:
         if not self.on:
             return [f"⚠️ 命令沙箱未启用：{self.why_not}；命令直接在本机执行"]
-        net = {"off": "关闭（单条命令可申请 network: true，需要批准）", "on": "开启（PAICLI_SANDBOX_NETWORK=on）"}
-        return [f"🔒 命令沙箱: {self.mechanism}；网络: {net.get(self.network, self.network)}",
-                f"   可写: {', '.join(self.writable)}（受保护路径除外）"]
+        how = ("独立网络命名空间（slirp4netns，无本机回环与本机地址）" if self.isolation == ISOLATED
+               else "本机网络（未找到 slirp4netns，需输入 y 确认）")
+        net = {"off": f"关闭（单条命令可申请 network: true，需要批准；联网方式：{how}）",
+               "on": f"开启（PAICLI_SANDBOX_NETWORK=on；{how}）"}
+        lines = [f"🔒 命令沙箱: {self.mechanism}；网络: {net.get(self.network, self.network)}",
+                 f"   可写: {', '.join(self.writable)}（受保护路径除外；工具链缓存为写时复制，写入只在沙箱内可见）"]
+        if self.hidden:
+            lines.append(f"   不可见: {', '.join(self.hidden)}；本机 /tmp、/run 与已有的 Unix socket 均不可见")
+        if not self.seccomp:
+            lines.append("   ⚠️ 未找到 libseccomp：沙箱未加载 seccomp 过滤（AF_VSOCK、内核密钥环仍可用）")
+        return lines
 
 
 @dataclass
 class Launch:
-    """One command, ready to run: ``argv``, how it runs, and what to check once it has ended."""
+    """One command (or long-running program), ready to run.
+
+    Spawn ``argv`` with ``env`` (when not None), ``pass_fds=fds`` and ``preexec_fn=preexec``; then
+    call ``started()`` (it closes the child's descriptors here and, for a network command, joins
+    its namespace to the internet before the command may start: an ``OSError`` from it means the
+    command never ran, so kill the process); ``finish(output)`` once it has ended."""
 
     argv: list[str]
     how: str  # SANDBOXED | NETWORK | OUTSIDE
     plan: Layout | None = None
     seen: Before | None = None
     command: str = ""
+    env: dict[str, str] | None = None
+    fds: tuple[int, ...] = ()
+    preexec: Callable[[], None] | None = None
+    _mine: list[int] = field(default_factory=list, repr=False)  # our ends: info read, block write
+    _helper: object = field(default=None, repr=False)
+    _link: object = field(default=None, repr=False)
 
-    def finish(self, output: str, ok: bool = True) -> str:
+    def started(self) -> None:
+        for fd in self.fds:
+            _close(fd)
+        self.fds = ()
+        if self._helper is None or len(self._mine) < 2:
+            return
+        from tools.sandbox.network import attach, read_info
+
+        info, block = self._mine
+        try:
+            pid = read_info(info)
+            self._link = attach(self._helper, pid)
+            os.write(block, b"1")
+        finally:
+            self._close_mine()
+
+    def finish(self, output: str = "", ok: bool = True) -> str:
         """Notes for the model after the command ended: removed protected paths, refusals seen."""
+        self.close()
         if self.plan is None or self.seen is None:
             return ""
         from tools.sandbox.explain import explain  # its patterns only after a sandboxed command (issue 30)
@@ -107,12 +155,37 @@ class Launch:
         removed = undo(self.plan, self.seen)
         return explain(self.plan, output, removed, network=self.how == NETWORK, command=self.command, ok=ok)
 
+    def close(self) -> None:
+        """Release what the launch holds (also when the spawn failed)."""
+        for fd in self.fds:
+            _close(fd)
+        self.fds = ()
+        self._close_mine()
+        if self._link is not None:
+            self._link.close()  # type: ignore[attr-defined]
+            self._link = None
+
+    def _close_mine(self) -> None:
+        for fd in self._mine:
+            _close(fd)
+        self._mine = []
+
+
+def _close(fd: int) -> None:
+    try:
+        os.close(fd)
+    except OSError:
+        pass
+
 
 @dataclass
 class CommandSandbox:
     settings: SandboxOptions = field(default_factory=SandboxOptions)
     finder: Finder = find_mechanism  # a test passes one that finds nothing
+    network_finder: Callable[[], object] = find_network  # a test passes one that finds no helper
     _found: Mechanism | Unavailable | None = field(default=None, init=False, repr=False)
+    _helper: object = field(default=False, init=False, repr=False)  # False: not looked for yet
+    _cow: dict[str, bool] = field(default_factory=dict, init=False, repr=False)
     _lock: threading.Lock = field(default_factory=threading.Lock, init=False, repr=False)
 
     def mechanism(self) -> Mechanism | Unavailable:
@@ -120,6 +193,19 @@ class CommandSandbox:
             if self._found is None:
                 self._found = self.finder()
             return self._found
+
+    def network_helper(self) -> object:
+        with self._lock:
+            if self._helper is False:
+                self._helper = self.network_finder()
+            return self._helper
+
+    def network_isolation(self) -> str:
+        """``isolated`` where a network command gets a namespace of its own, else ``host``."""
+        found = self.mechanism()
+        if isinstance(found, Mechanism) and found.kind == "seatbelt":
+            return HOST
+        return ISOLATED if self.network_helper() is not None else HOST
 
     def why_outside(self) -> str | None:
         """Why this run's commands are not sandboxed, or None when they are."""
@@ -131,47 +217,133 @@ class CommandSandbox:
         return found.why if isinstance(found, Unavailable) else None
 
     def launch(self, command: str, root: Path, env: Mapping[str, str], *, network: bool = False,
-               outside: bool = False) -> Launch:
+               outside: bool = False, session: str = "default") -> Launch:
         """``outside``: a person approved ``sandbox: false`` for this call. Raises ``RuntimeError``
         with the reference's text when ``required`` cannot be met."""
         plain = ["bash", "-c", command]
         if outside and self.settings.mode == "required":
             raise RuntimeError(REQUIRED_OUTSIDE)
         if outside or self.settings.skipped or self.settings.mode == "off":
-            return Launch(plain, OUTSIDE)
+            return Launch(plain, OUTSIDE, command=command)
         found = self.mechanism()
         if isinstance(found, Unavailable):
             if self.settings.mode == "required":
                 raise RuntimeError(REQUIRED_REFUSAL.format(why=found.why))
-            return Launch(plain, OUTSIDE)
-        network = network or self.settings.network
+            return Launch(plain, OUTSIDE, command=command)
+        return self._sandboxed(found, ["bash", "-c", command], root, env, network or self.settings.network,
+                               session, command)
+
+    def wrap(self, argv: list[str], root: Path, env: Mapping[str, str], *, session: str = "default") -> Launch:
+        """A long-running program (a language server) in the same sandbox a command gets: the same
+        view and write rules, secrets hidden, no network. ``env`` is filtered like a command's
+        (``ToolContext.command_env``). Raises ``RuntimeError`` where there is no sandbox (whatever
+        the mode: the caller decides whether to run it outside)."""
+        found = self.mechanism()
+        if isinstance(found, Unavailable) or self.why_outside() is not None:
+            raise RuntimeError(REQUIRED_REFUSAL.format(why=self.why_outside() or getattr(found, "why", "")))
+        from tools.sandbox.secrets import command_environment
+
+        return self._sandboxed(found, list(argv), root, command_environment(env), False, session, " ".join(argv))
+
+    def _sandboxed(self, found: Mechanism, argv: list[str], root: Path, env: Mapping[str, str], network: bool,
+                   session: str, command: str) -> Launch:
+        from tools.sandbox import own
+
         # paicli's own data directory, made before it can be mounted read-only: swept instead, it
         # would take with it what a parallel Plan task's offloader wrote there meanwhile. Empty,
         # it is invisible to git.
-        own = root / ".paicli"
-        if not os.path.lexists(own):
+        own_dir = root / ".paicli"
+        if not os.path.lexists(own_dir):
             try:
-                own.mkdir()
+                own_dir.mkdir()
             except OSError:  # then it is swept like the other protected paths
                 pass
-        plan = layout(root, dict(env), self.settings.writable)
-        seen = before(plan)
+        env = dict(env)
+        own.writable_roots([str(root), *(os.path.expanduser(p) for p in self.settings.writable),
+                            data_dir(self.settings)])
         if found.kind == "seatbelt":
-            args = seatbelt.argv(plan, command, network)
-        else:
-            args = bwrap.argv(found.path, plan, command, network)
-        return Launch(args, NETWORK if network else SANDBOXED, plan, seen, command)
+            plan = layout(root, env, self.settings, session, copy_on_write=False, sockets=set())
+            seen = before(plan)
+            return Launch(seatbelt.argv(plan, command, network), NETWORK if network else SANDBOXED, plan, seen,
+                          command, env)
+        from tools.sandbox import seccomp
+        from tools.sandbox.sockets import bound_paths
+
+        plan = layout(root, env, self.settings, session, copy_on_write=self._copy_on_write(found.path, str(root)),
+                      sockets=bound_paths())
+        prepare(plan)
+        seen = before(plan)
+        env["TMPDIR"] = "/tmp"  # the session's private one
+        fds: list[int] = []
+        sc = seccomp.pipe_fd()
+        if sc is not None:
+            fds.append(sc)
+        how = "none"
+        helper = None
+        mine: list[int] = []
+        info_w = block_r = None
+        preexec = None
+        if network:
+            helper = self.network_helper() if self.network_isolation() == ISOLATED else None
+            if helper is not None:
+                how = ISOLATED
+                info_r, info_w = os.pipe()
+                block_r, block_w = os.pipe()
+                fds += [info_w, block_r]
+                mine = [info_r, block_w]
+            else:
+                how = HOST
+                from tools.sandbox import landlock
+
+                preexec = landlock.restrict_scopes if landlock.available() else None
+        args = bwrap.argv(found.path, plan, argv, network=how, seccomp_fd=sc, info_fd=info_w, block_fd=block_r,
+                          resolv=_resolv(self.settings) if how == ISOLATED else "")
+        return Launch(args, NETWORK if network else SANDBOXED, plan, seen, command, env, tuple(fds), preexec,
+                      mine, helper)
+
+    def _copy_on_write(self, bwrap_path: str, root: str) -> bool:
+        """Whether cache layers can persist in the data folder (overlayfs cannot sit on overlayfs)."""
+        data = data_dir(self.settings)
+        with self._lock:
+            if data not in self._cow:
+                upper, work = cache_layer(self.settings, "/probe", "probe")
+                lower = os.path.join(os.path.dirname(upper), "lower")
+                self._cow[data] = bwrap.probe_overlay(bwrap_path, upper, work, lower)
+            return self._cow[data]
 
     def state(self, root: Path, env: Mapping[str, str] | None = None) -> SandboxState:
         why = self.why_outside()
         if why is not None:
             return SandboxState(False, "", why, (), "host")
         found = self.mechanism()
-        plan = layout(root, dict(os.environ if env is None else env), self.settings.writable)
-        home = (env or os.environ).get("HOME") or ""
-        shown = tuple(_tilde(str(p), home) for p in plan.writable)
-        return SandboxState(True, getattr(found, "label", ""), "", shown, "on" if self.settings.network else "off")
+        source = dict(os.environ if env is None else env)
+        plan = layout(root, source, self.settings, copy_on_write=False, sockets=set(), tracked=None)
+        home = source.get("HOME") or ""
+        shown = tuple(_tilde(str(p), home) for p in (*plan.writable, *plan.caches)) + ("/tmp", "/var/tmp")
+        hidden = tuple(_tilde(str(p), home) for p in (*plan.hidden, *plan.masked))[:8]
+        from tools.sandbox import seccomp
+
+        kind = getattr(found, "kind", "bwrap")
+        return SandboxState(True, getattr(found, "label", ""), "", shown, "on" if self.settings.network else "off",
+                            self.network_isolation(), hidden, kind != "bwrap" or seccomp.available())
+
+
+def _resolv(options: SandboxOptions) -> str:
+    from tools.sandbox.network import RESOLV_CONF
+
+    path = os.path.join(data_dir(options), "resolv.conf")
+    try:
+        with open(path, encoding="utf-8") as f:
+            if f.read() == RESOLV_CONF:
+                return path
+    except OSError:
+        pass
+    os.makedirs(os.path.dirname(path), mode=0o700, exist_ok=True)
+    with open(path, "w", encoding="utf-8") as f:
+        f.write(RESOLV_CONF)
+    return path
 
 
 def _tilde(path: str, home: str) -> str:
     return "~" + path[len(home):] if home and (path == home or path.startswith(home.rstrip("/") + "/")) else path
+

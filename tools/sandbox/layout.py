@@ -1,27 +1,50 @@
-"""What a sandboxed command may write: plain paths computed from the project, HOME and TMPDIR.
+"""What a sandboxed command sees and may write: plain paths computed from the project, HOME, the
+user's sandbox settings and the session (paicli issues 24 and 34).
 
-Pure apart from ``exists`` checks: the mechanisms (``bwrap``, ``seatbelt``) turn a ``Layout``
-into their own language, and ``sweep`` undoes what a command created at a protected path.
+Apart from ``exists`` checks and a cached ``git ls-files`` when the index changed, this is pure:
+the mechanisms (``bwrap``, ``seatbelt``) turn a ``Layout`` into their own language, ``sweep``
+undoes what a command created at a protected path, ``prepare`` makes the directories it names.
 
-The protected paths are the project root's own (paicli issue 24): the files git, paicli and CI
-act on after the command is gone. Deeper copies (a sub-project's ``PAI.md``) are another
-project's and are protected when that project is opened.
+- Writable: the project (its protected paths excepted), the session's private ``/tmp`` and
+  ``/var/tmp`` (kept under ``$PAICLI_HOME/sandbox/tmp/<session>``), ``PAICLI_SANDBOX_WRITABLE``,
+  and the toolchain caches as copy-on-write layers: reads see the real cache, writes land in a
+  per-project upper layer under ``$PAICLI_HOME/sandbox/caches/`` that nothing outside the
+  sandbox reads (so a ``~/.cargo/bin/git`` or a line in ``~/.nvm/nvm.sh`` never reaches a later
+  shell, paicli or git).
+- Empty: the host's temp dirs, ``/run`` (runtime and socket directories), ``$PAICLI_HOME`` and
+  paicli's memory and audit folders, the credential stores (``tools.sandbox.secrets``), every
+  Unix socket still visible (``tools.sandbox.sockets``).
+- Read-only: everything else; inside the project ``PAI.md``, ``.mcp.json``, ``.env*``, CI workflows,
+  ``.paicli/`` and all of ``.git`` but what git writes (``tools.sandbox.gitdirs``), and the
+  interpreter paicli runs on when it lives inside a writable root.
 """
 
 from __future__ import annotations
 
+import hashlib
 import os
-from dataclasses import dataclass
+import pwd
+import re
+import sys
+import time
+from dataclasses import dataclass, field
+from functools import lru_cache
 from pathlib import Path
+
+from tools.sandbox import gitdirs
+from tools.sandbox.options import SandboxOptions
+from tools.sandbox.secrets import CREDENTIAL_PATHS, SYSTEM_SECRETS
 
 # Regenerable toolchain caches under HOME (issue 24): a sandbox that breaks `./gradlew test` gets switched off.
 HOME_CACHES = (".cache", ".npm", ".yarn", ".pnpm-store", ".cargo", ".rustup", "go", ".gradle", ".m2", ".gem",
                ".bun", ".deno", ".nvm", ".local/share/pnpm", "Library/Caches")
 TEMP_DIRS = ("/tmp", "/var/tmp")
+RUN_DIRS = ("/run", "/var/run")
+# Under the emptied /run, what programs need that holds no socket (NixOS's system profile, resolver files).
+RUN_KEPT = ("/run/current-system", "/run/booted-system", "/run/opengl-driver", "/run/wrappers",
+            "/run/systemd/resolve/resolv.conf", "/run/systemd/resolve/stub-resolv.conf")
 # Project-relative protected paths and the rule each belongs to (shown when a write is refused).
 PROTECTED = {
-    ".git/hooks": "git hooks 会在之后的 git 操作中执行",
-    ".git/config": "git 配置可以让之后的 git 操作运行任意程序",
     "PAI.md": "项目指令文件，下次会话会作为指令载入",
     "PAI.local.md": "项目指令文件，下次会话会作为指令载入",
     ".paicli": "paicli 的项目数据（配置、记忆与工具输出）",
@@ -30,23 +53,38 @@ PROTECTED = {
 }
 ENV_RULE = "环境变量文件，常含密钥并会被工具自动加载"  # .env, .env.local, ... at the project root
 GIT_RULE = "git 仓库：hooks 与 config 会在之后的 git 操作中执行"  # a .git the command created
-# Local daemons' sockets stay reachable through a read-only file system, and some run what they
-# are asked to outside the sandbox (a container, a systemd unit): these are masked, and so are the
-# user's agent and session-bus sockets and their runtime directory.
-DAEMON_SOCKETS = ("/var/run/docker.sock", "/run/docker.sock", "/run/containerd/containerd.sock",
-                  "/run/podman/podman.sock", "/run/dbus/system_bus_socket", "/var/run/dbus/system_bus_socket",
-                  "/run/systemd/private")
+OWN_RULE = "paicli 自身的解释器与依赖，paicli 之后会运行它们"
+_SAFE_NAME = re.compile(r"[^A-Za-z0-9._-]")
+
+
+@dataclass(frozen=True)
+class Mount:
+    """One step of the sandbox's file system, in order (later ones win)."""
+
+    kind: str  # bind | ro | tmpfs | null | overlay | tmp-overlay
+    dest: str
+    src: str = ""
+    upper: str = ""
+    work: str = ""
 
 
 @dataclass(frozen=True)
 class Layout:
     root: Path
-    writable: tuple[Path, ...]  # existing directories, the project first
+    writable: tuple[Path, ...]  # existing directories, the project first (caches and temp dirs included)
     protected: tuple[Path, ...]  # existing protected paths inside the project: mounted read-only
     pinned: tuple[Path, ...]  # existing directories holding protected paths: cannot be renamed away
     missing: tuple[Path, ...]  # protected paths that do not exist yet: removed if a command creates them
-    masked: tuple[Path, ...] = ()  # daemon and agent sockets hidden from the command
-    hidden: tuple[Path, ...] = ()  # directories replaced by an empty one (the user's runtime dir)
+    masked: tuple[Path, ...] = ()  # files shown as /dev/null: credential files, sockets
+    hidden: tuple[Path, ...] = ()  # directories shown empty: runtime dirs, $PAICLI_HOME, credential stores
+    mounts: tuple[Mount, ...] = ()  # the whole view, in order, for bubblewrap
+    gitdirs: tuple[gitdirs.GitDir, ...] = ()  # git dirs whose new entries are swept
+    nested: tuple[Path, ...] = ()  # where a .git the command creates is swept (submodules, tracked dirs)
+    caches: tuple[Path, ...] = ()  # the toolchain caches, copy-on-write
+    temp: tuple[Path, ...] = ()  # the session's private temp dirs (host paths)
+    seen_nested: frozenset[Path] = frozenset()  # of ``nested``, those with a .git before the command
+    git_dir: str = ""  # the project's git dir ("" without one), for finding nested repositories again
+    make: tuple[str, ...] = field(default=(), compare=False)  # directories ``prepare`` creates
 
 
 def rule_for(root: Path, path: Path) -> str | None:
@@ -57,6 +95,8 @@ def rule_for(root: Path, path: Path) -> str | None:
         return None
     if rel == ".git":
         return GIT_RULE
+    if rel.startswith(".git/"):
+        return gitdirs.rule(rel.split("/")[1])
     if "/" not in rel and rel.startswith(".env"):
         return ENV_RULE
     for name, rule in PROTECTED.items():
@@ -73,63 +113,263 @@ def env_files(root: Path) -> list[Path]:
         return []
 
 
-def layout(root: Path, env: dict[str, str], extra: tuple[str, ...] = ()) -> Layout:
-    """``env`` is the command's environment (HOME, TMPDIR); ``extra``: PAICLI_SANDBOX_WRITABLE roots.
-    Runs before every command, so it works on strings (pathlib costs more than the stats)."""
-    home, top = env.get("HOME") or "", str(root)
-    candidates = [top, *TEMP_DIRS, *([env["TMPDIR"]] if env.get("TMPDIR") else []),
-                  *(os.path.join(home, c) for c in HOME_CACHES if home), *(os.path.expanduser(e) for e in extra)]
-    linked = linked_git(top)
-    candidates += linked
-    protected, missing, pinned = [], [], set(linked)
-    for repo in linked[1:] or linked:  # the common directory holds the hooks and the config
-        for path in (os.path.join(repo, "hooks"), os.path.join(repo, "config")):
-            (protected if os.path.lexists(path) else missing).append(path)
-    git_exists = os.path.lexists(os.path.join(top, ".git"))
+def data_dir(options: SandboxOptions) -> str:
+    if options.data:
+        return options.data
+    home = os.environ.get("PAICLI_HOME") or os.path.join(os.path.expanduser("~"), ".paicli")
+    return os.path.join(os.path.expanduser(home), "sandbox")
+
+
+def session_temp(options: SandboxOptions, session: str) -> tuple[str, str]:
+    """The session's private /tmp and /var/tmp on the host."""
+    name = _SAFE_NAME.sub("_", session or "default")[:80] or "default"
+    base = os.path.join(data_dir(options), "tmp", name)
+    return os.path.join(base, "tmp"), os.path.join(base, "var-tmp")
+
+
+def cache_layer(options: SandboxOptions, root: str, cache: str) -> tuple[str, str]:
+    """(upper, work) of the project's copy-on-write layer over ``cache``."""
+    digest = hashlib.sha256(root.encode("utf-8", "surrogateescape")).hexdigest()[:16]
+    name = _SAFE_NAME.sub("_", cache.strip("/"))[-80:]
+    base = os.path.join(data_dir(options), "caches", digest, name)
+    return os.path.join(base, "upper"), os.path.join(base, "work")
+
+
+def _under(path: str, roots) -> bool:
+    return any(path == r or path.startswith(r.rstrip("/") + "/") for r in roots)
+
+
+def _homes(env: dict[str, str]) -> list[str]:
+    """HOME and the account's own home (a HOME pointed elsewhere leaves the real one's keys)."""
+    found = []
+    for home in (env.get("HOME") or "", _account_home()):
+        real = os.path.realpath(home) if home else ""
+        if real and real != "/" and real not in found:
+            found.append(real)
+    return found
+
+
+@lru_cache(maxsize=1)
+def _account_home() -> str:
+    try:
+        return pwd.getpwuid(os.getuid()).pw_dir
+    except (KeyError, AttributeError, OSError):
+        return ""
+
+
+def _own_install() -> list[str]:
+    """The interpreter paicli runs on and paicli's own code (read-only when inside a writable root)."""
+    here = os.path.dirname(os.path.dirname(os.path.dirname(os.path.realpath(__file__))))
+    return [os.path.realpath(sys.prefix), here]
+
+
+def layout(root: Path, env: dict[str, str], options: SandboxOptions = SandboxOptions(), session: str = "default",
+           *, copy_on_write: bool = True, sockets: set[str] | None = None,
+           tracked: gitdirs.Tracked | None = gitdirs.TRACKED) -> Layout:
+    """``env``: the command's environment (HOME, TMPDIR); ``copy_on_write``: the caches get a
+    persistent per-project layer (False: writes vanish with the command, where the data folder's
+    file system cannot hold an overlay layer); ``sockets``: bound socket paths
+    (``tools.sandbox.sockets.bound_paths``), masked where still visible."""
+    top = str(root)
+    home = env.get("HOME") or ""
+    mounts: list[Mount] = [Mount("ro", "/", "/")]
+    make: list[str] = []
+    gone = ["/dev", "/proc"]
+    # 1. Runtime directories: emptied (sockets of daemons, agents, the session bus, /run/secrets).
+    for run in RUN_DIRS:
+        if os.path.isdir(run) and not os.path.islink(run):
+            mounts.append(Mount("tmpfs", run))
+            gone.append(run)
+    for kept in RUN_KEPT:
+        if os.path.lexists(kept):
+            mounts.append(Mount("ro", kept, kept))
+    # 2. The session's private temp dirs, then the host's TMPDIR emptied.
+    tmp, var_tmp = session_temp(options, session)
+    temp = []
+    for private, dest in ((tmp, "/tmp"), (var_tmp, "/var/tmp")):
+        if os.path.isdir(dest):
+            mounts.append(Mount("bind", dest, private))
+            make.append(private)
+            temp.append(Path(private))
+            gone.append(dest)
+    host_tmp = os.path.realpath(env["TMPDIR"]) if env.get("TMPDIR") else ""
+    if host_tmp and not _under(host_tmp, gone) and os.path.isdir(host_tmp) and host_tmp != "/" \
+            and not _under(top, [host_tmp]) and not any(_under(h, [host_tmp]) for h in _homes(env)):
+        mounts.append(Mount("tmpfs", host_tmp))
+        gone.append(host_tmp)
+    # 3. Caches, copy-on-write.
+    data = os.path.realpath(data_dir(options))
+    caches = []
+    for cache in _home_caches(home):
+        if _under(data, [cache]) or _under(cache, [data]):
+            continue  # the layer cannot sit inside what it covers
+        if copy_on_write:
+            upper, work = cache_layer(options, top, cache)
+            mounts.append(Mount("overlay", cache, cache, upper, work))
+            make += [upper, work]
+        else:
+            mounts.append(Mount("tmp-overlay", cache, cache))
+        caches.append(Path(cache))
+    # 4. The project and the user's writable roots.
+    extra = [os.path.expanduser(e) for e in options.writable]
+    writable = _existing_dirs([top, *extra])
+    for path in writable:
+        mounts.append(Mount("bind", path, path))
+    # 5. Protected paths of the project: .git (tools.sandbox.gitdirs), PAI.md and the rest.
+    protected, missing, pinned, guarded = [], [], set(), []
+    dotgit = os.path.join(top, ".git")
+    git_dir = ""
+    if os.path.isdir(dotgit) and not os.path.islink(dotgit):
+        git_dir = dotgit
+        gd, ro = gitdirs.guarded(dotgit)
+        guarded.append(gd)
+        protected += ro
+        pinned.add(dotgit)
+    elif not os.path.lexists(dotgit):
+        missing.append(dotgit)
+    linked = gitdirs.linked(top)
+    if linked:
+        git_dir = linked[0]
+        protected.append(dotgit)  # the .git file itself
     for name in PROTECTED:
         path = os.path.join(top, name)
-        if os.path.lexists(path):
-            protected.append(path)
-        elif not name.startswith(".git/") or git_exists:
-            missing.append(path)  # a missing .git is swept whole (below)
-    if not git_exists:
-        missing.append(os.path.join(top, ".git"))
+        (protected if os.path.lexists(path) else missing).append(path)
     protected += [str(p) for p in env_files(root)]  # a new .env* is found by listing the root again (sweep)
     for path in protected + missing:
         parent = os.path.dirname(path)
-        if parent != top and os.path.isdir(parent) and not os.path.islink(parent):
+        if parent != top and _under(parent, [top]) and os.path.isdir(parent) and not os.path.islink(parent):
             pinned.add(parent)
-    return Layout(root, tuple(Path(p) for p in _existing_dirs(candidates)), tuple(Path(p) for p in protected),
-                  tuple(Path(p) for p in sorted(pinned)), tuple(Path(p) for p in missing), *_sockets(env))
+    # Nested repositories where the user's next git meets them: submodules, tracked dirs, the top level.
+    nested, seen_nested = nested_candidates(top, git_dir, tracked)
+    for candidate in sorted(seen_nested):
+        inner = os.path.join(candidate, ".git")
+        if os.path.isdir(inner) and not os.path.islink(inner):
+            gd, ro = gitdirs.guarded(inner)
+            guarded.append(gd)
+            protected += ro
+            pinned.add(inner)
+        else:
+            protected.append(inner)
+    own = [p for p in _own_install() if _under(p, writable) and os.path.exists(p)]
+    protected += own
+    for path in sorted(pinned):
+        mounts.append(Mount("bind", path, path))
+    for path in protected:
+        mounts.append(Mount("ro", path, path))
+    # A linked worktree's or submodule's git dirs: writable after the common dir's protections,
+    # then their own protected entries.
+    for gd_path in reversed(linked):  # the common dir first, the worktree's own git dir on top
+        mounts.append(Mount("bind", gd_path, gd_path))
+        gd, ro = gitdirs.guarded(gd_path)
+        guarded.append(gd)
+        for path in ro:
+            mounts.append(Mount("ro", path, path))
+            protected.append(path)
+        writable.append(gd_path)
+    # 6. Secrets: empty, even inside a writable root.
+    readable = {os.path.realpath(os.path.expanduser(r)) for r in options.readable}
+    secret_candidates = [os.path.realpath(os.path.expanduser(h)) for h in options.hidden if h]
+    secret_candidates += [os.path.join(h, c) for h in _homes(env) for c in CREDENTIAL_PATHS]
+    secret_candidates += list(SYSTEM_SECRETS)
+    hidden, masked = [], []
+    shown_again = writable + [str(c) for c in caches]
+    for path in dict.fromkeys(secret_candidates):
+        if not os.path.lexists(path) or path in readable or _under(path, gone) and not _under(path, shown_again):
+            continue
+        if os.path.isdir(path):
+            hidden.append(path)
+            mounts.append(Mount("tmpfs", path))
+        elif os.path.lexists(path):
+            masked.append(path)
+            mounts.append(Mount("null", path))
+    # 7. Every Unix socket still visible.
+    shown = writable + [str(c) for c in caches] + [k for k in RUN_KEPT if os.path.lexists(k)]
+    for path in _visible_sockets(sockets or set(), gone + hidden, shown, masked):
+        masked.append(path)
+        mounts.append(Mount("null", path))
+    return Layout(root, tuple(Path(p) for p in writable), tuple(Path(p) for p in protected),
+                  tuple(Path(p) for p in sorted(pinned)), tuple(Path(p) for p in missing),
+                  tuple(Path(p) for p in masked), tuple(Path(p) for p in hidden), tuple(mounts), tuple(guarded),
+                  tuple(Path(p) for p in nested), tuple(caches), tuple(temp),
+                  frozenset(Path(p) for p in seen_nested), git_dir, tuple(make))
 
 
-def _sockets(env: dict[str, str]) -> tuple[tuple[Path, ...], tuple[Path, ...]]:
-    """(sockets to mask, directories to hide): daemons, the ssh agent, the session bus."""
-    bus = env.get("DBUS_SESSION_BUS_ADDRESS", "")
-    agents = [env.get("SSH_AUTH_SOCK", ""), bus.split("path=", 1)[1].split(",")[0] if "path=" in bus else ""]
-    masked = tuple(Path(s) for s in (*DAEMON_SOCKETS, *agents) if s and os.path.exists(s))
-    runtime = f"/run/user/{os.getuid()}" if hasattr(os, "getuid") else ""
-    return masked, tuple(Path(d) for d in [runtime] if d and os.path.isdir(d))
+def _visible_sockets(paths: set[str], gone: list[str], shown: list[str], masked: list[str]) -> list[str]:
+    from tools.sandbox.sockets import visible
+
+    found = []
+    for path in visible(paths, ()):
+        if _under(path, gone) and not _under(path, shown):
+            continue
+        if path not in masked:
+            found.append(path)
+    return found
 
 
-def linked_git(top: str) -> list[str]:
-    """A worktree's or submodule's ``.git`` is a file naming the repository elsewhere: its git
-    directory and common directory must be writable for ``git commit`` (their hooks and config
-    are protected like the project's own)."""
+def nested_candidates(top: str, git_dir: str, tracked: gitdirs.Tracked | None) -> tuple[list[str], set[str]]:
+    """Directories where a nested ``.git`` matters, and those that have one now."""
+    candidates: list[str] = []
+    if git_dir and tracked is not None:
+        links, dirs = tracked.of(top, git_dir)
+        candidates += [*links, *dirs]
     try:
-        with open(os.path.join(top, ".git"), encoding="utf-8") as f:
-            text = f.read(4096)
-    except OSError:  # no .git, or a directory
-        return []
-    if not text.startswith("gitdir:"):
-        return []
-    gitdir = os.path.normpath(os.path.join(top, text[len("gitdir:"):].strip()))
-    try:
-        with open(os.path.join(gitdir, "commondir"), encoding="utf-8") as f:
-            common = os.path.normpath(os.path.join(gitdir, f.read().strip()))
+        candidates += [e.path for e in os.scandir(top)
+                       if e.name not in (".git", ".paicli") and e.is_dir(follow_symlinks=False)]
     except OSError:
-        return [gitdir] if os.path.isdir(gitdir) else []
-    return [d for d in (gitdir, common) if os.path.isdir(d)]
+        pass
+    candidates = list(dict.fromkeys(candidates))
+    seen = {c for c in candidates if os.path.lexists(os.path.join(c, ".git"))}
+    return candidates, seen
+
+
+_made: set[str] = set()  # directories made already by this process
+
+
+def prepare(plan: Layout) -> None:
+    """Make the directories the layout names (private temp dirs, cache layers), and clear any
+    link inside the private temp dirs on the way to a mount point (a command's symlink must not
+    move where the next command's project is mounted)."""
+    for path in plan.make:
+        if path not in _made or not os.path.isdir(path):
+            os.makedirs(path, mode=0o700, exist_ok=True)
+            if path in (str(t) for t in plan.temp):
+                os.chmod(path, 0o1777)  # a /tmp: sticky, for every user of the sandbox
+            _made.add(path)
+    temps = {"/tmp": str(plan.temp[0]) if plan.temp else "", "/var/tmp": str(plan.temp[1]) if len(plan.temp) > 1 else ""}
+    for mount in plan.mounts:
+        for dest, private in temps.items():
+            if private and mount.dest.startswith(dest + "/") and mount.kind != "null":
+                _clear_links(private, mount.dest[len(dest) + 1:])
+
+
+def _clear_links(base: str, rel: str) -> None:
+    current = base
+    for part in rel.split("/"):
+        current = os.path.join(current, part)
+        if os.path.islink(current) or (os.path.lexists(current) and not os.path.isdir(current)):
+            try:
+                os.unlink(current)
+            except OSError:
+                return
+            return
+        if not os.path.lexists(current):
+            return
+
+
+_CACHE_SECONDS = 2.0  # how long the list of caches under a HOME is reused (realpath of each costs)
+_caches_seen: dict[str, tuple[float, list[str]]] = {}
+
+
+def _home_caches(home: str) -> list[str]:
+    """The toolchain caches that exist under ``home``, at their real paths."""
+    if not home:
+        return []
+    now = time.monotonic()
+    seen = _caches_seen.get(home)
+    if seen is None or now - seen[0] > _CACHE_SECONDS:
+        seen = (now, _existing_dirs([os.path.join(home, c) for c in HOME_CACHES]))
+        _caches_seen[home] = seen
+    return list(seen[1])
 
 
 def _existing_dirs(paths: list[str]) -> list[str]:

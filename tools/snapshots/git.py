@@ -18,6 +18,8 @@ import subprocess
 from dataclasses import dataclass
 from pathlib import Path
 
+from tools.sandbox.own import git as git_program, safe_path
+
 PINNED = (
     "core.hooksPath=/dev/null", "core.excludesFile=/dev/null", "core.fsmonitor=false",
     "core.autocrlf=false", "core.safecrlf=false", "core.eol=lf", "core.quotePath=false",
@@ -67,7 +69,7 @@ class Git:
 
     def env(self, index: Path | None = None) -> dict[str, str]:
         return {
-            "PATH": os.environ.get("PATH", os.defpath),  # to find git; nothing else is inherited
+            "PATH": safe_path(),  # nothing else is inherited (issue 34: no entry a command could write)
             "GIT_DIR": str(self.git_dir), "GIT_WORK_TREE": str(self.work_tree),
             "GIT_INDEX_FILE": str(index or self.index), "GIT_CONFIG_NOSYSTEM": "1",
             "GIT_CONFIG_GLOBAL": os.devnull, "GIT_TERMINAL_PROMPT": "0", "GIT_OPTIONAL_LOCKS": "0",
@@ -76,7 +78,7 @@ class Git:
 
     def run(self, *args: str, input: bytes | None = None, index: Path | None = None, ok: tuple[int, ...] = (0,)
             ) -> subprocess.CompletedProcess[bytes]:
-        command = ["git", *(part for setting in PINNED for part in ("-c", setting)), *args]
+        command = [git_program(), *(part for setting in PINNED for part in ("-c", setting)), *args]
         try:
             done = subprocess.run(command, input=input, capture_output=True, cwd=self.work_tree,
                                   env=self.env(index), check=False)
@@ -93,9 +95,9 @@ class Git:
 def init_bare(git_dir: Path) -> None:
     """A new, empty shadow repository without sample hooks, with our attributes."""
     git_dir.parent.mkdir(parents=True, exist_ok=True)
-    env = {"PATH": os.environ.get("PATH", os.defpath), "GIT_CONFIG_NOSYSTEM": "1", "GIT_CONFIG_GLOBAL": os.devnull,
+    env = {"PATH": safe_path(), "GIT_CONFIG_NOSYSTEM": "1", "GIT_CONFIG_GLOBAL": os.devnull,
            "LC_ALL": "C"}
-    done = subprocess.run(["git", "-c", "init.defaultBranch=snapshots", "init", "--quiet", "--bare", "--template=",
+    done = subprocess.run([git_program(), "-c", "init.defaultBranch=snapshots", "init", "--quiet", "--bare", "--template=",
                            str(git_dir)], capture_output=True, env=env, check=False)
     if done.returncode != 0:
         raise GitError(["init"], done.returncode, done.stderr.decode("utf-8", "replace"))
