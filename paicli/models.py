@@ -127,16 +127,15 @@ def _is_json_object(text: Any) -> bool:
         return False
 
 
-# reference v.2: the reviewer runs with thinking off. The providers whose API takes this switch;
-# DeepSeek's deepseek-chat does not think, and an unknown endpoint may refuse unknown fields.
-THINKING_OFF = {"glm": {"thinking": {"type": "disabled"}}, "kimi": {"thinking": {"type": "disabled"}}}
 REVIEW_MAX_TOKENS = 400  # a one-line JSON verdict
 
 
 def make_review_model(settings: Settings, timeout: float) -> ReasoningChatModel:
     """The auto reviewer's client (reference v.2): the session's provider, PAICLI_AUTO_CLASSIFIER_MODEL
     or the session's model, thinking off, no retries (its own timeout bounds it)."""
-    extra = THINKING_OFF.get(settings.provider)
+    # reference v.2: thinking off, where the catalog says how (an unknown endpoint may refuse unknown fields)
+    provider = settings.catalog.get(settings.provider)
+    extra = provider.thinking_off if provider else None
     return make_chat_model(settings, settings.review_model or settings.model, timeout=timeout, max_retries=0,
                            max_tokens=REVIEW_MAX_TOKENS, **({"extra_body": extra} if extra else {}))
 

@@ -34,6 +34,11 @@ def run_oneshot(args: Any) -> int:
         return 2
     app.warm_up()  # the imports start first: the sandbox probe's subprocess runs meanwhile
     _warn_unsandboxed(app)
+    from paicli.model_switch import window_notice
+
+    note = window_notice(app.settings)  # issue 39: an unknown model's window, said once (the REPL: in its banner)
+    if note is not None and getattr(args, "verbose", False):
+        write_line(note, sys.stderr)
     return asyncio.run(_run(app, args.mode, text))
 
 

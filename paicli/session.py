@@ -25,7 +25,6 @@ from langchain_core.messages import RemoveMessage
 from langgraph.graph.message import REMOVE_ALL_MESSAGES
 
 from graphs.react import build_react
-from memory.context.profile import prompt_cache_mode
 from memory.context.rounds import SKILL_INJECTION, internal_kind
 from memory.context.turn_memory import memory_context_messages
 from memory.ledger.saver import JsonlLedgerSaver
@@ -152,7 +151,7 @@ class Session:
             clearing_trigger=profile.tool_result_clearing_trigger if options.clearing else None,
             clearing_keep=options.clearing_keep,
             session_memory=options.session_memory,
-            prompt_cache=prompt_cache_mode(self.settings.provider),
+            prompt_cache=self.settings.prompt_cache,
             skill_index_tokens=c.estimator.system(index) if index else 0,
             skill_body_tokens=c.estimator.messages(bodies) if bodies else 0,
             skill_bodies=len(bodies),
@@ -233,11 +232,24 @@ class Session:
                 return mode
         return None
 
-    def switch_model(self, model: str) -> None:
-        self.settings = self.settings.with_model(model)
-        self.deps.model = make_chat_model(self.settings)
-        if self.deps.reviewer is not None and not self.settings.review_model:  # it follows the session's model (v.2)
-            self.deps.reviewer = make_reviewer(self.settings)
+    def switch_model(self, settings: Settings) -> None:
+        """``/model`` (reference b, "Switching windows at runtime"): the App's new settings. The
+        clients are rebuilt (the light model and the auto reviewer follow, v.2), the token counts
+        start again (a new TokenBudget), every session-memory summary is dropped (pending ones
+        cancelled), and the thresholds follow the new window from the next call on: they are read
+        from ``RunContext.context_window`` every time, never cached."""
+        self.settings = settings
+        deps = self.deps
+        deps.model = make_chat_model(settings)
+        deps.light_model = make_chat_model(settings, settings.light_model) if settings.light_model != settings.model else None
+        if deps.reviewer is not None:
+            deps.reviewer = make_reviewer(settings)
+        if self.memory is not None and settings.memory.enrich and self.memory.enricher is not None:
+            self.memory.enricher = search_term_enricher(settings, deps)
+        session_memory = self.compaction.compactor.session_memory
+        if session_memory is not None:
+            session_memory.reset_all()
+        self.stats = TokenStats()
 
     @property
     def background(self) -> Background:

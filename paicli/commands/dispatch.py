@@ -31,7 +31,7 @@ COMPACT_FAILURES = {
 
 HELP = [
     ("/help", "显示可用命令"),
-    ("/model [名称]", "查看当前模型；带名称时切换模型"),
+    ("/model [list|info|refresh|add] [服务商/]<模型>", "查看当前模型；list 列出目录与端点的模型；<服务商>/<模型> 连同服务商和 key 一起切换；add 登记模型的窗口与能力"),
     ("/resume [会话 id]", "列出最近的会话并选择一个继续；带 id 时直接继续"),
     ("/clear（或 clear）", "清空当前对话（会话账本与长期记忆保留）"),
     ("/cancel（或 cancel）", "任务运行中按 Ctrl-C 取消；空闲时说明当前没有运行的任务"),
@@ -51,6 +51,7 @@ HELP = [
     ("/hitl [on|default]", "查看或切换审批档位：on 全部危险操作都确认；default 由模型审查命令（启动默认）"),
     ("/policy", "查看安全策略、审批档位、全部放行的工具和今日最近的拒绝"),
     ("/config", "查看生效的配置及每项的来源（密钥已遮盖）"),
+    ("/config provider [名称]", "列出服务商及其 key 是否已设置；带名称时设为默认服务商并切换"),
     ("/init [--force]", "根据项目文件生成简短的 PAI.md（不调用模型；--force 覆盖已有文件）"),
     ("/export", "把当前对话导出为 Markdown（$PAICLI_HOME/exports/）"),
     ("/history clear", "清空输入历史"),
@@ -106,7 +107,9 @@ async def _dispatch(text: str, app: App, say: Output, read_line: ReadLine | None
         for line in help_lines():
             say(line)
     elif word == "/model":
-        _model(payload, app, say)
+        from paicli.commands.model import model
+
+        await model(payload, app, say)
     elif word in ("/clear", "clear"):
         await app.session.clear()
         say("🗑️ 当前对话历史已清空，长期记忆保持不变")
@@ -164,6 +167,10 @@ async def _dispatch(text: str, app: App, say: Output, read_line: ReadLine | None
         from paicli.commands import mode as mode_commands
 
         await (mode_commands.mode if word == "/mode" else mode_commands.hitl)(payload, app, say)
+    elif word == "/config" and payload.partition(" ")[0].lower() == "provider":
+        from paicli.commands.model import config_provider
+
+        config_provider(payload.partition(" ")[2], app, say)
     elif word in ("/init", "/export", "/history", "/policy", "/config"):
         await _project_command(word, payload, app, say)
     else:
@@ -195,17 +202,6 @@ def _audit(payload: str, app: App, say: Say) -> None:
 
     count = recent_count(payload or None)
     say(format_recent(AuditLog(app.audit_dir).recent(count), count))
-
-
-def _model(payload: str, app: App, say: Say) -> None:
-    s = app.settings
-    if not payload or payload.lower() in ("info", "list"):
-        say(f"🤖 当前模型: {s.model} ({s.provider})")
-        say(f"   端点: {s.base_url}   上下文窗口: {s.context_window:,} tokens   轻量模型: {s.light_model}")
-        say("   /model <名称> 切换到同一服务上的其他模型")
-        return
-    app.switch_model(payload)
-    say(f"✅ 已切换模型: {payload} ({s.provider})")
 
 
 async def _compact(app: App, say: Output) -> None:
