@@ -158,7 +158,12 @@ class TurnWatcher:
         self.session, self.ui, self.result = session, ui, result
 
     def on_token(self, chunk: Any, meta: dict[str, Any]) -> None:
-        if isinstance(chunk, AIMessageChunk) and meta.get("langgraph_node") == "call_model" and chunk.content:
+        if not isinstance(chunk, AIMessageChunk) or meta.get("langgraph_node") != "call_model":
+            return
+        reasoning = chunk.additional_kwargs.get("reasoning_content")
+        if isinstance(reasoning, str) and reasoning and hasattr(self.ui, "reasoning"):
+            self.ui.reasoning(reasoning)  # issue 39: shown as it arrives, dimmed (paicli.thinking)
+        if chunk.content:
             self.ui.token(text_of(chunk))
 
     def on_custom(self, data: dict[str, Any], namespace: tuple[str, ...] = ()) -> None:
@@ -208,9 +213,16 @@ class UnitWatcher:
 
     stream_modes = ["updates", "custom"]
 
-    def __init__(self, ui: Any, result: Any):
-        self.ui, self.result = ui, result
+    def __init__(self, ui: Any, result: Any, role: str = "plan"):
+        self.ui, self.result, self.role = ui, result, role  # role: whose reasoning a unit's is (paicli.thinking)
         self.units: dict[str, str] = {}  # a unit's namespace (its node's checkpoint_ns) -> its id
+
+    def _reasoning(self, message: AIMessage, unit: str) -> None:
+        reasoning = message.additional_kwargs.get("reasoning_content")
+        if isinstance(reasoning, str) and reasoning.strip() and hasattr(self.ui, "reasoning_block"):
+            from paicli.thinking import label_for
+
+            self.ui.reasoning_block(reasoning, label_for(self.role, unit))
 
     def on_token(self, chunk: Any, meta: dict[str, Any]) -> None:
         """Not streamed: a run shows its units' messages whole."""
@@ -226,6 +238,10 @@ class UnitWatcher:
                 ui.run_line.running.append(str(data["unit"]))
         if isinstance(data.get("usage"), dict):  # a model call outside any unit (the Plan planner)
             count_usage(data["usage"], self.result)
+        if isinstance(data.get("reasoning"), str) and hasattr(ui, "reasoning_block"):  # a planner's or reviewer's
+            from paicli.thinking import label_for
+
+            ui.reasoning_block(data["reasoning"], label_for(str(data.get("role") or "planner"), data.get("name")))
 
     def on_update(self, namespace: tuple[str, ...], node: str, update: dict[str, Any]) -> None:
         ui, unit = self.ui, self.units.get(namespace[0]) if namespace else None
@@ -241,6 +257,7 @@ class UnitWatcher:
             for message in messages:
                 if isinstance(message, AIMessage):
                     ui.run_line.calls += len(message.tool_calls) + len(message.invalid_tool_calls)
+                    self._reasoning(message, unit)
                     ui.model_message(message, unit=unit)
         elif node == "execute_tools":
             ui.tool_results([m for m in messages if isinstance(m, ToolMessage)], unit=unit)

@@ -72,6 +72,8 @@ class ReasoningChatModel(ChatDeepSeek):
     def _convert_chunk_to_generation_chunk(self, chunk: dict, default_chunk_class: type,
                                            base_generation_info: dict | None) -> Any:
         generation = super()._convert_chunk_to_generation_chunk(chunk, default_chunk_class, base_generation_info)
+        if generation is not None and (thinking := _thinking_delta(chunk)):  # a provider's other spelling
+            generation.message.additional_kwargs.setdefault("reasoning_content", thinking)
         if generation is not None:  # usage comes in the last chunk, which has no choices
             record_cache_read(generation.message, response_usage(chunk))
             if (usage := choice_usage(chunk)) is not None:  # Kimi's: held by _stream / _astream
@@ -107,6 +109,14 @@ class ReasoningChatModel(ChatDeepSeek):
     @property
     def _llm_type(self) -> str:
         return "paicli-openai-compatible"
+
+
+def _thinking_delta(chunk: dict) -> str | None:
+    """Reasoning a provider streams as ``delta.thinking`` (langchain-deepseek reads
+    ``reasoning_content`` and ``reasoning`` itself)."""
+    choices = chunk.get("choices") or [{}]
+    thinking = (choices[0].get("delta") or {}).get("thinking") if isinstance(choices[0], dict) else None
+    return thinking if isinstance(thinking, str) and thinking else None
 
 
 def replayable(call: dict, check_arguments: bool = True) -> None:

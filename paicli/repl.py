@@ -239,7 +239,8 @@ class Repl:
         Ctrl-C cancels it (reference s.7), and a run apart says how to finish it (issue 26).
         Returns its result, or None when it was cancelled or refused."""
         spec = MODE_SPECS[mode]
-        renderer = Renderer(stream_answer=True, read_line=self.read_answer, read_plan_review=self.read_plan_review)
+        renderer = Renderer(stream_answer=True, read_line=self.read_answer, read_plan_review=self.read_plan_review,
+                            thinking=self.app.settings.show_thinking)
         if spec.banner:
             renderer.notice(spec.banner, style="bold")
         if not spec.runs_apart:

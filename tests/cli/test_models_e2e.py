@@ -3,6 +3,8 @@
 
 import json
 
+import pytest
+
 from paicli.app import App
 from paicli.commands import dispatch as commands
 from tests.support.openai_server import Reply
@@ -104,3 +106,18 @@ async def test_a_live_switch_moves_the_thresholds_light_model_and_drops_session_
     assert session.deps.model.openai_api_key.get_secret_value() == "ds"
     assert session.compaction.compactor.session_memory._states == {} and session.stats.calls == 0
     assert session.context.context_window == 1_000_000
+
+
+@pytest.mark.process
+def test_in_the_repl_a_switch_to_a_1m_model_moves_context_s_thresholds_to_the_1m_row(start_repl):
+    from tests.support.pty_terminal import ask
+
+    terminal = start_repl(DEEPSEEK_API_KEY="ds-key")
+    ask(terminal, "/context")
+    terminal.expect("压缩阈值: 95.0k (74%)")  # the default row: "m" is not in the catalog
+    ask(terminal, "/model deepseek/deepseek-v4-flash")
+    terminal.expect("✅ 已切换模型: deepseek-v4-flash (deepseek)   上下文窗口: 1,000,000 tokens")
+    ask(terminal, "/context")
+    terminal.expect("deepseek-v4-flash (deepseek)   窗口: 1.0M")
+    terminal.expect("压缩阈值: 967.0k (96%)")
+    terminal.expect("旧工具结果清理: 100.0k 触发")
