@@ -240,7 +240,9 @@ class App:
     def switch_model(self, target: str) -> Settings:
         """``/model <model>`` or ``/model <provider>/<model>`` (paicli.model_switch); a
         ``ConfigError`` (no key for that provider) leaves everything as it was."""
-        self._settings = self._settings.with_model(target)
+        from paicli.model_switch import switched
+
+        self._settings = switched(self._settings, target)
         if self._session is not None:
             self._session.switch_model(self._settings)
         return self._settings

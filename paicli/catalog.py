@@ -16,7 +16,7 @@ reads the files and raises.
 from __future__ import annotations
 
 import json
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, field
 from importlib import resources
 from typing import Any
 
@@ -85,6 +85,13 @@ class Catalog:
 
     def key_variables(self) -> tuple[str, ...]:
         return tuple(dict.fromkeys(p.key_env for p in self.providers.values()))
+
+    def model_info(self, provider: str, model: str) -> ModelInfo:
+        """The entry for ``model``: the provider's, else (a custom endpoint) any provider's; an
+        unknown one has the default window and ``known=False``."""
+        if (info := self.get(provider)) is not None:
+            return info.model_info(model)
+        return self.find(model) or ModelInfo(model, known=False)
 
     def find(self, model: str) -> ModelInfo | None:
         """A custom endpoint's model: one added for it, else a model of any provider it serves."""
@@ -160,12 +167,3 @@ def parse_model(model: str, fields: dict[str, Any], where: str) -> ModelInfo:
     return ModelInfo(model, window, output, bool(fields.get("reasoning")), bool(fields.get("vision")),
                      None if price is None else Price(float(price["input"]), float(price["output"]),
                                                       None if price.get("cached") is None else float(price["cached"])))
-
-
-def with_model(catalog: Catalog, provider: str, model: ModelInfo) -> Catalog:
-    """The catalog with ``model`` added to (or replacing one of) ``provider``'s models."""
-    if provider not in catalog.providers:
-        return replace(catalog, custom={**catalog.custom, model.id: model})
-    info = catalog.providers[provider]
-    return replace(catalog, providers={**catalog.providers,
-                                       provider: replace(info, models={**info.models, model.id: model})})

@@ -13,13 +13,12 @@ anything else is a model id on the current endpoint (ids such as ``Qwen/Qwen3-8B
 from __future__ import annotations
 
 from dataclasses import replace
-from typing import TYPE_CHECKING
+from typing import Any
 
-from paicli.catalog import Catalog, ModelInfo, ProviderInfo
+from paicli.catalog import Catalog, ProviderInfo
 from paicli.feature_settings import ConfigError
 
-if TYPE_CHECKING:
-    from paicli.settings import Settings
+Settings = Any  # paicli.settings.Settings (which does not import this module)
 
 
 def split_target(catalog: Catalog, target: str, current: str) -> tuple[str, str]:
@@ -30,13 +29,6 @@ def split_target(catalog: Catalog, target: str, current: str) -> tuple[str, str]
     return current, target.strip()
 
 
-def model_info(catalog: Catalog, provider: ProviderInfo | None, model: str) -> ModelInfo:
-    """The catalog's entry for ``model``: the provider's, else (a custom endpoint) any provider's."""
-    if provider is not None:
-        return provider.model_info(model)
-    return catalog.find(model) or ModelInfo(model, known=False)
-
-
 def switched(settings: Settings, target: str) -> Settings:
     """``settings`` for ``target``; a ``ConfigError`` naming the fix when its provider has no key."""
     name, model = split_target(settings.catalog, target, settings.provider)
@@ -44,7 +36,7 @@ def switched(settings: Settings, target: str) -> Settings:
         raise ConfigError("❌ 用法: /model <模型> 或 /model <服务商>/<模型>（/model list 查看可选模型）")
     same = name == settings.provider
     provider = settings.catalog.get(name)
-    info = model_info(settings.catalog, provider, model)
+    info = settings.catalog.model_info(name, model)
     if same:
         key, base_url = settings.api_key, settings.base_url
     else:

@@ -17,6 +17,7 @@ from urllib.parse import urlsplit
 from paicli.credentials import CONFIG, DOTENV, ENVIRONMENT, Sources, endpoint_refusal, guard_refusal, key_variable, secret_variables
 from paicli.catalog import DEFAULT_WINDOW, Catalog, CatalogError, ModelInfo, load_catalog
 from paicli.prices import Price, price_problem
+from paicli.search_settings import SEARCH_KEYS, search_service
 from nodes.core.options import BudgetOptions, CompactionOptions
 from tools.skills.limits import DEFAULT_BUDGET as DEFAULT_SKILL_BUDGET
 from paicli.feature_settings import (ConfigError, Get, MemorySettings, WebSettings, budget_options, compaction_options, memory_settings,
@@ -106,17 +107,9 @@ class Settings:
             )
         return self.api_key
 
-    def with_model(self, target: str) -> "Settings":
-        """``/model``: another model, or ``<provider>/<model>`` (paicli.model_switch)."""
-        from paicli.model_switch import switched
-
-        return switched(self, target)
-
     @property
     def model_info(self) -> ModelInfo:
-        from paicli.model_switch import model_info
-
-        return model_info(self.catalog, self.catalog.get(self.provider), self.model)
+        return self.catalog.model_info(self.provider, self.model)
 
     @property
     def prompt_cache(self) -> str:
@@ -205,9 +198,7 @@ def load_settings(project: str | os.PathLike | None = None, environ: dict[str, s
     if refusal := endpoint_refusal(sources, key_name, root / ".env") or guard_refusal(sources, root / ".env"):
         raise ConfigError(refusal)
     key = get(key_name) if key_name else (preset.api_key if preset else None)
-    from paicli.model_switch import model_info
-
-    info = model_info(catalog, preset, model)
+    info = catalog.model_info(provider, model)
     window_setting = get("PAICLI_CONTEXT_WINDOW")
     origins = {name: _source_of(sources, name) for name in (*_REPORTED, *([key_name] if key_name else []))}
     return Settings(
@@ -225,8 +216,8 @@ def load_settings(project: str | os.PathLike | None = None, environ: dict[str, s
         compaction=compaction_options(get),
         budget=budget_options(get),
         memory=memory_settings(get, home / "cache"),
-        web=_checked_web(web_settings(get)),
-        secret_env=secret_variables(env, catalog.key_variables(), key),
+        web=_checked_web(replace(web_settings(get), search=search_service(get, catalog, provider, key))),
+        secret_env=secret_variables(env, (*catalog.key_variables(), *SEARCH_KEYS), key),
         session_wait=max(0, number(get, "PAICLI_SESSION_WAIT", 120)),
         skill_budget=_positive(get, "PAICLI_SKILL_BODY_BUDGET", DEFAULT_SKILL_BUDGET),
         mcp=_mcp_setup(home, root, get),
@@ -495,4 +486,6 @@ def _origin(raw: str) -> str | None:
 
 def _checked_web(web: WebSettings) -> WebSettings:
     _checked_url("PAICLI_SEARXNG_URL", web.searxng_url)
+    if web.search is not None and web.search.kind != "searxng":
+        _checked_url("PAICLI_SERPAPI_URL" if web.search.kind == "serpapi" else "PAICLI_ZHIPU_SEARCH_URL", web.search.url)
     return web

@@ -36,7 +36,7 @@ def member_system(deps: Deps, ctx: RunContext, mode: str) -> SystemMessage:
     root = Path(ctx.project_root)
     return SystemMessage(assemble_system_prompt(
         mode=mode, approval=ctx.approval, now=deps.clock(), sources=PromptSources.for_project(deps.prompt_home, root),
-        project_context=load_project_context(root, deps.prompt_home)))
+        project_context=load_project_context(root, deps.prompt_home), web_search="web_search" in deps.tools))
 
 
 def make_ask(deps: Deps, mode: str):

@@ -200,10 +200,9 @@ def reloaded(app: Any) -> Any:
 
     s = app.settings
     fresh = load_settings(s.project_root)
-    info = fresh.catalog.get(s.provider).model_info(s.model) if fresh.catalog.get(s.provider) else (
-        fresh.catalog.find(s.model))
+    info = fresh.catalog.model_info(s.provider, s.model)
     current = replace(s, catalog=fresh.catalog, prices=fresh.prices)
-    if info is not None and info.known:
+    if info.known:
         current = replace(current, context_window=info.window, window_known=True)
     app.replace_settings(current)
     return current
