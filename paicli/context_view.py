@@ -33,6 +33,8 @@ class ContextUsage:
     # Share of the next request identical to the start of the last one (what a provider's prefix
     # cache can serve); None before the session's first model request.
     stable_share: float | None = None
+    images: int = 0  # image parts still in the conversation (issue 39) and their estimate (reference a)
+    image_tokens: int = 0
 
     @property
     def total(self) -> int:
@@ -86,6 +88,7 @@ def render_context(u: ContextUsage) -> list[str]:
         _row("工具定义:", u.schema_tokens, u.window),
         _row("对话:", u.conversation_tokens, u.window, u.conversation_messages),
         _row("Skill 正文:", u.skill_body_tokens, u.window, u.skill_bodies),
+        *([_row("图片:", u.image_tokens, u.window, u.images) + "（下一轮起只留说明）"] if u.images else []),
         "    " + "─" * 33,
         _row("合计:", u.total, u.window),
         "",

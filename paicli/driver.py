@@ -54,6 +54,7 @@ class Conversation(Protocol):
     mcp: Any  # tools.mcp.servers.McpServers, or None
     stats: Any  # paicli.session.TokenStats
     external_sources: tuple[str, ...]
+    settings: Any  # paicli.settings.Settings: the model's vision, the project root (images)
 
     @property
     def config(self) -> dict[str, Any]: ...
@@ -93,7 +94,7 @@ async def run_turn(session: Conversation, text: str, ui: TurnUI) -> TurnResult:
     session.remember()
     if session.mcp is not None:  # servers still starting get the startup wait (reference x)
         await session.mcp.wait_started()
-    pending: Any = {"messages": await user_messages(session.mcp, text, ui)}
+    pending: Any = {"messages": await user_messages(session.mcp, text, ui, image_content(session, text, ui))}
 
     async def answer(interrupts: list[Any]) -> dict[str, Any]:
         return {i.id: await ask_audited(ui, i.value, session.deps.audit) for i in interrupts}
@@ -104,17 +105,30 @@ async def run_turn(session: Conversation, text: str, ui: TurnUI) -> TurnResult:
     return result
 
 
-async def user_messages(mcp: Any, text: str, ui: TurnUI) -> list[Any]:
-    """The user's message as typed, then the MCP resources it mentions (``tools.mcp.mentions``)."""
+def image_content(session: Any, text: str, ui: TurnUI) -> Any:
+    """The user's message content with the images it attaches (``paicli.image_input``, issue 39)."""
+    from paicli.image_input import attach
+
+    settings = session.settings
+    content, notes = attach(text, settings.project_root, settings.model_info.vision, settings.model)
+    for note in notes:
+        ui.notice(note)
+    return content
+
+
+async def user_messages(mcp: Any, text: str, ui: TurnUI, content: Any = None) -> list[Any]:
+    """The user's message as typed (``content``: with its images), then the MCP resources it
+    mentions (``tools.mcp.mentions``)."""
+    content = text if content is None else content
     if mcp is None:  # no servers: a mention is just text, and no MCP module is imported
-        return [HumanMessage(text)]
+        return [HumanMessage(content)]
     from tools.mcp.mentions import expand, expansion_message
 
     expansion = await expand(text, mcp)
     for warning in expansion.warnings:
         ui.notice(warning)
     resources = expansion_message(expansion)
-    return [HumanMessage(text), *([resources] if resources else [])]
+    return [HumanMessage(content), *([resources] if resources else [])]
 
 
 async def _stream(graph: Any, graph_input: Any, config: dict[str, Any], context: Any, watcher: Watcher) -> list[Any]:

@@ -137,6 +137,9 @@ class Session:
         from paicli.request_prefix import stable_prefix  # /context only: a turn never imports it
 
         stable = await stable_prefix(self.graph, self.config, self.deps, ctx, messages)
+        from memory.context.images import count_images
+
+        images = count_images(messages)
         return ContextUsage(
             model=self.settings.model,
             provider=self.settings.provider,
@@ -156,6 +159,8 @@ class Session:
             skill_body_tokens=c.estimator.messages(bodies) if bodies else 0,
             skill_bodies=len(bodies),
             stable_share=None if stable is None else stable.share,
+            images=images[0],
+            image_tokens=images[1],
         )
 
     async def next_request_tokens(self) -> int:
@@ -208,6 +213,7 @@ class Session:
             context_window=self.settings.context_window,
             allow_revert=self.settings.snapshots.allow_revert,
             project_key=self.project_key,
+            vision=self.settings.model_info.vision,
         )
 
     def mode_context(self, mode: str, *, review: bool) -> RunContext:

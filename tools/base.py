@@ -121,6 +121,7 @@ class ToolContext:
     external_sources: tuple[str, ...] = ()  # reference (o.1): tags explicit saves after external content
     files_of_turn: Callable[[], tuple[str, ...]] = field(default=tuple, compare=False, repr=False)  # see source_files
     sandbox: CommandSandbox | None = None  # how execute_command runs (issue 24); None: outside, as before it
+    vision: bool = False  # the model takes images (issue 39): read_file of an image returns it
 
     @cached_property
     def source_files(self) -> tuple[str, ...]:

@@ -82,6 +82,8 @@ class RunContext:
     # The key that scopes project memory (reference j.1); "": the normalised project_root. With a
     # database, paicli sets the origin remote's URL, so every clone shares it (issue 28).
     project_key: str = ""
+    # The model takes image parts (issue 39; the catalog's "vision"): read_file returns images to it.
+    vision: bool = False
 
 
 class ModeState(TypedDict, total=False):
