@@ -33,6 +33,7 @@ class ContextUsage:
     # Share of the next request identical to the start of the last one (what a provider's prefix
     # cache can serve); None before the session's first model request.
     stable_share: float | None = None
+    mcp_index: bool = False  # the system prompt carries an MCP resource index (reference q.2 item 9)
     images: int = 0  # image parts still in the conversation (issue 39) and their estimate (reference a)
     image_tokens: int = 0
 
@@ -72,8 +73,7 @@ def render_context(u: ContextUsage) -> list[str]:
     clearing = (f"{tokens(u.clearing_trigger)} 触发，保留最近 {u.clearing_keep} 条"
                 if u.clearing_trigger is not None else "关闭")
     summary = "Session Memory 优先，完整摘要回退" if u.session_memory else "完整摘要（Session Memory 实验开关关闭）"
-    # paicli lists MCP tools but builds no MCP resource index, whatever the window allows (t.1).
-    mcp = "关闭（未建 MCP resource 索引）" if u.window >= 32_000 else "关闭（window 不足 32k）"
+    mcp = ("开启" if u.mcp_index else "关闭（没有可索引的 MCP 资源）") if u.window >= 32_000 else "关闭（window 不足 32k）"
     return [
         "📋 上下文状态：",
         f"📊 上下文占用   {u.model} ({u.provider})   窗口: {tokens(u.window)}",

@@ -94,6 +94,7 @@ async def run_turn(session: Conversation, text: str, ui: TurnUI) -> TurnResult:
     session.remember()
     if session.mcp is not None:  # servers still starting get the startup wait (reference x)
         await session.mcp.wait_started()
+        session.deps.mcp_index = await session.mcp_index.refresh(session.mcp)  # q.2 item 9: per ready set
     pending: Any = {"messages": await user_messages(session.mcp, text, ui, image_content(session, text, ui))}
 
     async def answer(interrupts: list[Any]) -> dict[str, Any]:

@@ -200,11 +200,12 @@ class Repl:
         asyncio.ensure_future(run_in_terminal(lambda: self.show_notice(text)))
 
     async def loop(self) -> int:
-        interrupted = False
+        interrupted, prefill = False, ""
         while True:
             self.background_notices()
+            default, prefill = prefill, ""
             try:
-                text = await self.prompt.prompt_async("❯ ")
+                text = await self.prompt.prompt_async("❯ ", default=default)  # an MCP prompt to edit (issue 39)
             except KeyboardInterrupt:
                 if interrupted:
                     return 0
@@ -224,6 +225,7 @@ class Repl:
                     continue
                 if outcome.exit:
                     return 0
+                prefill = outcome.prefill or ""
                 if outcome.run is not None:
                     await self.run_mode(*outcome.run)
                 await self.status.after_turn(None)

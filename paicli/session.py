@@ -78,6 +78,9 @@ class Session:
                                   review=True)
         if self.mcp is not None:
             attach_mcp(self.deps, self.mcp)
+            from tools.mcp.resource_index import ResourceIndex
+
+            self.mcp_index = ResourceIndex()
         self.checkpointer = self.checkpointer or JsonlLedgerSaver(history_dir(self.settings))
         self.store = store_of(self.memory) if self.memory is not None else None
         if self.memory is not None and self.settings.memory.enrich and self.memory.enricher is None:
@@ -159,6 +162,7 @@ class Session:
             skill_body_tokens=c.estimator.messages(bodies) if bodies else 0,
             skill_bodies=len(bodies),
             stable_share=None if stable is None else stable.share,
+            mcp_index=bool(self.deps.mcp_index),
             images=images[0],
             image_tokens=images[1],
         )

@@ -164,6 +164,9 @@ class Deps:
     # Turn snapshots (reference s.1 item 6): taken before every run, restored by revert_turn.
     # None: no snapshots (the graphs then have no snapshot node).
     snapshots: TurnSnapshots | None = None
+    # The MCP resource index (reference q.2 item 9, tools/mcp/resource_index.py), refreshed by the
+    # CLI before a turn; load_context puts it last in ## Project Context when the window is >= 32K.
+    mcp_index: str = ""
 
 
 def long_term_memory(runtime: Runtime | None, deps: Deps) -> LongTermMemory | None:

@@ -42,7 +42,8 @@ HELP = [
     ("/skill [list|show|on|off|trust|reload] [名称]", "查看和管理 Skill；项目 Skill 须 /skill trust 后才会作为指令加载"),
     ("/audit [N]", "查看今天最近 N 条危险工具调用的审计记录（默认 10）"),
     ("/mcp [restart|disable|enable|trust|logs <name>]", "查看 MCP server 状态与工具数；重启、停用、启用、信任项目 server、查看日志"),
-    ("/mcp resources|prompts [name]", "列出 MCP server 提供的资源与提示词（@server:uri 在输入中引用资源）"),
+    ("/mcp resources|prompts [name]", "列出 MCP server 提供的资源、资源模板与提示词（@server:uri 在输入中引用资源）"),
+    ("/mcp prompts <name> <提示词> [参数=值 …]", "取回 MCP 提示词（prompts/get）放入输入框，编辑后发送"),
     *((f"{m.command} [任务]", m.command_help) for m in MODES if m.command),  # paicli.modes
     ("/continue", "继续执行当前会话中被中断的计划或多 Agent 运行"),
     ("/snapshot [list|status|clean [N]]", "查看每次运行前自动保存的项目快照、仓库占用；clean 只保留最近 N 个"),
@@ -74,6 +75,7 @@ class CommandResult:
     # A run the front end starts after the command: (mode, text); text None finishes the
     # session's unfinished run (/continue).
     run: tuple[str, str | None] | None = None
+    prefill: str | None = None  # text the REPL's next prompt starts with (an MCP prompt, issue 39)
 
 
 
@@ -136,7 +138,13 @@ async def _dispatch(text: str, app: App, say: Output, read_line: ReadLine | None
     elif word == "/mcp":
         from paicli.commands.mcp import mcp
 
-        await mcp(payload, app, say, interactive=read_line is not None)
+        prompt = await mcp(payload, app, say, interactive=read_line is not None)
+        if prompt:  # /mcp prompts <server> <name>: the REPL puts it in the input, -p prints it
+            if read_line is None:
+                say(prompt)
+                return CommandResult()
+            say("📝 已把 MCP 提示词放入输入框：编辑后回车发送，Ctrl-C 放弃")
+            return CommandResult(prefill=prompt)
     elif word in MODE_COMMANDS:
         mode = MODE_COMMANDS[word].name
         if payload:

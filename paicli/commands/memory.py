@@ -172,8 +172,9 @@ def _status(app: App, say: Say) -> None:
     profile = ContextProfile.from_window(s.context_window, prompt_cache=s.prompt_cache)
     count = {kind: sum(1 for e in entries if e.type == kind) for kind in ("FACT", "SUMMARY", "TOOL_RESULT")}
     say("📋 记忆系统状态：")
-    # paicli lists MCP tools but builds no MCP resource index, whatever the window allows.
-    say(f"上下文策略: {profile.summary(mcp_index=False)}")
+    # on when the system prompt carries an MCP resource index (reference q.2 item 9)
+    indexed = app.started and bool(app.session.deps.mcp_index)
+    say(f"上下文策略: {profile.summary(mcp_index=indexed)}")
     say("短期上下文: 由当前会话的消息列表维护（会话账本，/resume 可继续）")
     say(f"自动事实提取: {app.auto_extract_status()}")
     say(f"长期记忆: {len(entries)}条 / {sum(e.token_count for e in entries)} tokens "
