@@ -82,6 +82,8 @@ async def listing(app: Any, say: Any, refresh: bool) -> None:
         say(f"  {name} · {provider.label} · {provider.key_env}{'' if has_key else '（未设置 key）'}")
         for entry in provider.models.values():
             say(_model_line(entry, name == s.provider and entry.id == s.model))
+    if s.catalog.custom:
+        say("  custom · PAICLI_BASE_URL 的端点（/model add 登记）")
     for entry in s.catalog.custom.values():
         say(_model_line(entry, s.provider == "custom" and entry.id == s.model))
     try:
