@@ -18,7 +18,6 @@ from typing import Any
 from langchain_core.messages import HumanMessage
 
 from memory.context.rounds import IMAGE_TOOL_RESULT, INTERNAL_KEY
-from tools.policy.guards import PathGuard
 
 MAX_IMAGE_BYTES = 5 * 1024 * 1024  # what the providers we know accept per image, base64 aside
 IMAGE_TYPES = {".png": "image/png", ".jpg": "image/jpeg", ".jpeg": "image/jpeg", ".gif": "image/gif",
@@ -59,6 +58,8 @@ def is_image_path(text: str) -> bool:
 
 def load_image(root: Path, raw: str) -> Image:
     """The image at ``raw`` inside the project; ``ImageError`` (or PathGuard's ``PolicyError``)."""
+    from tools.policy.guards import PathGuard  # a turn without images does not load the guards (issue 30)
+
     path = PathGuard(root).resolve(raw)
     if not path.is_file():
         raise ImageError(f"图片不存在或不是普通文件: {raw}")

@@ -67,7 +67,8 @@ async def test_read_file_of_an_image_is_an_image_part_for_vision_and_a_line_othe
     assert seen.ok and seen.startswith("图片 logo.png（image/png，") and "图片内容见下一条消息" in seen
     assert seen.artifact[ARTIFACT_KEY][0]["image_url"]["url"].startswith("data:image/png;base64,")
     blind = await run_tool("read_file", {"path": "logo.png"}, ToolContext(root=tmp_path.resolve()))
-    assert blind.ok and "当前模型不支持图片输入" in blind and "\n" not in blind and not blind.artifact
+    assert blind == f"读取文件失败: logo.png 是二进制文件（类型: image/png，大小: {len(png_bytes())} 字节），不返回原始内容"
+    assert not blind.artifact  # one line: its type and size
     text = await run_tool("read_file", {"path": "notes.png"}, ToolContext(root=tmp_path.resolve(), vision=True))
     assert not text.ok  # missing: the usual read_file failure
 

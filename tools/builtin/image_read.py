@@ -1,5 +1,6 @@
-"""read_file of an image (issue 39): the image itself for a model with vision, a one-line
-description otherwise. ``read_file`` asks here first; what is not an image goes on as text.
+"""read_file of an image (issue 39): the image itself for a model with vision; for any other model
+read_file goes on as before, and a binary file is its one line of type and size. ``read_file``
+asks here first; what is not an image goes on as text.
 
 For a vision model the result text names the image and its ``artifact["images"]`` holds the
 ``image_url`` part; ``execute_tools`` moves it into the internal user message that follows the
@@ -15,7 +16,9 @@ from tools.images import ARTIFACT_KEY, IMAGE_TYPES, ImageError, image_mime, load
 
 
 def read_image(path: Path, raw: str, ctx: ToolContext) -> ToolText | None:
-    """None when ``path`` is not an image (by extension and magic number)."""
+    """None when ``path`` is not an image (by extension and magic number) or the model has no vision."""
+    if not ctx.vision:
+        return None
     if path.suffix.lower() not in IMAGE_TYPES:
         with path.open("rb") as fh:
             if image_mime(path, fh.read(262)) is None:
@@ -24,6 +27,4 @@ def read_image(path: Path, raw: str, ctx: ToolContext) -> ToolText | None:
         image = load_image(ctx.root, raw)
     except ImageError as exc:
         return failed(f"读取文件失败: {exc}")
-    if not ctx.vision:
-        return ToolText(f"{image.describe()}：当前模型不支持图片输入，无法查看图片内容；需要看图时请用户切换到支持图片的模型")
     return ToolText(f"{image.describe()}，图片内容见下一条消息", {ARTIFACT_KEY: [image.part()]})
