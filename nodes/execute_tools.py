@@ -220,6 +220,21 @@ def after_browser_switch(approved: list[str], steps: list[tuple[dict[str, Any], 
                    for (c, d), o in zip(steps, outcomes))
     kept = [key for key in approved if not key.startswith("mcp__chrome-devtools__")]
     return kept if switched and kept != approved else None
+def split_images(steps: list[tuple[dict[str, Any], Allow | Deny]],
+                 outcomes: list[CallResult]) -> tuple[list[CallResult], list[Any]]:
+    """Images a tool returned (``read_file`` of an image, issue 39) leave its result and follow
+    the results as one internal user message each (reference r), so they are stored once."""
+    from tools.images import ARTIFACT_KEY, image_followup
+
+    kept, images = [], []
+    for (call, _), outcome in zip(steps, outcomes):
+        parts = (outcome.artifact or {}).get(ARTIFACT_KEY)
+        if parts:
+            artifact = {k: v for k, v in outcome.artifact.items() if k != ARTIFACT_KEY}  # type: ignore[union-attr]
+            outcome = replace(outcome, artifact=artifact or None)
+            images.append(image_followup(call["name"], parts))
+        kept.append(outcome)
+    return kept, images
 
 
 def make_execute_tools(deps: Deps):
@@ -236,7 +251,7 @@ def make_execute_tools(deps: Deps):
                            memory=long_term_memory(runtime, deps), project_key=key,
                            external_sources=tuple(state.get("external_sources") or ()),
                            files_of_turn=partial(turn_files, state["messages"]), hidden_env=deps.hidden_env,
-                           sandbox=deps.sandbox)
+                           sandbox=deps.sandbox, vision=ctx.vision)
 
     async def execute_tools(state: AgentState, runtime: Runtime[RunContext]) -> dict[str, Any]:
         ctx, ai = run_context(runtime), last_ai(state)
@@ -250,9 +265,10 @@ def make_execute_tools(deps: Deps):
         except asyncio.CancelledError:
             audit_cancelled(deps, steps)
             raise
+        outcomes, images = split_images(steps, outcomes)
         messages = [tool_message(call["id"], call["name"], o) for (call, _), o in zip(steps, outcomes)]
         await audit(deps, steps, outcomes)
-        messages += invalid_call_results(ai)
+        messages += invalid_call_results(ai) + images
         from tools.skills.injection import settle as settle_skill_loads  # start-up: only once a tool runs
 
         messages = settle_skill_loads(state["messages"], messages)

@@ -24,6 +24,7 @@ from typing import Any
 from langgraph.config import get_stream_writer
 from langgraph.runtime import Runtime
 
+from memory.context.profile import MCP_RESOURCE_INDEX_MIN_WINDOW
 from nodes.core.policy import classify_turn, submitted_text
 from nodes.core.request import turn_memory
 from nodes.core.state import AgentState, Deps, RunContext, long_term_memory, memory_project_key, run_context
@@ -56,6 +57,8 @@ def make_load_context(deps: Deps):
             get_stream_writer()({"notice": HEADLINE_NOTICE.strip()})
         found = await asyncio.to_thread(pai_md, deps, ctx)
         text = found.text.strip()
+        if deps.mcp_index and ctx.context_window >= MCP_RESOURCE_INDEX_MIN_WINDOW:  # reference q.2 item 9
+            text = "\n\n".join(part for part in (text, deps.mcp_index.strip()) if part)
         for line in found.skipped:
             if line not in warned:
                 warned.add(line)

@@ -38,7 +38,7 @@ def parser() -> argparse.ArgumentParser:
                    help="完成被中断的 Plan 或 Team 运行：在 --session 指定的会话中，否则在本项目最新的会话中；"
                    "在终端上之后留在 REPL")
     p.add_argument("--verbose", action="store_true",
-                   help="与 -p 一起用：像 REPL 一样在 stderr 显示每条命令的输出和每次编辑的 diff")
+                   help="与 -p 一起用：像 REPL 一样在 stderr 显示每条命令的输出、每次编辑的 diff 和模型的思考过程")
     p.add_argument("--debug", action="store_true", help="意外错误时显示 traceback，并记录后台工作的日志")
     return p
 

@@ -251,10 +251,21 @@ class App:
     def session_id(self) -> str:
         return self._session.session_id if self._session is not None else self._session_id
 
-    def switch_model(self, model: str) -> None:
-        self._settings = self._settings.with_model(model)
+    def switch_model(self, target: str) -> Settings:
+        """``/model <model>`` or ``/model <provider>/<model>`` (paicli.model_switch); a
+        ``ConfigError`` (no key for that provider) leaves everything as it was."""
+        from paicli.model_switch import switched
+
+        self._settings = switched(self._settings, target)
         if self._session is not None:
-            self._session.switch_model(model)
+            self._session.switch_model(self._settings)
+        return self._settings
+
+    def replace_settings(self, settings: Settings) -> None:
+        """``/model add``, ``/config provider``: settings read again (the catalog changed)."""
+        self._settings = settings
+        if self._session is not None:
+            self._session.switch_model(settings)
 
     @property
     def memory(self) -> LongTermMemory:

@@ -33,6 +33,9 @@ class ContextUsage:
     # Share of the next request identical to the start of the last one (what a provider's prefix
     # cache can serve); None before the session's first model request.
     stable_share: float | None = None
+    mcp_index: bool = False  # the system prompt carries an MCP resource index (reference q.2 item 9)
+    images: int = 0  # image parts still in the conversation (issue 39) and their estimate (reference a)
+    image_tokens: int = 0
 
     @property
     def total(self) -> int:
@@ -70,8 +73,7 @@ def render_context(u: ContextUsage) -> list[str]:
     clearing = (f"{tokens(u.clearing_trigger)} 触发，保留最近 {u.clearing_keep} 条"
                 if u.clearing_trigger is not None else "关闭")
     summary = "Session Memory 优先，完整摘要回退" if u.session_memory else "完整摘要（Session Memory 实验开关关闭）"
-    # paicli lists MCP tools but builds no MCP resource index, whatever the window allows (t.1).
-    mcp = "关闭（未建 MCP resource 索引）" if u.window >= 32_000 else "关闭（window 不足 32k）"
+    mcp = ("开启" if u.mcp_index else "关闭（没有可索引的 MCP 资源）") if u.window >= 32_000 else "关闭（window 不足 32k）"
     return [
         "📋 上下文状态：",
         f"📊 上下文占用   {u.model} ({u.provider})   窗口: {tokens(u.window)}",
@@ -86,6 +88,7 @@ def render_context(u: ContextUsage) -> list[str]:
         _row("工具定义:", u.schema_tokens, u.window),
         _row("对话:", u.conversation_tokens, u.window, u.conversation_messages),
         _row("Skill 正文:", u.skill_body_tokens, u.window, u.skill_bodies),
+        *([_row("图片:", u.image_tokens, u.window, u.images) + "（下一轮起只留说明）"] if u.images else []),
         "    " + "─" * 33,
         _row("合计:", u.total, u.window),
         "",

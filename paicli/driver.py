@@ -54,6 +54,7 @@ class Conversation(Protocol):
     mcp: Any  # tools.mcp.servers.McpServers, or None
     stats: Any  # paicli.session.TokenStats
     external_sources: tuple[str, ...]
+    settings: Any  # paicli.settings.Settings: the model's vision, the project root (images)
 
     @property
     def config(self) -> dict[str, Any]: ...
@@ -93,7 +94,8 @@ async def run_turn(session: Conversation, text: str, ui: TurnUI) -> TurnResult:
     session.remember()
     if session.mcp is not None:  # servers still starting get the startup wait (reference x)
         await session.mcp.wait_started()
-    pending: Any = {"messages": await user_messages(session.mcp, text, ui)}
+        session.deps.mcp_index = await session.mcp_index.refresh(session.mcp)  # q.2 item 9: per ready set
+    pending: Any = {"messages": await user_messages(session.mcp, text, ui, image_content(session, text, ui))}
 
     async def answer(interrupts: list[Any]) -> dict[str, Any]:
         return {i.id: await ask_audited(ui, i.value, session.deps.audit) for i in interrupts}
@@ -104,17 +106,30 @@ async def run_turn(session: Conversation, text: str, ui: TurnUI) -> TurnResult:
     return result
 
 
-async def user_messages(mcp: Any, text: str, ui: TurnUI) -> list[Any]:
-    """The user's message as typed, then the MCP resources it mentions (``tools.mcp.mentions``)."""
+def image_content(session: Any, text: str, ui: TurnUI) -> Any:
+    """The user's message content with the images it attaches (``paicli.image_input``, issue 39)."""
+    from paicli.image_input import attach
+
+    settings = session.settings
+    content, notes = attach(text, settings.project_root, settings.model_info.vision, settings.model)
+    for note in notes:
+        ui.notice(note)
+    return content
+
+
+async def user_messages(mcp: Any, text: str, ui: TurnUI, content: Any = None) -> list[Any]:
+    """The user's message as typed (``content``: with its images), then the MCP resources it
+    mentions (``tools.mcp.mentions``)."""
+    content = text if content is None else content
     if mcp is None:  # no servers: a mention is just text, and no MCP module is imported
-        return [HumanMessage(text)]
+        return [HumanMessage(content)]
     from tools.mcp.mentions import expand, expansion_message
 
     expansion = await expand(text, mcp)
     for warning in expansion.warnings:
         ui.notice(warning)
     resources = expansion_message(expansion)
-    return [HumanMessage(text), *([resources] if resources else [])]
+    return [HumanMessage(content), *([resources] if resources else [])]
 
 
 async def _stream(graph: Any, graph_input: Any, config: dict[str, Any], context: Any, watcher: Watcher) -> list[Any]:
@@ -158,7 +173,12 @@ class TurnWatcher:
         self.session, self.ui, self.result = session, ui, result
 
     def on_token(self, chunk: Any, meta: dict[str, Any]) -> None:
-        if isinstance(chunk, AIMessageChunk) and meta.get("langgraph_node") == "call_model" and chunk.content:
+        if not isinstance(chunk, AIMessageChunk) or meta.get("langgraph_node") != "call_model":
+            return
+        reasoning = chunk.additional_kwargs.get("reasoning_content")
+        if isinstance(reasoning, str) and reasoning and hasattr(self.ui, "reasoning"):
+            self.ui.reasoning(reasoning)  # issue 39: shown as it arrives, dimmed (paicli.thinking)
+        if chunk.content:
             self.ui.token(text_of(chunk))
 
     def on_custom(self, data: dict[str, Any], namespace: tuple[str, ...] = ()) -> None:
@@ -208,9 +228,16 @@ class UnitWatcher:
 
     stream_modes = ["updates", "custom"]
 
-    def __init__(self, ui: Any, result: Any):
-        self.ui, self.result = ui, result
+    def __init__(self, ui: Any, result: Any, role: str = "plan"):
+        self.ui, self.result, self.role = ui, result, role  # role: whose reasoning a unit's is (paicli.thinking)
         self.units: dict[str, str] = {}  # a unit's namespace (its node's checkpoint_ns) -> its id
+
+    def _reasoning(self, message: AIMessage, unit: str) -> None:
+        reasoning = message.additional_kwargs.get("reasoning_content")
+        if isinstance(reasoning, str) and reasoning.strip() and hasattr(self.ui, "reasoning_block"):
+            from paicli.thinking import label_for
+
+            self.ui.reasoning_block(reasoning, label_for(self.role, unit))
 
     def on_token(self, chunk: Any, meta: dict[str, Any]) -> None:
         """Not streamed: a run shows its units' messages whole."""
@@ -230,6 +257,10 @@ class UnitWatcher:
                 ui.run_line.waiting[unit] = str(data["browser_wait"])
         if isinstance(data.get("usage"), dict):  # a model call outside any unit (the Plan planner)
             count_usage(data["usage"], self.result)
+        if isinstance(data.get("reasoning"), str) and hasattr(ui, "reasoning_block"):  # a planner's or reviewer's
+            from paicli.thinking import label_for
+
+            ui.reasoning_block(data["reasoning"], label_for(str(data.get("role") or "planner"), data.get("name")))
 
     def on_update(self, namespace: tuple[str, ...], node: str, update: dict[str, Any]) -> None:
         ui, unit = self.ui, self.units.get(namespace[0]) if namespace else None
@@ -247,6 +278,7 @@ class UnitWatcher:
             for message in messages:
                 if isinstance(message, AIMessage):
                     ui.run_line.calls += len(message.tool_calls) + len(message.invalid_tool_calls)
+                    self._reasoning(message, unit)
                     ui.model_message(message, unit=unit)
         elif node == "execute_tools":
             ui.tool_results([m for m in messages if isinstance(m, ToolMessage)], unit=unit)

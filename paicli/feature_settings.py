@@ -21,6 +21,7 @@ from pathlib import Path
 from memory.errors import PaicliError
 from memory.longterm.config import MemoryOptions, parse_stale_days, parse_threshold
 from nodes.core.options import BudgetOptions, CompactionOptions
+from tools.base import SearchService
 from tools.snapshots.options import DEFAULT_KEEP, DEFAULT_MAX_FILE, DEFAULT_MAX_SNAPSHOT, MiB, SnapshotOptions
 
 Get = Callable[[str], "str | None"]
@@ -45,6 +46,7 @@ class WebSettings:
     searxng_url: str | None = None  # PAICLI_SEARXNG_URL: web_search's endpoint
     allow_hosts: tuple[str, ...] = ()  # PAICLI_WEB_ALLOW_HOSTS: may be private or loopback
     audit_dir: Path | None = None  # PAICLI_AUDIT_DIR (v.7); None: $PAICLI_HOME/audit
+    search: SearchService | None = None  # web_search's back end (paicli.search_settings); None: no web_search
 
 
 FLAG_SETTINGS = {  # every on/off setting and its default

@@ -79,7 +79,8 @@ class ModeRun:
             if result.answer and result.status != CANCELLED_STATUS:
                 await self.handoff(values.get("submitted") or text or "", result.answer)
 
-        await drive(self.graph, pending, self.config, context, UnitWatcher(ui, result), answers.answer_all,
+        await drive(self.graph, pending, self.config, context, UnitWatcher(ui, result, "team-worker" if self.mode == "team" else "plan"),
+                    answers.answer_all,
                     self.session.turn_lock(ui.notice), finish)
         return result
 

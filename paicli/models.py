@@ -72,6 +72,8 @@ class ReasoningChatModel(ChatDeepSeek):
     def _convert_chunk_to_generation_chunk(self, chunk: dict, default_chunk_class: type,
                                            base_generation_info: dict | None) -> Any:
         generation = super()._convert_chunk_to_generation_chunk(chunk, default_chunk_class, base_generation_info)
+        if generation is not None and (thinking := _thinking_delta(chunk)):  # a provider's other spelling
+            generation.message.additional_kwargs.setdefault("reasoning_content", thinking)
         if generation is not None:  # usage comes in the last chunk, which has no choices
             record_cache_read(generation.message, response_usage(chunk))
             if (usage := choice_usage(chunk)) is not None:  # Kimi's: held by _stream / _astream
@@ -109,6 +111,14 @@ class ReasoningChatModel(ChatDeepSeek):
         return "paicli-openai-compatible"
 
 
+def _thinking_delta(chunk: dict) -> str | None:
+    """Reasoning a provider streams as ``delta.thinking`` (langchain-deepseek reads
+    ``reasoning_content`` and ``reasoning`` itself)."""
+    choices = chunk.get("choices") or [{}]
+    thinking = (choices[0].get("delta") or {}).get("thinking") if isinstance(choices[0], dict) else None
+    return thinking if isinstance(thinking, str) and thinking else None
+
+
 def replayable(call: dict, check_arguments: bool = True) -> None:
     """Make one outgoing past call acceptable to strict servers, in place."""
     function = call.get("function")
@@ -127,16 +137,15 @@ def _is_json_object(text: Any) -> bool:
         return False
 
 
-# reference v.2: the reviewer runs with thinking off. The providers whose API takes this switch;
-# DeepSeek's deepseek-chat does not think, and an unknown endpoint may refuse unknown fields.
-THINKING_OFF = {"glm": {"thinking": {"type": "disabled"}}, "kimi": {"thinking": {"type": "disabled"}}}
 REVIEW_MAX_TOKENS = 400  # a one-line JSON verdict
 
 
 def make_review_model(settings: Settings, timeout: float) -> ReasoningChatModel:
     """The auto reviewer's client (reference v.2): the session's provider, PAICLI_AUTO_CLASSIFIER_MODEL
     or the session's model, thinking off, no retries (its own timeout bounds it)."""
-    extra = THINKING_OFF.get(settings.provider)
+    # reference v.2: thinking off, where the catalog says how (an unknown endpoint may refuse unknown fields)
+    provider = settings.catalog.get(settings.provider)
+    extra = provider.thinking_off if provider else None
     return make_chat_model(settings, settings.review_model or settings.model, timeout=timeout, max_retries=0,
                            max_tokens=REVIEW_MAX_TOKENS, **({"extra_body": extra} if extra else {}))
 

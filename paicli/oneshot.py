@@ -34,6 +34,11 @@ def run_oneshot(args: Any) -> int:
         return 2
     app.warm_up()  # the imports start first: the sandbox probe's subprocess runs meanwhile
     _warn_unsandboxed(app)
+    from paicli.model_switch import window_notice
+
+    note = window_notice(app.settings)  # issue 39: an unknown model's window, said once (the REPL: in its banner)
+    if note is not None and getattr(args, "verbose", False):
+        write_line(note, sys.stderr)
     return asyncio.run(_run(app, args.mode, text))
 
 
@@ -63,10 +68,11 @@ async def _continue(app: App) -> int:
 
 def renderer(app: App) -> Renderer:
     """Progress on stderr; approvals asked only when stdin is a terminal, refused otherwise;
-    commands' output and edits' diffs only with ``--verbose``."""
+    commands' output, edits' diffs and the model's reasoning (issue 39) only with ``--verbose``."""
     interactive = bool(sys.stdin) and sys.stdin.isatty()
-    return Renderer(stream_answer=False, read_line=read_stdin_line, interactive=interactive,
-                    previews=bool(getattr(app.args, "verbose", False)))
+    verbose = bool(getattr(app.args, "verbose", False))
+    return Renderer(stream_answer=False, read_line=read_stdin_line, interactive=interactive, previews=verbose,
+                    thinking=app.settings.show_thinking if verbose else "off")
 
 
 def refused(renderer: Renderer, app: App) -> bool:

@@ -1,8 +1,9 @@
 """What a model's tokens cost, for the status bar's estimate (reference u.4: "estimated cost in
 CNY, from per-model prices").
 
-Prices are CNY per million tokens. The built-in table holds only prices we could check against
-the provider's own list; any model can be added or corrected in ``$PAICLI_HOME/config.json``:
+Prices are CNY per million tokens. The built-in ones live in the model catalog
+(``paicli/data/models.json``, only prices we could check against the provider's own list); any
+model can be added or corrected in ``$PAICLI_HOME/config.json``:
 
     {"prices": {"glm-5.1": {"input": 4, "output": 16, "cached": 1}}}
 
@@ -26,11 +27,6 @@ class Price:
         return ((input_tokens - cached) * self.input + cached * cached_rate + output_tokens * self.output) / 1_000_000
 
 
-# DeepSeek's list price (V3.2, api-docs.deepseek.com "Models & Pricing", from 2025-09-29).
-DEFAULT_PRICES: dict[str, Price] = {
-    "deepseek-chat": Price(input=2.0, output=3.0, cached=0.2),
-    "deepseek-reasoner": Price(input=2.0, output=3.0, cached=0.2),
-}
 
 
 def price_problem(value: object) -> str | None:

@@ -13,6 +13,7 @@ from rich.status import Status
 from rich.text import Text
 
 from paicli.terminal import SafeConsole
+from paicli.thinking import CONVERSATION, ThinkingView
 
 from tools.boundary import unwrap
 from tools.specs import facts_of
@@ -90,7 +91,7 @@ class Renderer:
 
     def __init__(self, *, stream_answer: bool, read_line: Any = None, read_plan_review: Any = None,
                  out: TextIO | None = None, err: TextIO | None = None, interactive: bool = True,
-                 previews: bool = True):
+                 previews: bool = True, thinking: str = "off"):
         self.stream_answer = stream_answer
         self.interactive = interactive  # False: approvals cannot be asked, they are refused and counted
         self.refused: list[str] = []  # one line per approval refused that way
@@ -106,6 +107,30 @@ class Renderer:
         self._mid_line = False
         self._streamed = False  # tokens of the current model message were shown
         self.run_line: Any = None  # a Plan/Team run's live status (``RunLine``), shown instead of ``text``
+        # issue 39: reasoning, dimmed, where progress goes (the REPL's terminal; -p --verbose: stderr)
+        self.thinking = ThinkingView(self.progress, thinking, self._spin)
+        self._reasoned = False  # reasoning of the current model message was shown as it streamed
+
+    def _spin(self, text: Any) -> bool:
+        """The live status line shows ``text`` (the newest reasoning) on a terminal."""
+        if not self.progress.is_terminal:
+            return False
+        if self._status is None:
+            self._status = self.progress.status(text, spinner="dots")
+            self._status.start()
+        else:
+            self._status.update(text)
+        return True
+
+    def reasoning(self, text: str, label: str = CONVERSATION) -> None:
+        """A piece of streamed reasoning (``reasoning_content`` and the providers' equivalents)."""
+        self._reasoned = True
+        self.thinking.feed(text, label)
+
+    def reasoning_block(self, text: str, label: str) -> None:
+        """A unit's or planner's whole reasoning, shown when its message arrives."""
+        self.stop_waiting()
+        self.thinking.block(text, label)
 
     def waiting(self, text: str = "思考中…") -> None:
         if self._status is None and self.progress.is_terminal:
@@ -118,6 +143,7 @@ class Renderer:
             self._status = None
 
     def token(self, text: str) -> None:
+        self.thinking.close()
         self.stop_waiting()
         self._streamed = True
         if self.stream_answer:
@@ -132,6 +158,11 @@ class Renderer:
     def model_message(self, message: Any, unit: str | None = None) -> None:
         """``unit``: the Plan task or Team step whose call this is; its text is not the answer."""
         self.stop_waiting()
+        reasoning = message.additional_kwargs.get("reasoning_content") if unit is None else None
+        if isinstance(reasoning, str) and reasoning.strip() and not self._reasoned:
+            self.thinking.block(reasoning, CONVERSATION)  # an answer that was not streamed (s.2)
+        self.thinking.close()
+        self._reasoned = False
         calls = [*message.tool_calls, *message.invalid_tool_calls]
         if self.stream_answer and not calls and not self._streamed and message.text and unit is None:
             self.out.print(message.text)  # an answer that was not streamed (finalization)
@@ -146,6 +177,7 @@ class Renderer:
             self.waiting("执行中…")
 
     def tool_results(self, messages: list[Any], unit: str | None = None) -> None:
+        self.thinking.close()
         self.stop_waiting()
         prefix = f"[{unit}] " if unit else ""
         for m in messages:
@@ -173,6 +205,7 @@ class Renderer:
     async def approve(self, request: dict[str, Any]) -> Any:
         from paicli.approve import ask_approval
 
+        self.thinking.close()
         self.stop_waiting()
         self._end_line()
         if not self.interactive:
@@ -201,11 +234,13 @@ class Renderer:
         return answer
 
     def notice(self, text: str, style: str = "dim") -> None:
+        self.thinking.close()
         self.stop_waiting()
         self._end_line()
         self.progress.print(text, style=style)
 
     def finish(self, result: Any) -> None:
+        self.thinking.close()
         self.stop_waiting()
         self._end_line()
         if result.error:

@@ -50,6 +50,10 @@ def banner(app: App, console: Console) -> None:
     s = app.settings
     console.print(Text.assemble(("paicli", "bold"), visible(f" · {s.model} ({s.provider}) · {s.project_root}")))
     console.print(f"会话 {app.session_id}", style="dim", highlight=False)
+    from paicli.model_switch import window_notice
+
+    if (note := window_notice(s)) is not None:  # issue 39: an unknown model's window, said once
+        console.print(visible(note), style="yellow", highlight=False)
     for line in sandbox_lines(s):  # issue 24: mechanism, writable roots, network, or why not
         console.print(visible(line), style="yellow" if line.startswith("⚠️") else "dim", highlight=False)
     console.print("输入任务开始工作；/help 查看命令，Ctrl-C 取消当前任务，连按两次 Ctrl-C 退出。", style="dim")
@@ -196,11 +200,12 @@ class Repl:
         asyncio.ensure_future(run_in_terminal(lambda: self.show_notice(text)))
 
     async def loop(self) -> int:
-        interrupted = False
+        interrupted, prefill = False, ""
         while True:
             self.background_notices()
+            default, prefill = prefill, ""
             try:
-                text = await self.prompt.prompt_async("❯ ")
+                text = await self.prompt.prompt_async("❯ ", default=default)  # an MCP prompt to edit (issue 39)
             except KeyboardInterrupt:
                 if interrupted:
                     return 0
@@ -220,6 +225,7 @@ class Repl:
                     continue
                 if outcome.exit:
                     return 0
+                prefill = outcome.prefill or ""
                 if outcome.run is not None:
                     await self.run_mode(*outcome.run)
                 await self.status.after_turn(None)
@@ -235,7 +241,8 @@ class Repl:
         Ctrl-C cancels it (reference s.7), and a run apart says how to finish it (issue 26).
         Returns its result, or None when it was cancelled or refused."""
         spec = MODE_SPECS[mode]
-        renderer = Renderer(stream_answer=True, read_line=self.read_answer, read_plan_review=self.read_plan_review)
+        renderer = Renderer(stream_answer=True, read_line=self.read_answer, read_plan_review=self.read_plan_review,
+                            thinking=self.app.settings.show_thinking)
         if spec.banner:
             renderer.notice(spec.banner, style="bold")
         if not spec.runs_apart:

@@ -25,7 +25,6 @@ from langchain_core.messages import RemoveMessage
 from langgraph.graph.message import REMOVE_ALL_MESSAGES
 
 from graphs.react import build_react
-from memory.context.profile import prompt_cache_mode
 from memory.context.rounds import SKILL_INJECTION, internal_kind
 from memory.context.turn_memory import memory_context_messages
 from memory.ledger.saver import JsonlLedgerSaver
@@ -82,6 +81,9 @@ class Session:
             attach_browser(self.deps, self.browser)
         if self.mcp is not None:
             attach_mcp(self.deps, self.mcp)
+            from tools.mcp.resource_index import ResourceIndex
+
+            self.mcp_index = ResourceIndex()
         self.checkpointer = self.checkpointer or JsonlLedgerSaver(history_dir(self.settings))
         self.store = store_of(self.memory) if self.memory is not None else None
         if self.memory is not None and self.settings.memory.enrich and self.memory.enricher is None:
@@ -141,6 +143,9 @@ class Session:
         from paicli.request_prefix import stable_prefix  # /context only: a turn never imports it
 
         stable = await stable_prefix(self.graph, self.config, self.deps, ctx, messages)
+        from memory.context.images import count_images
+
+        images = count_images(messages)
         return ContextUsage(
             model=self.settings.model,
             provider=self.settings.provider,
@@ -155,11 +160,14 @@ class Session:
             clearing_trigger=profile.tool_result_clearing_trigger if options.clearing else None,
             clearing_keep=options.clearing_keep,
             session_memory=options.session_memory,
-            prompt_cache=prompt_cache_mode(self.settings.provider),
+            prompt_cache=self.settings.prompt_cache,
             skill_index_tokens=c.estimator.system(index) if index else 0,
             skill_body_tokens=c.estimator.messages(bodies) if bodies else 0,
             skill_bodies=len(bodies),
             stable_share=None if stable is None else stable.share,
+            mcp_index=bool(self.deps.mcp_index),
+            images=images[0],
+            image_tokens=images[1],
         )
 
     async def next_request_tokens(self) -> int:
@@ -215,6 +223,7 @@ class Session:
             context_window=self.settings.context_window,
             allow_revert=self.settings.snapshots.allow_revert,
             project_key=self.project_key,
+            vision=self.settings.model_info.vision,
         )
 
     def mode_context(self, mode: str, *, review: bool) -> RunContext:
@@ -239,11 +248,24 @@ class Session:
                 return mode
         return None
 
-    def switch_model(self, model: str) -> None:
-        self.settings = self.settings.with_model(model)
-        self.deps.model = make_chat_model(self.settings)
-        if self.deps.reviewer is not None and not self.settings.review_model:  # it follows the session's model (v.2)
-            self.deps.reviewer = make_reviewer(self.settings)
+    def switch_model(self, settings: Settings) -> None:
+        """``/model`` (reference b, "Switching windows at runtime"): the App's new settings. The
+        clients are rebuilt (the light model and the auto reviewer follow, v.2), the token counts
+        start again (a new TokenBudget), every session-memory summary is dropped (pending ones
+        cancelled), and the thresholds follow the new window from the next call on: they are read
+        from ``RunContext.context_window`` every time, never cached."""
+        self.settings = settings
+        deps = self.deps
+        deps.model = make_chat_model(settings)
+        deps.light_model = make_chat_model(settings, settings.light_model) if settings.light_model != settings.model else None
+        if deps.reviewer is not None:
+            deps.reviewer = make_reviewer(settings)
+        if self.memory is not None and settings.memory.enrich and self.memory.enricher is not None:
+            self.memory.enricher = search_term_enricher(settings, deps)
+        session_memory = self.compaction.compactor.session_memory
+        if session_memory is not None:
+            session_memory.reset_all()
+        self.stats = TokenStats()
 
     @property
     def background(self) -> Background:

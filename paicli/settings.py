@@ -15,7 +15,9 @@ from pathlib import Path
 from urllib.parse import urlsplit
 
 from paicli.credentials import CONFIG, DOTENV, ENVIRONMENT, Sources, endpoint_refusal, guard_refusal, key_variable, secret_variables
-from paicli.prices import DEFAULT_PRICES, Price, price_problem
+from paicli.catalog import DEFAULT_WINDOW, Catalog, CatalogError, ModelInfo, load_catalog
+from paicli.prices import Price, price_problem
+from paicli.search_settings import SEARCH_KEYS, search_service
 from nodes.core.options import BudgetOptions, CompactionOptions
 from tools.skills.limits import DEFAULT_BUDGET as DEFAULT_SKILL_BUDGET
 from paicli.feature_settings import (ConfigError, Get, MemorySettings, WebSettings, budget_options, compaction_options, memory_settings,
@@ -26,29 +28,17 @@ from tools.sandbox.command import MODES as SANDBOX_MODES, SandboxOptions
 from tools.browser.launch import BrowserOptions, browser_options, with_browser
 
 
-@dataclass(frozen=True)
-class Preset:
-    base_url: str
-    model: str
-    context_window: int
-    key_env: str  # provider-specific key variable, read when PAICLI_API_KEY is unset
-
-
-# Context windows follow the reference (b) table where it names the model family.
-PRESETS: dict[str, Preset] = {
-    "glm": Preset("https://open.bigmodel.cn/api/paas/v4", "glm-5.1", 200_000, "ZHIPUAI_API_KEY"),
-    "deepseek": Preset("https://api.deepseek.com/v1", "deepseek-chat", 128_000, "DEEPSEEK_API_KEY"),
-    "kimi": Preset("https://api.moonshot.cn/v1", "kimi-k2.6", 256_000, "MOONSHOT_API_KEY"),
-    "openai": Preset("https://api.openai.com/v1", "gpt-4.1", 128_000, "OPENAI_API_KEY"),
-}
+# The providers and models paicli knows are the catalog's (paicli/data/models.json, paicli.catalog);
+# config.json's "providers" adds or overrides entries.
 DEFAULT_PROVIDER = "glm"
-DEFAULT_CONTEXT_WINDOW = 128_000  # reference (b): window when nothing else is known
+DEFAULT_CONTEXT_WINDOW = DEFAULT_WINDOW  # reference (b): window when nothing else is known
 
 # config.json keys are the variable names without the PAICLI_ prefix, lower-cased.
 _CONFIG_KEYS = ("provider", "api_key", "base_url", "model", "context_window", "light_model", "memory_dir",
                 "searxng_url", "web_allow_hosts", "studio_origins", "command_sandbox", "sandbox_network",
                 "sandbox_writable", "sandbox_readable", "database_url", "hitl", "auto_classifier_model", "status_bar",
-                "browser", "browser_executable", "browser_mcp")
+                "browser", "browser_executable", "browser_mcp",
+                "show_thinking", "search_provider", "serpapi_key", "serpapi_url", "zhipu_search_url")
 # reference v.1: /hitl's two levels as PAICLI_HITL values, and the approval level each means
 HITL_LEVELS = {"on": "ask", "default": "auto"}
 DEFAULT = "default"  # the origin of a setting nobody set
@@ -80,7 +70,7 @@ class Settings:
     approval: str = "auto"
     review_model: str = ""  # PAICLI_AUTO_CLASSIFIER_MODEL; "": the session's model (reference v.2)
     status_bar: bool = True  # PAICLI_STATUS_BAR=off hides the REPL's status bar (reference u.4)
-    prices: dict[str, Price] = field(default_factory=lambda: dict(DEFAULT_PRICES))  # CNY / M tokens, by model
+    prices: dict[str, Price] = field(default_factory=dict)  # CNY / M tokens, by model: the catalog's, then config.json's
     # Where each variable's value came from: the environment, .env, config.json or default (/config).
     origins: dict[str, str] = field(default_factory=dict)
     # PAICLI_STUDIO_ORIGINS: web origins `paicli studio` serves besides its own and Studio's
@@ -96,6 +86,15 @@ class Settings:
     # PAICLI_BROWSER off | isolated | shared, PAICLI_BROWSER_EXECUTABLE, PAICLI_BROWSER_MCP (issue 40):
     # the user's environment and config.json only (tools.browser.launch).
     browser: BrowserOptions = BrowserOptions()
+    # issue 39: the provider and model catalog (paicli.catalog), what the window came from (False:
+    # the model is not in it and got the default), whether PAICLI_LIGHT_MODEL named the light
+    # model, the key variables' values (a /model switch to another provider reads its key there),
+    # and how reasoning is shown (PAICLI_SHOW_THINKING: off | on | folded).
+    catalog: Catalog = field(default_factory=load_catalog)
+    window_known: bool = True
+    light_explicit: bool = False
+    keys: dict[str, str] = field(default_factory=dict, repr=False)
+    show_thinking: str = "folded"
 
     @property
     def cache_dir(self) -> Path:
@@ -104,7 +103,8 @@ class Settings:
 
     def require_key(self) -> str:
         if not self.api_key:
-            hint = PRESETS[self.provider].key_env if self.provider in PRESETS else "PAICLI_API_KEY"
+            preset = self.catalog.get(self.provider)
+            hint = preset.key_env if preset else "PAICLI_API_KEY"
             other = f"（或 {hint}）" if hint != "PAICLI_API_KEY" else ""  # issue 26: the setting named once
             raise ConfigError(
                 f"没有 {self.provider} 的 API key：在环境变量、.env 或 {self.home / 'config.json'} 中设置 "
@@ -112,8 +112,15 @@ class Settings:
             )
         return self.api_key
 
-    def with_model(self, model: str) -> "Settings":
-        return replace(self, model=model)
+    @property
+    def model_info(self) -> ModelInfo:
+        return self.catalog.model_info(self.provider, self.model)
+
+    @property
+    def prompt_cache(self) -> str:
+        """reference (b): the provider's prompt-cache mode, for display."""
+        preset = self.catalog.get(self.provider)
+        return preset.prompt_cache if preset else "none"
 
     def price(self, model: str | None = None) -> Price | None:
         return self.prices.get(model or self.model)
@@ -176,6 +183,7 @@ def load_settings(project: str | os.PathLike | None = None, environ: dict[str, s
         raise ConfigError(f"项目目录不存在：{root}")
     home = home_dir(env)
     sources = Sources(env=env, dotenv=read_dotenv(root / ".env"), config=_read_config(home))
+    catalog = _config_catalog(home)
     merged = {**sources.config, **sources.dotenv, **sources.env}
 
     def get(name: str) -> str | None:
@@ -185,16 +193,18 @@ def load_settings(project: str | os.PathLike | None = None, environ: dict[str, s
     base_url = _checked_url("PAICLI_BASE_URL", get("PAICLI_BASE_URL"))
     # A base URL alone means a custom endpoint, not the default preset's.
     provider = (get("PAICLI_PROVIDER") or ("custom" if base_url else DEFAULT_PROVIDER)).lower()
-    if provider not in PRESETS and not base_url:
-        raise ConfigError(f"未知的 PAICLI_PROVIDER '{provider}'：请用 {'、'.join(PRESETS)} 之一，或设置 PAICLI_BASE_URL")
-    preset = PRESETS.get(provider)
+    if catalog.get(provider) is None and not base_url:
+        raise ConfigError(f"未知的 PAICLI_PROVIDER '{provider}'：请用 {'、'.join(catalog.providers)} 之一，或设置 PAICLI_BASE_URL")
+    preset = catalog.get(provider)
     model = get("PAICLI_MODEL") or (preset.model if preset else None)
     if not model:
         raise ConfigError("自定义端点没有默认模型：请设置 PAICLI_MODEL")
     key_name = key_variable(get, preset.key_env if preset else None)
     if refusal := endpoint_refusal(sources, key_name, root / ".env") or guard_refusal(sources, root / ".env"):
         raise ConfigError(refusal)
-    key = get(key_name) if key_name else None
+    key = get(key_name) if key_name else (preset.api_key if preset else None)
+    info = catalog.model_info(provider, model)
+    window_setting = get("PAICLI_CONTEXT_WINDOW")
     origins = {name: _source_of(sources, name) for name in (*_REPORTED, *([key_name] if key_name else []))}
     try:  # issue 40: a user setting, as the sandbox's
         browser = browser_options({**sources.config, **sources.env}, home, env)
@@ -205,16 +215,18 @@ def load_settings(project: str | os.PathLike | None = None, environ: dict[str, s
         api_key=key,
         base_url=base_url or preset.base_url,  # type: ignore[union-attr]
         model=model,
-        context_window=_window(get("PAICLI_CONTEXT_WINDOW"), preset),
-        light_model=get("PAICLI_LIGHT_MODEL") or model,
+        context_window=_window(window_setting, info),
+        window_known=window_setting is not None or info.known,
+        light_model=get("PAICLI_LIGHT_MODEL") or (preset.light_model if preset else None) or model,
+        light_explicit=get("PAICLI_LIGHT_MODEL") is not None,
         home=home,
         memory_dir=Path(get("PAICLI_MEMORY_DIR") or home / "memory").expanduser(),
         project_root=root,
         compaction=compaction_options(get),
         budget=budget_options(get),
         memory=memory_settings(get, home / "cache"),
-        web=_checked_web(web_settings(get)),
-        secret_env=secret_variables(env, (p.key_env for p in PRESETS.values()), key),
+        web=_checked_web(replace(web_settings(get), search=search_service(get, catalog, provider, key))),
+        secret_env=secret_variables(env, (*catalog.key_variables(), *SEARCH_KEYS), key),
         session_wait=max(0, number(get, "PAICLI_SESSION_WAIT", 120)),
         skill_budget=_positive(get, "PAICLI_SKILL_BODY_BUDGET", DEFAULT_SKILL_BUDGET),
         mcp=with_browser(_mcp_setup(home, root, get), browser),
@@ -228,8 +240,11 @@ def load_settings(project: str | os.PathLike | None = None, environ: dict[str, s
         approval=_hitl(get("PAICLI_HITL")),
         review_model=get("PAICLI_AUTO_CLASSIFIER_MODEL") or "",
         status_bar=(get("PAICLI_STATUS_BAR") or "on").lower() not in ("off", "false", "0", "no"),
-        prices={**DEFAULT_PRICES, **_config_prices(home)},
+        prices={**catalog.prices(), **_config_prices(home)},
         origins=origins,
+        catalog=catalog,
+        keys={name: value for name in ("PAICLI_API_KEY", *catalog.key_variables()) if (value := get(name))},
+        show_thinking=_show_thinking(get("PAICLI_SHOW_THINKING")),
     )
 
 
@@ -237,7 +252,7 @@ def load_settings(project: str | os.PathLike | None = None, environ: dict[str, s
 _REPORTED = ("PAICLI_PROVIDER", "PAICLI_BASE_URL", "PAICLI_MODEL", "PAICLI_CONTEXT_WINDOW", "PAICLI_LIGHT_MODEL",
              "PAICLI_MEMORY_DIR", "PAICLI_HITL", "PAICLI_AUTO_CLASSIFIER_MODEL", "PAICLI_STATUS_BAR",
              "PAICLI_MEMORY_AUTO_EXTRACT_ENABLED", "PAICLI_SESSION_WAIT",
-             "PAICLI_PLAN_MAX_REPLANS")
+             "PAICLI_PLAN_MAX_REPLANS", "PAICLI_SHOW_THINKING", "PAICLI_SEARCH_PROVIDER")
 
 
 def _source_of(sources: Sources, name: str) -> str:
@@ -254,6 +269,29 @@ def _hitl(raw: str | None) -> str:
     if level is None:
         raise ConfigError(f"PAICLI_HITL 只能是 on 或 default，当前为 '{raw}'")
     return level
+
+
+SHOW_THINKING = ("off", "on", "folded")  # issue 39: PAICLI_SHOW_THINKING
+
+
+def _show_thinking(raw: str | None) -> str:
+    word = (raw or "folded").strip().lower()
+    if word not in SHOW_THINKING:
+        raise ConfigError(f"PAICLI_SHOW_THINKING 只能是 {'、'.join(SHOW_THINKING)} 之一，当前为 '{raw}'")
+    return word
+
+
+def _config_catalog(home: Path) -> Catalog:
+    """The model catalog with config.json's "providers" over it (``paicli.catalog``)."""
+    path = home / "config.json"
+    try:
+        data = json.loads(path.read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        data = None
+    try:
+        return load_catalog(data.get("providers") if isinstance(data, dict) else None)
+    except CatalogError as exc:
+        raise ConfigError(f"{path} 中 {exc}") from None
 
 
 def _config_prices(home: Path) -> dict[str, Price]:
@@ -365,9 +403,9 @@ def _positive(get: Get, name: str, default: int) -> int:
     return value
 
 
-def _window(raw: str | None, preset: Preset | None) -> int:
+def _window(raw: str | None, info: ModelInfo) -> int:
     if raw is None:
-        return preset.context_window if preset else DEFAULT_CONTEXT_WINDOW
+        return info.window
     try:
         value = int(raw.replace("_", ""))
     except ValueError:
@@ -466,4 +504,6 @@ def _origin(raw: str) -> str | None:
 
 def _checked_web(web: WebSettings) -> WebSettings:
     _checked_url("PAICLI_SEARXNG_URL", web.searxng_url)
+    if web.search is not None and web.search.kind != "searxng":
+        _checked_url("PAICLI_SERPAPI_URL" if web.search.kind == "serpapi" else "PAICLI_ZHIPU_SEARCH_URL", web.search.url)
     return web

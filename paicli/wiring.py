@@ -55,10 +55,12 @@ def make_deps(settings: Settings, *, auto_extract: bool, skills: SkillLibrary | 
     the person, who is at the UI anyway."""
     web = settings.web
     skills = skills or SkillLibrary(settings.home, settings.skill_budget)
+    # issue 39: no search service, no web_search (the prompt says so: prompts/tools/no-web-search.md)
+    builtin = {name: spec for name, spec in BUILTIN_TOOLS.items() if name != "web_search" or web.search is not None}
     snapshots = TurnSnapshots(snapshot_home(settings.home), settings.snapshots)
     return Deps(
         model=make_chat_model(settings),
-        tools={**BUILTIN_TOOLS, "load_skill": load_skill_spec(skills),
+        tools={**builtin, "load_skill": load_skill_spec(skills),
                "save_skill_reference": save_skill_reference_spec(skills),
                "revert_turn": revert_turn_spec(snapshots)},
         skills=skills,
@@ -70,7 +72,7 @@ def make_deps(settings: Settings, *, auto_extract: bool, skills: SkillLibrary | 
         auto_extract=auto_extract,
         background=Background(),
         audit=AuditLog(web.audit_dir or settings.home / "audit"),  # as App.audit_dir
-        web=WebOptions(searxng_url=web.searxng_url, allow_hosts=web.allow_hosts),
+        web=WebOptions(searxng_url=web.searxng_url, allow_hosts=web.allow_hosts, search=web.search),
         hidden_env=settings.secret_env,
         masked=secret_values(settings),
         snapshots=snapshots,

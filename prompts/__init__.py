@@ -113,9 +113,18 @@ def render(template: str, variables: dict[str, str]) -> str:
     return _VAR.sub(substitute, template)
 
 
+NO_WEB_SEARCH = "tools/no-web-search.md"  # issue 39: a session without a search service
+
+
+def without_tool_line(text: str, tool: str) -> str:
+    """``text`` without the ``## Tools`` bullet of ``tool`` (the session does not offer it)."""
+    return "\n".join(line for line in text.splitlines() if not line.startswith(f"- `{tool}`"))
+
+
 @lru_cache(maxsize=32)
-def stable_prefix(mode: str, approval: str, sources: PromptSources = PromptSources()) -> str:
-    """The part of the system prompt that only changes with mode or approval level."""
+def stable_prefix(mode: str, approval: str, sources: PromptSources = PromptSources(), web_search: bool = True) -> str:
+    """The part of the system prompt that only changes with mode, approval level or whether the
+    session has web search (decided once per session, so it stays cache-stable)."""
     files = [
         "base.md",
         "personalities/calm.md",
@@ -127,6 +136,9 @@ def stable_prefix(mode: str, approval: str, sources: PromptSources = PromptSourc
     sections = [render(load_resource(f, sources), {}).strip() for f in files]
     if "## Language" not in sections[0]:
         raise PromptError("base.md must contain a '## Language' section")
+    if not web_search:
+        sections[0] = without_tool_line(sections[0], "web_search")
+        sections.insert(1, render(load_resource(NO_WEB_SEARCH, sources), {}).strip())
     return "\n\n".join(s for s in sections if s)
 
 
@@ -143,8 +155,9 @@ def assemble_system_prompt(
     skills: str = "",
     project_context: str = "",
     sources: PromptSources = PromptSources(),
+    web_search: bool = True,
 ) -> str:
-    sections = [stable_prefix(mode, approval, sources)]
+    sections = [stable_prefix(mode, approval, sources, web_search)]
     if skills.strip():
         sections.append("## Skills\n\n" + skills.strip())
     sections.append(runtime_section(now))

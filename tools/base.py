@@ -78,15 +78,31 @@ MAX_FETCH_BYTES = 5 * 1024 * 1024  # reference (t): web_fetch 5 MiB maximum body
 
 
 @dataclass(frozen=True)
+class SearchService:
+    """web_search's back end (issue 39): ``kind`` zhipu | serpapi | searxng, where, with which key."""
+
+    kind: str
+    url: str
+    key: str | None = field(default=None, repr=False)
+
+
+@dataclass(frozen=True)
 class WebOptions:
     """How the web tools reach the network; paicli/settings.py fills it from the environment."""
 
     searxng_url: str | None = None  # PAICLI_SEARXNG_URL: base of a SearXNG instance with JSON output
+    search: SearchService | None = None  # PAICLI_SEARCH_PROVIDER's choice; None: searxng_url's, if any
     allow_hosts: tuple[str, ...] = ()  # PAICLI_WEB_ALLOW_HOSTS: hosts exempt from the private-address check
     timeout: float = 30.0  # reference (t): web_fetch 30 s timeout (also used by web_search)
     max_bytes: int = MAX_FETCH_BYTES
     # One budget per session (the config object is shared by its calls), not per process.
     fetch_limit: FixedWindow = field(default_factory=FixedWindow, compare=False, repr=False)
+
+    @property
+    def search_service(self) -> SearchService | None:
+        if self.search is not None:
+            return self.search
+        return SearchService("searxng", self.searxng_url) if self.searxng_url else None
 
 
 @dataclass(frozen=True)
@@ -105,6 +121,7 @@ class ToolContext:
     external_sources: tuple[str, ...] = ()  # reference (o.1): tags explicit saves after external content
     files_of_turn: Callable[[], tuple[str, ...]] = field(default=tuple, compare=False, repr=False)  # see source_files
     sandbox: CommandSandbox | None = None  # how execute_command runs (issue 24); None: outside, as before it
+    vision: bool = False  # the model takes images (issue 39): read_file of an image returns it
 
     @cached_property
     def source_files(self) -> tuple[str, ...]:

@@ -70,6 +70,17 @@ BUILTIN_SPECS: tuple[ToolSpec, ...] = (
                         writes="project", guard="path", path_arg="path", turn_file=True, audited=True),
     ),
     ToolSpec(
+        "create_project",
+        "在项目内新建一个 java、python 或 node 项目骨架（新目录 <name>/）：java 含 src/main/java、src/main/resources 和 pom.xml；"
+        "python 含同名包目录、main.py 和 requirements.txt；node 含 package.json。目录已存在且不为空时不会创建。",
+        _params(["name", "type"], name=_string("项目名，也是新目录名（字母开头，只含字母、数字、_ 和 -）"),
+                type=_string("项目类型：java、python 或 node")),
+        "tools.builtin.project:create_project",
+        facts=ToolFacts(label="🏗️ 创建 {n} 个项目", approval="ask", danger="🟡 中危",
+                        risk="将在项目内创建新目录和项目骨架文件",
+                        writes="project", guard="path", path_arg="name", audited=True),
+    ),
+    ToolSpec(
         "list_dir",
         "列出目录下的直接子项（不递归），[D] 表示目录，[F] 表示文件。",
         _params(["path"], path=_string("相对项目根目录的目录路径，项目根用 .")),

@@ -22,22 +22,6 @@ CLEARING_MAX_TRIGGER_TOKENS = 100_000  # reference (e.1)
 CLEARING_TRIGGER_RATIO = 0.60  # reference (e.1)
 SESSION_MEMORY_PRECOMPUTE_RATIO = 0.60  # reference (g)
 
-# reference (b): prompt-cache modes, display only, by provider preset.
-PROMPT_CACHE_MODES = {
-    "deepseek": "automatic-prefix-cache",
-    "hunyuan": "hunyuan-prefix-cache",
-    "kimi": "moonshot-context-cache",
-    "moonshot": "moonshot-context-cache",
-    "glm": "glm-prompt-cache",
-    "zhipu": "glm-prompt-cache",
-    "step": "step-prefix-cache",
-}
-
-
-def prompt_cache_mode(provider: str | None) -> str:
-    return PROMPT_CACHE_MODES.get((provider or "").strip().lower(), "none")
-
-
 def summary_trigger(window: int) -> int:
     w = max(MIN_WINDOW, window)
     reserve = min(MAX_SUMMARY_OUTPUT_RESERVE_TOKENS, max(1_000, w // 4))

@@ -83,6 +83,8 @@ class RunContext:
     # The key that scopes project memory (reference j.1); "": the normalised project_root. With a
     # database, paicli sets the origin remote's URL, so every clone shares it (issue 28).
     project_key: str = ""
+    # The model takes image parts (issue 39; the catalog's "vision"): read_file returns images to it.
+    vision: bool = False
 
 
 class ModeState(TypedDict, total=False):
@@ -168,6 +170,9 @@ class Deps:
     # The browser (issue 40, PAICLI_BROWSER): its live pages for the turn policy, and the lease
     # parallel units take turns with. None: no browser.
     browser: BrowserSession | None = None
+    # The MCP resource index (reference q.2 item 9, tools/mcp/resource_index.py), refreshed by the
+    # CLI before a turn; load_context puts it last in ## Project Context when the window is >= 32K.
+    mcp_index: str = ""
 
 
 def long_term_memory(runtime: Runtime | None, deps: Deps) -> LongTermMemory | None:

@@ -45,7 +45,8 @@ Notify = Callable[[str], None]
 def system_prompt(deps: Deps, ctx: RunContext, now: datetime, project_context: str = "") -> str:
     sources = PromptSources.for_project(deps.prompt_home, Path(ctx.project_root))
     return assemble_system_prompt(mode=loop_prompt(ctx.mode), approval=ctx.approval, now=now, sources=sources,
-                                  skills=skill_index(deps, ctx), project_context=project_context)
+                                  skills=skill_index(deps, ctx), project_context=project_context,
+                                  web_search="web_search" in deps.tools)
 
 
 def skill_index(deps: Deps, ctx: RunContext) -> str:
@@ -79,7 +80,7 @@ class ModelCaller:
         ride with their turn (``nodes/core/request.py``)."""
         now = self.deps.clock()
         key = (self.deps.prompt_home, ctx.project_root, ctx.approval, ctx.mode, now.date(), now.tzname(),
-               project_context, skill_index(self.deps, ctx))
+               project_context, skill_index(self.deps, ctx), "web_search" in self.deps.tools)
         if self._system is None or self._system[0] != key:
             self._system = (key, SystemMessage(system_prompt(self.deps, ctx, now, project_context)))
         return self._system[1]

@@ -74,4 +74,6 @@ async def ask_model(deps: Deps, ctx: RunContext, goal: str) -> str:
         [SystemMessage(system), HumanMessage(PLANNING_REQUEST + goal)])
     if reply.usage_metadata:  # the run's token line counts the planner's call too
         get_stream_writer()({"usage": dict(reply.usage_metadata)})
+    if reasoning := reply.additional_kwargs.get("reasoning_content"):  # shown as `🧠 规划思考` (reference s.4)
+        get_stream_writer()({"reasoning": str(reasoning), "role": "planner"})
     return reply.text if isinstance(reply.text, str) else str(reply.content)

@@ -14,6 +14,7 @@ from pathlib import Path
 from typing import Annotated, Any, Optional
 
 from langchain_core.messages import AIMessage, SystemMessage
+from langgraph.config import get_stream_writer
 from langgraph.graph.message import add_messages
 from langgraph.runtime import Runtime
 from typing_extensions import TypedDict
@@ -35,7 +36,7 @@ def member_system(deps: Deps, ctx: RunContext, mode: str) -> SystemMessage:
     root = Path(ctx.project_root)
     return SystemMessage(assemble_system_prompt(
         mode=mode, approval=ctx.approval, now=deps.clock(), sources=PromptSources.for_project(deps.prompt_home, root),
-        project_context=load_project_context(root, deps.prompt_home)))
+        project_context=load_project_context(root, deps.prompt_home), web_search="web_search" in deps.tools))
 
 
 def make_ask(deps: Deps, mode: str):
@@ -48,6 +49,8 @@ def make_ask(deps: Deps, mode: str):
             reply = await deps.model.ainvoke([system, *state["messages"]])
         except Exception as exc:  # the provider failed for good: the caller decides what it means
             return {"error": MEMBER_FAILED.format(error=_one_line(exc))}
+        if reasoning := reply.additional_kwargs.get("reasoning_content"):  # `🧠 规划思考|审查思考` (reference s.5)
+            get_stream_writer()({"reasoning": str(reasoning), "role": mode})
         return {"messages": [reply]}
 
     return ask

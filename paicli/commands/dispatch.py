@@ -31,7 +31,7 @@ COMPACT_FAILURES = {
 
 HELP = [
     ("/help", "显示可用命令"),
-    ("/model [名称]", "查看当前模型；带名称时切换模型"),
+    ("/model [list|info|refresh|add] [服务商/]<模型>", "查看当前模型；list 列出目录与端点的模型；<服务商>/<模型> 连同服务商和 key 一起切换；add 登记模型的窗口与能力"),
     ("/resume [会话 id]", "列出最近的会话并选择一个继续；带 id 时直接继续"),
     ("/clear（或 clear）", "清空当前对话（会话账本与长期记忆保留）"),
     ("/cancel（或 cancel）", "任务运行中按 Ctrl-C 取消；空闲时说明当前没有运行的任务"),
@@ -42,7 +42,8 @@ HELP = [
     ("/skill [list|show|on|off|trust|reload] [名称]", "查看和管理 Skill；项目 Skill 须 /skill trust 后才会作为指令加载"),
     ("/audit [N]", "查看今天最近 N 条危险工具调用的审计记录（默认 10）"),
     ("/mcp [restart|disable|enable|trust|logs <name>]", "查看 MCP server 状态与工具数；重启、停用、启用、信任项目 server、查看日志"),
-    ("/mcp resources|prompts [name]", "列出 MCP server 提供的资源与提示词（@server:uri 在输入中引用资源）"),
+    ("/mcp resources|prompts [name]", "列出 MCP server 提供的资源、资源模板与提示词（@server:uri 在输入中引用资源）"),
+    ("/mcp prompts <name> <提示词> [参数=值 …]", "取回 MCP 提示词（prompts/get）放入输入框，编辑后发送"),
     ("/browser [status|connect [端口]|disconnect|tabs]", "查看浏览器模式与页面；连接你正在运行的 Chrome（需输入 y 确认）、断开回到隔离模式、列出标签页"),
     *((f"{m.command} [任务]", m.command_help) for m in MODES if m.command),  # paicli.modes
     ("/continue", "继续执行当前会话中被中断的计划或多 Agent 运行"),
@@ -52,6 +53,7 @@ HELP = [
     ("/hitl [on|default]", "查看或切换审批档位：on 全部危险操作都确认；default 由模型审查命令（启动默认）"),
     ("/policy", "查看安全策略、审批档位、全部放行的工具和今日最近的拒绝"),
     ("/config", "查看生效的配置及每项的来源（密钥已遮盖）"),
+    ("/config provider [名称]", "列出服务商及其 key 是否已设置；带名称时设为默认服务商并切换"),
     ("/init [--force]", "根据项目文件生成简短的 PAI.md（不调用模型；--force 覆盖已有文件）"),
     ("/export", "把当前对话导出为 Markdown（$PAICLI_HOME/exports/）"),
     ("/history clear", "清空输入历史"),
@@ -74,6 +76,7 @@ class CommandResult:
     # A run the front end starts after the command: (mode, text); text None finishes the
     # session's unfinished run (/continue).
     run: tuple[str, str | None] | None = None
+    prefill: str | None = None  # text the REPL's next prompt starts with (an MCP prompt, issue 39)
 
 
 
@@ -107,7 +110,9 @@ async def _dispatch(text: str, app: App, say: Output, read_line: ReadLine | None
         for line in help_lines():
             say(line)
     elif word == "/model":
-        _model(payload, app, say)
+        from paicli.commands.model import model
+
+        await model(payload, app, say)
     elif word in ("/clear", "clear"):
         await app.session.clear()
         say("🗑️ 当前对话历史已清空，长期记忆保持不变")
@@ -134,7 +139,13 @@ async def _dispatch(text: str, app: App, say: Output, read_line: ReadLine | None
     elif word == "/mcp":
         from paicli.commands.mcp import mcp
 
-        await mcp(payload, app, say, interactive=read_line is not None)
+        prompt = await mcp(payload, app, say, interactive=read_line is not None)
+        if prompt:  # /mcp prompts <server> <name>: the REPL puts it in the input, -p prints it
+            if read_line is None:
+                say(prompt)
+                return CommandResult()
+            say("📝 已把 MCP 提示词放入输入框：编辑后回车发送，Ctrl-C 放弃")
+            return CommandResult(prefill=prompt)
     elif word == "/browser":
         from paicli.commands.browser import browser
 
@@ -169,6 +180,10 @@ async def _dispatch(text: str, app: App, say: Output, read_line: ReadLine | None
         from paicli.commands import mode as mode_commands
 
         await (mode_commands.mode if word == "/mode" else mode_commands.hitl)(payload, app, say)
+    elif word == "/config" and payload.partition(" ")[0].lower() == "provider":
+        from paicli.commands.model import config_provider
+
+        config_provider(payload.partition(" ")[2], app, say)
     elif word in ("/init", "/export", "/history", "/policy", "/config"):
         await _project_command(word, payload, app, say)
     else:
@@ -200,17 +215,6 @@ def _audit(payload: str, app: App, say: Say) -> None:
 
     count = recent_count(payload or None)
     say(format_recent(AuditLog(app.audit_dir).recent(count), count))
-
-
-def _model(payload: str, app: App, say: Say) -> None:
-    s = app.settings
-    if not payload or payload.lower() in ("info", "list"):
-        say(f"🤖 当前模型: {s.model} ({s.provider})")
-        say(f"   端点: {s.base_url}   上下文窗口: {s.context_window:,} tokens   轻量模型: {s.light_model}")
-        say("   /model <名称> 切换到同一服务上的其他模型")
-        return
-    app.switch_model(payload)
-    say(f"✅ 已切换模型: {payload} ({s.provider})")
 
 
 async def _compact(app: App, say: Output) -> None:

@@ -11,13 +11,14 @@ from __future__ import annotations
 
 from typing import Any
 
-USAGE = "❌ 用法: /mcp [resources|prompts [name]] [restart|disable|enable|trust|logs <name>]"
+USAGE = "❌ 用法: /mcp [resources|prompts [name]] [prompts <name> <提示词> [参数=值 …]] [restart|disable|enable|trust|logs <name>]"
 STATE_LABELS = {"ready": "就绪", "starting": "启动中", "failed": "失败", "untrusted": "未信任",
                 "disabled": "已停用"}  # issue 26: what a person reads is Chinese
 VERBS = ("restart", "disable", "enable", "trust", "logs")
 
 
-async def mcp(payload: str, app: Any, say: Any, interactive: bool) -> None:
+async def mcp(payload: str, app: Any, say: Any, interactive: bool) -> str | None:
+    """None, or the text of a fetched prompt for the user's input (``/mcp prompts <s> <name>``)."""
     verb, _, name = payload.partition(" ")
     verb, name = verb.lower(), name.strip()
     servers = app.mcp
@@ -27,8 +28,7 @@ async def mcp(payload: str, app: Any, say: Any, interactive: bool) -> None:
     if verb in ("resources", "prompts"):
         from paicli.mcp_offers import offers
 
-        await offers(verb, name, app, say)
-        return
+        return await offers(verb, name, app, say)
     if verb not in VERBS:
         say.fail(USAGE)
         return

@@ -10,7 +10,7 @@ from __future__ import annotations
 from pathlib import PurePath
 from typing import TYPE_CHECKING
 
-from memory.context.profile import ContextProfile, prompt_cache_mode
+from memory.context.profile import ContextProfile
 from memory.longterm.entry import SCOPE_GLOBAL, Entry, format_instant
 from memory.longterm.staleness import staleness
 from paicli.commands.output import Output
@@ -169,11 +169,12 @@ def _clear(_: str, app: App, say: Say) -> None:
 def _status(app: App, say: Say) -> None:
     """reference (u.2) ``/memory``: the system status, the project scope and the help lines."""
     s, entries = app.settings, app.memory.entries()
-    profile = ContextProfile.from_window(s.context_window, prompt_cache=prompt_cache_mode(s.provider))
+    profile = ContextProfile.from_window(s.context_window, prompt_cache=s.prompt_cache)
     count = {kind: sum(1 for e in entries if e.type == kind) for kind in ("FACT", "SUMMARY", "TOOL_RESULT")}
     say("📋 记忆系统状态：")
-    # paicli lists MCP tools but builds no MCP resource index, whatever the window allows.
-    say(f"上下文策略: {profile.summary(mcp_index=False)}")
+    # on when the system prompt carries an MCP resource index (reference q.2 item 9)
+    indexed = app.started and bool(app.session.deps.mcp_index)
+    say(f"上下文策略: {profile.summary(mcp_index=indexed)}")
     say("短期上下文: 由当前会话的消息列表维护（会话账本，/resume 可继续）")
     say(f"自动事实提取: {app.auto_extract_status()}")
     say(f"长期记忆: {len(entries)}条 / {sum(e.token_count for e in entries)} tokens "

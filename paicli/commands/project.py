@@ -185,6 +185,8 @@ def config(payload: str, app: App, say: Output) -> None:
         ("hitl", {"ask": "on", "auto": "default"}.get(s.approval, s.approval), "PAICLI_HITL"),
         ("auto_classifier_model", s.review_model or f"{s.model}（会话模型）", "PAICLI_AUTO_CLASSIFIER_MODEL"),
         ("status_bar", "on" if s.status_bar else "off", "PAICLI_STATUS_BAR"),
+        ("show_thinking", s.show_thinking, "PAICLI_SHOW_THINKING"),  # issue 39
+        ("web_search", s.web.search.kind if s.web.search else "未配置（不提供 web_search）", "PAICLI_SEARCH_PROVIDER"),
         ("memory_dir", str(s.memory_dir), "PAICLI_MEMORY_DIR"),
         ("memory_auto_extract", "on" if s.memory.auto_extract else "off", "PAICLI_MEMORY_AUTO_EXTRACT_ENABLED"),
         ("session_wait", f"{s.session_wait}s", "PAICLI_SESSION_WAIT"),

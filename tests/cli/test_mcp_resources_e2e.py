@@ -75,7 +75,10 @@ def test_the_ledger_replays_what_the_model_saw_without_reading_the_resource_agai
     done = run_paicli("-p", "端口是多少？", "--session", "m")
     assert done.returncode == 0, done.stderr
     first, second = server.requests
-    assert second["messages"][:len(first["messages"])] == first["messages"]  # byte for byte, cache-stable
+    # byte for byte after the system prompt, whose MCP resource index (q.2 item 9) left with the server
+    assert second["messages"][1:len(first["messages"])] == first["messages"][1:]
+    assert "### MCP Resources" in first["messages"][0]["content"]
+    assert "### MCP Resources" not in second["messages"][0]["content"]
     assert sum('<resource server="srv"' in u for u in _user_contents(second)) == 1
     server.assert_consumed()
 

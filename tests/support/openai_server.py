@@ -119,6 +119,9 @@ class FakeOpenAIServer:
         self.reviews: list[Item] = []
         self.review_requests: list[RecordedRequest] = []
         self.exhausted_hits = 0
+        # GET /models: the ids it reports, and the headers of each such request (issue 39).
+        self.models: list[str] = ["fake-model"]
+        self.model_requests: list[dict[str, str]] = []
         self._cursor = 0
         self._lock = threading.Lock()
         self._stopping = threading.Event()
@@ -243,8 +246,9 @@ class _Handler(BaseHTTPRequestHandler):
     def do_GET(self) -> None:
         if not self.path.rstrip("/").endswith("/models"):
             return self._json(404, {"error": {"message": f"no route {self.path}"}})
-        model = {"id": "fake-model", "object": "model", "created": 0, "owned_by": "paicli"}
-        self._json(200, {"object": "list", "data": [model]})
+        self.fake.model_requests.append({k.lower(): v for k, v in self.headers.items()})
+        models = [{"id": m, "object": "model", "created": 0, "owned_by": "paicli"} for m in self.fake.models]
+        self._json(200, {"object": "list", "data": models})
 
     def do_POST(self) -> None:
         if not self.path.rstrip("/").endswith("/chat/completions"):

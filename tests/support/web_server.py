@@ -1,4 +1,4 @@
-"""A fake web for the web tools: SearXNG JSON search plus pages, on 127.0.0.1, stdlib only.
+"""A fake web for the web tools: SearXNG, SerpAPI and 智谱 search plus pages, on 127.0.0.1, stdlib only.
 
     with FakeWebServer(results=[{"title": "T", "url": "{base}/article", "content": "..."}]) as web:
         WebOptions(searxng_url=web.base_url, allow_hosts=("127.0.0.1",))
@@ -9,6 +9,11 @@ Routes:
 - ``/article``: a small HTML article (title "示例文章"), unless ``pages`` overrides it.
 - ``/redirect?to=<url>[&status=302]``: a redirect to any URL, e.g. a private address.
 - ``/big?bytes=N[&type=text/plain]``: N bytes of HTML, or of "x" as plain text (default 6 MiB), streamed.
+- ``/serpapi/search.json?q=..&api_key=..``: the results in SerpAPI's shape (``organic_results``:
+  ``link``, ``title``, ``snippet``, ``source``); 401 without ``api_key``.
+- ``POST /zhipu/web_search`` with ``{"search_query"}`` and a bearer key: 智谱's shape
+  (``search_result``: ``link``, ``title``, ``content``, ``media``); 401 without the key.
+  Each POST body is kept in ``posted``, each request's headers in ``headers``.
 - every path in ``pages``; anything else is 404.
 ``{base}`` in result and page strings becomes the server's base URL.
 
@@ -57,6 +62,8 @@ class FakeWebServer:
         self.pages = {"/article": Page(ARTICLE), **(pages or {})}
         self.search_status = search_status
         self.requests: list[str] = []  # request paths with query, in arrival order
+        self.posted: list[dict] = []  # JSON bodies of POST requests
+        self.headers: list[dict[str, str]] = []  # every request's headers, lower-cased names
         self._address = (host, port)
         self._httpd: ThreadingHTTPServer | None = None
 
@@ -111,12 +118,28 @@ class _Handler(BaseHTTPRequestHandler):
 
     def do_GET(self) -> None:
         self.fake.requests.append(self.path)
+        self.fake.headers.append({k.lower(): v for k, v in self.headers.items()})
         parts = urlsplit(self.path)
         self._route(parts.path, {k: v[-1] for k, v in parse_qs(parts.query).items()})
+
+    def do_POST(self) -> None:
+        self.fake.requests.append(self.path)
+        self.fake.headers.append({k.lower(): v for k, v in self.headers.items()})
+        body = json.loads(self.rfile.read(int(self.headers.get("Content-Length", 0))) or b"{}")
+        self.fake.posted.append(body)
+        if urlsplit(self.path).path != "/zhipu/web_search":
+            return self._send(Page(f"no page {self.path}", 404, "text/plain"))
+        if not self.headers.get("Authorization", "").removeprefix("Bearer ").strip():
+            return self._send(Page(json.dumps({"error": {"message": "no key"}}), 401, "application/json"))
+        hits = [{"title": r.get("title"), "link": r.get("url"), "content": r.get("content"), "media": r.get("engine")}
+                for r in self.fake.fill(self.fake.results)]
+        self._send(Page(json.dumps({"search_result": hits}, ensure_ascii=False), 200, "application/json"))
 
     def _route(self, path: str, query: dict[str, str]) -> None:
         if path == "/search":
             return self._search(query)
+        if path == "/serpapi/search.json":
+            return self._serpapi(query)
         if path == "/redirect":
             status = int(query.get("status", "302"))
             return self._send(Page("", status, "text/plain", {"Location": query.get("to", "/")}))
@@ -131,6 +154,14 @@ class _Handler(BaseHTTPRequestHandler):
         if self.fake.search_status != 200:
             return self._send(Page(json.dumps({"error": "boom"}), self.fake.search_status, "application/json"))
         body = {"query": query.get("q", ""), "results": self.fake.fill(self.fake.results)}
+        self._send(Page(json.dumps(body, ensure_ascii=False), 200, "application/json"))
+
+    def _serpapi(self, query: dict[str, str]) -> None:
+        if not query.get("api_key"):
+            return self._send(Page(json.dumps({"error": "Invalid API key."}), 401, "application/json"))
+        hits = [{"position": n, "title": r.get("title"), "link": r.get("url"), "snippet": r.get("content"),
+                 "source": r.get("engine")} for n, r in enumerate(self.fake.fill(self.fake.results), 1)]
+        body = {"search_metadata": {"status": "Success"}, "organic_results": hits}
         self._send(Page(json.dumps(body, ensure_ascii=False), 200, "application/json"))
 
     def _big(self, size: int, media: str) -> None:

@@ -68,11 +68,13 @@ async def test_enter_still_approves_a_lower_risk_call(answers):
 class FakeApp:
     class settings:
         model, provider, base_url, context_window, light_model = "m", "glm", "http://x", 200_000, "m"
+        window_known = True
 
     switched = None
 
     def switch_model(self, name):
         self.switched = name
+        return self.settings
 
 
 async def test_slash_commands():

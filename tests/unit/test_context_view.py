@@ -33,7 +33,14 @@ def test_switches_show_when_off_or_on():
 
 
 def test_the_mcp_resource_index_line_tells_the_truth_on_a_large_window():
-    assert "  MCP resources 自动索引: 关闭（未建 MCP resource 索引）" in render_context(usage(window=128_000))
+    assert "  MCP resources 自动索引: 关闭（没有可索引的 MCP 资源）" in render_context(usage(window=128_000))
+    assert "  MCP resources 自动索引: 开启" in render_context(usage(window=128_000, mcp_index=True))
+
+
+def test_images_still_in_the_conversation_have_a_row():
+    assert not any("图片:" in line for line in render_context(usage()))
+    [row] = [line for line in render_context(usage(images=2, image_tokens=512)) if "图片:" in line]
+    assert "512" in row and "[2 条]" in row
 
 
 def test_the_skill_index_and_injected_bodies_have_rows_of_their_own():

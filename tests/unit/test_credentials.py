@@ -6,7 +6,8 @@ import json
 
 import pytest
 
-from paicli.settings import PRESETS, ConfigError, load_settings
+from paicli.catalog import load_catalog
+from paicli.settings import ConfigError, load_settings
 
 URL = "http://127.0.0.1:1/v1"
 # Where the endpoint setting comes from, and where the key does: (source, variable).
@@ -111,7 +112,7 @@ def test_no_key_at_all_is_left_to_the_missing_key_message(tmp_path):
 def test_secret_env_names_every_key_variable_and_any_holding_the_key(tmp_path):
     s = load(tmp_path, env={"PAICLI_API_KEY": "sk-live", "PAICLI_BASE_URL": URL, "MY_COPY": "sk-live",
                             "UNRELATED": "sk-other"})
-    assert {"PAICLI_API_KEY", "MY_COPY", *(p.key_env for p in PRESETS.values())} == s.secret_env
+    assert {"PAICLI_API_KEY", "MY_COPY", *load_catalog().key_variables(), "PAICLI_SERPAPI_KEY", "SERPAPI_API_KEY"} == s.secret_env
 
 
 def test_secret_env_catches_a_copy_of_a_key_that_came_from_config_json(tmp_path):

@@ -2,7 +2,7 @@
 
 import pytest
 
-from memory.context.profile import ContextProfile, clearing_trigger, prompt_cache_mode
+from memory.context.profile import ContextProfile, clearing_trigger
 
 # reference (b): window, summary trigger, /context %, clear trigger, session-memory start, memory budget
 TABLE = [
@@ -59,11 +59,6 @@ def test_agent_token_budget_is_derived_but_unused():
 
 
 def test_summary_line():
-    profile = ContextProfile.from_window(128_000, prompt_cache=prompt_cache_mode("deepseek"))
+    profile = ContextProfile.from_window(128_000, prompt_cache="automatic-prefix-cache")
     assert profile.summary() == "window: 128000 | 压缩阈值: 74% (95000 tokens) | MCP resource 索引: on | prompt cache: automatic-prefix-cache"
     assert "MCP resource 索引: off | prompt cache: none" in ContextProfile.from_window(8_000).summary()
-
-
-def test_prompt_cache_modes_by_provider():
-    assert [prompt_cache_mode(p) for p in ("kimi", "glm", "step", "hunyuan", "openai", None)] == [
-        "moonshot-context-cache", "glm-prompt-cache", "step-prefix-cache", "hunyuan-prefix-cache", "none", "none"]

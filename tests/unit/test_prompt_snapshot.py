@@ -70,3 +70,14 @@ def test_the_turn_memory_message_keeps_the_reference_block():
         "- [FACT] 项目使用 Java 17（写入 2026-11-29，最后核实 2026-11-29）\n"
         "- [FACT][自动提取，待核实] 提交前运行全量测试（写入 2026-11-29，尚未经用户核实）")
     assert is_memory_context(message)
+
+
+def test_a_session_without_web_search_is_told_so_and_the_prompt_is_pinned():
+    """issue 39: no search service, no ``web_search`` line in ``## Tools``, and one section saying so."""
+    prompt = assemble_system_prompt(mode="agent", approval="auto", now=NOW, web_search=False)
+    snapshot = SNAPSHOT.parent / "system_prompt_react_no_web_search.txt"
+    if os.environ.get("PAICLI_UPDATE_SNAPSHOTS") == "1" or not snapshot.exists():
+        snapshot.write_text(prompt, encoding="utf-8")
+    assert prompt == snapshot.read_text(encoding="utf-8")
+    assert "- `web_search`" not in prompt and "`web_search` 不可用" in prompt
+    assert "- `web_search`" in assemble_system_prompt(mode="agent", approval="auto", now=NOW)

@@ -17,7 +17,8 @@ def spec(name, fn, *, parallel_safe=False, is_async=True) -> ToolSpec:
 
 
 def test_builtin_tools_with_parallel_safe_readers():
-    assert sorted(BUILTIN_TOOLS) == ["edit_file", "execute_command", "glob_files", "grep_code", "list_dir", "read_file",
+    assert sorted(BUILTIN_TOOLS) == ["create_project", "edit_file", "execute_command", "glob_files", "grep_code",
+                                     "list_dir", "read_file",
                                      "save_memory", "web_fetch", "web_search", "write_file"]
     assert {n for n, s in BUILTIN_TOOLS.items() if s.parallel_safe} == {
         "read_file", "list_dir", "glob_files", "grep_code", "web_search", "web_fetch"}  # reference s.8

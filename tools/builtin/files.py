@@ -14,6 +14,7 @@ from typing import Any
 from tools.base import PolicyError, ToolContext, failed
 from tools.common import bool_arg, clamp, int_arg, read_text, str_arg
 from tools.policy.guards import PathGuard
+from tools.builtin.image_read import read_image
 from tools.builtin.reading import SNIFF_BYTES, binary_type, window
 
 MAX_WRITE_BYTES = 5 * 1024 * 1024  # reference (t): write_file / edit_file 5 MB cap
@@ -33,6 +34,8 @@ def read_file(args: dict[str, Any], ctx: ToolContext) -> str:
         return failed("读取文件失败: 不是普通文件")
     offset, limit = int_arg(args, "offset"), int_arg(args, "limit")
     try:
+        if (image := read_image(path, str_arg(args, "path"), ctx)) is not None:  # issue 39
+            return image
         return _read(path, offset, limit)
     except OSError as exc:
         return failed(f"读取文件失败: {exc}")

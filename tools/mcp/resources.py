@@ -23,6 +23,14 @@ class Resource:
 
 
 @dataclass(frozen=True)
+class Template:
+    uri_template: str
+    name: str
+    mime_type: str
+    description: str
+
+
+@dataclass(frozen=True)
 class Prompt:
     name: str
     description: str
@@ -64,6 +72,44 @@ async def list_prompts(servers: Sessions, server: str) -> list[Prompt]:
                 return found
 
     return await servers.on_session(server, request)
+
+
+async def list_templates(servers: Sessions, server: str) -> list[Template]:
+    """``resources/templates/list`` (issue 39): URI templates the server can fill."""
+    async def request(session: Any) -> list[Template]:
+        _check(session, server, "resources")
+        found, cursor = [], None
+        while True:
+            page = (await session.list_resource_templates(cursor=cursor) if cursor
+                    else await session.list_resource_templates())
+            found += [Template(str(t.uriTemplate), t.name or "", t.mimeType or "", t.description or "")
+                      for t in page.resourceTemplates]
+            cursor = page.nextCursor
+            if not cursor:
+                return found
+
+    return await servers.on_session(server, request)
+
+
+async def get_prompt(servers: Sessions, server: str, name: str, arguments: dict[str, str]) -> str:
+    """``prompts/get`` (issue 39): the prompt's messages as one text, for the user's input. A
+    message's text parts are kept; other parts (images, audio) become one line each."""
+    async def request(session: Any) -> str:
+        _check(session, server, "prompts")
+        result = await session.get_prompt(name, arguments or None)
+        return "\n\n".join(_prompt_text(message.content) for message in result.messages).strip()
+
+    return await servers.on_session(server, request)
+
+
+def _prompt_text(content: Any) -> str:
+    text = getattr(content, "text", None)
+    if isinstance(text, str):
+        return text
+    resource = getattr(content, "resource", None)
+    if resource is not None:
+        return _content_text(resource)
+    return f"[{getattr(content, 'type', 'content')} 内容未展示]"
 
 
 async def read_resource(servers: Sessions, server: str, uri: str) -> str:

@@ -90,7 +90,10 @@ class McpServers:
         try:
             with log.open() as errlog:
                 async with open_session(state.config, self.root, errlog) as session:
-                    tools = await load_mcp_tools(session, server_name=name, handle_tool_errors=False)
+                    from tools.mcp.resource_links import keep_resource_links  # issue 39: links keep URI and name
+
+                    tools = await load_mcp_tools(session, server_name=name, handle_tool_errors=False,
+                                                 tool_interceptors=[keep_resource_links])
                     timer.cancel()
                     state.session = session
                     self._ready(state, tools)
