@@ -39,6 +39,7 @@ _BODIES = frozenset({"block", "class_body", "function_body", "enum_class_body", 
                      "enum_body", "annotation_type_body", "constructor_body", "object_type", "enumerator_list",
                      "enum_variant_list", "field_declaration_list", "class_body"})
 _SPACE = re.compile(r"\s+")
+_TRAILING_COMMENT = re.compile(r"[ \t]+(?:#|//)[^\n]*")  # a comment after the header line is not its signature
 _COMMENT_MARKS = re.compile(r"^\s*(?:/\*\*?|\*/|\*(?!/)|///?|//!|#)\s?", re.MULTILINE)
 _QUOTES = re.compile(r'^[rbuRBUfF]*("""|\'\'\'|"|\')|("""|\'\'\'|"|\')$')
 
@@ -204,7 +205,8 @@ def _body(node: Any) -> Any:
 def _signature(node: Any, wrapper: Any, data: bytes) -> str:
     body = _body(node)
     end = body.start_byte if body is not None and body.start_byte > node.start_byte else min(node.end_byte, node.start_byte + 400)
-    text = _SPACE.sub(" ", _text(data, wrapper.start_byte, end)).strip().rstrip("{:= ").strip()
+    text = _TRAILING_COMMENT.sub("", _text(data, wrapper.start_byte, end))
+    text = _SPACE.sub(" ", text).strip().rstrip("{:= ").strip()
     return text if len(text) <= MAX_SIGNATURE else text[: MAX_SIGNATURE - 1] + "…"
 
 

@@ -28,7 +28,8 @@ from filelock import Timeout
 
 from codeindex.languages import GRAMMARS, Grammar
 from codeindex.store import LOCK_WAIT, Busy, Damaged, Store
-from codeindex.walk import DEFAULT_MAX_FILE_BYTES, Found, walk
+from codeindex.options import DEFAULT_MAX_FILE_BYTES
+from codeindex.walk import Found, walk
 from codeindex.words import path_text
 from codeindex.worker import Examined, Job, examine
 

@@ -26,6 +26,8 @@ from pathlib import Path
 
 import pathspec
 
+from codeindex.options import DEFAULT_MAX_FILE_BYTES
+
 SKIP_REASONS = {"ignored": "忽略规则", "vendored": "依赖/构建目录", "binary": "二进制", "generated": "生成文件",
                 "huge": "过大", "symlink": "符号链接", "unreadable": "无法读取"}
 IGNORE_FILES = (".gitignore", ".paiignore")
@@ -44,7 +46,6 @@ GENERATED_NAMES = frozenset({"package-lock.json", "yarn.lock", "pnpm-lock.yaml",
                              "Pipfile.lock", "composer.lock", "go.sum", "Gemfile.lock", "uv.lock", "bun.lockb"})
 GENERATED_SUFFIXES = (".min.js", ".min.css", ".map", ".pb.go", "_pb2.py", "_pb2_grpc.py", ".pb.h", ".pb.cc",
                       ".generated.ts", ".generated.cs", ".g.dart", ".designer.cs")
-DEFAULT_MAX_FILE_BYTES = 1024 * 1024
 
 
 @dataclass(frozen=True)

@@ -20,6 +20,8 @@ from nodes.core.options import BudgetOptions, CompactionOptions
 from tools.skills.limits import DEFAULT_BUDGET as DEFAULT_SKILL_BUDGET
 from paicli.feature_settings import (ConfigError, Get, MemorySettings, WebSettings, budget_options, compaction_options, memory_settings,
                           number, snapshot_options, web_settings)
+from paicli.feature_settings import code_index_options  # issue 37
+from codeindex.options import CodeIndexOptions
 from tools.snapshots.options import SnapshotOptions
 from tools.mcp.config import DEFAULT_CALL_TIMEOUT, DEFAULT_STARTUP_WAIT, McpSetup, merge, parse_document
 from tools.sandbox.command import MODES as SANDBOX_MODES, SandboxOptions
@@ -46,7 +48,10 @@ DEFAULT_CONTEXT_WINDOW = 128_000  # reference (b): window when nothing else is k
 # config.json keys are the variable names without the PAICLI_ prefix, lower-cased.
 _CONFIG_KEYS = ("provider", "api_key", "base_url", "model", "context_window", "light_model", "memory_dir",
                 "searxng_url", "web_allow_hosts", "studio_origins", "command_sandbox", "sandbox_network",
-                "sandbox_writable", "database_url", "hitl", "auto_classifier_model", "status_bar")
+                "sandbox_writable", "database_url", "hitl", "auto_classifier_model", "status_bar",
+                # the code index (issue 37)
+                "embedding_url", "embedding_model", "embedding_api_key", "embedding_input_type",
+                "code_index_max_file_bytes", "code_index_auto_max_files")
 # reference v.1: /hitl's two levels as PAICLI_HITL values, and the approval level each means
 HITL_LEVELS = {"on": "ask", "default": "auto"}
 DEFAULT = "default"  # the origin of a setting nobody set
@@ -91,6 +96,9 @@ class Settings:
     # PAICLI_DATABASE_URL: sessions and long-term memory in this PostgreSQL database (issue 28;
     # paicli.database). None: the ledger files and long_term_memory.json. A guard setting.
     database_url: str | None = None
+    # PAICLI_EMBEDDING_URL / _MODEL / _API_KEY / _INPUT_TYPE, PAICLI_CODE_INDEX_MAX_FILE_BYTES,
+    # PAICLI_CODE_INDEX_AUTO_MAX_FILES (issue 37): the code index's vectors and limits (codeindex.options).
+    code_index: CodeIndexOptions = CodeIndexOptions()
 
     @property
     def cache_dir(self) -> Path:
@@ -214,6 +222,7 @@ def load_settings(project: str | os.PathLike | None = None, environ: dict[str, s
         snapshots=snapshot_options(get, lambda name: env.get(name)),
         sandbox=sandbox_options({**sources.config, **sources.env}),
         database_url=get("PAICLI_DATABASE_URL"),
+        code_index=code_index_options(get, base_url or preset.base_url, key),  # type: ignore[union-attr]
         approval=_hitl(get("PAICLI_HITL")),
         review_model=get("PAICLI_AUTO_CLASSIFIER_MODEL") or "",
         status_bar=(get("PAICLI_STATUS_BAR") or "on").lower() not in ("off", "false", "0", "no"),
