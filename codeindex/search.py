@@ -5,8 +5,8 @@ The query is cut into terms by ``codeindex.words.query_terms`` (identifier words
 the glossary's English for Chinese terms) and matched with OR, so a question in words finds code
 that has most of them. The first ``CANDIDATES`` chunks by BM25 (column weights in
 ``codeindex.store.FTS_WEIGHTS``) are re-scored: a chunk whose symbol is named by the query
-(``parseHttpDate`` for "parse http date", or the identifier itself) moves up, a plain text
-window moves down. With vectors, the re-scored list and the nearest chunks by cosine similarity
+(``parseHttpDate`` for "parse http date", or the identifier itself in a query of one or two
+words) moves up, a plain text window moves down. With vectors, the re-scored list and the nearest chunks by cosine similarity
 are fused by rank (``RRF_K``).
 """
 
@@ -84,11 +84,14 @@ def _hits(conn, scores: dict[int, float]) -> list[Hit]:
 def _rescored(hit: Hit, words: list[str], query: str) -> Hit:
     if not hit.kind:
         return _with(hit, hit.score * WINDOW_WEIGHT)
-    lowered = {t.lower().replace("_", "") for t in query.split()}
+    tokens = query.split()
     name_words = set(identifier_words(hit.name))
-    covered = len(name_words & set(words)) / len(name_words) if name_words else 0.0
-    exact = hit.name.lower().replace("_", "") in lowered or hit.qualified.lower() in lowered
-    return _with(hit, hit.score * (1.0 + EXACT_NAME * exact + NAME_WORDS * covered))
+    shared = name_words & set(words)
+    # how much of the name the query names, times how much of the query the name is
+    fit = (len(shared) / len(name_words)) * (len(shared) / len(set(words))) if name_words and words else 0.0
+    exact = len(tokens) <= 2 and any(t.lower().replace("_", "") in (hit.name.lower().replace("_", ""),
+                                                                     hit.qualified.lower()) for t in tokens)
+    return _with(hit, hit.score * (1.0 + EXACT_NAME * exact + NAME_WORDS * fit))
 
 
 def _with(hit: Hit, score: float) -> Hit:

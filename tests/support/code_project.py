@@ -39,6 +39,10 @@ def parse_http_date(text):
     """Parse an HTTP date header such as 'Sun, 06 Nov 1994 08:49:37 GMT'."""
     parts = text.split()
     return parts[1], parts[2], parts[3]
+
+
+def default_rule():
+    return PriceRule()
 ''',
     "src/main/java/com/example/inventory/Warehouse.java": '''\
 package com.example.inventory;
@@ -258,6 +262,7 @@ SYMBOLS = {
     "BulkDiscount": ("shop/pricing.py", 13),
     "round_cents": ("shop/pricing.py", 20),
     "parse_http_date": ("shop/pricing.py", 25),
+    "default_rule": ("shop/pricing.py", 31),
     "Warehouse": ("src/main/java/com/example/inventory/Warehouse.java", 8),
     "ColdStorage": ("src/main/java/com/example/inventory/ColdStorage.java", 9),
     "purgeExpired": ("src/main/java/com/example/inventory/ColdStorage.java", 21),
