@@ -21,7 +21,7 @@ grammars' own ``tags.scm``.
 from __future__ import annotations
 
 import importlib
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from typing import Any, Callable
 
 CLASS_LIKE = frozenset({"class", "interface", "enum", "struct", "trait", "impl", "object", "annotation", "namespace"})
@@ -182,7 +182,7 @@ class Grammar:
     query: str
     suffixes: tuple[str, ...]
     doc_from_body: bool = False  # Python: the docstring is the body's first statement
-    loader: Callable[[], Any] | None = field(default=None, compare=False)  # tests: a grammar of their own
+    loader: Callable[[], Any] | None = None  # tests: a grammar of their own (it is part of the identity)
 
     def load(self) -> tuple[Any, Any]:
         """(tree_sitter.Language, tree_sitter.Query); raises whatever goes wrong."""

@@ -26,6 +26,7 @@ CANDIDATES = 200
 RRF_K = 60
 WINDOW_WEIGHT = 0.5  # a text window (no symbol) against a definition
 EXACT_NAME, NAME_WORDS = 2.0, 1.5  # re-ranking boosts (see ``_rescored``)
+IMPL_WEIGHT = 0.8  # Rust's ``impl X`` block below the type ``X`` it belongs to
 
 
 @dataclass(frozen=True)
@@ -87,11 +88,11 @@ def _rescored(hit: Hit, words: list[str], query: str) -> Hit:
     tokens = query.split()
     name_words = set(identifier_words(hit.name))
     shared = name_words & set(words)
-    # how much of the name the query names, times how much of the query the name is
-    fit = (len(shared) / len(name_words)) * (len(shared) / len(set(words))) if name_words and words else 0.0
+    fit = len(shared) / len(set(words)) if words else 0.0  # how much of the query the name says
     exact = len(tokens) <= 2 and any(t.lower().replace("_", "") in (hit.name.lower().replace("_", ""),
                                                                      hit.qualified.lower()) for t in tokens)
-    return _with(hit, hit.score * (1.0 + EXACT_NAME * exact + NAME_WORDS * fit))
+    prior = IMPL_WEIGHT if hit.kind == "impl" else 1.0
+    return _with(hit, hit.score * prior * (1.0 + EXACT_NAME * exact + NAME_WORDS * fit))
 
 
 def _with(hit: Hit, score: float) -> Hit:
