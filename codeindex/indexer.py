@@ -29,13 +29,14 @@ from filelock import Timeout
 from codeindex.languages import GRAMMARS, Grammar
 from codeindex.store import LOCK_WAIT, Busy, Damaged, Store
 from codeindex.options import DEFAULT_MAX_FILE_BYTES
-from codeindex.walk import Found, walk
+from codeindex.walk import Found, admitted, walk
 from codeindex.words import path_text
 from codeindex.worker import Examined, Job, examine
 
 PARALLEL_FROM = 200  # files to parse before a worker pool pays for its start-up
 BATCH = 64  # files per worker task and per transaction
 PROGRESS_EVERY = 0.5  # seconds
+CHECKPOINT_AFTER = 200  # files written
 
 
 @dataclass(frozen=True)
@@ -89,6 +90,7 @@ def update(store: Store, root: Path, *, max_file_bytes: int = DEFAULT_MAX_FILE_B
     files an edit touched). ``workers``: pool size (default: the cores, at most 4); 1 parses here.
     ``wait``: seconds to wait for another process's update (0: give up at once, ``Busy``)."""
     started, report = time.monotonic(), Report()
+    only = list(only) if only is not None else None
     try:
         store.lock.acquire(timeout=wait)
     except Timeout:
@@ -120,15 +122,9 @@ def _found(root: Path, only: Iterable[str] | None, max_bytes: int, limit: int | 
         report.skipped.update(walked.skipped)
         report.truncated = walked.truncated
         return walked.files
-    found = []
-    for rel in dict.fromkeys(only):
-        try:
-            info = os.lstat(root / rel)
-        except OSError:
-            continue  # gone: _plan drops it from the index
-        if os.path.isfile(root / rel) and not os.path.islink(root / rel):
-            found.append(Found(rel, info.st_size, info.st_mtime_ns))
-    return found
+    # A named file the walk would not index (gone, ignored, behind a link) is left out: _plan
+    # drops it from the index if it was there.
+    return [f for f in (admitted(root, rel, max_bytes) for rel in dict.fromkeys(only)) if f is not None]
 
 
 def _plan(conn: Any, root: Path, found: list[Found], named: set[str] | None, max_bytes: int, report: Report) -> Plan:
@@ -269,3 +265,5 @@ def _finish(store: Store, conn: Any, root: Path, report: Report) -> None:
     store.set_meta(conn, "updated", f"{time.time():.3f}")
     store.set_meta(conn, "complete", "0" if report.cancelled or report.truncated else "1")
     conn.execute("COMMIT")
+    if report.touched >= CHECKPOINT_AFTER:  # fold a big update's WAL into the database now, not at the next edit
+        conn.execute("PRAGMA wal_checkpoint(TRUNCATE)")

@@ -108,6 +108,39 @@ def _walk_dir(directory: Path, rel: str, rules: list[tuple[str, pathspec.PathSpe
                 result.files.append(Found(path, info.st_size, info.st_mtime_ns))
 
 
+def admitted(root: Path, rel: str, max_file_bytes: int = DEFAULT_MAX_FILE_BYTES) -> Found | None:
+    """One named file under the walk's rules (the files an edit touched): None when the walk
+    would not reach it (a link on the way, an ignored or vendored folder) or would skip it."""
+    root = Path(os.path.realpath(root))
+    parts = [p for p in rel.split("/") if p not in ("", ".")]
+    if not parts or ".." in parts:
+        return None
+    rules: list[tuple[str, pathspec.PathSpec]] = []
+    directory, prefix = root, ""
+    for name in parts[:-1]:
+        rules += _rules_in(directory, prefix, _entries(directory))
+        directory, prefix = directory / name, f"{prefix}{name}/"
+        if os.path.islink(directory) or not directory.is_dir() or _dir_reason(name, prefix[:-1], rules) \
+                or _virtualenv(str(directory)):
+            return None
+    rules += _rules_in(directory, prefix, _entries(directory))
+    path = directory / parts[-1]
+    try:
+        info = os.lstat(path)
+    except OSError:
+        return None
+    if not stat.S_ISREG(info.st_mode) or _file_reason(parts[-1], "/".join(parts), info.st_size, rules, max_file_bytes):
+        return None
+    return Found("/".join(parts), info.st_size, info.st_mtime_ns)
+
+
+def _entries(directory: Path) -> list[os.DirEntry]:
+    try:
+        return [e for e in os.scandir(directory) if e.name in IGNORE_FILES]
+    except OSError:
+        return []
+
+
 def _rules_in(directory: Path, rel: str, entries: list[os.DirEntry]) -> list[tuple[str, pathspec.PathSpec]]:
     found = []
     names = {e.name for e in entries if e.name in IGNORE_FILES and e.is_file(follow_symlinks=False)}

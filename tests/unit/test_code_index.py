@@ -302,3 +302,19 @@ def test_the_map_ranks_what_others_lean_on_and_follows_the_focus(poly, store):
     assert focused.count("engine/src/lib.rs") == 3
     lines = render(ranks, 60, lambda s: len(s) // 4 + 1)
     assert lines[0].endswith(":") and sum(len(l) // 4 + 1 for l in lines) <= 60 + 20
+
+
+def test_an_update_of_named_files_keeps_the_walk_s_rules(tmp_path, store):
+    root, outside = tmp_path / "p", tmp_path / "outside"
+    (root / "gen").mkdir(parents=True)
+    outside.mkdir()
+    (outside / "secret.py").write_text("def stolen():\n    pass\n")
+    (root / ".gitignore").write_text("gen/\n")
+    (root / "gen" / "out.py").write_text("def generated():\n    pass\n")
+    (root / "a.py").write_text("def kept():\n    pass\n")
+    (root / "linked").symlink_to(outside)
+    update(store, root)
+    report = update(store, root, only=["gen/out.py", "linked/secret.py", "a.py", "../outside/secret.py"])
+    assert report.added == 0 and report.unchanged == 1
+    paths = {p for (p,) in store.connection().execute("SELECT path FROM files")}
+    assert paths == {".gitignore", "a.py"}
