@@ -38,8 +38,11 @@ def _receive(stream: BinaryIO) -> Any:
 class Pool:
     def __init__(self, count: int):
         env = {**os.environ, "PYTHONDONTWRITEBYTECODE": "1"}
-        self.workers = [subprocess.Popen([sys.executable, "-m", "codeindex.pool"], stdin=subprocess.PIPE,
-                                         stdout=subprocess.PIPE, env=env, close_fds=True) for _ in range(count)]
+        # -P and a neutral working directory: the project being indexed is never on the worker's
+        # import path (a repository's own codeindex/ or tree_sitter.py must not run).
+        self.workers = [subprocess.Popen([sys.executable, "-P", "-m", "codeindex.pool"], stdin=subprocess.PIPE,
+                                         stdout=subprocess.PIPE, env=env, close_fds=True, cwd=os.path.abspath(os.sep))
+                        for _ in range(count)]
 
     def map(self, batches: list[list[Any]], cancelled: Any = None) -> Iterator[list[Any]]:
         """Results per batch, in order; each worker keeps two batches in flight."""

@@ -318,3 +318,23 @@ def test_an_update_of_named_files_keeps_the_walk_s_rules(tmp_path, store):
     assert report.added == 0 and report.unchanged == 1
     paths = {p for (p,) in store.connection().execute("SELECT path FROM files")}
     assert paths == {".gitignore", "a.py"}
+
+
+def test_worker_processes_never_import_the_project_s_own_modules(tmp_path, store):
+    import codeindex.indexer as indexer
+
+    root = tmp_path / "p"
+    (root / "codeindex").mkdir(parents=True)
+    marker = tmp_path / "pwned"
+    (root / "codeindex" / "__init__.py").write_text(f"open({str(marker)!r}, 'w').write('x')\n")
+    (root / "tree_sitter.py").write_text(f"open({str(marker)!r}, 'w').write('x')\n")
+    (root / "a.py").write_text("def a():\n    pass\n")
+    saved, cwd = indexer.PARALLEL_FROM, os.getcwd()
+    try:
+        indexer.PARALLEL_FROM = 1
+        os.chdir(root)  # as `paicli` started in the repository
+        report = update(store, root, workers=2)
+    finally:
+        indexer.PARALLEL_FROM = saved
+        os.chdir(cwd)
+    assert report.files == 3 and not marker.exists()
