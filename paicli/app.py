@@ -286,6 +286,20 @@ class App:
             self._skills = SkillLibrary(self.settings.home, self.settings.skill_budget)
         return self._skills
 
+    def move_project(self, root) -> None:
+        """``/index <path>`` (reference v.5, ``setProjectPath``): the project root moves, and with it
+        everything that follows ``Settings.project_root``: memory's project key, the offloaded
+        output and snapshots (per root), the sandbox and the file tools' path guard (the run's
+        context). MCP servers and the settings read from the old root's ``.env`` stay."""
+        self._settings = replace(self._settings, project_root=root)
+        if self._database is not None:
+            from paicli.database import project_key
+
+            self._project_key = self._database.saver.project_key = project_key(root)
+        if self._session is not None:
+            self._session.settings = replace(self._session.settings, project_root=root)
+            self._session.project_key = self._project_key or ""
+
     @property
     def project_key(self) -> str:
         from memory.longterm.entry import normalize_project_key

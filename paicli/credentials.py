@@ -25,12 +25,14 @@ KEY_SETTING = "PAICLI_API_KEY"
 # writes, where long-term memory and the audit log live (a file the project controls would
 # become "memories" injected into every turn), which server receives search queries, which
 # web pages may drive `paicli studio`, which database holds sessions and memory, the approval
-# level a session starts at and the model that reviews commands at the `default` level.
+# level a session starts at and the model that reviews commands at the `default` level, and
+# which embeddings server the code index sends the project's code to.
 GUARD_SETTINGS = ("PAICLI_WEB_ALLOW_HOSTS", "PAICLI_MEMORY_DISABLE_ON_EXTERNAL_CONTEXT", "PAICLI_MEMORY_DIR",
                   "PAICLI_AUDIT_DIR", "PAICLI_SEARXNG_URL", "PAICLI_STUDIO_ORIGINS", "PAICLI_DATABASE_URL",
                   "PAICLI_HITL", "PAICLI_AUTO_CLASSIFIER_MODEL",
                   # issue 39: which search service receives the queries (and, for 智谱, the key)
-                  "PAICLI_SEARCH_PROVIDER", "PAICLI_SERPAPI_URL", "PAICLI_ZHIPU_SEARCH_URL")
+                  "PAICLI_SEARCH_PROVIDER", "PAICLI_SERPAPI_URL", "PAICLI_ZHIPU_SEARCH_URL",
+                  "PAICLI_EMBEDDING_URL", "PAICLI_EMBEDDING_API_KEY")  # where the code index sends code (issue 37)
 
 ENVIRONMENT, DOTENV, CONFIG = "the environment", ".env", "config.json"
 # The refusal names the key's source in Chinese (a space before a Latin name, as in running text).

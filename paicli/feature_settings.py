@@ -18,6 +18,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 
+from codeindex.options import AUTO_INDEX_MAX_FILES, DEFAULT_MAX_FILE_BYTES, CodeIndexOptions, EmbeddingOptions
 from memory.errors import PaicliError
 from memory.longterm.config import MemoryOptions, parse_stale_days, parse_threshold
 from nodes.core.options import BudgetOptions, CompactionOptions
@@ -145,3 +146,26 @@ def snapshot_options(get: Get, env_get: Get) -> SnapshotOptions:
         max_snapshot_bytes=positive("PAICLI_SNAPSHOT_MAX_MB", DEFAULT_MAX_SNAPSHOT // MiB) * MiB,
         allow_revert=parse_flag(env_get("PAICLI_ALLOW_REVERT"), False, "PAICLI_ALLOW_REVERT"),
     )
+
+
+def code_index_options(get: Get, chat_url: str, chat_key: str | None) -> CodeIndexOptions:
+    """Issue 37: the code index's limits and its embeddings endpoint. ``PAICLI_EMBEDDING_URL=provider``
+    uses the chat endpoint and its key; a URL and no model is a mistake to fix. The URL and the
+    key are guard settings (``paicli.credentials``): a project's .env cannot set them."""
+    url = (get("PAICLI_EMBEDDING_URL") or "").strip()
+    model = (get("PAICLI_EMBEDDING_MODEL") or "").strip()
+    provider = url.lower() == "provider"
+    if url and not model:
+        raise ConfigError("设置了 PAICLI_EMBEDDING_URL 却没有 PAICLI_EMBEDDING_MODEL：请同时设置向量模型名，"
+                          "例如 nomic-embed-text 或 embedding-3")
+    if url and not provider and not url.startswith(("http://", "https://")):
+        raise ConfigError(f"PAICLI_EMBEDDING_URL 必须以 http:// 或 https:// 开头，或写 provider，当前为 '{url}'")
+    key = get("PAICLI_EMBEDDING_API_KEY") or (chat_key if provider else None) or ""
+    embedding = EmbeddingOptions(url=chat_url if provider else url, model=model, api_key=key,
+                                 input_type=parse_flag(get("PAICLI_EMBEDDING_INPUT_TYPE"), False,
+                                                       "PAICLI_EMBEDDING_INPUT_TYPE")) if url else EmbeddingOptions()
+    max_bytes = number(get, "PAICLI_CODE_INDEX_MAX_FILE_BYTES", DEFAULT_MAX_FILE_BYTES)
+    auto = number(get, "PAICLI_CODE_INDEX_AUTO_MAX_FILES", AUTO_INDEX_MAX_FILES)
+    if max_bytes <= 0 or auto < 0:
+        raise ConfigError("PAICLI_CODE_INDEX_MAX_FILE_BYTES 必须是正整数，PAICLI_CODE_INDEX_AUTO_MAX_FILES 不能为负")
+    return CodeIndexOptions(embedding=embedding, max_file_bytes=max_bytes, auto_index_max_files=auto)

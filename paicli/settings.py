@@ -22,6 +22,8 @@ from nodes.core.options import BudgetOptions, CompactionOptions
 from tools.skills.limits import DEFAULT_BUDGET as DEFAULT_SKILL_BUDGET
 from paicli.feature_settings import (ConfigError, Get, MemorySettings, WebSettings, budget_options, compaction_options, memory_settings,
                           number, snapshot_options, web_settings)
+from paicli.feature_settings import code_index_options  # issue 37
+from codeindex.options import CodeIndexOptions
 from tools.snapshots.options import SnapshotOptions
 from tools.mcp.config import DEFAULT_CALL_TIMEOUT, DEFAULT_STARTUP_WAIT, McpSetup, merge, parse_document
 from tools.sandbox.command import MODES as SANDBOX_MODES, SandboxOptions
@@ -38,7 +40,10 @@ _CONFIG_KEYS = ("provider", "api_key", "base_url", "model", "context_window", "l
                 "searxng_url", "web_allow_hosts", "studio_origins", "command_sandbox", "sandbox_network",
                 "sandbox_writable", "sandbox_readable", "database_url", "hitl", "auto_classifier_model", "status_bar",
                 "browser", "browser_executable", "browser_mcp",
-                "show_thinking", "search_provider", "serpapi_key", "serpapi_url", "zhipu_search_url")
+                "show_thinking", "search_provider", "serpapi_key", "serpapi_url", "zhipu_search_url",
+                # the code index (issue 37)
+                "embedding_url", "embedding_model", "embedding_api_key", "embedding_input_type",
+                "code_index_max_file_bytes", "code_index_auto_max_files")
 # reference v.1: /hitl's two levels as PAICLI_HITL values, and the approval level each means
 HITL_LEVELS = {"on": "ask", "default": "auto"}
 DEFAULT = "default"  # the origin of a setting nobody set
@@ -95,6 +100,9 @@ class Settings:
     light_explicit: bool = False
     keys: dict[str, str] = field(default_factory=dict, repr=False)
     show_thinking: str = "folded"
+    # PAICLI_EMBEDDING_URL / _MODEL / _API_KEY / _INPUT_TYPE, PAICLI_CODE_INDEX_MAX_FILE_BYTES,
+    # PAICLI_CODE_INDEX_AUTO_MAX_FILES (issue 37): the code index's vectors and limits (codeindex.options).
+    code_index: CodeIndexOptions = CodeIndexOptions()
 
     @property
     def cache_dir(self) -> Path:
@@ -237,6 +245,7 @@ def load_settings(project: str | os.PathLike | None = None, environ: dict[str, s
         sandbox=sandbox_options({**sources.config, **sources.env}, home,
                                 (get("PAICLI_MEMORY_DIR") or "", get("PAICLI_AUDIT_DIR") or "")),
         database_url=get("PAICLI_DATABASE_URL"),
+        code_index=code_index_options(get, base_url or preset.base_url, key),  # type: ignore[union-attr]
         approval=_hitl(get("PAICLI_HITL")),
         review_model=get("PAICLI_AUTO_CLASSIFIER_MODEL") or "",
         status_bar=(get("PAICLI_STATUS_BAR") or "on").lower() not in ("off", "false", "0", "no"),

@@ -17,6 +17,7 @@ from paicli.models import make_chat_model, make_review_model
 from paicli.settings import Settings
 from prompts import PromptSources, load_resource
 from tools.base import WebOptions
+from tools.builtin.code_search import code_index_specs
 from tools.policy.audit import AuditLog
 from tools.policy.auto_review import REVIEW_TIMEOUT, AutoReviewer
 from tools.registry import BUILTIN_TOOLS
@@ -62,7 +63,8 @@ def make_deps(settings: Settings, *, auto_extract: bool, skills: SkillLibrary | 
         model=make_chat_model(settings),
         tools={**builtin, "load_skill": load_skill_spec(skills),
                "save_skill_reference": save_skill_reference_spec(skills),
-               "revert_turn": revert_turn_spec(snapshots)},
+               "revert_turn": revert_turn_spec(snapshots),
+               **code_index_specs(settings.home, settings.code_index)},  # issue 37
         skills=skills,
         light_model=make_chat_model(settings, settings.light_model) if settings.light_model != settings.model else None,
         prompt_home=settings.home,

@@ -16,7 +16,8 @@ from typing import Any
 from tools.base import ToolSpec
 from tools.facts import ToolFacts, facts_of, known_tools
 
-__all__ = ["BUILTIN_SPECS", "REVERT_TURN", "SAVE_SKILL_REFERENCE", "ToolFacts", "facts_of", "known_tools"]
+__all__ = ["BUILTIN_SPECS", "CODE_MAP", "REVERT_TURN", "SAVE_SKILL_REFERENCE", "SEARCH_CODE", "ToolFacts", "facts_of",
+           "known_tools"]
 
 
 def _string(description: str) -> dict[str, str]:
@@ -195,4 +196,25 @@ SAVE_SKILL_REFERENCE = ToolSpec(
     facts=ToolFacts(label="📝 写入 Skill 参考文件 {n} 个", approval="ask", danger="🔴 高危",
                     risk="将写入用户 Skill 的参考文件，以后加载该 Skill 的会话会读到这些内容",
                     writes="skill", audited=True),
+)
+
+# The code index (issue 37): bound to the session's index in tools.builtin.code_search.code_index_specs.
+SEARCH_CODE = ToolSpec(
+    "search_code",
+    "在本地代码索引中检索代码（tree-sitter 符号 + BM25，配置了向量服务时为混合检索），"
+    "可以用自然语言（中文或英文）或标识符提问，返回排序后的 文件:行号、符号、签名和代码片段。"
+    "不确定名字、关键词难以确定或 grep_code 无果时使用；首次调用会自动建立索引。",
+    _params(["query"], query=_string("要找的代码：一句描述、一个标识符或几个关键词"),
+            top_k=_integer("返回结果数量，默认 5，最大 30")),
+    None, parallel_safe=True,
+    facts=ToolFacts(label="🔍 搜索代码 {n} 次"),
+)
+CODE_MAP = ToolSpec(
+    "code_map",
+    "给出仓库的代码地图：按引用关系（PageRank）排序最重要的类和函数的签名，按文件分组，"
+    "并以本轮读写过的文件和 focus 为中心。刚接触一个陌生仓库、需要了解整体结构时使用。",
+    _params([], focus=_string("可选：作为中心的文件路径或符号名、关键词，空格分隔"),
+            max_tokens=_integer("地图最多多少 token，默认 1500，范围 200 到 6000")),
+    None, parallel_safe=True,
+    facts=ToolFacts(label="🗺️ 代码地图 {n} 次"),
 )

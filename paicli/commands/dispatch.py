@@ -47,6 +47,9 @@ HELP = [
     ("/browser [status|connect [端口]|disconnect|tabs]", "查看浏览器模式与页面；连接你正在运行的 Chrome（需输入 y 确认）、断开回到隔离模式、列出标签页"),
     *((f"{m.command} [任务]", m.command_help) for m in MODES if m.command),  # paicli.modes
     ("/continue", "继续执行当前会话中被中断的计划或多 Agent 运行"),
+    ("/index [路径|status|clear]", "建立或更新代码索引（带路径时先把项目根切换过去）；status 查看，clear 删除"),
+    ("/search <查询>", "在代码索引中检索（自然语言或标识符，中英文皆可），列出 文件:行号"),
+    ("/graph [符号]", "查看符号的定义、使用处、调用和子类；不带符号时显示仓库的代码地图"),
     ("/snapshot [list|status|clean [N]]", "查看每次运行前自动保存的项目快照、仓库占用；clean 只保留最近 N 个"),
     ("/restore [N]", "把工作区恢复到第 N 个快照（默认 1 = 最近一次运行之前），先列出改动并确认；可再次 /restore 1 撤销"),
     ("/mode [auto|plan|ask]", "查看或切换会话模式（Shift+Tab 循环切换）：auto 自动审查，plan 每条输入先规划，ask 全部确认"),
@@ -61,7 +64,7 @@ HELP = [
 ]
 EXIT_WORDS = {"/exit", "/quit", "exit", "quit"}
 NAMES = ["/help", "/model", "/resume", "/clear", "/compact", "/context", "/save", "/memory", "/skill", "/audit", "/mcp", "/browser",
-         *MODE_COMMANDS, "/continue", "/snapshot", "/restore", "/mode", "/hitl", "/policy", "/config", "/init",
+         *MODE_COMMANDS, "/continue", "/index", "/search", "/graph", "/snapshot", "/restore", "/mode", "/hitl", "/policy", "/config", "/init",
          "/export", "/history", "/exit", "/quit"]  # for completion
 RESUME_LIST_LIMIT = 20
 
@@ -162,6 +165,10 @@ async def _dispatch(text: str, app: App, say: Output, read_line: ReadLine | None
             say("当前会话没有未完成的运行。")
         else:
             return CommandResult(run=(mode, None))
+    elif word in ("/index", "/search", "/graph"):  # issue 37
+        from paicli.commands import code_index
+
+        await {"/index": code_index.index, "/search": code_index.search, "/graph": code_index.graph}[word](payload, app, say)
     elif word in ("/snapshot", "/restore"):
         from paicli.commands import snapshot as snapshot_commands
 

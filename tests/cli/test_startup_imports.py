@@ -25,7 +25,7 @@ from tests.cli.conftest import RUN_TIMEOUT
 from tests.support.openai_server import Reply
 
 FORBIDDEN = re.compile(r"^(mcp|langchain_mcp_adapters|psycopg|psycopg_pool|langgraph_api|langgraph_sdk|bashlex|jieba|bs4|markdownify"
-                       r"|numpy|paicli\.studio\w*|tools\.mcp\.(?!config$|names$)\w+|tools\.(?:builtin\.)?web_\w+"
+                       r"|numpy|tree_sitter\w*|pathspec|codeindex\.(?!options$)\w+|paicli\.studio\w*|tools\.mcp\.(?!config$|names$)\w+|tools\.(?:builtin\.)?web_\w+"
                        r"|memory\.longterm\.(thesaurus|retriever|terms)"
                        # issue 30 item 1: the command guards (imported by the first call decided), the
                        # fact-extraction pipeline (by the first extraction), /context's prefix share
