@@ -31,6 +31,7 @@ if TYPE_CHECKING:
     from memory.longterm.manager import LongTermMemory
     from nodes.core.background import Background
     from tools.policy.audit import AuditLog
+    from tools.lsp.manager import LanguageServers
     from tools.policy.auto_review import AutoReviewer
     from tools.skills.library import SkillLibrary
     from tools.snapshots.store import TurnSnapshots
@@ -59,6 +60,9 @@ class AgentState(TypedDict, total=False):
     # URLs a Plan task's dependencies grounded with web_search (reference s.4): the turn policy
     # trusts them as its own discoveries. Never set in the ReAct conversation.
     trusted_urls: list[str]
+    # Language-server diagnostics (nodes/diagnostics.py, issue 38): per project-relative file, the
+    # problem keys the model was last told of ("seen"), and the files whose server was late ("late").
+    lsp: dict[str, Any]
 
 
 @dataclass(frozen=True)
@@ -162,6 +166,9 @@ class Deps:
     # Turn snapshots (reference s.1 item 6): taken before every run, restored by revert_turn.
     # None: no snapshots (the graphs then have no snapshot node).
     snapshots: TurnSnapshots | None = None
+    # Language servers (issue 38): diagnostics after edits (nodes/diagnostics.py), /lsp, exact
+    # navigation. None: no servers (the graphs then have no diagnostics node).
+    lsp: LanguageServers | None = None
 
 
 def long_term_memory(runtime: Runtime | None, deps: Deps) -> LongTermMemory | None:
