@@ -43,6 +43,7 @@ HELP = [
     ("/audit [N]", "查看今天最近 N 条危险工具调用的审计记录（默认 10）"),
     ("/mcp [restart|disable|enable|trust|logs <name>]", "查看 MCP server 状态与工具数；重启、停用、启用、信任项目 server、查看日志"),
     ("/mcp resources|prompts [name]", "列出 MCP server 提供的资源与提示词（@server:uri 在输入中引用资源）"),
+    ("/lsp [restart|off|on <语言>]", "查看语言服务器（语言、根目录、状态）；重启、关闭或恢复某种语言的服务器"),
     *((f"{m.command} [任务]", m.command_help) for m in MODES if m.command),  # paicli.modes
     ("/continue", "继续执行当前会话中被中断的计划或多 Agent 运行"),
     ("/snapshot [list|status|clean [N]]", "查看每次运行前自动保存的项目快照、仓库占用；clean 只保留最近 N 个"),
@@ -57,7 +58,7 @@ HELP = [
     ("/exit", "退出 paicli（也可以输入 exit / quit，或连按两次 Ctrl-C）"),
 ]
 EXIT_WORDS = {"/exit", "/quit", "exit", "quit"}
-NAMES = ["/help", "/model", "/resume", "/clear", "/compact", "/context", "/save", "/memory", "/skill", "/audit", "/mcp",
+NAMES = ["/help", "/model", "/resume", "/clear", "/compact", "/context", "/save", "/memory", "/skill", "/audit", "/mcp", "/lsp",
          *MODE_COMMANDS, "/continue", "/snapshot", "/restore", "/mode", "/hitl", "/policy", "/config", "/init",
          "/export", "/history", "/exit", "/quit"]  # for completion
 RESUME_LIST_LIMIT = 20
@@ -134,6 +135,10 @@ async def _dispatch(text: str, app: App, say: Output, read_line: ReadLine | None
         from paicli.commands.mcp import mcp
 
         await mcp(payload, app, say, interactive=read_line is not None)
+    elif word == "/lsp":
+        from paicli.commands.lsp import lsp
+
+        await lsp(app, payload, say)
     elif word in MODE_COMMANDS:
         mode = MODE_COMMANDS[word].name
         if payload:

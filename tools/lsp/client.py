@@ -78,11 +78,15 @@ class LanguageServer:
         return server.pid if server is not None else None
 
     async def ready(self, timeout: float) -> bool:
-        """True once initialized; False when it failed or is still starting after ``timeout``."""
+        """True once initialized; False when it failed or is still starting after ``timeout``.
+        Asking counts as use: the idle reaper leaves it alone meanwhile."""
+        self.last_used = time.monotonic()
         try:
             await asyncio.wait_for(asyncio.shield(self._ready), timeout)
-        except (asyncio.TimeoutError, Exception):
-            pass
+        except (asyncio.TimeoutError, asyncio.CancelledError, Exception):
+            if self._ready.cancelled() and asyncio.current_task().cancelling():
+                raise  # our own caller is being cancelled (Ctrl-C), not the start
+        self.last_used = time.monotonic()
         return self.state == READY
 
     async def _start(self) -> None:
@@ -109,7 +113,7 @@ class LanguageServer:
         if self.command.settings:
             client.workspace_did_change_configuration(t.DidChangeConfigurationParams(settings=self.command.settings))
         if self.state == STARTING:
-            self.state = READY
+            self.state, self.last_used = READY, time.monotonic()
 
     def _handlers(self, client: Any, t: Any) -> None:
         @client.feature(t.TEXT_DOCUMENT_PUBLISH_DIAGNOSTICS)
@@ -170,6 +174,8 @@ class LanguageServer:
     def _fail(self, reason: str) -> None:
         self.state, self.reason = FAILED, reason
         self._changed.set()
+        if not self._ready.done() and self._ready is not asyncio.current_task():
+            self._ready.cancel()  # a request the dead process will never answer: stop waiting for it
         self.on_gone(self)
 
     # -- documents --------------------------------------------------------------------------

@@ -132,6 +132,12 @@ class LanguageServers:
             if language is not None and self.serves(path) and not isinstance(self.command(language), Missing):
                 self._server(language, root_of(path, project, language), project)
 
+    async def servers_ready(self, path: str, project: str, timeout: float) -> bool:
+        """Start the server of ``path`` and wait until it is ready (tests, the benchmark)."""
+        language = language_of(path)
+        server = self._server(language, root_of(path, project, language), project) if language else None
+        return server is not None and await server.ready(timeout)
+
     # -- diagnostics -------------------------------------------------------------------------
     async def diagnose(self, project: str, files: Sequence[tuple[str, str]], seen: Mapping[str, Sequence[str]],
                        timeout: float | None = None) -> Diagnosis:

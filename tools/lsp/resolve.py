@@ -59,7 +59,7 @@ def _configured(language: Language, argv: tuple[str, ...], search: str) -> Serve
     if program is None or not os.access(program, os.X_OK):
         return Missing(f"{variable} 指定的 {argv[0]} 不存在或不可执行")
     known = next((c.settings for c in language.candidates if c.name == Path(program).name), {})
-    return ServerCommand(Path(program).name, (os.path.realpath(program), *argv[1:]), known)
+    return ServerCommand(Path(program).name, (os.path.abspath(program), *argv[1:]), known)
 
 
 def _candidate(candidate: Candidate, search: str) -> ServerCommand | None:
@@ -69,7 +69,7 @@ def _candidate(candidate: Candidate, search: str) -> ServerCommand | None:
     if program is None or (candidate.name == "pyright-langserver" and _python_script(program)):
         return None
     name = candidate.name.removesuffix("-langserver")
-    return ServerCommand(name, (os.path.realpath(program), *candidate.argv[1:]), candidate.settings)
+    return ServerCommand(name, (os.path.abspath(program), *candidate.argv[1:]), candidate.settings)
 
 
 def _bundled_basedpyright() -> tuple[str, str] | None:
