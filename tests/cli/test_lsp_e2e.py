@@ -52,3 +52,61 @@ def test_an_edit_that_breaks_a_file_brings_its_new_errors_to_the_next_request(ru
     assert "🩺 calc.py: 新增" in done.stderr and "已消除" in done.stderr
     sources = [e["source"] for e in ledger_events(paicli_home) if e["event"] == "user"]
     assert sources.count("lsp_diagnostics") == 1
+
+
+def test_typescript_errors_of_an_edit_reach_the_model_with_file_and_line(run_paicli, server, project):
+    require("typescript")
+    (project / "tsconfig.json").write_text('{"compilerOptions": {"strict": true}}')
+    (project / "app.ts").write_text("export const n: number = 1;\n")
+    server.script = [
+        Reply("", tool_calls=[call("write_file", {"path": "app.ts", "content": 'export const n: number = "x";\nfunction f( {\n'})]),
+        Reply("好了"),
+    ]
+    done = run_paicli("-p", "改 app.ts", "--yes", "--verbose", env=SLOW_MACHINE, timeout=120)
+    assert done.returncode == 0, done.stderr
+    [told] = lsp_messages(server.requests[1])
+    assert "app.ts（typescript-language-server）" in told
+    assert "错误 1:14" in told and "not assignable to type 'number'" in told  # the type error
+    assert "错误 2:" in told and "expected" in told  # the syntax error
+    assert "🩺 app.ts: 新增" in done.stderr
+
+
+def test_without_verbose_the_diagnostics_reach_the_model_but_not_stderr(run_paicli, server, project):
+    require("python")
+    server.script = [Reply("", tool_calls=[call("write_file", {"path": "bad.py", "content": "x: int = 'a'\n"})]),
+                     Reply("好了")]
+    done = run_paicli("-p", "写 bad.py", "--yes", env=SLOW_MACHINE, timeout=120)
+    assert done.returncode == 0, done.stderr
+    assert len(lsp_messages(server.requests[1])) == 1
+    assert "🩺" not in done.stderr
+
+
+def test_a_missing_server_leaves_the_edit_done_and_says_so_once(run_paicli, server, project):
+    server.script = [Reply("", tool_calls=[call("write_file", {"path": "a.go", "content": "package main\n"})]),
+                     Reply("", tool_calls=[call("write_file", {"path": "b.go", "content": "package main\n"})]),
+                     Reply("好了")]
+    done = run_paicli("-p", "写 go", "--yes", "--verbose", env={"PAICLI_LSP_GO": "/nonexistent/gopls"})
+    assert done.returncode == 0, done.stderr
+    assert (project / "a.go").exists() and (project / "b.go").exists()
+    assert done.stderr.count("🩺") == 1 and "PAICLI_LSP_GO 指定的 /nonexistent/gopls 不存在或不可执行" in done.stderr
+    assert all(not lsp_messages(r) for r in server.requests)
+
+
+def test_lsp_command_lists_each_language_and_its_state(run_paicli):
+    done = run_paicli("-p", "/lsp", env={"PAICLI_LSP_GO": "off", "PAICLI_LSP_RUST": "/nonexistent/ra"})
+    assert done.returncode == 0, done.stderr
+    lines = done.stdout.splitlines()
+    assert lines[0].startswith("🩺 语言服务器（等待诊断最多 3 秒")
+    go = next(line for line in lines if line.strip().startswith("Go "))
+    assert "未安装：PAICLI_LSP_GO=off" in go
+    assert "PAICLI_LSP_RUST 指定的 /nonexistent/ra 不存在或不可执行" in next(l for l in lines if "Rust" in l)
+
+
+def test_lsp_command_with_lsp_off_says_so(run_paicli):
+    done = run_paicli("-p", "/lsp", env={"PAICLI_LSP": "off"})
+    assert done.returncode == 0 and done.stdout.strip() == "🩺 语言服务器已关闭（PAICLI_LSP=off）"
+
+
+def test_lsp_command_refuses_an_unknown_language(run_paicli):
+    done = run_paicli("-p", "/lsp restart cobol")
+    assert done.returncode == 1 and "未知的语言: cobol" in done.stderr

@@ -20,7 +20,7 @@ from typing import Any, Callable
 from tools.lsp.resolve import ServerCommand
 
 STARTING, READY, FAILED, STOPPED = "starting", "ready", "failed", "stopped"
-SETTLE = 0.3  # a server that does not version its diagnostics may send a second, fuller set
+SETTLE, SETTLE_MOST = 0.3, 1.0  # seconds of quiet after an unversioned set (see ``diagnostics``)
 STOP_WAIT = 2.0  # shutdown + exit, then the process group is killed
 _QUIET = ("window/logMessage", "window/showMessage", "$/progress", "telemetry/event", "$/typescriptVersion",
           "textDocument/semanticTokens/refresh", "experimental/serverStatus", "language/status")
@@ -202,12 +202,18 @@ class LanguageServer:
         """The diagnostics of ``uri`` for ``version`` (or, from a server that does not say which
         version, the first set after event ``after``, plus a fuller one within SETTLE); None
         when none came within ``timeout`` or the server failed."""
-        deadline = time.monotonic() + timeout
+        started = time.monotonic()
+        deadline = started + timeout
         while (found := self._current(uri, version, after)) is None:
             if not await self._wait_change(deadline):
                 return None
-        if found.version is None:  # wait briefly for a second, fuller set (tsserver: syntax, then semantic)
-            await self._wait_change(min(deadline, time.monotonic() + SETTLE))
+        if found.version is None:
+            # Unversioned sets may come in parts (typescript-language-server publishes tsserver's
+            # syntax, then semantic, then suggestion diagnostics): take the last one before the
+            # server stays quiet a while, longer when it was slow to send the first.
+            quiet = min(SETTLE_MOST, max(SETTLE, (time.monotonic() - started) / 4))
+            while await self._wait_change(min(deadline, time.monotonic() + quiet)):
+                pass
             found = self._current(uri, version, after) or found
         return found.diagnostics
 
