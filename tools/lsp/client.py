@@ -150,7 +150,7 @@ class LanguageServer:
         # process_id None: a server that watches paicli's pid could not see it from inside the
         # sandbox's pid namespace, and would stop at once; the leash ends it with paicli instead.
         return t.InitializeParams(capabilities=capabilities, process_id=None, root_uri=uri,
-                                  root_path=self.root, workspace_folders=[t.WorkspaceFolder(uri, Path(self.root).name)],
+                                  root_path=self.root, workspace_folders=[t.WorkspaceFolder(uri=uri, name=Path(self.root).name)],
                                   client_info=t.ClientInfo("paicli"))
 
     async def _drain(self, stream: Any) -> None:
@@ -191,11 +191,11 @@ class LanguageServer:
         self.last_used = time.monotonic()
         if version == 1:
             item = t.TextDocumentItem(uri=uri, language_id=language_id(path), version=version, text=text)
-            self._client.text_document_did_open(t.DidOpenTextDocumentParams(item))
+            self._client.text_document_did_open(t.DidOpenTextDocumentParams(text_document=item))
         else:
             change = t.TextDocumentContentChangeWholeDocument(text=text)
             document = t.VersionedTextDocumentIdentifier(uri=uri, version=version)
-            self._client.text_document_did_change(t.DidChangeTextDocumentParams(document, [change]))
+            self._client.text_document_did_change(t.DidChangeTextDocumentParams(text_document=document, content_changes=[change]))
         return uri, version
 
     async def diagnostics(self, uri: str, version: int, after: int, timeout: float) -> list[Any] | None:

@@ -132,10 +132,16 @@ class LanguageServers:
             if language is not None and self.serves(path) and not isinstance(self.command(language), Missing):
                 self._server(language, root_of(path, project, language), project)
 
+    def server_for(self, path: str, project: str) -> LanguageServer | None:
+        """The server of ``path`` (absolute), started if need be; None when none serves it."""
+        language = language_of(path)
+        if language is None or not self.serves(path):
+            return None
+        return self._server(language, root_of(path, project, language), project)
+
     async def servers_ready(self, path: str, project: str, timeout: float) -> bool:
         """Start the server of ``path`` and wait until it is ready (tests, the benchmark)."""
-        language = language_of(path)
-        server = self._server(language, root_of(path, project, language), project) if language else None
+        server = self.server_for(path, project)
         return server is not None and await server.ready(timeout)
 
     # -- diagnostics -------------------------------------------------------------------------
