@@ -103,8 +103,8 @@ class LanguageServer:
         try:
             await asyncio.wait_for(client.initialize_async(self._init_params(t)), self.startup)
         except asyncio.TimeoutError:
-            await self._kill()
-            return self._fail(f"{self.startup:.0f} 秒内没有响应 initialize")
+            self._fail(f"{self.startup:.0f} 秒内没有响应 initialize")
+            return await self._kill()
         except Exception as exc:  # the process ended, or answered with an error
             if self.state == STARTING:
                 self._fail(self._why(str(exc)))
@@ -168,7 +168,7 @@ class LanguageServer:
         if self._stopping:
             self.state = STOPPED
             return
-        if self.state in (STARTING, READY):
+        if self.state in (STARTING, READY):  # not after a failure already named (a start-up timeout)
             self._fail(self._why(f"进程意外退出（状态 {code}）"))
 
     def _fail(self, reason: str) -> None:

@@ -111,7 +111,7 @@ class LanguageServers:
             self._say("outside", NOT_CONFINED.format(icon="🩺", why=confined.why_outside))
         quiet_pygls()
         server = LanguageServer(language.key, found, root, self.launcher(confined.argv), self.env,
-                                startup=self.options.startup, on_gone=self._gone)
+                                startup=max(self.options.startup, self.options.wait), on_gone=self._gone)
         self.servers[key] = server
         self._start_reaper()
         return server
