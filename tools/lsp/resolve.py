@@ -38,8 +38,9 @@ class Missing:
 
 
 def find_server(language: Language, options: LspOptions, path: str | None = None) -> ServerCommand | Missing:
-    """``path``: the PATH to search (default: this process's)."""
-    search = os.pathsep.join(p for p in (sysconfig.get_path("scripts"), path or os.environ.get("PATH", "")) if p)
+    """``path``: the PATH to search instead of paicli's own scripts directory and this process's PATH."""
+    search = path if path is not None else os.pathsep.join(
+        p for p in (sysconfig.get_path("scripts"), os.environ.get("PATH", "")) if p)
     chosen = options.commands.get(language.key)
     if chosen is not None:
         return _configured(language, chosen, search)
