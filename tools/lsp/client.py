@@ -39,12 +39,13 @@ def _client_class():
 
     class Client(BaseLanguageClient):
         on_exit: Callable[[int | None], None] = staticmethod(lambda code: None)
+        on_garbled: Callable[[Exception], None] = staticmethod(lambda error: None)
 
         async def server_exit(self, server: Any) -> None:
             self.on_exit(server.returncode)
 
         def report_server_error(self, error: Exception, source: Any) -> None:
-            pass  # a message that does not parse is dropped; its request times out
+            self.on_garbled(error)  # a message that does not parse is dropped; its request would time out
 
     return Client
 
@@ -94,6 +95,7 @@ class LanguageServer:
 
         client = self._client = _client_class()("paicli", "1")
         client.on_exit = self._exited
+        client.on_garbled = self._garbled
         self._handlers(client, t)
         try:
             await client.start_io(*self.launch, env=self.env, cwd=self.root, start_new_session=True)
@@ -170,6 +172,11 @@ class LanguageServer:
             return
         if self.state in (STARTING, READY):  # not after a failure already named (a start-up timeout)
             self._fail(self._why(f"进程意外退出（状态 {code}）"))
+
+    def _garbled(self, error: Exception) -> None:
+        """Before it is ready, an answer paicli cannot read is the answer to ``initialize``."""
+        if self.state == STARTING:
+            self._fail(f"无法解析它对 initialize 的回复（{type(error.__cause__ or error).__name__}）")
 
     def _fail(self, reason: str) -> None:
         self.state, self.reason = FAILED, reason
