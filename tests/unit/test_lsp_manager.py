@@ -142,3 +142,29 @@ async def test_files_of_other_languages_or_outside_any_are_not_diagnosed(project
     assert not lsp.serves(str(project / "notes.txt"))
     assert await lsp.diagnose(str(project), files(project, "notes.txt"), {}) == type(
         await lsp.diagnose(str(project), [], {}))()
+
+
+def test_a_new_event_loop_gets_new_servers_and_the_old_ones_are_killed(project):
+    """A host that runs each graph run on an event loop of its own (Studio's isolated loops)."""
+    import os
+
+    lsp = servers("ok")
+    first = asyncio.run(lsp.diagnose(str(project), files(project, "app.py"), {}))
+    [old] = [s.pid for s in lsp.servers.values()]
+
+    async def again():
+        try:
+            return await lsp.diagnose(str(project), files(project, "app.py"), {})
+        finally:
+            await lsp.close()
+
+    second = asyncio.run(again())
+    assert first.reports and second.reports
+    for _ in range(100):
+        try:
+            os.kill(old, 0)
+        except ProcessLookupError:
+            break
+        time.sleep(0.1)
+    else:
+        raise AssertionError("the first loop's server is still running")

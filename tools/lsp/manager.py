@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import asyncio
 import os
+import signal
 import threading
 import time
 from dataclasses import dataclass, field
@@ -73,6 +74,7 @@ class LanguageServers:
         self._lines: list[str] = []  # lines to show at the next diagnose
         self._lock = threading.Lock()
         self._reaper: asyncio.Task | None = None
+        self._loop: asyncio.AbstractEventLoop | None = None
 
     # -- what serves what --------------------------------------------------------------------
     def command(self, language: Language) -> ServerCommand | Missing:
@@ -97,6 +99,7 @@ class LanguageServers:
         if isinstance(found, Missing):
             self._say(f"missing:{language.key}", f"🩺 {found.why}，跳过 {language.name} 诊断")
             return None
+        self._same_loop()
         key = (language.key, root)
         server = self.servers.get(key)
         if server is not None and server.state in (STARTING, READY, FAILED):
@@ -107,7 +110,8 @@ class LanguageServers:
         except RuntimeError as exc:  # PAICLI_COMMAND_SANDBOX=required without a sandbox
             self._say(f"refused:{language.key}", f"🩺 {found.name} 未启动：{exc}")
             return None
-        if confined.why_outside:
+        chosen_off = self.sandbox.settings.mode == "off" and not self.sandbox.settings.skipped
+        if confined.why_outside and not chosen_off:  # as for commands: the user's own "off" is not news
             self._say("outside", NOT_CONFINED.format(icon="🩺", why=confined.why_outside))
         quiet_pygls()
         server = LanguageServer(language.key, found, root, self.launcher(confined.argv), self.env,
@@ -115,6 +119,21 @@ class LanguageServers:
         self.servers[key] = server
         self._start_reaper()
         return server
+
+    def _same_loop(self) -> None:
+        """A server's pipes belong to the event loop that started it. A host that runs each
+        graph run on a loop of its own (a server's isolated background loops) gets new servers
+        on the new loop; the old ones are killed, their loop being gone."""
+        loop = asyncio.get_running_loop()
+        if self._loop is not None and self._loop is not loop:
+            for server in self.servers.values():
+                if server.pid is not None:
+                    try:
+                        os.killpg(server.pid, signal.SIGKILL)
+                    except (ProcessLookupError, PermissionError):
+                        pass
+            self.servers, self._reaper = {}, None
+        self._loop = loop
 
     def _gone(self, server: LanguageServer) -> None:
         self._say(f"failed:{server.language}:{server.root}:{server.started_at}",
