@@ -6,7 +6,9 @@
 
 The bracketed nodes run only when needed: ``compact`` when a compaction tier would fire (the
 estimate is over its threshold and, for clearing, an old result is left to clear),
-``gate_tools`` when a call needs the user's approval.
+``gate_tools`` when a call needs the user's approval. With language servers (``Deps.lsp``), a
+step that wrote a file one of them serves goes through ``diagnostics`` before the router in front
+of the model (``nodes/diagnostics.py``).
 The deciding checks are cheap (a cached estimate; the decisions call_model recorded for the
 answer's calls), so the common path costs two graph steps per model call, like a minimal tool loop.
 
@@ -25,6 +27,7 @@ from langgraph.runtime import get_runtime
 from memory.context.pairing import call_ids
 from nodes.compact import Compaction, make_compact
 from nodes.core.state import AgentState, Deps, RunContext, run_context
+from nodes.diagnostics import make_diagnostics, wants_diagnostics
 from nodes.execute_tools import make_execute_tools
 from nodes.gate_tools import last_ai, make_gate_tools, needs_gate
 from nodes.model.call_model import ModelCaller, make_call_model
@@ -68,7 +71,17 @@ def add_agent_loop(builder: StateGraph, deps: Deps, *, after: str, exit_to: str 
     builder.add_conditional_edges("call_model", after_model, ["gate_tools", "execute_tools", exit_to])
     # The auto reviewer's pass (nodes.gate_tools) may leave a question for the person: back to the gate.
     builder.add_conditional_edges("gate_tools", after_gate, ["gate_tools", "execute_tools"])
-    builder.add_conditional_edges("execute_tools", into_model, ["compact", "call_model"])
+    if deps.lsp is None:
+        builder.add_conditional_edges("execute_tools", into_model, ["compact", "call_model"])
+        return compaction
+    # Language servers (issue 38): a step that wrote a file a server serves goes through the
+    # diagnostics node first; any other step costs only the look-up.
+    async def after_tools(state: AgentState) -> str:
+        return "diagnostics" if wants_diagnostics(state, deps, current_context()) else await into_model(state)
+
+    builder.add_node("diagnostics", make_diagnostics(deps))
+    builder.add_conditional_edges("execute_tools", after_tools, ["diagnostics", "compact", "call_model"])
+    builder.add_conditional_edges("diagnostics", into_model, ["compact", "call_model"])
     return compaction
 
 

@@ -221,6 +221,12 @@ class App:
         if self._browser is not None:  # after its server stopped: the throwaway profile goes
             await asyncio.to_thread(self._browser.close)
 
+    async def close_lsp(self) -> None:
+        """Issue 38: the session's language servers shut down (bounded); a crash or a kill -9 of
+        paicli ends them through their leash instead."""
+        if self._session is not None and self._session.deps.lsp is not None:
+            await self._session.deps.lsp.close()
+
     @property
     def started(self) -> bool:
         return self._session is not None

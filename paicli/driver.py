@@ -29,6 +29,7 @@ Answer = Callable[[list[Any]], Awaitable[dict[str, Any]]]
 class TurnUI(Protocol):
     def token(self, text: str) -> None: ...
     def notice(self, text: str) -> None: ...
+    def diagnostics(self, lines: list[str]) -> None: ...
     def model_message(self, message: AIMessage) -> None: ...
     def tool_results(self, messages: list[ToolMessage]) -> None: ...
     async def approve(self, request: dict[str, Any]) -> Any: ...
@@ -184,6 +185,8 @@ class TurnWatcher:
     def on_custom(self, data: dict[str, Any], namespace: tuple[str, ...] = ()) -> None:
         if data.get("notice"):
             self.ui.notice(data["notice"])
+        if data.get("lsp"):  # nodes/diagnostics.py: the 🩺 lines of an edit
+            self.ui.diagnostics(list(data["lsp"]))
 
     def on_update(self, namespace: tuple[str, ...], node: str, update: dict[str, Any]) -> None:
         ui, result = self.ui, self.result
@@ -247,6 +250,9 @@ class UnitWatcher:
         if data.get("notice"):
             ui.notice(unit_line(data["notice"], unit))  # a unit's own notice (its call refused...) names it
             ui.waiting()  # the units work on after a notice: the live status line comes back
+        if data.get("lsp"):  # a unit's own edits' 🩺 lines, with its id
+            ui.diagnostics([unit_line(line, unit) for line in data["lsp"]])
+            ui.waiting()
         if data.get("unit") and data.get("ns"):  # a unit starts (or resumes)
             self.units[str(data["ns"])] = str(data["unit"])
             if data["unit"] not in ui.run_line.running:

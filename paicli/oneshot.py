@@ -104,6 +104,7 @@ async def _run(app: App, mode: str, text: str | None) -> int:
         return CANCELLED_EXIT
     finally:
         await app.close_mcp()
+        await app.close_lsp()
     return await (_summary if spec.runs_apart else _answer)(app, shown, result)
 
 
@@ -144,6 +145,7 @@ async def _run_command(text: str, app: App, out: commands.Output) -> int:
         return 1 if outcome.failed else 0
     finally:
         await app.close_mcp()
+        await app.close_lsp()
 
 
 async def _answer(app: App, shown: Renderer, result: Any) -> int:

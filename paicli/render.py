@@ -239,6 +239,17 @@ class Renderer:
         self._end_line()
         self.progress.print(text, style=style)
 
+    def diagnostics(self, lines: list[str]) -> None:
+        """Issue 38: the folded 🩺 line per edited file, and a server missing, failed or slow;
+        shown where edits' diffs are (the REPL; ``-p`` with ``--verbose``)."""
+        if not self.previews:
+            return
+        self.stop_waiting()
+        self._end_line()
+        for line in lines:
+            self.progress.print(line, style="dim")
+        self.waiting()
+
     def finish(self, result: Any) -> None:
         self.thinking.close()
         self.stop_waiting()

@@ -158,6 +158,7 @@ class Repl:
             return await self.loop()
         finally:
             await self.app.close_mcp()
+            await self.app.close_lsp()
             await self.app.finish_background()
             self.background_notices()
             self.say(f"会话已保存，继续：paicli --session {self.app.session_id}")

@@ -193,7 +193,7 @@ class Session:
             metadata={"discardedViewMessages": discarded})
         # reference (o.1): only /clear forgets the external content the session has read.
         update = {"messages": [RemoveMessage(id=REMOVE_ALL_MESSAGES)], "approved_all": [], "decisions": {},
-                  "external_sources": []}
+                  "external_sources": [], "lsp": {}}  # issue 38: no diagnostics count as told any more
         self.external_sources = ()
         # as_node="call_model": with no assistant message left, the loop's router ends the run.
         await self.graph.aupdate_state(self.config, update, as_node="call_model")

@@ -28,6 +28,7 @@ from tools.snapshots.options import SnapshotOptions
 from tools.mcp.config import DEFAULT_CALL_TIMEOUT, DEFAULT_STARTUP_WAIT, McpSetup, merge, parse_document
 from tools.sandbox.command import MODES as SANDBOX_MODES, SandboxOptions
 from tools.browser.launch import BrowserOptions, browser_options, with_browser
+from tools.lsp.options import MODES as LSP_MODES, LspOptions
 
 
 # The providers and models paicli knows are the catalog's (paicli/data/models.json, paicli.catalog);
@@ -43,7 +44,10 @@ _CONFIG_KEYS = ("provider", "api_key", "base_url", "model", "context_window", "l
                 "show_thinking", "search_provider", "serpapi_key", "serpapi_url", "zhipu_search_url",
                 # the code index (issue 37)
                 "embedding_url", "embedding_model", "embedding_api_key", "embedding_input_type",
-                "code_index_max_file_bytes", "code_index_auto_max_files")
+                "code_index_max_file_bytes", "code_index_auto_max_files",
+                # language servers (issue 38): lsp, lsp_<language>, lsp_wait_seconds, lsp_idle_seconds
+                "lsp", "lsp_python", "lsp_typescript", "lsp_go", "lsp_rust", "lsp_c", "lsp_java", "lsp_wait_seconds",
+                "lsp_idle_seconds")
 # reference v.1: /hitl's two levels as PAICLI_HITL values, and the approval level each means
 HITL_LEVELS = {"on": "ask", "default": "auto"}
 DEFAULT = "default"  # the origin of a setting nobody set
@@ -103,6 +107,10 @@ class Settings:
     # PAICLI_EMBEDDING_URL / _MODEL / _API_KEY / _INPUT_TYPE, PAICLI_CODE_INDEX_MAX_FILE_BYTES,
     # PAICLI_CODE_INDEX_AUTO_MAX_FILES (issue 37): the code index's vectors and limits (codeindex.options).
     code_index: CodeIndexOptions = CodeIndexOptions()
+    # PAICLI_LSP, PAICLI_LSP_<LANGUAGE>, PAICLI_LSP_WAIT_SECONDS, PAICLI_LSP_IDLE_SECONDS (issue 38):
+    # the user's environment and config.json only, never a project's .env (it would pick the
+    # program paicli starts for the project's files).
+    lsp: LspOptions = LspOptions()
 
     @property
     def cache_dir(self) -> Path:
@@ -246,6 +254,7 @@ def load_settings(project: str | os.PathLike | None = None, environ: dict[str, s
                                 (get("PAICLI_MEMORY_DIR") or "", get("PAICLI_AUDIT_DIR") or "")),
         database_url=get("PAICLI_DATABASE_URL"),
         code_index=code_index_options(get, base_url or preset.base_url, key),  # type: ignore[union-attr]
+        lsp=lsp_options({**sources.config, **sources.env}),
         approval=_hitl(get("PAICLI_HITL")),
         review_model=get("PAICLI_AUTO_CLASSIFIER_MODEL") or "",
         status_bar=(get("PAICLI_STATUS_BAR") or "on").lower() not in ("off", "false", "0", "no"),
@@ -348,6 +357,38 @@ def sandbox_options(user: dict[str, str], home: Path | None = None, data_dirs: t
                           data=str(home / "sandbox") if home else "")
 
 
+def lsp_options(user: dict[str, str]) -> LspOptions:
+    """Language servers (issue 38), from the user's own settings (environment over config.json)."""
+    import shlex
+
+    from tools.lsp.languages import BY_KEY
+
+    mode = (user.get("PAICLI_LSP") or "auto").strip().lower()
+    if mode not in LSP_MODES:
+        raise ConfigError(f"PAICLI_LSP 只能是 {'、'.join(LSP_MODES)} 之一，当前为 '{mode}'")
+    commands = {}
+    for key in BY_KEY:
+        raw = (user.get(f"PAICLI_LSP_{key.upper()}") or "").strip()
+        if raw:
+            try:
+                commands[key] = () if raw.lower() == "off" else tuple(shlex.split(raw))
+            except ValueError as exc:
+                raise ConfigError(f"PAICLI_LSP_{key.upper()} 不是可执行的命令（{exc}），当前为 '{raw}'") from None
+    return LspOptions(mode=mode, commands=commands, wait=_seconds(user, "PAICLI_LSP_WAIT_SECONDS", 3.0, 60.0),
+                      idle=_seconds(user, "PAICLI_LSP_IDLE_SECONDS", 600.0, 86_400.0))
+
+
+def _seconds(user: dict[str, str], name: str, default: float, most: float) -> float:
+    raw = (user.get(name) or "").strip()
+    try:
+        value = float(raw) if raw else default
+    except ValueError:
+        raise ConfigError(f"{name} 必须是秒数，当前为 '{raw}'") from None
+    if not 0 < value <= most:
+        raise ConfigError(f"{name} 必须在 0 到 {most:g} 秒之间，当前为 {raw}")
+    return value
+
+
 DEFAULT_MAX_REPLANS = 2
 
 
@@ -444,6 +485,8 @@ def _config_text(key: str, value: object, path: Path) -> str:
     if isinstance(value, str):
         return value
     if isinstance(value, int) and not isinstance(value, bool) and key == "context_window":
+        return str(value)
+    if isinstance(value, (int, float)) and not isinstance(value, bool) and key.startswith("lsp_") and key.endswith("_seconds"):
         return str(value)
     listed = key in ("web_allow_hosts", "studio_origins")
     if listed and isinstance(value, list) and all(isinstance(v, str) for v in value):

@@ -59,6 +59,7 @@ def make_deps(settings: Settings, *, auto_extract: bool, skills: SkillLibrary | 
     # issue 39: no search service, no web_search (the prompt says so: prompts/tools/no-web-search.md)
     builtin = {name: spec for name, spec in BUILTIN_TOOLS.items() if name != "web_search" or web.search is not None}
     snapshots = TurnSnapshots(snapshot_home(settings.home), settings.snapshots)
+    sandbox = CommandSandbox(settings.sandbox)
     return Deps(
         model=make_chat_model(settings),
         tools={**builtin, "load_skill": load_skill_spec(skills),
@@ -78,8 +79,9 @@ def make_deps(settings: Settings, *, auto_extract: bool, skills: SkillLibrary | 
         hidden_env=settings.secret_env,
         masked=secret_values(settings),
         snapshots=snapshots,
-        sandbox=CommandSandbox(settings.sandbox),
+        sandbox=sandbox,
         reviewer=make_reviewer(settings) if review else None,
+        lsp=make_language_servers(settings, sandbox),
     )
 
 
@@ -104,6 +106,27 @@ def secret_values(settings: Settings) -> tuple[str, ...]:
         except ValueError:
             pass
     return tuple(v for v in dict.fromkeys(found) if v)
+
+
+def make_language_servers(settings: Settings, sandbox: CommandSandbox) -> Any:
+    """Issue 38: the session's language servers, confined like its commands and on a leash to
+    this process (``paicli/studio/leash.py``); None with ``PAICLI_LSP=off``."""
+    if not settings.lsp.on:
+        return None
+    import os
+
+    from paicli.studio.leash import leash_command
+    from tools.lsp.manager import LanguageServers
+
+    def on_leash(argv: list[str]) -> list[str]:
+        # PR_SET_PDEATHSIG fires when the *thread* that started the server ends: only the main
+        # thread lives as long as the process; from any other thread the leash watches instead.
+        import threading
+
+        return leash_command(argv, os.getpid(), watch=threading.current_thread() is not threading.main_thread())
+
+    return LanguageServers(settings.lsp, sandbox, launcher=on_leash,
+                           hidden_env=settings.secret_env, paicli_home=settings.home)
 
 
 def attach_mcp(deps: Deps, servers: Any) -> None:

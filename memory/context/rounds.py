@@ -2,7 +2,8 @@
 
 Internal user messages (Q5, docs/behavior.md#decisions) are HumanMessages the program wrote: skill
 injections, runaway reminders, budget finalization, image tool results, a turn's relevant
-memories, the MCP resources a user's message mentioned, and our own summaries.
+memories, the MCP resources a user's message mentioned, language-server diagnostics, and our own
+summaries.
 They carry ``additional_kwargs["paicli_internal"] = "<kind>"`` (use ``internal()`` to build
 one). They never count as a round, so "keep the last 3 rounds" means 3 things the user typed.
 The flag, not the text, decides: a user who pastes ``[runaway guard]`` still starts a round.
@@ -27,10 +28,12 @@ COMPACTION_SUMMARY = "compaction_summary"  # the summary message of a rebuild (f
 COMPACTION_ACK = "compaction_ack"
 MEMORY_CONTEXT = "memory_context"  # a turn's relevant long-term memories (memory/context/turn_memory.py)
 MCP_RESOURCE = "mcp_resource"  # the MCP resources the user's message mentioned (tools/mcp/mentions.py)
+LSP_DIAGNOSTICS = "lsp_diagnostics"  # reference s.2 item 8.2: new diagnostics after an edit (nodes/diagnostics.py)
 # Skill bodies are never summarised (f.3 step 5); reminders and the finalization order would
 # only teach the summary to repeat one-off instructions; memories are clues, not facts, and a
 # summary would state them as facts (they come back from the memory file when relevant again).
-NOT_SUMMARISED = frozenset({SKILL_INJECTION, RUNAWAY_REMINDER, BUDGET_FINALIZATION, MEMORY_CONTEXT})
+# Diagnostics describe one moment of a file: a summary would keep errors long since fixed.
+NOT_SUMMARISED = frozenset({SKILL_INJECTION, RUNAWAY_REMINDER, BUDGET_FINALIZATION, MEMORY_CONTEXT, LSP_DIAGNOSTICS})
 
 MAX_SUMMARY_INPUT_CHARS = 60_000  # reference (f.1): one summariser request at most
 IMAGE_NOTE = "\n  [图片附件：此文本摘要无法读取图像内容]"  # reference (f.4)

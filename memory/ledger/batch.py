@@ -213,7 +213,7 @@ class Batch:
         seq = t.anon.get(anon_key(record))
         if seq is not None and t.messages[seq][1] == lc:
             return seq
-        name, source = message_event(record)
+        name, source = message_event(record, lc)
         return self.add(name, source, message=record, metadata={"lc": lc})
 
     def message_seq(self, message: BaseMessage) -> int:
@@ -226,7 +226,7 @@ class Batch:
         record, lc = message_to_record(message, t.serde)
         seq = self._named(record, lc) if known is None and t.anon else None
         if seq is None:
-            name, source = message_event(record)
+            name, source = message_event(record, lc)
             seq = self.add(name, source, message=record, metadata={"lc": lc})
         t.by_id[message.id] = [seq, message]
         return seq

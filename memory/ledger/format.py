@@ -91,11 +91,21 @@ def anon_key(record: dict) -> str:
     return json.dumps(record, ensure_ascii=False, sort_keys=True)
 
 
-def message_event(record: dict) -> tuple[str, str]:
+# reference (h.2): the program's own user messages carry their kind as the source. The kind is
+# the internal flag of memory/context/rounds.py (read here by its key: the ledger imports no context).
+INTERNAL_KEY = "paicli_internal"
+INTERNAL_SOURCES = frozenset({"skill_injection", "runaway_reminder", "image_tool_result", "budget_finalization",
+                              "lsp_diagnostics"})
+
+
+def message_event(record: dict, lc: dict | None = None) -> tuple[str, str]:
     """(event, source) for a message record: the classification of reference h.2."""
     role = record["role"]
     if role == "assistant":
         return ("tool_call" if record["toolCalls"] else "assistant"), "llm_response"
+    kind = ((lc or {}).get("additional_kwargs") or {}).get(INTERNAL_KEY) if role == "user" else None
+    if kind in INTERNAL_SOURCES:
+        return "user", kind
     return {"system": ("system", "system_prompt"), "user": ("user", "user_input"),
             "tool": ("tool_result", "tool_execution")}.get(role, ("message", "graph_state"))
 

@@ -32,6 +32,7 @@ if TYPE_CHECKING:
     from tools.browser.session import BrowserSession
     from nodes.core.background import Background
     from tools.policy.audit import AuditLog
+    from tools.lsp.manager import LanguageServers
     from tools.policy.auto_review import AutoReviewer
     from tools.skills.library import SkillLibrary
     from tools.snapshots.store import TurnSnapshots
@@ -60,6 +61,9 @@ class AgentState(TypedDict, total=False):
     # URLs a Plan task's dependencies grounded with web_search (reference s.4): the turn policy
     # trusts them as its own discoveries. Never set in the ReAct conversation.
     trusted_urls: list[str]
+    # Language-server diagnostics (nodes/diagnostics.py, issue 38): per project-relative file, the
+    # problem keys the model was last told of ("seen"), and the files whose server was late ("late").
+    lsp: dict[str, Any]
 
 
 @dataclass(frozen=True)
@@ -173,6 +177,9 @@ class Deps:
     # The MCP resource index (reference q.2 item 9, tools/mcp/resource_index.py), refreshed by the
     # CLI before a turn; load_context puts it last in ## Project Context when the window is >= 32K.
     mcp_index: str = ""
+    # Language servers (issue 38): diagnostics after edits (nodes/diagnostics.py), /lsp, exact
+    # navigation. None: no servers (the graphs then have no diagnostics node).
+    lsp: LanguageServers | None = None
 
 
 def long_term_memory(runtime: Runtime | None, deps: Deps) -> LongTermMemory | None:

@@ -45,6 +45,7 @@ HELP = [
     ("/mcp resources|prompts [name]", "列出 MCP server 提供的资源、资源模板与提示词（@server:uri 在输入中引用资源）"),
     ("/mcp prompts <name> <提示词> [参数=值 …]", "取回 MCP 提示词（prompts/get）放入输入框，编辑后发送"),
     ("/browser [status|connect [端口]|disconnect|tabs]", "查看浏览器模式与页面；连接你正在运行的 Chrome（需输入 y 确认）、断开回到隔离模式、列出标签页"),
+    ("/lsp [restart|off|on <语言>]", "查看语言服务器（语言、根目录、状态）；重启、关闭或恢复某种语言的服务器"),
     *((f"{m.command} [任务]", m.command_help) for m in MODES if m.command),  # paicli.modes
     ("/continue", "继续执行当前会话中被中断的计划或多 Agent 运行"),
     ("/index [路径|status|clear]", "建立或更新代码索引（带路径时先把项目根切换过去）；status 查看，clear 删除"),
@@ -64,7 +65,8 @@ HELP = [
 ]
 EXIT_WORDS = {"/exit", "/quit", "exit", "quit"}
 NAMES = ["/help", "/model", "/resume", "/clear", "/compact", "/context", "/save", "/memory", "/skill", "/audit", "/mcp", "/browser",
-         *MODE_COMMANDS, "/continue", "/index", "/search", "/graph", "/snapshot", "/restore", "/mode", "/hitl", "/policy", "/config", "/init",
+         "/lsp", *MODE_COMMANDS, "/continue", "/index", "/search", "/graph", "/snapshot", "/restore", "/mode", "/hitl", "/policy",
+         "/config", "/init",
          "/export", "/history", "/exit", "/quit"]  # for completion
 RESUME_LIST_LIMIT = 20
 
@@ -153,6 +155,10 @@ async def _dispatch(text: str, app: App, say: Output, read_line: ReadLine | None
         from paicli.commands.browser import browser
 
         await browser(payload, app, say, read_line)
+    elif word == "/lsp":
+        from paicli.commands.lsp import lsp
+
+        await lsp(app, payload, say)
     elif word in MODE_COMMANDS:
         mode = MODE_COMMANDS[word].name
         if payload:
