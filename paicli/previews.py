@@ -31,8 +31,21 @@ def command_preview(result: str) -> list[str]:
     return [f"    ⎿ exit code {match.group(1)} · 输出 {len(lines)} 行{left}", *shown]
 
 
-def edit_preview(name: str, args: Any) -> list[str]:
-    """``edit_file``'s replacement or ``write_file``'s content as a compact diff."""
+def change_lines(record: dict[str, Any], limit: int, indent: str = "    ") -> list[str]:
+    """A change (``tools.diffs``): its summary line, then at most ``limit`` diff lines and the
+    count of those left out."""
+    from tools.diffs import shown, summary
+
+    body, left = shown(record, limit)
+    lines = [f"{indent}⎿ {summary(record)}", *(f"{indent}│ {_cut(line)}" for line in body)]
+    return lines + ([f"{indent}│ …（其余 {left} 行未显示）"] if left else [])
+
+
+def edit_preview(name: str, args: Any, artifact: Any = None) -> list[str]:
+    """An edit's or a write's change against what was there (issue 41: the tool's own record,
+    ``artifact["change"]``); without one, ``edit_file``'s replacement or ``write_file``'s content."""
+    if isinstance(artifact, dict) and isinstance(artifact.get("change"), dict):
+        return change_lines(artifact["change"], DIFF_LINES)
     if not isinstance(args, dict):
         return []
     if name == "edit_file":

@@ -160,7 +160,7 @@ class Renderer:
         elif message.status == "error":
             return []  # nothing was changed
         else:
-            lines = edit_preview(name, call.get("args"))
+            lines = edit_preview(name, call.get("args"), getattr(message, "artifact", None))
         return [f"  {prefix}↳ {key_param(call.get('args'))}", *lines] if lines else []
 
     async def approve(self, request: dict[str, Any]) -> Any:
