@@ -189,7 +189,9 @@ class Renderer:
 
         self.stop_waiting()
         self._end_line()
-        answer = await ask_plan_review(request, self.read_plan_review or self.read_line, lambda line: self.progress.print(line))
+        width = self.progress.width if self.progress.is_terminal else None  # rows fit the terminal (issue 41)
+        answer = await ask_plan_review(request, self.read_plan_review or self.read_line,
+                                       lambda line: self.progress.print(line), width)
         self.waiting("执行中…")
         return answer
 

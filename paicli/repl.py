@@ -23,7 +23,7 @@ from rich.text import Text
 from memory.ledger.owner import LedgerConflict, SessionBusy
 from paicli.commands import dispatch as commands
 from paicli.app import App, sandbox_lines
-from paicli.modes import DEFAULT_MODE, MODE_SPECS, STOPPED_REPL
+from paicli.modes import MODE_SPECS, STOPPED_REPL
 from paicli.render import Renderer, usage_line
 from paicli.status_bar import StatusBar
 from paicli.terminal import SafeConsole, visible
@@ -79,7 +79,7 @@ class Repl:
             history=history_file(app.settings.home),
             completer=WordCompleter(commands.NAMES, sentence=True),
             key_bindings=mode_bindings(self),
-            bottom_toolbar=self.status.text if app.settings.status_bar else None,  # reference u.4
+            bottom_toolbar=self.status.toolbar if app.settings.status_bar else None,  # reference u.4
         )
         app.on_history_clear = self.forget_history
         self.answers: PromptSession = PromptSession()  # approval answers stay out of the input history
@@ -164,7 +164,7 @@ class Repl:
         if mode is None:
             self.say(f"会话 {self.app.session_id} 没有未完成的运行。")
         else:
-            await self.run_mode(mode, None)
+            await self.status.after_turn(await self.run_mode(mode, None))  # issue 41: that run's figures
 
     async def unfinished_notice(self) -> None:
         """Issue 26: one line when the project's newest session (or ``--session``'s) has a run that
@@ -220,13 +220,11 @@ class Repl:
                     continue
                 if outcome.exit:
                     return 0
-                if outcome.run is not None:
-                    await self.run_mode(*outcome.run)
-                await self.status.after_turn(None)
+                result = await self.run_mode(*outcome.run) if outcome.run is not None else None
+                await self.status.after_turn(result)  # /plan <task>, /continue: that run's figures
                 continue
             mode = self.app.mode_for_input()
-            result = await self.run_mode(mode, text.strip())
-            await self.status.after_turn(result if mode == DEFAULT_MODE else None)  # a run apart has no turn figures
+            await self.status.after_turn(await self.run_mode(mode, text.strip()))  # any mode's run (issue 41)
 
     async def run_mode(self, mode: str, text: str | None) -> Any:
         """The one entry point for a run in any mode (``paicli.modes``; text None: finish the

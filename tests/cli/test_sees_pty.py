@@ -3,12 +3,15 @@ item, each looking at what the screen shows (``PtyTerminal.screen``, a VT100 emu
 
 from __future__ import annotations
 
+import json
+import signal
 import sys
+import time
 
 import pytest
 from rich.cells import cell_len
 
-from tests.support.openai_server import Reply
+from tests.support.openai_server import ByContent, Hang, Reply
 from tests.support.pty_terminal import PtyTerminal, ask
 
 pytestmark = pytest.mark.process  # the REPL on a pty
@@ -23,13 +26,13 @@ def call(name: str, arguments: dict, call_id: str | None = None) -> dict:
 
 @pytest.fixture
 def open_repl(project, paicli_env, server):
-    """``open_repl(columns, **env)``: the REPL on a pty of that width, answering cursor position
-    requests so prompt_toolkit draws its bottom toolbar (the status bar)."""
+    """``open_repl(columns, *args, **env)``: ``paicli *args`` on a pty of that width, answering
+    cursor position requests so prompt_toolkit draws its bottom toolbar (the status bar)."""
     terminals: list[PtyTerminal] = []
 
-    def start(columns: int, **env: str) -> PtyTerminal:
+    def start(columns: int, *args: str, **env: str) -> PtyTerminal:
         environ = paicli_env(server.base_url, TERM="xterm", **env)
-        terminals.append(PtyTerminal([sys.executable, "-m", "paicli"], cwd=str(project), env=environ,
+        terminals.append(PtyTerminal([sys.executable, "-m", "paicli", *args], cwd=str(project), env=environ,
                                      columns=columns, answer_cpr=True))
         return terminals[-1]
 
@@ -86,3 +89,79 @@ def test_item2_an_overwrite_shows_its_diff_in_the_question_and_after(open_repl, 
     assert (project / "notes.txt").read_text(encoding="utf-8") == "第一行\n新的一行\n最后一行\n"
     fits(repl.screen(), columns)
     server.assert_consumed()
+
+
+PLANNING = "请为以下任务制定执行计划"
+LONG_TASK = "读取配置文件中的数据库连接参数并逐项核对它们是否与部署文档里写的保持一致"
+
+
+def plan_reply(*tasks: tuple, usage: tuple[int, int] = (1000, 100)) -> Reply:
+    items = [{"id": t[0], "description": t[1], "type": "ANALYSIS", "dependencies": list(t[2])} for t in tasks]
+    return Reply(json.dumps({"summary": "核对数据库配置与部署文档", "tasks": items}, ensure_ascii=False), usage=usage)
+
+
+def status_bar(repl: PtyTerminal) -> str:
+    """The bottom toolbar: the last row the screen shows."""
+    repl.settle()
+    return [row for row in repl.screen() if row.strip()][-1]
+
+
+@pytest.mark.parametrize("columns", COLUMNS)
+def test_item3_the_bar_shows_a_plan_runs_totals_and_fits_and_the_review_table_fits(open_repl, server, project,
+                                                                                    paicli_home, columns):
+    (paicli_home / "config.json").write_text(json.dumps({"prices": {"m": {"input": 2, "output": 8}}}))
+    routes = ByContent({"当前任务：读取配置文件": [Reply("一致", usage=(2000, 200))],
+                        PLANNING: [plan_reply(("a", LONG_TASK, []))]})
+    server.script = routes.script()
+    repl = open_repl(columns)
+    repl.expect("模式 auto")
+    before = status_bar(repl)
+    assert "模式 auto" in before and "上下文 -/128.0k" in before and cell_len(before) < columns
+    repl.type("/plan 核对数据库配置\r")
+    repl.expect("操作/补充>")
+    repl.settle()
+    rows = repl.screen()
+    task_row = next(row for row in rows if "task_1" in row)
+    assert task_row.endswith("…") and LONG_TASK[:8] in task_row  # cut by cells: on one row
+    fits(rows, columns)
+    repl.type("\r")
+    repl.expect("计划执行完成")
+    repl.expect("模式 auto")
+    bar = status_bar(repl)
+    assert cell_len(bar) < columns and "模式 auto" in bar and "上下文 " in bar
+    if columns == 120:  # every field but the skill count fits
+        assert "本轮 输入 3000 输出 300 缓存 0" in bar and "¥0.0084" in bar and "HITL default" in bar
+    else:  # what does not fit is dropped, lowest first, and the bar says so
+        assert bar.endswith(" · …") and "Skill" not in bar
+    assert routes.left() == {}
+
+
+@pytest.mark.parametrize("columns", COLUMNS)
+def test_item3_after_continue_the_bar_shows_that_runs_totals(open_repl, server, project, columns):
+    routes = ByContent({"当前任务：收尾": [Hang(30, Reply("太晚了")), Reply("收尾好", usage=(4000, 400))],
+                        PLANNING: [plan_reply(("a", "收尾", []), usage=(1000, 100))]})
+    server.script = routes.script()
+    first = open_repl(columns, PAICLI_SESSION_WAIT="5")
+    ask(first, "/plan 收尾")
+    first.expect("操作/补充>")
+    first.type("\r")
+    deadline = time.monotonic() + 30
+    while "当前任务：收尾" not in dict(routes.arrivals):  # the task waits for the model
+        assert time.monotonic() < deadline
+        time.sleep(0.05)
+    first.expect("运行中: task_1 · ")
+    first.proc.send_signal(signal.SIGINT)  # Ctrl-C while the task waits (the pty is not its controlling tty)
+    first.expect("运行未完成")
+    first.expect("❯")
+    first.type("\x04")
+    first.expect("会话已保存，继续：paicli --session ")
+    sid = first.text.rsplit("paicli --session ", 1)[1].split()[0]
+    assert first.proc.wait(timeout=30) == 0
+    second = open_repl(columns, "--session", sid, "--continue")
+    second.expect("收尾好")
+    second.expect("模式 auto")
+    bar = status_bar(second)
+    assert cell_len(bar) < columns and "模式 auto" in bar
+    if columns == 120:
+        assert "本轮 输入 4000 输出 400 缓存 0" in bar  # the continued run's call, not zero
+    assert routes.left() == {}
