@@ -33,8 +33,8 @@ HELP = [
     ("/help", "显示可用命令"),
     ("/model [名称]", "查看当前模型；带名称时切换模型"),
     ("/resume [会话 id]", "列出最近的会话并选择一个继续；带 id 时直接继续"),
-    ("/clear（或 clear）", "清空当前对话（会话账本与长期记忆保留）"),
-    ("/cancel（或 cancel）", "任务运行中按 Ctrl-C 取消；空闲时说明当前没有运行的任务"),
+    ("/clear（或 clear，先确认）", "清空当前对话（长期记忆保留；清空的对话无法用 /resume 找回）"),
+    ("/cancel（或 cancel）", "任务运行中按 Ctrl-C 或 ESC 取消；空闲时取消待执行的 /plan、/team（也可按 ESC）"),
     ("/compact", "立即把早期对话压缩为摘要（保留最近一轮）"),
     ("/context", "查看上下文占用与压缩阈值"),
     ("/save [--global] [--force] <事实>", "保存长期记忆（默认当前项目；--global 全局；--force 冲突时两条都保留）"),
@@ -101,15 +101,18 @@ async def _dispatch(text: str, app: App, say: Output, read_line: ReadLine | None
     if stripped.lower() in EXIT_WORDS:
         return CommandResult(exit=True)
     if word in ("/cancel", "cancel"):
-        say("当前没有正在运行的任务。")
+        from paicli.commands.mode import cancel
+
+        cancel(app, say)
     elif word == "/help":
         for line in help_lines():
             say(line)
     elif word == "/model":
         _model(payload, app, say)
     elif word in ("/clear", "clear"):
-        await app.session.clear()
-        say("🗑️ 当前对话历史已清空，长期记忆保持不变")
+        from paicli.commands.clear import clear
+
+        await clear(word, app, say, read_line)
     elif word == "/resume":
         await _resume(payload, app, say, read_line)
     elif word == "/compact":

@@ -165,3 +165,64 @@ def test_item3_after_continue_the_bar_shows_that_runs_totals(open_repl, server, 
     if columns == 120:
         assert "本轮 输入 4000 输出 400 缓存 0" in bar  # the continued run's call, not zero
     assert routes.left() == {}
+
+
+@pytest.mark.parametrize("columns", COLUMNS)
+def test_item4_esc_cancels_a_running_turn_as_ctrl_c_does(open_repl, server, columns):
+    server.script = [Hang(30, Reply("太晚了")), Reply("第二轮")]
+    repl = open_repl(columns)
+    ask(repl, "慢慢想")
+    deadline = time.monotonic() + 30
+    while len(server.requests) < 1:  # the turn waits for the model
+        assert time.monotonic() < deadline
+        time.sleep(0.05)
+    repl.type("\x1b")
+    repl.expect("⏹️ 已取消当前任务。")
+    ask(repl, "再来")
+    repl.expect("第二轮")
+    assert "太晚了" not in repl.text
+    fits(repl.screen(), columns)
+
+
+@pytest.mark.parametrize("columns", COLUMNS)
+def test_item4_esc_at_the_prompt_drops_a_pending_plan_which_the_prompt_shows(open_repl, server, columns):
+    server.script = [Reply("普通回答")]
+    repl = open_repl(columns)
+    ask(repl, "/plan")
+    repl.expect("下一条任务将使用 Plan-and-Execute 模式")
+    repl.expect("[plan] ❯")  # the prompt says the next input will be planned
+    repl.settle()
+    repl.type("\x1b")
+    repl.expect("↩️ 已取消待执行的 Plan-and-Execute，回到默认 ReAct。")
+    repl.expect("❯")
+    repl.settle()
+    prompts = [row for row in repl.screen() if "❯" in row]
+    assert prompts[-1] == "❯"  # the prompt is plain again
+    repl.type("你好\r")
+    repl.expect("普通回答")
+    assert "请为以下任务制定执行计划" not in str(server.requests[0]["messages"])  # a ReAct turn, not a plan
+    ask(repl, "/team")
+    repl.expect("[team] ❯")
+    repl.type("/cancel\r")
+    repl.expect("↩️ 已取消待执行的多 Agent 协作，回到默认 ReAct。")
+    server.assert_consumed()
+
+
+@pytest.mark.parametrize("columns", COLUMNS)
+def test_item4_bare_clear_asks_before_emptying_the_conversation(open_repl, server, columns):
+    server.script = [Reply("记住了"), Reply("你说过：蓝色")]
+    repl = open_repl(columns)
+    ask(repl, "我喜欢蓝色")
+    repl.expect("记住了")
+    ask(repl, "clear")
+    repl.expect("无法再用 /resume 找回")
+    repl.type("n\r")
+    repl.expect("已取消，对话保持不变")
+    ask(repl, "我喜欢什么颜色？")
+    repl.expect("你说过：蓝色")
+    assert "我喜欢蓝色" in str(server.requests[1]["messages"])  # nothing was cleared
+    ask(repl, "clear")
+    repl.expect("无法再用 /resume 找回")
+    repl.type("y\r")
+    repl.expect("🗑️ 当前对话历史已清空")
+    server.assert_consumed()

@@ -70,6 +70,7 @@ class FakeApp:
         model, provider, base_url, context_window, light_model = "m", "glm", "http://x", 200_000, "m"
 
     switched = None
+    next_mode = None
 
     def switch_model(self, name):
         self.switched = name
@@ -85,6 +86,31 @@ async def test_slash_commands():
     said.clear()
     await commands.handle("cancel", app, said.append)
     assert said == ["当前没有正在运行的任务。"]
+    said.clear()
+    await commands.handle("/team", app, said.append)  # issue 41: /cancel drops what /team left pending
+    await commands.handle("/cancel", app, said.append)
+    assert said[-1] == "↩️ 已取消待执行的多 Agent 协作，回到默认 ReAct。" and app.next_mode is None
+
+
+class Clearing(FakeApp):
+    cleared = 0
+
+    @property
+    def session(self):
+        return self
+
+    async def clear(self):
+        self.cleared += 1
+
+
+async def test_bare_clear_asks_first_and_slash_clear_does_not():
+    said, app = [], Clearing()
+    await commands.handle("clear", app, said.append, scripted_input("n"))
+    assert app.cleared == 0 and said == ["已取消，对话保持不变（清空请输入 /clear）。"]
+    await commands.handle("clear", app, said.append, scripted_input("y"))
+    await commands.handle("/clear", app, said.append, scripted_input())
+    await commands.handle("clear", app, said.append)  # -p clear: typed on purpose, nobody to ask
+    assert app.cleared == 3 and said[-1] == "🗑️ 当前对话历史已清空，长期记忆保持不变"
 
 
 async def test_a_failing_command_says_why_once_where_failures_go():
