@@ -27,7 +27,6 @@ from langgraph.types import interrupt
 
 from nodes.core.policy import decide_now, decision_context, recorded, submitted_text
 from nodes.core.state import AgentState, Deps, RunContext, run_context
-from tools.builtin.writing import change_preview
 from tools.policy import auto_review
 from tools.policy.approval import Unclear, approval_key, approval_request, covered, read_answer
 from tools.policy.decision import Allow, Ask, Decision, Deny, to_record
@@ -104,6 +103,8 @@ def make_gate_tools(deps: Deps):
             if isinstance(decision, Ask) and covered(decision, approved, granted):
                 decision = Allow(decision.args)  # "approve all" given earlier in this iteration
             elif isinstance(decision, Ask):
+                from tools.builtin.writing import change_preview  # its guards load with the first question
+
                 # the file is read and diffed off the event loop (a server refuses blocking calls on it)
                 change = await asyncio.to_thread(change_preview, decision.tool, decision.args,
                                                  Path(run_context(runtime).project_root))

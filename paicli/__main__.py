@@ -24,6 +24,7 @@ def parser() -> argparse.ArgumentParser:
         "'paicli db import|export' 把会话和记忆迁入或迁出 PAICLI_DATABASE_URL（见 'paicli db --help'）。",
     )
     p.add_argument("-h", "--help", action="help", help="显示本帮助并退出")  # argparse's own is English
+    p.add_argument("--version", action="version", version=f"paicli {_version()}", help="显示版本并退出")
     p.add_argument("-p", "--prompt", metavar="TEXT", help="不进入 REPL，运行一轮，打印回答后退出")
     from paicli.modes import DEFAULT_MODE, MODES  # standard library only
 
@@ -41,6 +42,16 @@ def parser() -> argparse.ArgumentParser:
                    help="与 -p 一起用：像 REPL 一样在 stderr 显示每条命令的输出和每次编辑的 diff")
     p.add_argument("--debug", action="store_true", help="意外错误时显示 traceback，并记录后台工作的日志")
     return p
+
+
+def _version() -> str:
+    """The installed distribution's version (issue 41: ``paicli --version``)."""
+    from importlib.metadata import PackageNotFoundError, version
+
+    try:
+        return version("paicli")
+    except PackageNotFoundError:  # a source tree that was never installed
+        return "unknown"
 
 
 def eval_parser() -> argparse.ArgumentParser:

@@ -233,6 +233,17 @@ class App:
         self._session_id = sid
         return sid
 
+    def new_session_line(self) -> str | None:
+        """Issue 41: the line saying ``--session ID`` names no session yet, so a new one starts."""
+        from paicli.comeback import NEW_SESSION, has_ledger
+
+        sid = self.args.session
+        if sid is None or self._session is not None:
+            return None
+        saver = self._database.saver if self._database else None
+        known = saver.has_session(sid) if saver is not None else has_ledger(self.settings.home / "history" / "raw", sid)
+        return None if known else NEW_SESSION.format(sid=sid)
+
     @property
     def session_id(self) -> str:
         return self._session.session_id if self._session is not None else self._session_id

@@ -34,6 +34,8 @@ def run_oneshot(args: Any) -> int:
         return 2
     app.warm_up()  # the imports start first: the sandbox probe's subprocess runs meanwhile
     _warn_unsandboxed(app)
+    if line := app.new_session_line():  # issue 41: --session naming no session starts one
+        write_line(line, sys.stderr)
     return asyncio.run(_run(app, args.mode, text))
 
 

@@ -52,6 +52,8 @@ def banner(app: App, console: Console) -> None:
     s = app.settings
     console.print(Text.assemble(("paicli", "bold"), visible(f" · {s.model} ({s.provider}) · {s.project_root}")))
     console.print(f"会话 {app.session_id}", style="dim", highlight=False)
+    if not getattr(app.args, "resume_run", False) and (line := app.new_session_line()):
+        console.print(visible(line), style="yellow", highlight=False)
     for line in sandbox_lines(s):  # issue 24: mechanism, writable roots, network, or why not
         console.print(visible(line), style="yellow" if line.startswith("⚠️") else "dim", highlight=False)
     console.print("输入任务开始工作；/help 查看命令，Ctrl-C 或 ESC 取消当前任务，连按两次 Ctrl-C 退出。", style="dim")

@@ -11,7 +11,7 @@ import time
 import pytest
 from rich.cells import cell_len
 
-from tests.support.openai_server import ByContent, Hang, Reply
+from tests.support.openai_server import ByContent, ErrorReply, Hang, Reply
 from tests.support.pty_terminal import PtyTerminal, ask
 
 pytestmark = pytest.mark.process  # the REPL on a pty
@@ -225,4 +225,28 @@ def test_item4_bare_clear_asks_before_emptying_the_conversation(open_repl, serve
     repl.expect("无法再用 /resume 找回")
     repl.type("y\r")
     repl.expect("🗑️ 当前对话历史已清空")
+    server.assert_consumed()
+
+
+@pytest.mark.parametrize("columns", COLUMNS)
+def test_item5_retries_show_their_wait_a_cut_answer_shows_once_and_the_last_error_says_what_to_do(
+        open_repl, server, columns):
+    partial = "这是一个很长的回答，分成好几段发送给你看看"
+    server.script = [ErrorReply(429, {"error": {"message": "rate limited"}}, {"retry-after": "1"}),
+                     Reply(partial, finish_reason=None, done=False), Reply(partial + "，现在完整了。"),
+                     *[ErrorReply(503, {"error": {"message": "overloaded"}}, {"retry-after-ms": "1"})] * 4]
+    repl = open_repl(columns)
+    ask(repl, "说点什么")
+    repl.expect("⟳ 第 1 次重试（429，等待 1 秒）")
+    repl.expect("现在完整了。")
+    repl.expect("📊 Token")
+    repl.settle()
+    screen = "\n".join(repl.screen())
+    assert "正在重试一次" in screen
+    assert screen.count(partial) == 1  # the cut answer was erased; the retried one is shown once
+    ask(repl, "再来")
+    for n in (1, 2, 3):
+        repl.expect(f"⟳ 第 {n} 次重试（503，等待 0.0 秒）")
+    repl.expect("❌ 调用 LLM 失败: HTTP 503: overloaded（模型服务内部出错，已重试 3 次；")
+    repl.expect("❯")
     server.assert_consumed()

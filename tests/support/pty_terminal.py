@@ -16,6 +16,7 @@ import subprocess
 import termios
 import time
 
+VS16 = "\ufe0f".encode()  # the emoji variation selector ("⚠️")
 _ANSI = re.compile(r"\x1b\[[0-9;?]*[ -/]*[@-~]|\x1b\][^\x07\x1b]*(?:\x07|\x1b\\)|\x1b[()][A-Za-z0-9]|\x1b[=>78]")
 
 
@@ -61,7 +62,7 @@ class PtyTerminal:
             except OSError:  # the child closed the terminal
                 return False
             self.raw += data
-            self._stream.feed(data)
+            self._stream.feed(data.replace(VS16, b""))  # pyte drops the rest of a line after one
             if self.answer_cpr:
                 for _ in range(data.count(b"\x1b[6n")):
                     cursor = self._screen.cursor
