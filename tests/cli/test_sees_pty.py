@@ -250,3 +250,19 @@ def test_item5_retries_show_their_wait_a_cut_answer_shows_once_and_the_last_erro
     repl.expect("❌ 调用 LLM 失败: HTTP 503: overloaded（模型服务内部出错，已重试 3 次；")
     repl.expect("❯")
     server.assert_consumed()
+
+
+@pytest.mark.parametrize("columns", COLUMNS)
+def test_item6_echo_task_into_paicli_on_a_terminal_answers_without_a_repl(project, paicli_env, server, columns):
+    server.script = [Reply("管道里的回答")]
+    env = paicli_env(server.base_url, TERM="xterm")
+    shell = PtyTerminal(["bash", "-c", f"echo 你好 | {sys.executable} -m paicli; echo exit=$?"], cwd=str(project),
+                        env=env, columns=columns)
+    try:
+        shell.expect("管道里的回答")
+        shell.expect("exit=0")
+        assert "❯" not in shell.text and "HITL default" not in shell.text  # no prompt, no status bar
+        fits(shell.screen(), columns)
+    finally:
+        shell.close()
+    server.assert_consumed()
