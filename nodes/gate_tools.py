@@ -28,7 +28,7 @@ from langgraph.types import interrupt
 from nodes.core.policy import decide_now, decision_context, recorded, submitted_text
 from nodes.core.state import AgentState, Deps, RunContext, run_context
 from tools.policy import auto_review
-from tools.policy.approval import Unclear, approval_key, approval_request, covered, read_answer
+from tools.policy.approval import APPROVED_ALL, Unclear, approval_key, approval_request, covered, read_answer
 from tools.policy.decision import Allow, Ask, Decision, Deny, to_record
 
 
@@ -101,7 +101,7 @@ def make_gate_tools(deps: Deps):
         for call in calls:
             decision = made[call["id"]]
             if isinstance(decision, Ask) and covered(decision, approved, granted):
-                decision = Allow(decision.args)  # "approve all" given earlier in this iteration
+                decision = Allow(decision.args, APPROVED_ALL)  # "approve all" given earlier in this iteration
             elif isinstance(decision, Ask):
                 from tools.builtin.writing import change_preview  # its guards load with the first question
 

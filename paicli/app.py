@@ -295,7 +295,7 @@ class App:
         budget = self.settings.budget.token_budget
         limit = f"{budget} (可用: {max(0, budget - inp - out)})" if budget else "不限"
         share = f" ({cached / inp:.0%})" if cached and inp else ""
-        return (f"Token 统计: 调用 {calls} 次 | 总输入: {inp} | 总输出: {out} | cached: {cached}{share} | "
+        return (f"Token 统计: 调用 {calls} 次 | 总输入: {inp} | 总输出: {out} | 缓存命中: {cached}{share} | "
                 f"平均输入: {inp / calls if calls else 0:.0f} | 预算: {limit}")
 
     def background_notices(self) -> list[str]:

@@ -58,6 +58,17 @@ def _shortened(args: Any) -> Any:
             else v for k, v in args.items()}
 
 
+def approved_all_line(request: dict[str, Any]) -> str:
+    """What "approve all" will do. A question with a notice (a protected path, leaving the
+    sandbox, revert_turn) is one "approve all" never covers: such calls still ask (issue 41)."""
+    tool = str(request.get("tool") or "")
+    server = server_of(tool)
+    later = f"后续 MCP server {server} 的工具" if server else f"后续 {tool} 操作"
+    if request.get("notice"):
+        return f"  已批准本次；{later}中的普通调用将自动通过，像这次这样需要提示的操作仍会每次询问"
+    return f"  已批准，{later}将自动通过"
+
+
 async def ask_approval(request: dict[str, Any], read_line: ReadLine, say: Callable[[str], None]) -> dict[str, Any]:
     for line in describe(request):
         say(line)
@@ -73,9 +84,7 @@ async def ask_approval(request: dict[str, Any], read_line: ReadLine, say: Callab
             say("  已批准")
             return {"decision": "approve"}
         if choice == "a":
-            server = server_of(str(request.get("tool") or ""))
-            say(f"  已批准，后续 MCP server {server} 的工具将自动通过" if server else
-                f"  已批准，后续 {request.get('tool')} 操作将自动通过")
+            say(approved_all_line(request))
             return {"decision": "approve_all"}
         if choice == "n":
             reason = await read_line("  拒绝原因（可直接回车跳过）：")

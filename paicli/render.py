@@ -177,7 +177,7 @@ class Renderer:
         call = self._calls.pop(message.tool_call_id, None) or {}
         name = call.get("name") or message.name
         if name == "execute_command":
-            lines = command_preview(unwrap(str(message.content)))
+            lines = command_preview(unwrap(str(message.content)), getattr(message, "artifact", None))
         elif message.status == "error":
             return []  # nothing was changed
         else:

@@ -144,11 +144,11 @@ async def _dispatch(text: str, app: App, say: Output, read_line: ReadLine | None
         app.next_mode = mode
         say(MODE_COMMANDS[word].next_input)
     elif word == "/continue":
-        mode = await app.session.unfinished_mode()
-        if mode is None:
-            say("当前会话没有未完成的运行。")
-        else:
-            return CommandResult(run=(mode, None))
+        from paicli.commands.continuing import continue_run
+
+        run = await continue_run(app, say, read_line)
+        if run is not None:
+            return CommandResult(run=run)
     elif word in ("/snapshot", "/restore"):
         from paicli.commands import snapshot as snapshot_commands
 

@@ -266,3 +266,55 @@ def test_item6_echo_task_into_paicli_on_a_terminal_answers_without_a_repl(projec
     finally:
         shell.close()
     server.assert_consumed()
+
+
+@pytest.mark.parametrize("columns", COLUMNS)
+def test_item7_offloaded_output_says_where_it_is_and_memory_times_read_as_snapshots(open_repl, server, project,
+                                                                                     columns):
+    server.script = [Reply("", tool_calls=[call("execute_command", {"command": "seq 300000"})]), Reply("数完了")]
+    repl = open_repl(columns, "--yes")
+    ask(repl, "数到三十万")
+    repl.expect("数完了")
+    seen = repl.text
+    assert "⎿ exit code 0 · 输出 300000 行，前 299995 行未显示（完整输出已保存到 .paicli/tool-outputs/" in seen
+    assert "│ 300000" in seen
+    saved = seen.split("完整输出已保存到 ", 1)[1].split("）", 1)[0]
+    assert (project / saved).read_text(encoding="utf-8").splitlines()[-1] == "300000"
+    ask(repl, "/save 数据库端口是 5432")
+    repl.expect("已保存到长期记忆")
+    ask(repl, "/memory list")
+    line = repl.expect("数据库端口是 5432\n")
+    assert "写入 " in line and "Z ·" not in line and "T0" not in line  # local, to the second, as /snapshot's
+    ask(repl, "/memory")
+    status = repl.expect("当前项目作用域")
+    assert "MCP 资源索引: 关闭" in status and "window:" not in status and "cached:" not in status
+    server.assert_consumed()
+
+
+@pytest.mark.parametrize("columns", COLUMNS)
+def test_item7_continue_offers_the_run_the_banner_named(open_repl, server, project, columns):
+    routes = ByContent({"当前任务：收尾": [Hang(30, Reply("太晚了")), Reply("收尾好")],
+                        PLANNING: [plan_reply(("a", "收尾", []))]})
+    server.script = routes.script()
+    first = open_repl(columns)
+    ask(first, "/plan 收尾")
+    first.expect("操作/补充>")
+    first.type("\r")
+    deadline = time.monotonic() + 30
+    while "当前任务：收尾" not in dict(routes.arrivals):
+        assert time.monotonic() < deadline
+        time.sleep(0.05)
+    first.proc.send_signal(signal.SIGINT)
+    first.expect("运行未完成")
+    ask(first, "/exit")
+    first.expect("会话已保存")
+    assert first.proc.wait(timeout=30) == 0
+    second = open_repl(columns)  # a new session: the banner names the other one's run
+    second.expect("有未完成的 plan")
+    ask(second, "/continue")
+    second.expect("其他输入取消：")
+    second.type("y\r")
+    second.expect("✅ 已切换到会话 ")
+    second.expect("收尾好")
+    second.expect("计划执行完成")
+    assert routes.left() == {}
