@@ -89,3 +89,4 @@ def attach_mcp(deps: Deps, servers: Any) -> None:
 
     servers.on_change = swap
     swap(servers.specs())
+    deps.notices = servers.unreported  # issue 41: a server that failed says so in the run

@@ -179,6 +179,8 @@ def make_call_model(caller: ModelCaller, compaction: Any):
             return await finalize(caller, messages, ctx, reason, extra)
         writer = get_stream_writer()
         notify: Notify = lambda text: writer({"notice": text})  # noqa: E731
+        for line in await caller.deps.notices(ctx.session_id) if caller.deps.notices is not None else ():
+            notify(line)  # e.g. an MCP server that failed: its tools are missing from this call
         retrying: Notify = lambda text: writer({"notice": text, "discard_stream": True, "waiting": True})  # noqa: E731
         try:
             return {"messages": [await caller.invoke(messages, ctx, extra, tools, notify, retrying)]}

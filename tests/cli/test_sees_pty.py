@@ -7,6 +7,7 @@ import json
 import signal
 import sys
 import time
+from pathlib import Path
 
 import pytest
 from rich.cells import cell_len
@@ -318,3 +319,32 @@ def test_item7_continue_offers_the_run_the_banner_named(open_repl, server, proje
     second.expect("收尾好")
     second.expect("计划执行完成")
     assert routes.left() == {}
+
+
+MCP_SERVER = str(Path(__file__).resolve().parents[1] / "support" / "mcp_server.py")
+
+
+@pytest.mark.parametrize("columns", COLUMNS)
+def test_item8_a_failed_server_is_told_and_a_timed_out_one_fails_fast_until_restart(open_repl, server, paicli_home,
+                                                                                     columns):
+    servers = {"demo": {"command": sys.executable, "args": [MCP_SERVER]}, "ghost": {"command": "no-such-mcp-server-h41"}}
+    (paicli_home / "mcp.json").write_text(json.dumps({"mcpServers": servers}), encoding="utf-8")
+    server.script = [Reply("", tool_calls=[call("mcp__demo__slow", {"seconds": 30})]),
+                     Reply("", tool_calls=[call("mcp__demo__echo", {"text": "再试"})]), Reply("它没有响应"),
+                     Reply("", tool_calls=[call("mcp__demo__echo", {"text": "回来了吗"})]), Reply("回来了")]
+    repl = open_repl(columns, "--yes", PAICLI_MCP_TOOL_TIMEOUT_SECONDS="1", PAICLI_MCP_STARTUP_WAIT_SECONDS="60")
+    ask(repl, "调用 demo")
+    repl.expect("⚠️ MCP server ghost 启动失败或已断开")
+    repl.expect("→ MCP 工具调用失败: demo.slow 超过 1 秒未返回")
+    started = time.monotonic()
+    repl.expect("→ MCP 工具调用失败: server demo 当前不可用（unhealthy")
+    assert time.monotonic() - started < 5  # at once, not another timeout
+    repl.expect("它没有响应")
+    ask(repl, "/mcp")
+    repl.expect("无响应")
+    ask(repl, "/mcp restart demo")
+    repl.expect("正在启动")
+    ask(repl, "再调用一次")
+    repl.expect("\n回来了\n")  # the answer (the call's own line says 回来了吗)
+    assert "echo: 回来了吗" in str(server.requests[-1]["messages"])
+    server.assert_consumed()
