@@ -26,7 +26,8 @@ HINT = "   Enter 执行 · Ctrl+O 展开完整描述 · ESC 取消 · 输入补�
 EXPANDED = "👆 已展开完整计划。"
 DESCRIPTION_CELLS = 60  # the table's description column at most; Ctrl+O shows them whole
 MIN_DESCRIPTION_CELLS = 16  # on a narrow terminal, still this much
-WIDTHS = (6, 11, 15, 20)  # cells of the wave (批次), id, type and dependencies columns
+WIDTHS = (6, 11, 15, 20)  # at most, cells of the wave (批次), id, type and dependencies columns
+HEADERS = ("批次", "任务", "类型", "依赖")
 INDENT = "   "
 TITLE_CELLS = 80
 
@@ -59,14 +60,16 @@ def table(request: dict[str, Any], limit: int | None = DESCRIPTION_CELLS, width:
     counts = f"（{len(tasks)} 个任务，{waves} 个批次）"
     room = TITLE_CELLS if width is None else max(MIN_DESCRIPTION_CELLS, width - 1 - cell_len("📝 计划已生成：" + counts))
     title = _cut(request.get("summary") or request.get("goal") or "", min(room, TITLE_CELLS))
-    lines = [f"📝 计划已生成：{title}{counts}",
-             INDENT + "".join(_pad(h, w) for h, w in zip(("批次", "任务", "类型", "依赖"), WIDTHS)) + "描述"]
+    rows = [(str(t.get("batch") or "?"), str(t.get("id")), str(t.get("type")),
+             ", ".join(str(d) for d in t.get("dependencies") or []) or "无") for t in tasks]
+    # each column as wide as its widest cell and two, at most WIDTHS: the description gets the rest
+    widths = [min(most, 2 + max(cell_len(h), *(cell_len(" ".join(r[i].split())) for r in rows)) if rows else most)
+              for i, (h, most) in enumerate(zip(HEADERS, WIDTHS))]
+    lines = [f"📝 计划已生成：{title}{counts}", INDENT + "".join(_pad(h, w) for h, w in zip(HEADERS, widths)) + "描述"]
     if limit is not None and width is not None:
-        limit = max(MIN_DESCRIPTION_CELLS, min(limit, width - 1 - cell_len(INDENT) - sum(WIDTHS)))
-    for t in tasks:
-        deps = ", ".join(str(d) for d in t.get("dependencies") or []) or "无"
-        cells = (str(t.get("batch") or "?"), str(t.get("id")), str(t.get("type")), deps)
-        lines.append(INDENT + "".join(_pad(c, w) for c, w in zip(cells, WIDTHS)) + _cut(t.get("description") or "", limit))
+        limit = max(MIN_DESCRIPTION_CELLS, min(limit, width - 1 - cell_len(INDENT) - sum(widths)))
+    for t, row in zip(tasks, rows):
+        lines.append(INDENT + "".join(_pad(c, w) for c, w in zip(row, widths)) + _cut(t.get("description") or "", limit))
     return lines
 
 
