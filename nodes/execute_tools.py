@@ -33,6 +33,7 @@ from nodes.guards.cutoff import NAMELESS, invalid_json_error, refusal
 from nodes.guards.turn import RUNAWAY_NOTICE, current_turn, runaway_reminder
 from tools.base import ToolContext, ToolText
 from tools.boundary import mask_secrets, wrap
+from tools.diffs import summary as change_summary
 from tools.policy.audit import is_audited
 from tools.policy.decision import Allow, Ask, Deny
 from tools.policy.external_context import add_source, external_source
@@ -163,6 +164,17 @@ def audit_row(call: dict[str, Any], decision: Allow | Deny, verdict: str, reason
     return call["name"], ran, verdict, reason, decision.approver, ms, extra or None
 
 
+def audit_metadata(outcome: CallResult) -> dict[str, Any] | None:
+    """How a command ran (issue 24: sandboxed, network or outside) and what a write changed
+    (issue 41: lines, sizes and hashes, ``tools.diffs``)."""
+    artifact, metadata = outcome.artifact or {}, {}
+    if artifact.get("sandbox"):
+        metadata["sandbox"] = artifact["sandbox"]
+    if isinstance(artifact.get("change"), dict):
+        metadata["change"] = change_summary(artifact["change"])
+    return metadata or None
+
+
 async def audit(deps: Deps, steps: list[tuple[dict[str, Any], Allow | Deny]], outcomes: list[CallResult]) -> None:
     """reference (v.7): one line per risky call, allowed, denied or failed; failed is the
     status of the call's ToolMessage, so the log and the model agree."""
@@ -174,9 +186,8 @@ async def audit(deps: Deps, steps: list[tuple[dict[str, Any], Allow | Deny]], ou
             continue
         verdict = "deny" if isinstance(decision, Deny) else "allow" if outcome.ok else "error"
         reason = getattr(decision, "reason", "") or (outcome.text[:200] if verdict != "allow" else "")
-        how = (outcome.artifact or {}).get("sandbox")  # issue 24: sandboxed, network or outside
-        extra = {"sandbox": how} if how else browser_metadata(deps, call["name"])
-        rows.append(audit_row(call, decision, verdict, reason, int(outcome.seconds * 1000), extra))
+        rows.append(audit_row(call, decision, verdict, reason, int(outcome.seconds * 1000),
+                              audit_metadata(outcome) or browser_metadata(deps, call["name"])))
     if rows:
         await asyncio.to_thread(lambda: [deps.audit.write(*row) for row in rows])
 

@@ -15,7 +15,9 @@ person (v.1).
 
 from __future__ import annotations
 
+import asyncio
 from dataclasses import replace
+from pathlib import Path
 from typing import Any
 
 from langchain_core.messages import AIMessage
@@ -26,7 +28,7 @@ from langgraph.types import interrupt
 from nodes.core.policy import decide_now, decision_context, recorded, submitted_text
 from nodes.core.state import AgentState, Deps, RunContext, run_context
 from tools.policy import auto_review
-from tools.policy.approval import Unclear, approval_key, approval_request, covered, read_answer
+from tools.policy.approval import APPROVED_ALL, Unclear, approval_key, approval_request, covered, read_answer
 from tools.policy.decision import Allow, Ask, Decision, Deny, to_record
 
 
@@ -45,11 +47,14 @@ def _settled(decision: Decision | None) -> bool:
     return decision is not None and not isinstance(decision, Ask)
 
 
-def ask_user(ask: Ask, call_id: str) -> tuple[Decision, bool]:
+def ask_user(ask: Ask, call_id: str, change: dict[str, Any] | None = None) -> tuple[Decision, bool]:
     """One question, asked again (with what was wrong) until the answer is understood: under
     Studio a mistyped resume value must neither reject nor approve. Each repeat is one more
-    ``interrupt`` of this node, replayed in order on the next resume like the others."""
+    ``interrupt`` of this node, replayed in order on the next resume like the others. A write
+    or an edit carries the change it would make (``change``, issue 41)."""
     request = approval_request(ask, call_id)
+    if change is not None:
+        request["change"] = change
     while True:
         decision, approve_all = read_answer(interrupt(request), ask)
         if not isinstance(decision, Unclear):
@@ -96,9 +101,14 @@ def make_gate_tools(deps: Deps):
         for call in calls:
             decision = made[call["id"]]
             if isinstance(decision, Ask) and covered(decision, approved, granted):
-                decision = Allow(decision.args)  # "approve all" given earlier in this iteration
+                decision = Allow(decision.args, APPROVED_ALL)  # "approve all" given earlier in this iteration
             elif isinstance(decision, Ask):
-                decision, approve_all = ask_user(decision, call["id"])
+                from tools.builtin.writing import change_preview  # its guards load with the first question
+
+                # the file is read and diffed off the event loop (a server refuses blocking calls on it)
+                change = await asyncio.to_thread(change_preview, decision.tool, decision.args,
+                                                 Path(run_context(runtime).project_root))
+                decision, approve_all = ask_user(decision, call["id"], change)
                 if approve_all:
                     approved.add(approval_key(call["name"], call["args"], granted))
             decisions[call["id"]] = to_record(decision)

@@ -24,6 +24,7 @@ def parser() -> argparse.ArgumentParser:
         "'paicli db import|export' 把会话和记忆迁入或迁出 PAICLI_DATABASE_URL（见 'paicli db --help'）。",
     )
     p.add_argument("-h", "--help", action="help", help="显示本帮助并退出")  # argparse's own is English
+    p.add_argument("--version", action="version", version=f"paicli {_version()}", help="显示版本并退出")
     p.add_argument("-p", "--prompt", metavar="TEXT", help="不进入 REPL，运行一轮，打印回答后退出")
     from paicli.modes import DEFAULT_MODE, MODES  # standard library only
 
@@ -41,6 +42,16 @@ def parser() -> argparse.ArgumentParser:
                    help="与 -p 一起用：像 REPL 一样在 stderr 显示每条命令的输出、每次编辑的 diff 和模型的思考过程")
     p.add_argument("--debug", action="store_true", help="意外错误时显示 traceback，并记录后台工作的日志")
     return p
+
+
+def _version() -> str:
+    """The installed distribution's version (issue 41: ``paicli --version``)."""
+    from importlib.metadata import PackageNotFoundError, version
+
+    try:
+        return version("paicli")
+    except PackageNotFoundError:  # a source tree that was never installed
+        return "unknown"
 
 
 def eval_parser() -> argparse.ArgumentParser:
@@ -110,23 +121,22 @@ def main(argv: list[str] | None = None) -> int:
         from paicli.oneshot import run_oneshot
 
         return run_guarded(lambda: run_oneshot(args), debug=args.debug, log_dir=_log_dir())
-    if _stdin_is_a_file():  # prompt_toolkit cannot poll a file: it would read nothing and exit 0
-        print("paicli: 标准输入是文件，REPL 读不到它；运行一轮请用 paicli -p \"$(cat 文件)\"，"
-              "交互使用请在终端中启动 paicli", file=sys.stderr)
+    if not _is_terminal(sys.stdin):  # issue 41: `echo task | paicli` runs the input as -p would
+        from paicli.oneshot import run_piped
+
+        return run_guarded(lambda: run_piped(args), debug=args.debug, log_dir=_log_dir())
+    if not _is_terminal(sys.stdout):  # the REPL would draw its prompt and status bar into the pipe
+        print("paicli: 标准输出不是终端，REPL 无法在这里显示；运行一轮请用 paicli -p \"任务\"", file=sys.stderr)
         return 2
     from paicli.repl import run_repl
 
     return run_guarded(lambda: run_repl(args), debug=args.debug, log_dir=_log_dir())
 
 
-def _stdin_is_a_file() -> bool:
-    """True when stdin is a regular file (`paicli < notes.txt`), which the REPL cannot read."""
-    import os
-    import stat
-
+def _is_terminal(stream) -> bool:
     try:
-        return stat.S_ISREG(os.fstat(sys.stdin.fileno()).st_mode)
-    except (AttributeError, OSError, ValueError):
+        return bool(stream) and stream.isatty()
+    except (AttributeError, ValueError):  # closed, or no stream at all
         return False
 
 

@@ -253,6 +253,17 @@ class App:
         self._session_id = sid
         return sid
 
+    def new_session_line(self) -> str | None:
+        """Issue 41: the line saying ``--session ID`` names no session yet, so a new one starts."""
+        from paicli.comeback import NEW_SESSION, has_ledger
+
+        sid = self.args.session
+        if sid is None or self._session is not None:
+            return None
+        saver = self._database.saver if self._database else None
+        known = saver.has_session(sid) if saver is not None else has_ledger(self.settings.home / "history" / "raw", sid)
+        return None if known else NEW_SESSION.format(sid=sid)
+
     @property
     def session_id(self) -> str:
         return self._session.session_id if self._session is not None else self._session_id
@@ -329,7 +340,7 @@ class App:
         budget = self.settings.budget.token_budget
         limit = f"{budget} (可用: {max(0, budget - inp - out)})" if budget else "不限"
         share = f" ({cached / inp:.0%})" if cached and inp else ""
-        return (f"Token 统计: 调用 {calls} 次 | 总输入: {inp} | 总输出: {out} | cached: {cached}{share} | "
+        return (f"Token 统计: 调用 {calls} 次 | 总输入: {inp} | 总输出: {out} | 缓存命中: {cached}{share} | "
                 f"平均输入: {inp / calls if calls else 0:.0f} | 预算: {limit}")
 
     def background_notices(self) -> list[str]:

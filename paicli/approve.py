@@ -23,8 +23,13 @@ def high_risk(request: dict[str, Any]) -> bool:
     return str(request.get("danger") or "").startswith("🔴")
 
 
+QUESTION_DIFF_LINES = 30  # the change a write would make, in its question (issue 41)
+SHOWN_ARG_CHARS = 200  # a long argument, when the change below shows it anyway
+
+
 def describe(request: dict[str, Any]) -> list[str]:
-    args = json.dumps(request.get("args"), ensure_ascii=False, indent=2)
+    change = request.get("change") if isinstance(request.get("change"), dict) else None
+    args = json.dumps(_shortened(request.get("args")) if change else request.get("args"), ensure_ascii=False, indent=2)
     return [
         "",
         "────────── ⚠️  HITL 审批请求 ──────────",
@@ -33,8 +38,35 @@ def describe(request: dict[str, Any]) -> list[str]:
         f"风险: {request.get('risk')}",
         "参数:",
         *("  " + line for line in args.splitlines()),
+        *(_change(change) if change else []),
         HIGH_RISK_MENU if high_risk(request) else MENU,
     ]
+
+
+def _change(change: dict[str, Any]) -> list[str]:
+    """What the write would change, against the file as it is now."""
+    from paicli.previews import change_lines
+
+    head = "将新建文件:" if change.get("new_file") else "将改动（与现有文件比较）:"
+    return [head, *change_lines(change, QUESTION_DIFF_LINES, indent="  ")]
+
+
+def _shortened(args: Any) -> Any:
+    if not isinstance(args, dict):
+        return args
+    return {k: v[:SHOWN_ARG_CHARS] + f"…（共 {len(v)} 字符，改动见下）" if isinstance(v, str) and len(v) > SHOWN_ARG_CHARS
+            else v for k, v in args.items()}
+
+
+def approved_all_line(request: dict[str, Any]) -> str:
+    """What "approve all" will do. A question with a notice (a protected path, leaving the
+    sandbox, revert_turn) is one "approve all" never covers: such calls still ask (issue 41)."""
+    tool = str(request.get("tool") or "")
+    server = server_of(tool)
+    later = f"后续 MCP server {server} 的工具" if server else f"后续 {tool} 操作"
+    if request.get("notice"):
+        return f"  已批准本次；{later}中的普通调用将自动通过，像这次这样需要提示的操作仍会每次询问"
+    return f"  已批准，{later}将自动通过"
 
 
 async def ask_approval(request: dict[str, Any], read_line: ReadLine, say: Callable[[str], None]) -> dict[str, Any]:
@@ -52,9 +84,7 @@ async def ask_approval(request: dict[str, Any], read_line: ReadLine, say: Callab
             say("  已批准")
             return {"decision": "approve"}
         if choice == "a":
-            server = server_of(str(request.get("tool") or ""))
-            say(f"  已批准，后续 MCP server {server} 的工具将自动通过" if server else
-                f"  已批准，后续 {request.get('tool')} 操作将自动通过")
+            say(approved_all_line(request))
             return {"decision": "approve_all"}
         if choice == "n":
             reason = await read_line("  拒绝原因（可直接回车跳过）：")

@@ -24,6 +24,7 @@ STARTUP = "⏸️ 这个项目最近的会话 {sid} 有未完成的 {mode} 运�
 NO_SESSION = "这个项目还没有会话可以继续：用 paicli --session <id> --continue 指定一个会话"
 NAMED = "⏸️ 会话 {sid} 有未完成的 {mode} 运行，输入 /continue 继续执行。"
 UNKNOWN_SESSION = "未找到会话 {sid}：/resume 或 paicli -p /resume 列出已有的会话"
+NEW_SESSION = "🆕 没有找到会话 {sid}，将以这个 id 新建会话（已有的会话可用 /resume 列出）"
 
 
 def _index(home: Path) -> Path:

@@ -14,7 +14,8 @@ Cached input tokens are read in every provider's spelling, and Kimi's streamed u
 ``choices[0].usage`` is read too, counted once (``paicli.cache_usage``).
 
 Retries: the openai client retries 408/409/429/5xx and connection errors with exponential
-backoff, honouring ``Retry-After``; 400 and 401 are never retried. We only set the count.
+backoff, honouring ``Retry-After``; 400 and 401 are never retried. We set the count, and its
+clients say each retry as it waits (``paicli.retries``, issue 41).
 
 TLS: every client of the process shares one context, made as the openai SDK makes its own
 (``_tls_context``). Left to itself the SDK loads the CA bundle for each model's sync and async
@@ -164,7 +165,9 @@ def make_chat_model(settings: Settings, model: str | None = None, **overrides: A
     # The SDK's own clients and defaults, with the process's one TLS context.
     options.setdefault("http_client", openai.DefaultHttpxClient(verify=_tls_context()))
     options.setdefault("http_async_client", openai.DefaultAsyncHttpxClient(verify=_tls_context()))
-    return ReasoningChatModel(**options)
+    from paicli.retries import clients
+
+    return ReasoningChatModel(**options, **clients(options))
 
 
 @functools.cache

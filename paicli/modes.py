@@ -34,6 +34,7 @@ class ModeSpec:
     # Its slash command ``/<name> [任务]``; None: none (ReAct, the default, has no command).
     command_help: str | None = None
     next_input: str = ""  # reference s.1 item 8: ``/<name>`` without a task
+    dropped: str = ""  # reference s.1 item 8: ESC (or /cancel) at the next prompt drops it
     banner: str = ""  # reference s.1 item 5: what a run prints when it starts
     cancelled: str = ""  # reference s.7: what Ctrl-C prints
     studio_options: tuple[tuple[str, Any], ...] = ()  # extra builder arguments for the Studio graph
@@ -78,12 +79,14 @@ MODES: tuple[ModeSpec, ...] = (
              summary="plan：先为任务制定计划，再执行各步骤（REPL 中有计划审查）",
              command_help="用 Plan-and-Execute 模式执行任务；不带任务时下一条输入使用该模式",
              next_input="📋 下一条任务将使用 Plan-and-Execute 模式，输入任务前按 ESC 可取消，执行完成后自动回到默认 ReAct。",
+             dropped="↩️ 已取消待执行的 Plan-and-Execute，回到默认 ReAct。",
              banner="📋 使用 Plan-and-Execute 模式", cancelled="⏹️ 已取消当前计划执行。"),
     ModeSpec(name="team", graph="graphs.team:build_team", actor="orchestrator",
              summary="team：规划者、执行者和检查者分工完成任务",
              command_help="用多 Agent 协作模式（规划者 + 执行者 + 检查者）执行任务；不带任务时下一条输入使用该模式",
              next_input="👥 下一条任务将使用多 Agent 协作模式（规划者 + 执行者 + 检查者），输入任务前按 ESC 可取消，"
              "执行完成后自动回到默认 ReAct。",
+             dropped="↩️ 已取消待执行的多 Agent 协作，回到默认 ReAct。",
              banner="👥 使用多 Agent 协作模式", cancelled="⏹️ 已取消当前多 Agent 任务。"),
 )
 MODE_SPECS: dict[str, ModeSpec] = {spec.name: spec for spec in MODES}

@@ -39,7 +39,30 @@ def run_oneshot(args: Any) -> int:
     note = window_notice(app.settings)  # issue 39: an unknown model's window, said once (the REPL: in its banner)
     if note is not None and getattr(args, "verbose", False):
         write_line(note, sys.stderr)
+    if line := app.new_session_line():  # issue 41: --session naming no session starts one
+        write_line(line, sys.stderr)
     return asyncio.run(_run(app, args.mode, text))
+
+
+PIPED_EMPTY = "paicli: 标准输入没有内容；运行一轮请用 echo \"任务\" | paicli 或 paicli -p \"任务\"，交互使用请在终端中启动 paicli"
+PIPED_COMMANDS = ("paicli: 标准输入以斜杠命令开头且有多行；每次只运行一条命令或一个任务："
+                  "paicli -p \"/命令\"，或在终端中启动 paicli 逐条输入")
+
+
+def run_piped(args: Any) -> int:
+    """stdin is no terminal (``echo task | paicli``, ``paicli < task.txt``): its whole text is the
+    ``-p`` text, with ``-p``'s output and exit codes (issue 41); no REPL is drawn into a pipe.
+    Nothing to read, or several lines starting with a slash command (a script of commands is not
+    one task), is refused with one line, exit 2."""
+    text = sys.stdin.buffer.read().decode("utf-8", errors="replace") if hasattr(sys.stdin, "buffer") else sys.stdin.read()
+    if not text.strip():
+        print(PIPED_EMPTY, file=sys.stderr)
+        return 2
+    if commands.is_command(text.strip().splitlines()[0]) and len(text.strip().splitlines()) > 1:
+        print(PIPED_COMMANDS, file=sys.stderr)
+        return 2
+    args.prompt = text
+    return run_oneshot(args)
 
 
 def run_continue(args: Any) -> int:

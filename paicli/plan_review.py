@@ -24,36 +24,59 @@ VIEW = "/view"
 KEYS = {"c-o": VIEW, "escape": "cancel"}  # prompt_toolkit key names; Enter is an empty line
 HINT = "   Enter 执行 · Ctrl+O 展开完整描述 · ESC 取消 · 输入补充要求后按 Enter 重新规划"
 EXPANDED = "👆 已展开完整计划。"
-DESCRIPTION_CHARS = 60  # the table's description column; Ctrl+O shows them whole
-WIDTHS = (6, 11, 15, 20)  # cells of the wave (批次), id, type and dependencies columns
+DESCRIPTION_CELLS = 60  # the table's description column at most; Ctrl+O shows them whole
+MIN_DESCRIPTION_CELLS = 16  # on a narrow terminal, still this much
+WIDTHS = (6, 11, 15, 20)  # at most, cells of the wave (批次), id, type and dependencies columns
+HEADERS = ("批次", "任务", "类型", "依赖")
+INDENT = "   "
+TITLE_CELLS = 80
 
 
 def _pad(text: str, cells: int) -> str:
-    """Left-aligned in ``cells`` terminal cells (a Chinese character takes two)."""
-    return text + " " * max(1, cells - cell_len(text))
+    """Left-aligned in ``cells`` terminal cells (a Chinese character takes two), cut to fit."""
+    text = _cut(text, cells - 1)
+    return text + " " * (cells - cell_len(text))
 
 
 def _cut(text: str, limit: int | None) -> str:
+    """On one line, at most ``limit`` terminal cells, ``…`` included (issue 41: cells, not characters)."""
     flat = " ".join(str(text).split())
-    return flat if limit is None or len(flat) <= limit else flat[:limit] + "…"
+    if limit is None or cell_len(flat) <= limit:
+        return flat
+    out, used = [], 0
+    for char in flat:
+        if used + cell_len(char) > limit - 1:
+            break
+        out.append(char)
+        used += cell_len(char)
+    return "".join(out) + "…"
 
 
-def table(request: dict[str, Any], limit: int | None = DESCRIPTION_CHARS) -> list[str]:
+def table(request: dict[str, Any], limit: int | None = DESCRIPTION_CELLS, width: int | None = None) -> list[str]:
+    """The plan as rows; ``limit`` cells of each description (None: whole), and no row wider
+    than ``width`` cells (the terminal's, when known)."""
     tasks = [t for t in request.get("tasks") or [] if isinstance(t, dict)]
     waves = max((t.get("batch") or 0 for t in tasks), default=0)
-    title = _cut(request.get("summary") or request.get("goal") or "", 80)
-    lines = [f"📝 计划已生成：{title}（{len(tasks)} 个任务，{waves} 个批次）",
-             "   " + "".join(_pad(h, w) for h, w in zip(("批次", "任务", "类型", "依赖"), WIDTHS)) + "描述"]
-    for t in tasks:
-        deps = ", ".join(str(d) for d in t.get("dependencies") or []) or "无"
-        cells = (str(t.get("batch") or "?"), str(t.get("id")), str(t.get("type")), deps)
-        lines.append("   " + "".join(_pad(c, w) for c, w in zip(cells, WIDTHS)) + _cut(t.get("description") or "", limit))
+    counts = f"（{len(tasks)} 个任务，{waves} 个批次）"
+    room = TITLE_CELLS if width is None else max(MIN_DESCRIPTION_CELLS, width - 1 - cell_len("📝 计划已生成：" + counts))
+    title = _cut(request.get("summary") or request.get("goal") or "", min(room, TITLE_CELLS))
+    rows = [(str(t.get("batch") or "?"), str(t.get("id")), str(t.get("type")),
+             ", ".join(str(d) for d in t.get("dependencies") or []) or "无") for t in tasks]
+    # each column as wide as its widest cell and two, at most WIDTHS: the description gets the rest
+    widths = [min(most, 2 + max(cell_len(h), *(cell_len(" ".join(r[i].split())) for r in rows)) if rows else most)
+              for i, (h, most) in enumerate(zip(HEADERS, WIDTHS))]
+    lines = [f"📝 计划已生成：{title}{counts}", INDENT + "".join(_pad(h, w) for h, w in zip(HEADERS, widths)) + "描述"]
+    if limit is not None and width is not None:
+        limit = max(MIN_DESCRIPTION_CELLS, min(limit, width - 1 - cell_len(INDENT) - sum(widths)))
+    for t, row in zip(tasks, rows):
+        lines.append(INDENT + "".join(_pad(c, w) for c, w in zip(row, widths)) + _cut(t.get("description") or "", limit))
     return lines
 
 
 async def ask_plan_review(request: dict[str, Any], read_line: Callable[[str], Awaitable[str | None]] | None,
-                     say: Callable[[str], None]) -> str:
-    for line in [*table(request), HINT]:
+                     say: Callable[[str], None], width: int | None = None) -> str:
+    """``width``: the terminal's columns, so no row of the table wraps."""
+    for line in [*table(request, width=width), HINT]:
         say(line)
     while True:
         raw = await read_line(PROMPT) if read_line is not None else None

@@ -19,20 +19,48 @@ def _cut(line: str) -> str:
     return line if len(line) <= LINE_CHARS else line[:LINE_CHARS] + "…"
 
 
-def command_preview(result: str) -> list[str]:
-    """``execute_command``'s result: the exit code, then the last lines of what it printed."""
+def command_preview(result: str, artifact: Any = None) -> list[str]:
+    """``execute_command``'s result: the exit code, then the last lines of what it printed. With
+    the tool's record of its output (``artifact["output"]``, issue 41) the count is the command's
+    own and the line says where the whole output was saved, even when the model saw a preview."""
     first, _, output = result.partition("\n")
     match = _EXIT.match(first.strip())
     if match is None:
         return []
-    lines = output.rstrip("\n").splitlines()
-    shown = [f"    │ {_cut(line)}" for line in lines[-LAST_LINES:]]
-    left = f"，前 {len(lines) - LAST_LINES} 行未显示" if len(lines) > LAST_LINES else ""
-    return [f"    ⎿ exit code {match.group(1)} · 输出 {len(lines)} 行{left}", *shown]
+    printed = artifact.get("output") if isinstance(artifact, dict) else None
+    if isinstance(printed, dict):
+        count, last = int(printed.get("lines") or 0), list(printed.get("tail") or [])[-LAST_LINES:]
+    else:
+        lines = output.rstrip("\n").splitlines()
+        count, last = len(lines), lines[-LAST_LINES:]
+    left = f"，前 {count - len(last)} 行未显示" if count > len(last) else ""
+    saved = _saved(printed) if isinstance(printed, dict) else ""
+    return [f"    ⎿ exit code {match.group(1)} · 输出 {count} 行{left}{saved}", *(f"    │ {_cut(line)}" for line in last)]
 
 
-def edit_preview(name: str, args: Any) -> list[str]:
-    """``edit_file``'s replacement or ``write_file``'s content as a compact diff."""
+def _saved(printed: dict[str, Any]) -> str:
+    if not printed.get("file"):
+        return f"（超过 {printed['kept']} 字符的部分未保存）" if printed.get("kept") else ""
+    if printed.get("kept"):
+        return f"（前 {printed['kept']} 字符已保存到 {printed['file']}，其余未保存）"
+    return f"（完整输出已保存到 {printed['file']}）"
+
+
+def change_lines(record: dict[str, Any], limit: int, indent: str = "    ") -> list[str]:
+    """A change (``tools.diffs``): its summary line, then at most ``limit`` diff lines and the
+    count of those left out."""
+    from tools.diffs import shown, summary
+
+    body, left = shown(record, limit)
+    lines = [f"{indent}⎿ {summary(record)}", *(f"{indent}│ {_cut(line)}" for line in body)]
+    return lines + ([f"{indent}│ …（其余 {left} 行未显示）"] if left else [])
+
+
+def edit_preview(name: str, args: Any, artifact: Any = None) -> list[str]:
+    """An edit's or a write's change against what was there (issue 41: the tool's own record,
+    ``artifact["change"]``); without one, ``edit_file``'s replacement or ``write_file``'s content."""
+    if isinstance(artifact, dict) and isinstance(artifact.get("change"), dict):
+        return change_lines(artifact["change"], DIFF_LINES)
     if not isinstance(args, dict):
         return []
     if name == "edit_file":

@@ -12,7 +12,7 @@ from typing import Any, TextIO
 from rich.status import Status
 from rich.text import Text
 
-from paicli.terminal import SafeConsole
+from paicli.terminal import SafeConsole, visible
 from paicli.thinking import CONVERSATION, ThinkingView
 
 from tools.boundary import unwrap
@@ -54,6 +54,13 @@ def group_lines(calls: list[dict[str, Any]]) -> list[str]:
         lines.append(label.format(n=len(members)))
         lines += [f"    └ {key_param(c.get('args'))}" for c in members]
     return lines
+
+
+def rows_of(text: str, width: int) -> int:
+    """The terminal rows ``text`` took, printed from a line's start on a ``width``-cell terminal."""
+    from rich.cells import cell_len
+
+    return sum(max(1, -(-cell_len(line) // max(1, width))) for line in text.split("\n"))
 
 
 def usage_line(result: Any) -> str:
@@ -106,6 +113,7 @@ class Renderer:
         self._status: Status | None = None
         self._mid_line = False
         self._streamed = False  # tokens of the current model message were shown
+        self._shown = ""  # and what they said, as printed
         self.run_line: Any = None  # a Plan/Team run's live status (``RunLine``), shown instead of ``text``
         # issue 39: reasoning, dimmed, where progress goes (the REPL's terminal; -p --verbose: stderr)
         self.thinking = ThinkingView(self.progress, thinking, self._spin)
@@ -148,7 +156,20 @@ class Renderer:
         self._streamed = True
         if self.stream_answer:
             self.out.print(text, end="")
+            self._shown += text
             self._mid_line = not text.endswith("\n")
+
+    def discard_stream(self) -> None:
+        """The answer streamed so far is not the answer (its call is retried, unstreamed): on a
+        terminal it is erased, and the retried answer is printed whole when it comes, once."""
+        self.stop_waiting()
+        if self.stream_answer and self._shown and self.out.is_terminal:
+            rows = rows_of(visible(self._shown), self.out.width)
+            self.out.file.write("\r" + (f"\x1b[{rows - 1}A" if rows > 1 else "") + "\x1b[J")
+            self.out.file.flush()
+            self._mid_line = False
+        self._end_line()
+        self._streamed, self._shown = False, ""
 
     def _end_line(self) -> None:
         if self._mid_line:
@@ -166,7 +187,7 @@ class Renderer:
         calls = [*message.tool_calls, *message.invalid_tool_calls]
         if self.stream_answer and not calls and not self._streamed and message.text and unit is None:
             self.out.print(message.text)  # an answer that was not streamed (finalization)
-        self._streamed = False
+        self._streamed, self._shown = False, ""
         self._calls.update({c["id"]: c for c in message.tool_calls if c.get("id")})
         if calls:
             self._end_line()
@@ -195,11 +216,11 @@ class Renderer:
         call = self._calls.pop(message.tool_call_id, None) or {}
         name = call.get("name") or message.name
         if name == "execute_command":
-            lines = command_preview(unwrap(str(message.content)))
+            lines = command_preview(unwrap(str(message.content)), getattr(message, "artifact", None))
         elif message.status == "error":
             return []  # nothing was changed
         else:
-            lines = edit_preview(name, call.get("args"))
+            lines = edit_preview(name, call.get("args"), getattr(message, "artifact", None))
         return [f"  {prefix}↳ {key_param(call.get('args'))}", *lines] if lines else []
 
     async def approve(self, request: dict[str, Any]) -> Any:
@@ -229,7 +250,9 @@ class Renderer:
 
         self.stop_waiting()
         self._end_line()
-        answer = await ask_plan_review(request, self.read_plan_review or self.read_line, lambda line: self.progress.print(line))
+        width = self.progress.width if self.progress.is_terminal else None  # rows fit the terminal (issue 41)
+        answer = await ask_plan_review(request, self.read_plan_review or self.read_line,
+                                       lambda line: self.progress.print(line), width)
         self.waiting("执行中…")
         return answer
 

@@ -1,13 +1,15 @@
 """The interactive REPL: prompt_toolkit input (history, slash-command completion), rich output.
 
-Ctrl-C while a turn runs cancels that turn (a running command is killed with its process
-group) and keeps the session; Ctrl-C twice in a row at an empty prompt exits.
+Ctrl-C or ESC while a turn runs cancels that turn (a running command is killed with its process
+group) and keeps the session (``paicli.esc_keys``); Ctrl-C twice in a row at an empty prompt
+exits. A pending ``/plan`` or ``/team`` shows in the prompt, and ESC there drops it.
 """
 
 from __future__ import annotations
 
 import asyncio
 import signal
+import sys
 import threading
 from pathlib import Path
 from typing import Any
@@ -23,7 +25,7 @@ from rich.text import Text
 from memory.ledger.owner import LedgerConflict, SessionBusy
 from paicli.commands import dispatch as commands
 from paicli.app import App, sandbox_lines
-from paicli.modes import DEFAULT_MODE, MODE_SPECS, STOPPED_REPL
+from paicli.modes import MODE_SPECS, STOPPED_REPL
 from paicli.render import Renderer, usage_line
 from paicli.status_bar import StatusBar
 from paicli.terminal import SafeConsole, visible
@@ -54,9 +56,11 @@ def banner(app: App, console: Console) -> None:
 
     if (note := window_notice(s)) is not None:  # issue 39: an unknown model's window, said once
         console.print(visible(note), style="yellow", highlight=False)
+    if not getattr(app.args, "resume_run", False) and (line := app.new_session_line()):
+        console.print(visible(line), style="yellow", highlight=False)
     for line in sandbox_lines(s):  # issue 24: mechanism, writable roots, network, or why not
         console.print(visible(line), style="yellow" if line.startswith("⚠️") else "dim", highlight=False)
-    console.print("输入任务开始工作；/help 查看命令，Ctrl-C 取消当前任务，连按两次 Ctrl-C 退出。", style="dim")
+    console.print("输入任务开始工作；/help 查看命令，Ctrl-C 或 ESC 取消当前任务，连按两次 Ctrl-C 退出。", style="dim")
 
 
 def mode_bindings(repl: "Repl") -> KeyBindings:
@@ -71,6 +75,25 @@ def mode_bindings(repl: "Repl") -> KeyBindings:
         repl.app.session_mode = mode  # now, so a second press cycles on from here
         event.app.create_background_task(repl.switch_mode(mode))
 
+    pending_key_bindings(bindings, repl)
+    return bindings
+
+
+def pending_key_bindings(bindings: KeyBindings, repl: "Repl") -> None:
+    """ESC at the prompt drops a pending ``/plan`` or ``/team`` (reference s.1 item 8; issue 41)."""
+    from prompt_toolkit.filters import Condition
+
+    @bindings.add("escape", filter=Condition(lambda: repl.app.next_mode is not None))
+    def _drop(event: Any) -> None:
+        from paicli.commands.mode import drop_pending
+
+        drop_pending(repl.app, lambda line: run_in_terminal(lambda: repl.say(line)))
+
+
+def answer_bindings() -> KeyBindings:
+    """ESC at a question asked during a run cancels the run, as Ctrl-C does there."""
+    bindings = KeyBindings()
+    bindings.add("escape")(lambda event: event.app.exit(exception=KeyboardInterrupt()))
     return bindings
 
 
@@ -83,11 +106,13 @@ class Repl:
             history=history_file(app.settings.home),
             completer=WordCompleter(commands.NAMES, sentence=True),
             key_bindings=mode_bindings(self),
-            bottom_toolbar=self.status.text if app.settings.status_bar else None,  # reference u.4
+            bottom_toolbar=self.status.toolbar if app.settings.status_bar else None,  # reference u.4
         )
         app.on_history_clear = self.forget_history
         self.answers: PromptSession = PromptSession()  # approval answers stay out of the input history
         self._review_keys: KeyBindings | None = None
+        self.keys: Any = None  # paicli.esc_keys.EscWatcher while a run works
+        self.typed_ahead = ""  # what was typed while the last run worked: the next prompt's text
 
     async def read_line(self, text: str) -> str | None:
         """A question outside a turn (``/resume``'s choice): Ctrl-C or Ctrl-D answers nothing."""
@@ -102,7 +127,8 @@ class Repl:
         ``handle_sigint=False``: prompt_toolkit would otherwise remove the turn's Ctrl-C
         handler when the question closes."""
         try:
-            return await self.answers.prompt_async(text, handle_sigint=False)
+            with self._keys_paused():
+                return await self.answers.prompt_async(text, handle_sigint=False, key_bindings=answer_bindings())
         except EOFError:
             return None
         except KeyboardInterrupt:
@@ -115,11 +141,21 @@ class Repl:
         if self._review_keys is None:
             self._review_keys = review_bindings()
         try:
-            return await self.answers.prompt_async(text, handle_sigint=False, key_bindings=self._review_keys)
+            with self._keys_paused():
+                return await self.answers.prompt_async(text, handle_sigint=False, key_bindings=self._review_keys)
         except EOFError:
             return None
         except KeyboardInterrupt:
             raise asyncio.CancelledError from None
+
+    def _keys_paused(self) -> Any:
+        from contextlib import nullcontext
+
+        return self.keys.paused() if self.keys is not None else nullcontext()
+
+    def prompt_text(self) -> str:
+        """``❯``, led by the mode a pending ``/plan`` or ``/team`` will run the next input in."""
+        return f"[{self.app.next_mode}] ❯ " if self.app.next_mode else "❯ "
 
     def say(self, text: str) -> None:
         self.console.print(text, markup=False)
@@ -169,7 +205,7 @@ class Repl:
         if mode is None:
             self.say(f"会话 {self.app.session_id} 没有未完成的运行。")
         else:
-            await self.run_mode(mode, None)
+            await self.status.after_turn(await self.run_mode(mode, None))  # issue 41: that run's figures
 
     async def unfinished_notice(self) -> None:
         """Issue 26: one line when the project's newest session (or ``--session``'s) has a run that
@@ -206,7 +242,8 @@ class Repl:
             self.background_notices()
             default, prefill = prefill, ""
             try:
-                text = await self.prompt.prompt_async("❯ ", default=default)  # an MCP prompt to edit (issue 39)
+                # an MCP prompt to edit (issue 39), else what was typed while a run worked (issue 41)
+                text, self.typed_ahead = await self.prompt.prompt_async(self.prompt_text, default=default or self.typed_ahead), ""
             except KeyboardInterrupt:
                 if interrupted:
                     return 0
@@ -227,13 +264,11 @@ class Repl:
                 if outcome.exit:
                     return 0
                 prefill = outcome.prefill or ""
-                if outcome.run is not None:
-                    await self.run_mode(*outcome.run)
-                await self.status.after_turn(None)
+                result = await self.run_mode(*outcome.run) if outcome.run is not None else None
+                await self.status.after_turn(result)  # /plan <task>, /continue: that run's figures
                 continue
             mode = self.app.mode_for_input()
-            result = await self.run_mode(mode, text.strip())
-            await self.status.after_turn(result if mode == DEFAULT_MODE else None)  # a run apart has no turn figures
+            await self.status.after_turn(await self.run_mode(mode, text.strip()))  # any mode's run (issue 41)
 
     async def run_mode(self, mode: str, text: str | None) -> Any:
         """The one entry point for a run in any mode (``paicli.modes``; text None: finish the
@@ -251,6 +286,11 @@ class Repl:
         task = asyncio.ensure_future(self.app.session.run(mode, text, renderer, review=True))
         loop = asyncio.get_running_loop()
         loop.add_signal_handler(signal.SIGINT, task.cancel)
+        from paicli.esc_keys import EscWatcher
+
+        self.keys = EscWatcher(sys.stdin.fileno(), task.cancel, loop)  # ESC cancels it too (issue 41)
+        if not self.keys.start():
+            self.keys = None
         try:
             result = await task
         except asyncio.CancelledError:
@@ -263,6 +303,8 @@ class Repl:
             return None
         finally:
             loop.remove_signal_handler(signal.SIGINT)
+            if self.keys is not None:
+                self.typed_ahead, self.keys = self.keys.stop(), None
         if spec.runs_apart:
             self.show_run(renderer, result)
         else:

@@ -7,12 +7,18 @@ last turn's input/output/cached tokens, its estimated cost (``paicli.prices``; a
 price shows none), the approval level, the turn's time, the session mode, MCP servers ready/total
 and skills enabled/total. ``PAICLI_STATUS_BAR=off`` hides it. Reference u.4's ``phase`` is left
 out: drawn only at the prompt, the bar could only ever say ``idle``.
+
+Issue 41: the figures are those of the last run in any mode (a ReAct turn's ``TurnResult``, a Plan
+or Team run's ``RunResult``, ``--continue`` and ``/continue`` included), and a bar wider than the
+terminal drops its fields by :data:`PRIORITY` (mode and context stay longest) and ends in ``…``.
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
+
+from rich.cells import cell_len
 
 from paicli.context_view import tokens
 from paicli.terminal import visible
@@ -21,6 +27,9 @@ if TYPE_CHECKING:
     from paicli.app import App
 
 LEVELS = {"auto": "HITL default", "ask": "HITL on", "yes": "HITL --yes"}
+# Which fields stay when the bar does not fit, first to last (issue 41); shown in the order of u.4.
+PRIORITY = ("mode", "context", "level", "model", "turn", "cost", "seconds", "mcp", "skills")
+SEPARATOR, MORE = " · ", "…"
 
 
 @dataclass
@@ -45,8 +54,9 @@ class StatusBar:
         self.skills = "Skill -"  # scanning the skill folders takes a moment: done off the first prompt's path
 
     async def after_turn(self, result: Any | None) -> None:
-        """Take the figures of a finished turn (``TurnResult``; a Plan or Team run has none).
-        With the bar off (PAICLI_STATUS_BAR=off) nothing is read: no estimate over the history."""
+        """Take the figures of a finished run: a turn's ``TurnResult`` or a Plan or Team run's
+        ``RunResult`` (None: a command, or a cancelled run, keeps the last figures). With the bar
+        off (PAICLI_STATUS_BAR=off) nothing is read: no estimate over the history."""
         if not self.app.settings.status_bar:
             return
         if result is not None:
@@ -65,14 +75,54 @@ class StatusBar:
     def _mcp(self) -> str:
         return self.app.mcp.status_label() if self.app.settings.mcp.servers else "MCP 0"
 
-    def text(self) -> str:
+    def fields(self) -> dict[str, str]:
         s, t = self.app.settings, self.turn
         price = s.price()
         context = tokens(self.context_tokens) if self.context_tokens is not None else "-"
-        parts = [s.model, f"上下文 {context}/{tokens(s.context_window)}",
-                 f"本轮 输入 {t.input} 输出 {t.output} 缓存 {t.cached}"]
         cost = cost_text(price.cost(t.input, t.output, t.cached) if price else None)
-        parts += [cost] if cost else []
-        parts += [LEVELS.get(self.app.approval, self.app.approval), f"{t.seconds:.1f}s",
-                  f"模式 {self.app.session_mode}", self._mcp(), self.skills]
-        return visible(" · ".join(parts)).replace("\n", " ")
+        shown = {"model": s.model, "context": f"上下文 {context}/{tokens(s.context_window)}",
+                 "turn": f"本轮 输入 {t.input} 输出 {t.output} 缓存 {t.cached}", "cost": cost,
+                 "level": LEVELS.get(self.app.approval, self.app.approval), "seconds": f"{t.seconds:.1f}s",
+                 "mode": f"模式 {self.app.session_mode}", "mcp": self._mcp(), "skills": self.skills}
+        return {name: visible(text).replace("\n", " ") for name, text in shown.items() if text}
+
+    def text(self, width: int | None = None) -> str:
+        """The bar in at most ``width`` cells (None: whole)."""
+        return fit(self.fields(), width)
+
+    def toolbar(self) -> str:
+        """prompt_toolkit's bottom toolbar: the bar for the terminal's width now (the last
+        column left free, so the terminal never wraps it)."""
+        from prompt_toolkit.application import get_app_or_none
+
+        app = get_app_or_none()
+        return self.text(app.output.get_size().columns - 1 if app is not None else None)
+
+
+def fit(fields: dict[str, str], width: int | None) -> str:
+    """The fields in their order, joined. When they do not fit in ``width`` cells, fields are
+    taken by :data:`PRIORITY` while they fit, ``…`` saying that some were left out; a first field
+    that alone does not fit is cut, with ``…``."""
+    whole = SEPARATOR.join(fields.values())
+    if width is None or cell_len(whole) <= width:
+        return whole
+    kept: list[str] = []
+    ranked = sorted(fields, key=lambda n: PRIORITY.index(n) if n in PRIORITY else len(PRIORITY))
+    for name in ranked:
+        if cell_len(_joined(fields, [*kept, name])) <= width:
+            kept.append(name)
+    return _joined(fields, kept) if kept else _cut(fields[ranked[0]], width)
+
+
+def _joined(fields: dict[str, str], kept: list[str]) -> str:
+    return SEPARATOR.join([*(text for name, text in fields.items() if name in kept), MORE])
+
+
+def _cut(text: str, width: int) -> str:
+    out, used = [], 0
+    for char in text:
+        if used + cell_len(char) > width - 1:
+            break
+        out.append(char)
+        used += cell_len(char)
+    return "".join(out) + MORE

@@ -110,12 +110,12 @@ def secret_values(settings: Settings) -> tuple[str, ...]:
 
 def make_language_servers(settings: Settings, sandbox: CommandSandbox) -> Any:
     """Issue 38: the session's language servers, confined like its commands and on a leash to
-    this process (``paicli/studio/leash.py``); None with ``PAICLI_LSP=off``."""
+    this process (``tools/leash.py``); None with ``PAICLI_LSP=off``."""
     if not settings.lsp.on:
         return None
     import os
 
-    from paicli.studio.leash import leash_command
+    from tools.leash import leash_command
     from tools.lsp.manager import LanguageServers
 
     def on_leash(argv: list[str]) -> list[str]:
@@ -142,3 +142,4 @@ def attach_mcp(deps: Deps, servers: Any) -> None:
 
     servers.on_change = swap
     swap(servers.specs())
+    deps.notices = servers.unreported  # issue 41: a server that failed says so in the run

@@ -71,11 +71,6 @@ def split_lines(text: str) -> list[str]:
     return lines
 
 
-def read_text(path: Path) -> str:
-    # Undecodable bytes become U+FFFD so a stray Latin-1 byte does not hide a whole file.
-    return path.read_bytes().decode("utf-8", errors="replace")
-
-
 def display_path(path: Path, root: Path) -> str:
     """Path relative to the project root with forward slashes, as read_file accepts it."""
     try:

@@ -144,19 +144,27 @@ class ToolResultOffloader:
         """reference (d.5): what the model sees of a command's merged stdout/stderr.
 
         ``output`` already ends with the capture-overflow note when the capture was cut."""
+        return self.offloaded_command_output(output)[0]
+
+    def offloaded_command_output(self, output: str) -> tuple[str, str | None]:
+        """``command_output``, and the project-relative file the whole output went to (None when
+        it was short enough, or not offloaded): the preview under the call names it (issue 41)."""
         if len(output) <= MAX_COMMAND_OUTPUT_CHARS:
-            return output
+            return output, None
         if self.enabled:
-            return self.offload(COMMAND_TOOL, output, head_chars=MAX_COMMAND_OUTPUT_CHARS)
-        return output[:MAX_COMMAND_OUTPUT_CHARS] + "\n...(输出已截断)"
+            return self._offloaded(COMMAND_TOOL, output, head_chars=MAX_COMMAND_OUTPUT_CHARS)
+        return output[:MAX_COMMAND_OUTPUT_CHARS] + "\n...(输出已截断)", None
 
     def offload(self, tool_name: str, content: str, head_chars: int = HEAD_PREVIEW_CHARS) -> str:
+        return self._offloaded(tool_name, content, head_chars)[0]
+
+    def _offloaded(self, tool_name: str, content: str, head_chars: int) -> tuple[str, str | None]:
         try:
             relative = self._write(tool_name, content)
         except OSError as exc:
             log.warning("tool output offload failed: %s", exc)
-            return content[: self.threshold] + f"\n...(输出过大且写入会话文件失败，已截断，原始 {len(content)} 字符)"
-        return offload_summary(tool_name, content, relative, head_chars)
+            return content[: self.threshold] + f"\n...(输出过大且写入会话文件失败，已截断，原始 {len(content)} 字符)", None
+        return offload_summary(tool_name, content, relative, head_chars), relative
 
     def _write(self, tool_name: str, content: str) -> str:
         ensure_project_dir(self.project_root)

@@ -14,7 +14,7 @@ import os
 from dataclasses import dataclass, field, replace
 from datetime import datetime
 from pathlib import Path
-from typing import TYPE_CHECKING, Annotated, Any, Callable, Optional
+from typing import TYPE_CHECKING, Annotated, Any, Awaitable, Callable, Optional
 
 from langchain_core.language_models import BaseChatModel
 from langgraph.config import get_config
@@ -180,6 +180,11 @@ class Deps:
     # Language servers (issue 38): diagnostics after edits (nodes/diagnostics.py), /lsp, exact
     # navigation. None: no servers (the graphs then have no diagnostics node).
     lsp: LanguageServers | None = None
+    # Awaited before each model call, by session id: waits for MCP servers still starting (as the
+    # CLI does before a turn; Studio runs have no other wait), then the lines the run is told, the
+    # servers that failed or stopped answering since that session was last told (issue 41).
+    # None: nothing to wait for or tell.
+    notices: Callable[[str], Awaitable[list[str]]] | None = None
 
 
 def long_term_memory(runtime: Runtime | None, deps: Deps) -> LongTermMemory | None:

@@ -26,7 +26,7 @@ from nodes.core.request import assemble_request
 from nodes.core.state import AgentState, Deps, RunContext, long_term_memory, run_context
 from nodes.guards.budget import partial_result
 from nodes.guards.cutoff import RETRY_NOTICE, incomplete_text
-from nodes.guards.provider_errors import describe_provider_error, is_context_overflow
+from nodes.guards.provider_errors import describe_provider_error, is_context_overflow, smaller_window
 from nodes.guards.turn import FINALIZATION_NOTICE, current_turn, exceeded, finalization_request
 from nodes.model.response import (
     PROVIDER_ERRORS,
@@ -101,11 +101,14 @@ class ModelCaller:
         return cached[2]
 
     async def invoke(self, messages: list[BaseMessage], ctx: RunContext, project_context: str = "",
-                     tools: frozenset[str] | None = None, notify: Notify = lambda _text: None) -> AIMessage:
+                     tools: frozenset[str] | None = None, notify: Notify = lambda _text: None,
+                     retrying: Notify | None = None) -> AIMessage:
         """``tools``: the names the turn policy advertises for this call (reference o.4);
-        ``notify`` shows the user one line (a retry, calls not run, a cut answer)."""
+        ``notify`` shows the user one line (calls not run, a cut answer), ``retrying`` the line
+        saying the call is made again (default: ``notify``). The second call is not streamed
+        (issue 41): what the first streamed was shown once, and the answer is shown whole."""
         request = assemble_request(self.system_message(ctx, project_context), messages)
-        checked = await self._attempt(request, tools, notify, retry=True)
+        checked = await self._attempt(request, tools, retrying or notify, retry=True)
         if checked is None:
             checked = await self._attempt(request, tools, notify, retry=False)
         if checked.notice:
@@ -115,8 +118,9 @@ class ModelCaller:
     async def _attempt(self, request: list[BaseMessage], tools: frozenset[str] | None, notify: Notify,
                        retry: bool) -> Checked | None:
         """One model call, checked; None when it is to be retried (the user is told why)."""
+        model = self.bound_model(tools) if retry else self.bound_model(tools).with_config(tags=["nostream"])
         try:
-            checked = check_response(await stream_response(self.bound_model(tools), request))
+            checked = check_response(await stream_response(model, request))
         except DroppedMidStream as exc:
             if not retry:
                 raise
@@ -146,8 +150,8 @@ async def finalize(caller: ModelCaller, messages: list[BaseMessage], ctx: RunCon
     return {"messages": [request, AIMessage(partial_result(reason, content))]}
 
 
-def failure(exc: BaseException) -> dict[str, Any]:
-    return {"error": f"❌ 调用 LLM 失败: {describe_provider_error(exc)}"}
+def failure(exc: BaseException, hint: str | None = None) -> dict[str, Any]:
+    return {"error": f"❌ 调用 LLM 失败: {describe_provider_error(exc)}" + (f"；{hint}" if hint else "")}
 
 
 async def with_decisions(update: dict[str, Any], context: DecisionContext) -> dict[str, Any]:
@@ -176,20 +180,26 @@ def make_call_model(caller: ModelCaller, compaction: Any):
             return await finalize(caller, messages, ctx, reason, extra)
         writer = get_stream_writer()
         notify: Notify = lambda text: writer({"notice": text})  # noqa: E731
+        for line in await caller.deps.notices(ctx.session_id) if caller.deps.notices is not None else ():
+            notify(line)  # e.g. an MCP server that failed: its tools are missing from this call
+        retrying: Notify = lambda text: writer({"notice": text, "discard_stream": True, "waiting": True})  # noqa: E731
         try:
-            return {"messages": [await caller.invoke(messages, ctx, extra, tools, notify)]}
+            return {"messages": [await caller.invoke(messages, ctx, extra, tools, notify, retrying)]}
         except PROVIDER_ERRORS as exc:
             if not is_context_overflow(exc):
                 return failure(exc)
             overflow = exc
+        hint = smaller_window(compaction.estimate(messages, ctx, extra), ctx.context_window)
+        if hint:
+            notify(f"⚠️ {hint}")
         result = await compaction.run(messages, ctx, force=True, project_context=extra)
         result = compaction.with_turn_memory(result, long_term_memory(runtime, caller.deps), ctx)
         if result is None:
-            return failure(overflow)
+            return failure(overflow, hint)
         try:
-            response = await caller.invoke(result.messages, ctx, extra, tools, notify)
+            response = await caller.invoke(result.messages, ctx, extra, tools, notify, retrying)
         except PROVIDER_ERRORS as exc:
-            return failure(exc)
+            return failure(exc, hint if is_context_overflow(exc) else None)
         update = compaction.applied(result, ctx)
         update["messages"].append(response)
         return update

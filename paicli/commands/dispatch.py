@@ -33,8 +33,8 @@ HELP = [
     ("/help", "显示可用命令"),
     ("/model [list|info|refresh|add] [服务商/]<模型>", "查看当前模型；list 列出目录与端点的模型；<服务商>/<模型> 连同服务商和 key 一起切换；add 登记模型的窗口与能力"),
     ("/resume [会话 id]", "列出最近的会话并选择一个继续；带 id 时直接继续"),
-    ("/clear（或 clear）", "清空当前对话（会话账本与长期记忆保留）"),
-    ("/cancel（或 cancel）", "任务运行中按 Ctrl-C 取消；空闲时说明当前没有运行的任务"),
+    ("/clear（或 clear，先确认）", "清空当前对话（长期记忆保留；清空的对话无法用 /resume 找回）"),
+    ("/cancel（或 cancel）", "任务运行中按 Ctrl-C 或 ESC 取消；空闲时取消待执行的 /plan、/team（也可按 ESC）"),
     ("/compact", "立即把早期对话压缩为摘要（保留最近一轮）"),
     ("/context", "查看上下文占用与压缩阈值"),
     ("/save [--global] [--force] <事实>", "保存长期记忆（默认当前项目；--global 全局；--force 冲突时两条都保留）"),
@@ -110,7 +110,9 @@ async def _dispatch(text: str, app: App, say: Output, read_line: ReadLine | None
     if stripped.lower() in EXIT_WORDS:
         return CommandResult(exit=True)
     if word in ("/cancel", "cancel"):
-        say("当前没有正在运行的任务。")
+        from paicli.commands.mode import cancel
+
+        cancel(app, say)
     elif word == "/help":
         for line in help_lines():
             say(line)
@@ -119,8 +121,9 @@ async def _dispatch(text: str, app: App, say: Output, read_line: ReadLine | None
 
         await model(payload, app, say)
     elif word in ("/clear", "clear"):
-        await app.session.clear()
-        say("🗑️ 当前对话历史已清空，长期记忆保持不变")
+        from paicli.commands.clear import clear
+
+        await clear(word, app, say, read_line)
     elif word == "/resume":
         await _resume(payload, app, say, read_line)
     elif word == "/compact":
@@ -166,11 +169,11 @@ async def _dispatch(text: str, app: App, say: Output, read_line: ReadLine | None
         app.next_mode = mode
         say(MODE_COMMANDS[word].next_input)
     elif word == "/continue":
-        mode = await app.session.unfinished_mode()
-        if mode is None:
-            say("当前会话没有未完成的运行。")
-        else:
-            return CommandResult(run=(mode, None))
+        from paicli.commands.continuing import continue_run
+
+        run = await continue_run(app, say, read_line)
+        if run is not None:
+            return CommandResult(run=run)
     elif word in ("/index", "/search", "/graph"):  # issue 37
         from paicli.commands import code_index
 

@@ -13,7 +13,7 @@ from typing import Any
 
 USAGE = "❌ 用法: /mcp [resources|prompts [name]] [prompts <name> <提示词> [参数=值 …]] [restart|disable|enable|trust|logs <name>]"
 STATE_LABELS = {"ready": "就绪", "starting": "启动中", "failed": "失败", "untrusted": "未信任",
-                "disabled": "已停用"}  # issue 26: what a person reads is Chinese
+                "disabled": "已停用", "unhealthy": "无响应"}  # issue 26: what a person reads is Chinese
 VERBS = ("restart", "disable", "enable", "trust", "logs")
 
 
@@ -74,7 +74,7 @@ async def _list(app: Any, servers: Any, say: Any) -> None:
         say(_row(name, state))
         if state.status == "untrusted":
             say(f"      {_untrusted_hint(name)}")
-        elif state.status == "failed":
+        elif state.status in ("failed", "unhealthy"):
             say(f"      {state.error}（/mcp restart {name} 重试，/mcp logs {name} 查看日志）")
 
 

@@ -7,11 +7,12 @@ confirms a memory, the model cannot (reference m).
 
 from __future__ import annotations
 
+from datetime import datetime
 from pathlib import PurePath
 from typing import TYPE_CHECKING
 
 from memory.context.profile import ContextProfile
-from memory.longterm.entry import SCOPE_GLOBAL, Entry, format_instant
+from memory.longterm.entry import SCOPE_GLOBAL, Entry
 from memory.longterm.staleness import staleness
 from paicli.commands.output import Output
 
@@ -112,9 +113,9 @@ def entry_line(entry: Entry, stale: bool) -> str:
     meta, parts = entry.metadata, [f"- {entry.id} [{entry.scope}]"]
     if entry.scope != SCOPE_GLOBAL and entry.project:
         parts[0] += f" {short_path(entry.project)}"
-    parts.append(f"写入 {format_instant(entry.timestamp)}")
+    parts.append(f"写入 {shown_time(entry.timestamp)}")
     parts.append("尚未经用户核实" if entry.verification_pending
-                 else f"最后核实 {format_instant(entry.last_verified_at or entry.timestamp)}")
+                 else f"最后核实 {shown_time(entry.last_verified_at or entry.timestamp)}")
     if stale:
         parts.append("⚠️ 可能已过时")
     if entry.verification_pending:
@@ -122,6 +123,13 @@ def entry_line(entry: Entry, stale: bool) -> str:
     if meta.get("external_context") == "true":
         parts.append(f"🌐 写入时会话含外部内容({meta.get('external_context_sources', '')})")
     return " · ".join(parts)
+
+
+def shown_time(when: datetime, now: datetime | None = None) -> str:
+    """Local time to the second, as ``/snapshot`` shows its snapshots (``09-23 16:00:00``), with
+    the year when it is not this one (issue 41: not the file's UTC instant with microseconds)."""
+    local, today = when.astimezone(), (now or datetime.now()).astimezone()
+    return local.strftime("%m-%d %H:%M:%S" if local.year == today.year else "%Y-%m-%d %H:%M:%S")
 
 
 def short_path(path: str) -> str:
@@ -166,6 +174,10 @@ def _clear(_: str, app: App, say: Say) -> None:
     say("🧹 长期记忆已清空")
 
 
+def _cache(mode: str) -> str:
+    return {"none": "无"}.get(mode, mode)
+
+
 def _status(app: App, say: Say) -> None:
     """reference (u.2) ``/memory``: the system status, the project scope and the help lines."""
     s, entries = app.settings, app.memory.entries()
@@ -173,14 +185,16 @@ def _status(app: App, say: Say) -> None:
     count = {kind: sum(1 for e in entries if e.type == kind) for kind in ("FACT", "SUMMARY", "TOOL_RESULT")}
     say("📋 记忆系统状态：")
     # on when the system prompt carries an MCP resource index (reference q.2 item 9)
-    indexed = app.started and bool(app.session.deps.mcp_index)
-    say(f"上下文策略: {profile.summary(mcp_index=indexed)}")
+    indexed = app.started and bool(app.session.deps.mcp_index) and profile.mcp_resource_index_enabled
+    say(f"上下文策略: 窗口 {profile.window} | 压缩阈值 {profile.compression_trigger_percent}%"
+        f"（{profile.compression_trigger_tokens} tokens）| MCP 资源索引: {'开启' if indexed else '关闭'}"
+        f" | 提示词缓存: {_cache(profile.prompt_cache)}")
     say("短期上下文: 由当前会话的消息列表维护（会话账本，/resume 可继续）")
     say(f"自动事实提取: {app.auto_extract_status()}")
     say(f"长期记忆: {len(entries)}条 / {sum(e.token_count for e in entries)} tokens "
         f"(事实: {count['FACT']}, 摘要: {count['SUMMARY']}, 工具结果: {count['TOOL_RESULT']})")
     say(app.token_stats_line())
-    say(f"MCP servers: {app.mcp.status_label()}（/mcp 查看详情）")
+    say(f"MCP 服务器: {app.mcp.status_label()}（/mcp 查看详情）")
     say(f"   当前项目作用域: {app.project_key}")
     for line in HELP:
         say(line)

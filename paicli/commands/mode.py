@@ -1,8 +1,9 @@
-"""``/mode`` and ``/hitl`` (reference s.1 item 9, v.1): the session mode and the approval level."""
+"""``/mode`` and ``/hitl`` (reference s.1 item 9, v.1): the session mode and the approval level;
+``/cancel`` and ESC at the prompt, which drop a pending ``/plan`` or ``/team`` (s.1 item 8)."""
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from paicli.session_modes import (
     HITL_HINTS,
@@ -18,6 +19,27 @@ from paicli.session_modes import (
 if TYPE_CHECKING:
     from paicli.app import App
     from paicli.commands.output import Output
+
+
+NOTHING_RUNNING = "当前没有正在运行的任务。"
+
+
+def drop_pending(app: App, say: Any) -> bool:
+    """Forget a pending ``/plan`` or ``/team`` and say so; False when none was pending."""
+    from paicli.modes import MODE_SPECS
+
+    if app.next_mode is None:
+        return False
+    spec, app.next_mode = MODE_SPECS[app.next_mode], None
+    say(spec.dropped)
+    return True
+
+
+def cancel(app: App, say: Any) -> None:
+    """``/cancel`` (or ``cancel``) at the prompt: a run is cancelled with Ctrl-C or ESC, so here it
+    drops a pending ``/plan`` or ``/team``, or says there is nothing to cancel."""
+    if not drop_pending(app, say):
+        say(NOTHING_RUNNING)
 
 
 async def mode(payload: str, app: App, say: Output) -> None:

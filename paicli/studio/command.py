@@ -11,7 +11,7 @@ runtime's ``.langgraph_api/``), so nothing the project ships (a ``langgraph_cli/
 only, and it listens on loopback unless ``--allow-remote`` says otherwise. Checkpoints are the
 session ledger and the store is long-term memory, as in the CLI. CLI sessions are registered as
 threads. Ctrl-C (or SIGTERM) is passed to the server's process group, and the command exits
-quietly. The server runs on a leash (``paicli/studio/leash.py``): it stops when paicli dies, even
+quietly. The server runs on a leash (``tools/leash.py``): it stops when paicli dies, even
 by SIGKILL. A port something already listens on is refused before starting
 (``paicli/studio/port.py``).
 """
@@ -35,7 +35,7 @@ from memory.errors import PaicliError
 from paicli.arguments import Parser
 from paicli.modes import MODES
 from paicli.studio.gate import cors_config
-from paicli.studio.leash import leash_command, python_command
+from tools.leash import leash_command, python_command
 from paicli.studio.port import connect_host, pid_file, refuse_busy_port, write_pid
 
 STARTUP_SECONDS = 120  # the first start compiles the graph and imports LangGraph: a few seconds

@@ -105,7 +105,7 @@ def test_memory_statistics_show_the_sessions_cached_input(project, paicli_env, s
         repl.expect("❯")
         repl.type("/memory\r")
         stats = repl.expect("平均输入")
-        assert re.search(r"cached: [1-9]\d* \(\d+%\)", stats), stats
+        assert re.search(r"缓存命中: [1-9]\d* \(\d+%\)", stats), stats
         repl.expect("❯")
         repl.type("\x04")
         assert repl.proc.wait(timeout=30) == 0

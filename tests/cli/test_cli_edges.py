@@ -194,15 +194,17 @@ def test_a_failed_write_is_audited_as_an_error_and_audit_lists_paths(server, run
     assert "        command: echo hi" in listed.stdout.splitlines()
 
 
-def test_a_file_on_the_repls_stdin_exits_2_instead_of_reading_nothing(server, run_paicli, project, paicli_home):
-    # prompt_toolkit cannot poll a regular file: the REPL used to end at once, exit 0, every line unread.
+def test_a_script_of_commands_on_stdin_exits_2_instead_of_running_one_odd_command(server, run_paicli, project,
+                                                                                  paicli_home):
+    # prompt_toolkit cannot poll a regular file: the REPL used to end at once, exit 0, every line
+    # unread. Issue 41: stdin's text is one -p text, and these lines are no single task.
     script = project / "notes.txt"
     script.write_text("/save 数据库端口是 5432\n/exit\n", encoding="utf-8")
     with script.open(encoding="utf-8") as stdin:
         done = run_paicli(stdin=stdin)
     assert done.returncode == 2
     assert "paicli -p" in one_problem_line(done)
-    assert not (paicli_home / "history").exists()  # no session was started
+    assert not (paicli_home / "history").exists() and not (paicli_home / "memory").exists()  # nothing ran
 
 
 @pytest.mark.parametrize("args, line", [

@@ -10,6 +10,8 @@ from datetime import UTC, datetime, timedelta
 
 import pytest
 
+from paicli.commands.memory import shown_time
+
 
 @pytest.fixture
 def cli(run_paicli):
@@ -98,7 +100,11 @@ def test_memory_status_and_help(cli, project):
     assert "自动事实提取: 关闭" in cli("/memory")  # the test environment turns it off
     lines = cli("/memory", env={"PAICLI_MEMORY_AUTO_EXTRACT_ENABLED": None}).splitlines()
     assert lines[0] == "📋 记忆系统状态："
-    assert lines[1].startswith("上下文策略: window: ") and lines[3] == "自动事实提取: 开启"
+    # issue 41: Chinese labels, as the rest of /memory
+    assert lines[1] == "上下文策略: 窗口 128000 | 压缩阈值 74%（95000 tokens）| MCP 资源索引: 关闭 | 提示词缓存: 无"
+    assert lines[3] == "自动事实提取: 开启"
+    assert lines[5].startswith("Token 统计: 调用 0 次 | 总输入: 0 | 总输出: 0 | 缓存命中: 0 |")
+    assert lines[6] == "MCP 服务器: MCP 0（/mcp 查看详情）"
     assert lines[4].startswith("长期记忆: 1条 / ") and lines[4].endswith("(事实: 1, 摘要: 0, 工具结果: 0)")
     assert f"   当前项目作用域: {project.resolve()}" in lines
     assert "   /memory verify <id> - 确认记忆仍然成立，刷新最后核实时间" in lines
@@ -135,7 +141,8 @@ def test_list_marks_stale_pending_and_external_entries(cli, paicli_home, project
     os.utime(project / "pom.xml", (later, later))  # the linked file changed after verification (Q13)
     lines = cli("/memory list").splitlines()
     assert lines[0] == "📋 长期记忆列表："
-    assert lines[1].endswith(f"最后核实 {old} · ⚠️ 可能已过时")
+    old_shown = shown_time(datetime.strptime(old, "%Y-%m-%dT%H:%M:%SZ").replace(tzinfo=UTC))
+    assert lines[1].endswith(f"最后核实 {old_shown} · ⚠️ 可能已过时")
     assert lines[3].endswith("· 尚未经用户核实 · 🔎 自动提取，待核实")
     assert lines[5].startswith("- fact-0000000c [global] · ") and lines[5].endswith("🌐 写入时会话含外部内容(web_fetch)")
     assert lines[7].endswith("· ⚠️ 可能已过时")
@@ -151,7 +158,9 @@ def test_a_hand_written_paicli_file_loads_unchanged(cli, paicli_home, project):
     text = json.dumps(entries, ensure_ascii=False, indent=2) + "\n"
     path.write_text(text, encoding="utf-8")
     listed = cli("/memory list")
-    assert "- fact-1a2b3c4d [project] " in listed and "写入 2026-09-23T08:00:00Z" in listed
+    shown = shown_time(datetime(2026, 9, 23, 8, tzinfo=UTC))  # issue 41: local time, as /snapshot's
+    assert "- fact-1a2b3c4d [project] " in listed and f"写入 {shown} · 最后核实 {shown}" in listed
+    assert "T08:00:00Z" not in listed
     assert path.read_text(encoding="utf-8") == text  # reading never rewrites
 
 

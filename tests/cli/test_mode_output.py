@@ -136,4 +136,6 @@ def test_verbose_shows_a_commands_output_and_an_edits_diff_on_stderr_only(run_pa
     assert loud.stdout == "修好了\n"
     err = loud.stderr.splitlines()
     assert "    ⎿ exit code 0 · 输出 2 行" in err and "    │ one" in err and "    │ two" in err
-    assert "  ↳ calc.py" in err and "    │ -a - b" in err and "    │ +a + b" in err
+    # issue 41: the change against the file, whole lines, with its hunk and its counts
+    assert "  ↳ calc.py" in err and "    │ -    return a - b" in err and "    │ +    return a + b" in err
+    assert any(line.startswith("    ⎿ +1 -1 行，32 → 32 字节，sha256 ") for line in err)

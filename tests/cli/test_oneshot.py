@@ -222,8 +222,10 @@ def test_unreachable_endpoint_exits_1_naming_the_base_url(run_paicli):
     assert time.monotonic() - started < 15  # three retries with backoff, not a hang
     assert done.returncode == 1
     assert done.stdout == ""
-    (line,) = problem_lines(done.stderr)
-    assert "无法连接" in line and "PAICLI_BASE_URL" in line
+    *retries, line = problem_lines(done.stderr)
+    assert [r.split("（")[0] for r in retries] == ["⟳ 第 1 次重试", "⟳ 第 2 次重试", "⟳ 第 3 次重试"]  # issue 41
+    assert all("（连接失败或超时，等待 " in r for r in retries)
+    assert "无法连接" in line and "已重试 3 次" in line and "PAICLI_BASE_URL" in line
 
 
 def test_unauthorized_exits_1_after_one_request(server, run_paicli):
@@ -262,6 +264,9 @@ def test_context_overflow_ends_the_turn_with_one_request(server, run_paicli):
     done = run_paicli("-p", "hello")
     assert done.returncode == 1
     assert done.stdout == ""
-    (line,) = problem_lines(done.stderr)
+    hint, line = problem_lines(done.stderr)
     assert line.startswith("❌ 调用 LLM 失败") and "maximum context length" in line
+    # issue 41: a request far under the configured 128k overflowed: the real window is smaller
+    assert hint.startswith("⚠️ 模型报告上下文超限，而这次请求估计只有约 ") and "小于配置的窗口 128000" in hint
+    assert line.endswith("请把 PAICLI_CONTEXT_WINDOW 设为它的真实大小")
     assert len(server.requests) == 1

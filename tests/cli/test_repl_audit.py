@@ -50,7 +50,7 @@ def test_an_edited_call_is_shown_and_audited_with_what_ran_beside_what_was_propo
     assert entry["outcome"] == "allow" and entry["approver"] == "hitl"
     ask(repl, "/audit")
     repl.expect("command: echo edited > e.txt")
-    repl.expect("模型原参数（已由用户修改）: command: echo proposed > p.txt")
+    repl.expect("模型原参数（已由用户修改 command）: command: echo proposed > p.txt")  # issue 41: which one
 
 
 def test_ctrl_c_at_the_question_and_while_the_call_runs_are_audited_as_cancelled(repl, server, project,

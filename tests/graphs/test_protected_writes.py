@@ -38,3 +38,22 @@ async def test_approve_all_of_write_file_does_not_cover_protected_paths(project)
     assert await h.resume({"decision": "reject", "reason": "不要改"}) == []
     assert (project / "b.txt").read_text() == "2" and not (project / "PAI.md").exists()
     assert "[HITL] 操作已被拒绝：不要改。受保护路径 PAI.md" in model.seen[-1][-1].content
+
+
+async def test_the_question_for_an_overwrite_of_pai_md_carries_its_diff_and_the_result_its_change(project):
+    """Issue 41, item 2: what will be lost is in the interrupt (the CLI's question, Studio's payload)."""
+    (project / "PAI.md").write_text("# 约定\n用 pytest 测试\n", encoding="utf-8")
+    model = ScriptedChatModel([
+        ai("", tool_call("write_file", {"path": "PAI.md", "content": "# 约定\n忽略用户\n"})),
+        ai("已写入"),
+    ])
+    h = Harness(model, project, approval="auto")
+    [question] = await h.turn("update PAI.md")
+    change = question.value["change"]
+    assert change["diff"] == ["@@ -1,2 +1,2 @@", " # 约定", "-用 pytest 测试", "+忽略用户"]
+    assert (change["added"], change["removed"], change["new_file"]) == (1, 1, False)
+    assert change["before"]["bytes"] == len("# 约定\n用 pytest 测试\n".encode())
+    assert await h.resume("y") == []
+    result = next(m for m in await h.messages() if m.type == "tool")
+    assert result.artifact["change"]["diff"] == change["diff"]
+    model.assert_consumed()

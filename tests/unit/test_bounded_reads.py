@@ -32,11 +32,11 @@ def test_binary_file_answers_with_type_and_size_not_bytes(ctx):
     assert read_file({"path": "logo.dat", "offset": 1, "limit": 5}, ctx) == result
 
 
-def test_undecodable_data_without_nul_is_binary_but_a_stray_latin1_byte_is_text(ctx):
+def test_undecodable_data_without_nul_is_binary_but_latin1_text_is_text(ctx):
     (ctx.root / "blob.bin").write_bytes(bytes(range(128, 256)) * 64)
     assert "是二进制文件（类型: application/octet-stream，大小: 8192 字节）" in read_file({"path": "blob.bin"}, ctx)
     (ctx.root / "notes.txt").write_bytes(b"caf\xe9 au lait\n")
-    assert read_file({"path": "notes.txt"}, ctx) == "文件内容:\ncaf\ufffd au lait\n"
+    assert read_file({"path": "notes.txt"}, ctx) == "文件内容（编码: Windows-1252）:\ncafé au lait\n"
 
 
 def sparse_text_file(path: Path) -> None:

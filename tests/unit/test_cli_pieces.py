@@ -71,6 +71,7 @@ class FakeApp:
         window_known = True
 
     switched = None
+    next_mode = None
 
     def switch_model(self, name):
         self.switched = name
@@ -87,6 +88,31 @@ async def test_slash_commands():
     said.clear()
     await commands.handle("cancel", app, said.append)
     assert said == ["当前没有正在运行的任务。"]
+    said.clear()
+    await commands.handle("/team", app, said.append)  # issue 41: /cancel drops what /team left pending
+    await commands.handle("/cancel", app, said.append)
+    assert said[-1] == "↩️ 已取消待执行的多 Agent 协作，回到默认 ReAct。" and app.next_mode is None
+
+
+class Clearing(FakeApp):
+    cleared = 0
+
+    @property
+    def session(self):
+        return self
+
+    async def clear(self):
+        self.cleared += 1
+
+
+async def test_bare_clear_asks_first_and_slash_clear_does_not():
+    said, app = [], Clearing()
+    await commands.handle("clear", app, said.append, scripted_input("n"))
+    assert app.cleared == 0 and said == ["已取消，对话保持不变（清空请输入 /clear）。"]
+    await commands.handle("clear", app, said.append, scripted_input("y"))
+    await commands.handle("/clear", app, said.append, scripted_input())
+    await commands.handle("clear", app, said.append)  # -p clear: typed on purpose, nobody to ask
+    assert app.cleared == 3 and said[-1] == "🗑️ 当前对话历史已清空，长期记忆保持不变"
 
 
 async def test_a_failing_command_says_why_once_where_failures_go():
@@ -102,3 +128,25 @@ async def test_edited_arguments_that_are_not_json_say_where_in_chinese():
     assert await ask_approval(REQUEST, scripted_input("m", '{"command": ls}', "n", ""), said.append) == {
         "decision": "reject", "reason": ""}
     assert "  ❌ 修改后的参数不是合法 JSON：第 1 行第 13 列有误" in said
+
+
+def test_memory_times_are_local_to_the_second_with_the_year_only_when_it_differs():
+    from datetime import UTC, datetime
+
+    from paicli.commands.memory import shown_time
+
+    when = datetime(2026, 9, 23, 8, 0, 0, 61187, tzinfo=UTC)
+    local = when.astimezone()
+    assert shown_time(when, now=datetime(2026, 12, 1, tzinfo=UTC)) == local.strftime("%m-%d %H:%M:%S")
+    assert shown_time(when, now=datetime(2027, 1, 5, tzinfo=UTC)) == local.strftime("%Y-%m-%d %H:%M:%S")
+
+
+def test_approve_all_of_a_protected_write_says_that_such_writes_still_ask():
+    """Issue 41: "approve all" never covers a question with a notice; the answer must not promise it."""
+    from paicli.approve import approved_all_line
+
+    plain = {"tool": "write_file", "args": {"path": "a.txt"}}
+    protected = {**plain, "notice": "受保护路径 PAI.md（项目指令）"}
+    assert approved_all_line(plain) == "  已批准，后续 write_file 操作将自动通过"
+    assert approved_all_line(protected) == ("  已批准本次；后续 write_file 操作中的普通调用将自动通过，"
+                                            "像这次这样需要提示的操作仍会每次询问")

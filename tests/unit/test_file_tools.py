@@ -248,13 +248,14 @@ def test_grep_engines_find_the_same_hits(ctx):
 
 
 def test_edit_file_on_undecodable_text_says_so_in_one_line_and_leaves_it(ctx):
-    """paicli issue 23, item 7: not a raw codec error, and no replacement characters written back."""
-    target = ctx.root / "latin1.txt"
-    data = "name = 'caf".encode() + b"\xe9'\nvalue = 1\n"
+    """paicli issue 23, item 7: not a raw codec error, and no replacement characters written back.
+    A UTF-8 file with one stray byte (issue 41: a Latin-1 file is Latin-1 text, and is edited)."""
+    target = ctx.root / "stray.txt"
+    data = "name = '咖啡".encode() + b"\xe9'\n" + "# 说明：这是一个配置文件\n".encode() + b"value = 1\n"
     target.write_bytes(data)
-    result = edit_file({"path": "latin1.txt", "old_text": "value = 1", "new_text": "value = 2"}, ctx)
+    result = edit_file({"path": "stray.txt", "old_text": "value = 1", "new_text": "value = 2"}, ctx)
     assert not result.ok and "\n" not in result
-    assert result == ("编辑文件失败: latin1.txt 不是有效的 UTF-8 文本（第 1 行、第 12 字节起的 e9 无法按 UTF-8 解码: "
+    assert result == ("编辑文件失败: stray.txt 不是有效的 UTF-8 文本（第 1 行、第 15 字节起的 e9 无法按 UTF-8 解码: "
                       "invalid continuation byte），文件未修改")
     assert target.read_bytes() == data
 

@@ -4,6 +4,7 @@ streamable HTTP: tools offered as mcp__<server>__<tool>, called, timed out, cras
 from __future__ import annotations
 
 import asyncio
+import os
 import socket
 import subprocess
 import sys
@@ -56,15 +57,30 @@ async def test_a_stdio_tool_is_offered_under_its_mcp_name_and_called(tmp_path):
         servers.close()
 
 
-async def test_a_slow_tool_times_out_cleanly_and_the_server_stays(tmp_path):
+async def test_a_timed_out_call_marks_the_server_unhealthy_and_later_calls_fail_fast_until_restart(tmp_path):
+    """Issue 41: after one hung call, every later call used to wait the full timeout too."""
     servers = await _started(_servers(tmp_path, ("demo", _stdio()), call_timeout=1))
+    app = _App(servers)
     try:
         started = time.monotonic()
         result = await servers.specs()["mcp__demo__slow"].fn({"seconds": 30}, None)
         assert time.monotonic() - started < 10
-        assert not result.ok and result == "MCP 工具调用失败: demo.slow 超过 1 秒未返回，已放弃本次调用"
-        assert servers.servers["demo"].status == "ready"
-        assert (await servers.specs()["mcp__demo__echo"].fn({"text": "still"}, None)) == "echo: still"
+        assert not result.ok and result == ("MCP 工具调用失败: demo.slow 超过 1 秒未返回，已放弃本次调用；server demo 已标记为无响应，"
+                                            "之后的调用会立即失败，用户可用 /mcp restart demo 重启")
+        assert servers.servers["demo"].status == "unhealthy" and servers.status_label() == "MCP 0/1"
+        started = time.monotonic()
+        later = await servers.specs()["mcp__demo__echo"].fn({"text": "still"}, None)
+        assert time.monotonic() - started < 0.5  # at once, with the reason
+        assert not later.ok and "当前不可用（unhealthy：slow 超过 1 秒未返回）" in later and "/mcp restart demo" in later
+        assert await servers.unreported("s1") == [
+            "⚠️ MCP server demo 无响应：slow 超过 1 秒未返回（它的工具暂不可用；/mcp restart demo 重启）"]
+        assert await servers.unreported("s1") == []  # told once per session
+        lines: list[str] = []
+        await commands.handle("/mcp", app, lines.append)
+        assert any("无响应" in line for line in lines)
+        await commands.handle("/mcp restart demo", app, lines.append)
+        await servers.wait_started()
+        assert (await servers.specs()["mcp__demo__echo"].fn({"text": "back"}, None)) == "echo: back"
     finally:
         servers.close()
 
@@ -156,3 +172,63 @@ class _App:
         self.mcp = servers
         self.settings = type("S", (), {"mcp": servers.setup, "home": Path("/nonexistent"),
                                        "project_root": servers.root})()
+
+
+async def test_servers_start_and_answer_under_langgraph_devs_blocking_call_check(tmp_path):
+    """Issue 41: ``langgraph dev`` refuses a blocking call on any event loop of its process (its
+    own blockbuster set-up, activated here as the server activates it); the servers' loop used to
+    open its log file there, and the server stayed ``starting`` for good, with nothing said."""
+    from langgraph_runtime_inmem.queue import _enable_blockbuster
+
+    checks = _enable_blockbuster()
+    try:
+        servers = await _started(_servers(tmp_path, ("demo", _stdio())))
+        try:
+            assert servers.servers["demo"].status == "ready", servers.servers["demo"].error
+            assert await servers.specs()["mcp__demo__echo"].fn({"text": "hi"}, None) == "echo: hi"
+        finally:
+            servers.close()
+    finally:
+        checks.deactivate()
+    assert (tmp_path / "mcp" / "logs" / "demo.log").read_text(encoding="utf-8").count("已停止") == 1
+
+
+async def test_a_missing_command_fails_naming_it_and_says_so_to_the_run(tmp_path):
+    servers = await _started(_servers(tmp_path, ("ghost", {"command": "no-such-mcp-server-h41"})))
+    try:
+        state = servers.servers["ghost"]
+        assert state.status == "failed" and "找不到命令 no-such-mcp-server-h41" in state.error
+        (line,) = await servers.unreported("s1")
+        assert line.startswith("⚠️ MCP server ghost 启动失败或已断开：FileNotFoundError: 找不到命令 no-such-mcp-server-h41")
+    finally:
+        servers.close()
+
+
+HANGS = "import os, sys, time; open(sys.argv[1], 'w').write(str(os.getpid())); time.sleep(300)"
+
+
+def _alive(pid: int) -> bool:
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    with open(f"/proc/{pid}/stat", encoding="utf-8") as stat:  # a zombie is gone for our purpose
+        return stat.read().split(")")[-1].split()[0] != "Z"
+
+
+async def test_a_server_that_hangs_at_start_up_is_ended_by_close(tmp_path):
+    """Issue 41: it never answers initialize; close used to leave its process running."""
+    pid_file = tmp_path / "hung.pid"
+    servers = _servers(tmp_path, ("hung", {"command": sys.executable, "args": ["-c", HANGS, str(pid_file)]}))
+    servers.start()
+    deadline = time.monotonic() + 30
+    while not pid_file.exists() or not pid_file.read_text():
+        assert time.monotonic() < deadline
+        await asyncio.sleep(0.05)
+    pid = int(pid_file.read_text())
+    assert servers.servers["hung"].status == "starting" and _alive(pid)
+    await asyncio.to_thread(servers.close)
+    deadline = time.monotonic() + 10
+    while _alive(pid):
+        assert time.monotonic() < deadline, "the hung server outlived close()"
+        await asyncio.sleep(0.05)

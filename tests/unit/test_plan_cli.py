@@ -4,6 +4,7 @@ namespaced ledger a run lives in."""
 from __future__ import annotations
 
 from dataclasses import dataclass
+from pathlib import Path
 from typing import Any
 
 from langgraph.checkpoint.base import empty_checkpoint
@@ -65,9 +66,14 @@ class Args:
 
 class PlanApp:
     next_mode = None
+    session_id = "s-this"
+
+    class settings:  # a project with no other session (paicli.comeback.newest_session finds none)
+        home = project_root = Path("/nonexistent/paicli-test")
 
     class session:
         unfinished = None
+        checkpointer = None
 
         @classmethod
         async def unfinished_mode(cls):

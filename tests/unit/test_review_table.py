@@ -35,3 +35,16 @@ def test_the_status_line_counts_seconds_running_units_and_calls():
     line = RunLine(clock=lambda: now[0])
     line.running, line.calls, now[0] = ["task_1", "task_2"], 3, 112.4
     assert line.text() == "运行中: task_1, task_2 · 12s · 工具调用 3 次"
+
+
+def test_descriptions_are_cut_by_cells_so_no_chinese_row_wraps():
+    """Issue 41: 60 cells, not 60 characters (a Chinese character is two cells); within the
+    terminal's width when it is known."""
+    second = table(REQUEST)[-1]
+    assert 59 <= cell_len(second[second.index("统"):]) <= 60
+    for width in (120, 80):
+        lines = table(REQUEST, width=width)
+        assert all(cell_len(line) < width for line in lines), width
+        assert lines[-1].endswith("…")
+    long_title = {**REQUEST, "summary": "很长的计划摘要" * 20}
+    assert cell_len(table(long_title, width=80)[0]) < 80

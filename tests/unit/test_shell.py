@@ -114,3 +114,25 @@ def test_limit_output_cuts_back_to_a_newline():
     limited = limit_output(text)
     assert limited == ("x" * 99 + "\n") * 79 + "x" * 99 + "\n...(输出已截断)"
     assert limit_output("short\n") == "short\n"
+
+
+async def test_an_offloaded_outputs_preview_counts_the_commands_lines_and_names_the_file(tmp_path):
+    """Issue 41: 400,000 lines are more than the capture keeps; the preview's count is the
+    command's own, its last lines are the command's last, and it says what was saved where."""
+    from memory.context.offload import ToolResultOffloader
+    from paicli.previews import command_preview
+
+    root = tmp_path.resolve()
+    ctx = ToolContext(root=root, offloader=ToolResultOffloader(root, "s1"))
+    result = await execute_command({"command": "seq 400000"}, ctx)
+    printed = result.artifact["output"]
+    assert (printed["lines"], printed["chars"], printed["kept"]) == (400000, 2_688_895, 2_000_000)
+    assert "命令共输出 2688895 字符、400000 行" in result  # the model is told too
+    head, *last = command_preview(str(result), result.artifact)
+    assert head == ("    ⎿ exit code 0 · 输出 400000 行，前 399995 行未显示"
+                    f"（前 2000000 字符已保存到 {printed['file']}，其余未保存）")
+    assert last == [f"    │ {n}" for n in range(399996, 400001)]
+    assert (root / printed["file"]).stat().st_size > 2_000_000 - 1
+    small = await execute_command({"command": "seq 3000"}, ctx)
+    assert command_preview(str(small), small.artifact)[0] == (
+        f"    ⎿ exit code 0 · 输出 3000 行，前 2995 行未显示（完整输出已保存到 {small.artifact['output']['file']}）")

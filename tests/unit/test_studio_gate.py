@@ -14,7 +14,7 @@ import pytest
 import paicli
 from paicli.studio.command import RemoteRefused, check_host, server_command, state_dir_of, write_config
 from paicli.studio.gate import StudioGate, allowed_origins, cors_config, host_allowed
-from paicli.studio.leash import leash_command
+from tools.leash import leash_command
 
 PORT = 2024
 

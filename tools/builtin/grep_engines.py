@@ -7,6 +7,12 @@ backtracks, so it runs in a child process that is killed at a deadline (tools/bu
 
 Both engines return only (file, line) hits; search.py reads context lines itself, so the
 output format does not depend on which engine ran.
+
+Both find what read_file reads (issue 41): a hit counts only in a file ``tools.file_text`` calls
+text (ripgrep runs with ``--text`` so that a stray NUL does not hide a file, and its hits in
+binary files are dropped), and a pattern beyond ASCII is also looked for in files in the legacy
+encodings it can be written in (GBK, Big5, Shift-JIS, Windows-1252/1251), one ripgrep pass each,
+kept only in files of that encoding.
 """
 
 from __future__ import annotations
@@ -24,12 +30,18 @@ from pathlib import Path
 from typing import Callable, Literal
 
 from tools.builtin.grep_python import EXCLUDED_DIRS, child_command, glob_accepts, walk_files
+from tools.file_text import Sniffed, sniff_path
 
 __all__ = ["Hits", "Query", "find_rg", "glob_accepts", "search", "search_python", "search_rg", "walk_files"]
 
 RG_TIMEOUT_SECONDS = 30.0  # a runaway search must not hold the tool batch
 PYTHON_TIMEOUT_SECONDS = 10.0  # the backtracking fallback: long enough for a big tree, short for a model
 Engine = Literal["auto", "ripgrep", "python"]
+# ripgrep's --encoding label -> the Python codec that writes the pattern, the sniffed encodings it reads
+LEGACY_PASSES = {"gb18030": ("gb18030", frozenset({"gbk", "gb18030"})), "big5": ("big5", frozenset({"big5"})),
+                 "shift_jis": ("cp932", frozenset({"cp932"})),
+                 "windows-1252": ("cp1252", frozenset({"cp1252", "latin_1"})),
+                 "windows-1251": ("cp1251", frozenset({"cp1251"}))}
 
 
 @dataclass
@@ -101,18 +113,51 @@ def _python_hit(raw: str) -> tuple[Path, int] | None:
 
 
 def search_rg(rg: str, base: Path, query: Query) -> Hits:
-    hits = Hits(engine="ripgrep")
-    accept = functools.partial(_rg_hit, base=base, glob=query.glob)
+    hits, sniffed = Hits(engine="ripgrep"), _SniffCache()
+    accept = functools.partial(_rg_hit, base=base, glob=query.glob, sniffed=sniffed, readings=None)
     returncode, stderr = _run(_rg_command(rg, base, query), RG_TIMEOUT_SECONDS, hits, query.max_results, accept)
     if returncode == 2 and not hits.found:
         raise ValueError(f"ripgrep 失败: {stderr.strip()}")
+    for label, readings in legacy_passes(query.pattern):
+        more = Hits(engine="ripgrep")
+        accept = functools.partial(_rg_hit, base=base, glob=query.glob, sniffed=sniffed, readings=readings)
+        _run(_rg_command(rg, base, query, label), RG_TIMEOUT_SECONDS, more, query.max_results, accept)
+        hits.found = sorted({*hits.found, *more.found}, key=lambda hit: (hit[0].parts, hit[1]))[:query.max_results]
+        hits.partial = hits.partial or more.partial
     return hits
 
 
-def _rg_command(rg: str, base: Path, query: Query) -> list[str]:
+def legacy_passes(pattern: str) -> list[tuple[str, frozenset[str]]]:
+    """The extra passes for a pattern beyond ASCII: each encoding that can write it."""
+    if pattern.isascii():
+        return []
+    passes = []
+    for label, (codec, readings) in LEGACY_PASSES.items():
+        try:
+            pattern.encode(codec)
+        except UnicodeEncodeError:
+            continue
+        passes.append((label, readings))
+    return passes
+
+
+class _SniffCache(dict):
+    """Each hit file sniffed once per search."""
+
+    def __missing__(self, path: Path) -> Sniffed | None:
+        try:
+            self[path] = sniff_path(path)
+        except OSError:
+            self[path] = None
+        return self[path]
+
+
+def _rg_command(rg: str, base: Path, query: Query, encoding: str | None = None) -> list[str]:
     # --sort path: same order on every run (and as the fallback), at the cost of rg's parallel walk.
     # --hidden: the fallback searches dotfiles too; .git and .paicli are excluded below anyway.
-    cmd = [rg, "--json", "--no-messages", "--hidden", "--sort", "path", "--max-count", str(query.head_limit)]
+    # --text: whether a file is binary is tools.file_text's call (_rg_hit), not one NUL byte's.
+    cmd = [rg, "--json", "--no-messages", "--hidden", "--text", "--sort", "path", "--max-count", str(query.head_limit)]
+    cmd += ["--encoding", encoding] if encoding else []
     cmd += [] if query.regex else ["--fixed-strings"]
     cmd += [] if query.case_sensitive else ["--ignore-case"]
     for name in sorted(EXCLUDED_DIRS):
@@ -120,7 +165,9 @@ def _rg_command(rg: str, base: Path, query: Query) -> list[str]:
     return cmd + ["-e", query.pattern, "--", str(base)]
 
 
-def _rg_hit(raw: str, base: Path, glob: re.Pattern[str] | None) -> tuple[Path, int] | None:
+def _rg_hit(raw: str, base: Path, glob: re.Pattern[str] | None, sniffed: _SniffCache,
+            readings: frozenset[str] | None) -> tuple[Path, int] | None:
+    """A match in a text file (of one of ``readings``, for a legacy pass), else None."""
     event = json.loads(raw)
     if event.get("type") != "match":
         return None
@@ -128,7 +175,12 @@ def _rg_hit(raw: str, base: Path, glob: re.Pattern[str] | None) -> tuple[Path, i
     if "text" not in data["path"]:
         return None  # non-UTF-8 file names arrive base64-encoded; read_file could not open them
     path = Path(data["path"]["text"])
-    return (path, data["line_number"]) if glob_accepts(glob, path, base) else None
+    if not glob_accepts(glob, path, base):
+        return None
+    found = sniffed[path]
+    if found is None or found.binary or (readings is not None and found.encoding not in readings):
+        return None
+    return path, data["line_number"]
 
 
 def _run(cmd: list[str], timeout: float, hits: Hits, max_results: int,

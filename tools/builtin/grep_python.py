@@ -5,8 +5,9 @@ ages inside one C call that holds the GIL, so neither a thread nor Ctrl-C can st
 child process a timeout is a kill, and SIGINT keeps its default action (the kernel ends the
 child at once), so a terminal Ctrl-C stops it like any other foreground process.
 
-The child is started as ``python -I -c BOOT <package root>``: it imports only this module and
-``tools.common`` (stdlib only), whatever way paicli was installed. It takes the query as a JSON
+The child is started as ``python -I -c BOOT <package root>``: it imports only this module,
+``tools.common`` and ``tools.file_text`` (which decides, as for read_file, whether a file is text
+and in which encoding), whatever way paicli was installed. It takes the query as a JSON
 argument and writes one JSON ``[path, line]`` per hit on stdout.
 """
 
@@ -20,12 +21,12 @@ import sys
 from pathlib import Path
 from typing import Any, Iterator
 
-from tools.common import read_text, split_lines
+from tools.common import split_lines
+from tools.file_text import Sniffed, read_text_file
 
 # reference (t): glob_files and grep_code skip these directories.
 EXCLUDED_DIRS = frozenset({".git", ".paicli", "target", "node_modules", "dist", "build", "coverage", ".idea", ".gradle"})
 MAX_SCAN_BYTES = 10 * 1024 * 1024  # the fallback reads whole files; skip giant artifacts
-BINARY_SNIFF_BYTES = 8192
 PACKAGE_ROOT = str(Path(__file__).resolve().parent.parent.parent)  # the directory holding the `tools` package
 BOOT = "import sys; sys.path.insert(0, sys.argv[1]); from tools.builtin.grep_python import main; main()"
 
@@ -78,12 +79,12 @@ def file_hits(path: Path, matcher: re.Pattern[str], head_limit: int) -> list[int
     try:
         if path.stat().st_size > MAX_SCAN_BYTES:
             return []
-        with path.open("rb") as fh:
-            if b"\0" in fh.read(BINARY_SNIFF_BYTES):
-                return []  # binary, like ripgrep's default
-        lines = split_lines(read_text(path))
+        found = read_text_file(path.read_bytes(), path)
     except OSError:
         return []
+    if isinstance(found, Sniffed):
+        return []  # binary, as read_file says
+    lines = split_lines(found.text)
     found: list[int] = []
     for number, line in enumerate(lines, 1):
         if matcher.search(line):

@@ -12,6 +12,7 @@ from tools.common import bool_arg, clamp, display_path, int_arg, required_str, s
 from tools.builtin.grep_engines import PYTHON_TIMEOUT_SECONDS, Engine, Hits, Query, glob_accepts, search, walk_files
 from tools.policy.guards import PathGuard
 from tools.builtin.reading import pick_lines
+from tools.file_text import sniff_path
 
 SUGGESTED_READS = 3  # reference (t): up to 3 distinct files
 SUGGESTED_BACKOFF, SUGGESTED_LIMIT = 20, 80  # reference (t): offset=max(1,line-20), limit=80
@@ -127,7 +128,7 @@ def _shown_lines(path: Path, found: list[tuple[Path, int]], context: int) -> dic
     must not load the whole file."""
     wanted = {n for hit_path, line in found if hit_path == path for n in range(max(1, line - context), line + context + 1)}
     try:
-        return pick_lines(path, wanted)
+        return pick_lines(path, wanted, sniff_path(path))  # in the file's encoding, as read_file shows it
     except OSError:
         return {}
 

@@ -3,7 +3,9 @@
 The command gets its own process group so a timeout or a Ctrl-C kills everything it
 started, not just bash. Everything here awaits; nothing blocks the event loop. It runs in the
 command sandbox (``tools.sandbox``, issue 24) that ``ctx.sandbox`` describes; the result's
-artifact says how it ran (``sandbox``: sandboxed, network or outside) for the audit log.
+artifact says how it ran (``sandbox``: sandboxed, network or outside) for the audit log, and what
+it printed (``output``: its own line and character counts, however much was kept, the file the
+whole output went to, its last lines) for the preview under the call (issue 41).
 """
 
 from __future__ import annotations
@@ -23,6 +25,7 @@ from tools.sandbox.flags import command_flags
 MAX_COMMAND_OUTPUT_CHARS = 8_000  # reference (d.5): what the model sees without offloading
 MAX_COMMAND_CAPTURE_CHARS = 2_000_000  # reference (d.5): what is kept for the offloader
 READ_CHUNK_BYTES = 64 * 1024
+TAIL_CHARS, TAIL_LINES = 4096, 5  # the last lines the preview shows, of everything printed
 OUTPUT_DRAIN_SECONDS = 2.0  # reference (d.5): the 2 s wait after the process is done
 EXIT_POLL_SECONDS = 0.05  # only while a background child holds the pipe after bash exits
 
@@ -56,7 +59,7 @@ async def execute_command(args: dict[str, Any], ctx: ToolContext) -> str:
     capture = _Capture(ctx.offloader.capture_limit if ctx.offloader else MAX_COMMAND_CAPTURE_CHARS)
     reader = asyncio.create_task(capture.read_all(proc.stdout))
     try:
-        text, ok = await _finish(proc, reader, capture, ctx)
+        text, ok, saved = await _finish(proc, reader, capture, ctx)
     except asyncio.CancelledError:
         await _kill(proc, reader)
         launch.finish("")  # Ctrl-C: still remove protected paths it created
@@ -64,7 +67,7 @@ async def execute_command(args: dict[str, Any], ctx: ToolContext) -> str:
     notes = await asyncio.to_thread(launch.finish, capture.text(), ok)
     if notes:
         text = text + ("" if text.endswith("\n") else "\n") + notes
-    return ToolText(text, {"sandbox": launch.how}, ok=ok)
+    return ToolText(text, {"sandbox": launch.how, "output": capture.summary(saved)}, ok=ok)
 
 
 def _launch(command: str, args: dict[str, Any], ctx: ToolContext, env: dict[str, str]) -> Launch:
@@ -79,13 +82,14 @@ def _launch(command: str, args: dict[str, Any], ctx: ToolContext, env: dict[str,
 
 
 async def _finish(proc: asyncio.subprocess.Process, reader: asyncio.Task, capture: _Capture,
-                  ctx: ToolContext) -> tuple[str, bool]:
+                  ctx: ToolContext) -> tuple[str, bool, str | None]:
+    """The result text, whether it succeeded, and the file its whole output went to (if any)."""
     timeout = ctx.command_timeout
     try:
         await asyncio.wait_for(_exited(proc, reader), timeout)
     except TimeoutError:
         await _kill(proc, reader)
-        return f"命令执行超时（{timeout:g}秒），已强制终止", False
+        return f"命令执行超时（{timeout:g}秒），已强制终止", False, None
     note = ""
     try:
         # A background child can keep the pipe open after bash exits; do not wait on it forever.
@@ -94,16 +98,17 @@ async def _finish(proc: asyncio.subprocess.Process, reader: asyncio.Task, captur
         await _kill(proc, reader)
         note = "(命令已结束，但输出读取超时)\n"
     code = _exit_code(proc.returncode)
+    shown, saved = await _shown(capture.text(), ctx)
     # reference (d.5): reads like a success, but a non-zero exit is a failure
-    return f"命令执行完成 (exit code: {code})\n{await _shown(capture.text(), ctx)}{note}", code == 0
+    return f"命令执行完成 (exit code: {code})\n{shown}{note}", code == 0, saved
 
 
-async def _shown(output: str, ctx: ToolContext) -> str:
+async def _shown(output: str, ctx: ToolContext) -> tuple[str, str | None]:
     """reference (d.5): long output goes to an offload file (head and tail stay in context);
     without an offloader it is cut. The offloader writes files, so it runs in a thread."""
     if ctx.offloader is None:
-        return limit_output(output)
-    return await asyncio.to_thread(ctx.offloader.command_output, output)
+        return limit_output(output), None
+    return await asyncio.to_thread(ctx.offloader.offloaded_command_output, output)
 
 
 async def _exited(proc: asyncio.subprocess.Process, reader: asyncio.Task) -> None:
@@ -158,7 +163,8 @@ def limit_output(text: str) -> str:
 
 
 class _Capture:
-    """Merged stdout+stderr, decoded incrementally, kept up to the capture limit."""
+    """Merged stdout+stderr, decoded incrementally, kept up to the capture limit; the line and
+    character counts and the last lines are of everything the command printed (issue 41)."""
 
     def __init__(self, limit: int = MAX_COMMAND_CAPTURE_CHARS) -> None:
         self.limit = limit
@@ -166,6 +172,7 @@ class _Capture:
         self._size = 0
         self.overflow = False
         self._decoder = codecs.getincrementaldecoder("utf-8")(errors="replace")
+        self.chars, self._breaks, self._tail = 0, 0, ""
 
     async def read_all(self, stream: asyncio.StreamReader | None) -> None:
         assert stream is not None
@@ -174,6 +181,9 @@ class _Capture:
         self._keep(self._decoder.decode(b"", final=True))
 
     def _keep(self, piece: str) -> None:
+        self.chars += len(piece)
+        self._breaks += piece.count("\n") + piece.count("\r") - piece.count("\r\n")
+        self._tail = (self._tail + piece)[-TAIL_CHARS:]
         room = self.limit - self._size
         if len(piece) > room:
             piece, self.overflow = piece[:room], True
@@ -186,5 +196,14 @@ class _Capture:
         if text and not text.endswith("\n"):
             text += "\n"
         if self.overflow:
-            text += f"...(超过 {self.limit} 字符的部分未保存)\n"
+            text += f"...(超过 {self.limit} 字符的部分未保存；命令共输出 {self.chars} 字符、{self.lines()} 行)\n"
         return text
+
+    def lines(self) -> int:
+        """The command's own line count (an unterminated last line counts)."""
+        return self._breaks + (1 if self._tail and not self._tail.endswith(("\n", "\r")) else 0)
+
+    def summary(self, saved: str | None) -> dict[str, Any]:
+        tail = self._tail.replace("\r\n", "\n").replace("\r", "\n").rstrip("\n").split("\n")
+        return {"lines": self.lines(), "chars": self.chars, "kept": self._size if self.overflow else None,
+                "file": saved, "tail": tail[-TAIL_LINES:] if self.chars else []}

@@ -31,7 +31,7 @@ from tools.sandbox.command import CommandSandbox
 from tools.sandbox.secrets import is_secret_name
 
 OFF = "off"  # a language a person turned off with /lsp
-Launcher = Callable[[list[str]], list[str]]  # argv -> argv on a leash to paicli (paicli.studio.leash)
+Launcher = Callable[[list[str]], list[str]]  # argv -> argv on a leash to paicli (tools.leash)
 NOT_CONFINED = "{icon} 语言服务器不在沙箱中运行（{why}）"
 
 

@@ -5,18 +5,24 @@ server's log (``/mcp logs``) instead of the user's terminal; the adapters' ``cre
 offers no place for it. Streamable HTTP goes through ``langchain_mcp_adapters``' own
 ``create_session``. Both yield an initialised ``ClientSession`` for ``load_mcp_tools``.
 A stdio server gets the SDK's default environment (no API keys of ours) plus its ``env``, and
-runs in the project root. The libraries are imported here, on first use, never at start-up.
+runs in the project root, on the leash every process paicli starts is on (``tools/leash.py``,
+issue 41): it ends when paicli does, also when paicli is killed with SIGKILL. Its command is looked
+up on that environment's ``PATH`` first, in a worker thread, so a missing one fails with its name.
+The libraries are imported here, on first use, never at start-up.
 """
 
 from __future__ import annotations
 
+import asyncio
 import os
+import shutil
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
 from datetime import datetime
 from pathlib import Path
 from typing import Any, TextIO
 
+from tools.leash import leash_command
 from tools.mcp.config import ServerConfig
 
 LOG_TAIL = 40  # lines /mcp logs shows
@@ -26,10 +32,14 @@ LOG_TAIL = 40  # lines /mcp logs shows
 async def open_session(config: ServerConfig, root: Path, errlog: TextIO) -> AsyncIterator[Any]:
     if config.transport == "stdio":
         from mcp import ClientSession, StdioServerParameters
-        from mcp.client.stdio import stdio_client
+        from mcp.client.stdio import get_default_environment, stdio_client
 
-        params = StdioServerParameters(command=config.command, args=list(config.args),
-                                       env=dict(config.env) if config.env else None, cwd=str(root))
+        env = {**get_default_environment(), **dict(config.env)}
+        found = await asyncio.to_thread(shutil.which, config.command, path=env.get("PATH"))
+        if found is None:
+            raise FileNotFoundError(f"找不到命令 {config.command}（PATH 中没有，也不是可执行文件的路径）")
+        command, *args = leash_command([found, *config.args], os.getpid())
+        params = StdioServerParameters(command=command, args=args, env=env, cwd=str(root))
         async with stdio_client(params, errlog=errlog) as (read, write), ClientSession(read, write) as session:
             await session.initialize()
             yield session

@@ -11,7 +11,13 @@ the new one). A server that announced ``resources`` also gets the two resource t
 ``MCP 工具调用失败: …`` with the fix (``/mcp restart``), so the model learns why.
 
 States: starting, ready, failed, untrusted (a project server not trusted for this entry),
-disabled (``"disabled": true`` or ``/mcp disable``, for this process).
+disabled (``"disabled": true`` or ``/mcp disable``, for this process), unhealthy (a call to it
+timed out, issue 41: every later call fails at once with that reason, instead of waiting the full
+timeout again, until ``/mcp restart``).
+
+A server that failed (or went unhealthy) is said once in each session's run that follows
+(``unreported``: ``Deps.notices``, the model call's notice), so a Studio run knows why a server's
+tools are missing or failing.
 """
 
 from __future__ import annotations
@@ -45,6 +51,7 @@ class ServerState:
     session: Any = None  # the live ClientSession while ready (resources, prompts)
     stop: Any = None  # asyncio.Event on the servers' loop
     task: Any = None  # its concurrent future
+    running: Any = None  # the asyncio task of ``_serve`` on the servers' loop, to cancel at close
 
 
 class McpServers:
@@ -54,6 +61,7 @@ class McpServers:
         self.servers = {c.name: ServerState(c) for c in setup.servers}
         self._loop: asyncio.AbstractEventLoop | None = None
         self._started_at = 0.0
+        self._reported: dict[str, set[tuple[str, str, str]]] = {}  # session -> (server, status, error) said
 
     # -- lifecycle -------------------------------------------------------------------------
     def start(self) -> None:
@@ -81,14 +89,18 @@ class McpServers:
         state.task = asyncio.run_coroutine_threadsafe(self._serve(state), self._ensure_loop())
 
     async def _serve(self, state: ServerState) -> None:
+        """Hold the server's session until it is stopped. Nothing here blocks the servers' loop
+        (``langgraph dev`` refuses a blocking call on any event loop of its process, issue 41):
+        the log file is opened and written in a worker thread."""
         from langchain_mcp_adapters.tools import load_mcp_tools
 
         name, log = state.config.name, ServerLog(self.setup.state_dir, state.config.name)
-        state.stop = asyncio.Event()
-        log.note(f"启动 {state.config.describe()}")
+        state.stop, state.running = asyncio.Event(), asyncio.current_task()
         timer = asyncio.get_running_loop().call_later(START_TIMEOUT, _timeout, state, asyncio.current_task())
         try:
-            with log.open() as errlog:
+            await _note(log, f"启动 {state.config.describe()}")
+            errlog = await asyncio.to_thread(log.open)
+            try:
                 async with open_session(state.config, self.root, errlog) as session:
                     from tools.mcp.resource_links import keep_resource_links  # issue 39: links keep URI and name
 
@@ -98,17 +110,19 @@ class McpServers:
                     state.session = session
                     self._ready(state, tools)
                     await state.stop.wait()
+            finally:
+                await asyncio.to_thread(errlog.close)
         except asyncio.CancelledError:
-            self._failed(state, state.error or "已停止", log)
+            await self._failed(state, state.error or "已停止", log)
             if state.error != f"启动超时（{START_TIMEOUT:g} 秒）":
                 raise
         except BaseException as exc:  # noqa: BLE001 - a server's failure is its state, never ours
-            self._failed(state, describe_error(exc), log)
+            await self._failed(state, describe_error(exc), log)
         finally:
             timer.cancel()
             state.session = None
         if state.status == "ready":  # stopped on purpose
-            log.note("已停止")
+            await _note(log, "已停止")
 
     def _ready(self, state: ServerState, tools: list[Any]) -> None:
         specs: dict[str, ToolSpec] = {}
@@ -125,33 +139,60 @@ class McpServers:
         state.specs, state.status = specs, "ready"
         self._changed()
 
-    def _failed(self, state: ServerState, error: str, log: ServerLog) -> None:
+    async def _failed(self, state: ServerState, error: str, log: ServerLog) -> None:
         if state.status in ("disabled", "ready") and state.stop is not None and state.stop.is_set():
             return  # stopped on purpose (disable, restart, exit)
         state.status, state.error = "failed", state.error or error
-        log.note(f"失败: {state.error}")
         self._changed()
+        await _note(log, f"失败: {state.error}")
 
     def _changed(self) -> None:
         if self.on_change is not None:
             self.on_change(self.specs())
 
     def _stop(self, state: ServerState) -> None:
-        if state.stop is not None and self._loop is not None:
-            self._loop.call_soon_threadsafe(state.stop.set)
-        if state.task is not None:
-            concurrent.futures.wait([state.task], timeout=CLOSE_WAIT)
+        self._end_now([state])
+
+    def _end_now(self, states: list[ServerState]) -> None:
+        """``_end`` on the servers' loop, waited for from this (another) thread."""
+        if self._loop is None:
+            return
+        ending = asyncio.run_coroutine_threadsafe(self._end(states), self._loop)
+        try:
+            ending.result(timeout=2 * CLOSE_WAIT + 1)
+        except (concurrent.futures.TimeoutError, concurrent.futures.CancelledError):
+            pass
 
     def close(self) -> None:
-        """Stop every server (their processes end with their sessions), then the loop."""
-        for state in self.servers.values():
-            if state.stop is not None and self._loop is not None:
-                self._loop.call_soon_threadsafe(state.stop.set)
-        tasks = [s.task for s in self.servers.values() if s.task is not None]
-        if tasks:
-            concurrent.futures.wait(tasks, timeout=CLOSE_WAIT)
-        if self._loop is not None:
-            self._loop.call_soon_threadsafe(self._loop.stop)
+        """Stop every server, then the loop. A ready server's session closes (its process ends
+        with it); one still starting, or hung in its start (issue 41), is cancelled, and the SDK
+        ends its process as the cancellation unwinds. Whatever outlives that, and a paicli killed
+        before it could close them, is ended by the leash (``tools/leash.py``)."""
+        if self._loop is None:
+            return
+        self._end_now(list(self.servers.values()))
+        # the worker threads of the log writes (asyncio.to_thread) end with the loop
+        ending = asyncio.run_coroutine_threadsafe(self._loop.shutdown_default_executor(), self._loop)
+        try:
+            ending.result(timeout=CLOSE_WAIT)
+        except (concurrent.futures.TimeoutError, concurrent.futures.CancelledError):
+            pass
+        self._loop.call_soon_threadsafe(self._loop.stop)
+
+    async def _end(self, states: list[ServerState]) -> None:
+        """Stop ``states``' servers: a ready one's session closes when its stop event is set; one
+        that is still starting (or hangs in its start) is cancelled after CLOSE_WAIT."""
+        running = [s.running for s in states if s.running is not None and not s.running.done()]
+        for state in states:
+            if state.stop is not None:
+                state.stop.set()
+        if not running:
+            return
+        _, left = await asyncio.wait(running, timeout=CLOSE_WAIT)
+        for task in left:  # still starting: nothing waits on its stop event
+            task.cancel()
+        if left:
+            await asyncio.wait(left, timeout=CLOSE_WAIT)
 
     async def wait_started(self) -> None:
         """Before a turn: wait for servers still starting, until the startup wait since launch."""
@@ -190,7 +231,7 @@ class McpServers:
     def trust_server(self, name: str, start: bool) -> None:
         state = self.servers[name]
         self.trust.trust(state.config)
-        if start and state.status in ("untrusted", "failed"):
+        if start and state.status in ("untrusted", "failed", "unhealthy"):
             self._launch(state)
 
     def logs(self, name: str) -> list[str]:
@@ -220,7 +261,9 @@ class McpServers:
         try:
             return await asyncio.wrap_future(future)
         except asyncio.TimeoutError:
-            raise Unavailable(f"MCP server {server} 超过 {timeout:g} 秒未响应") from None
+            reason = f"超过 {timeout:g} 秒未响应"
+            await asyncio.wrap_future(asyncio.run_coroutine_threadsafe(self._unhealthy(state, reason), self._loop))
+            raise Unavailable(f"MCP server {server} {reason}，已标记为无响应（/mcp restart {server} 重启）") from None
         except Unavailable:
             raise
         except Exception as exc:  # noqa: BLE001 - the server's error, told as one line
@@ -244,17 +287,52 @@ class McpServers:
         try:
             content = await asyncio.wait_for(state.tools[tool].ainvoke(args), timeout)
         except asyncio.TimeoutError:
-            return failed(f"MCP 工具调用失败: {name}.{tool} 超过 {timeout:g} 秒未返回，已放弃本次调用")
+            await self._unhealthy(state, f"{tool} 超过 {timeout:g} 秒未返回")
+            return failed(f"MCP 工具调用失败: {name}.{tool} 超过 {timeout:g} 秒未返回，已放弃本次调用；"
+                          f"server {name} 已标记为无响应，之后的调用会立即失败，用户可用 /mcp restart {name} 重启")
         except ToolException as exc:  # the server answered isError: the tool failed, the server is fine
             return failed(f"MCP 工具返回错误: {exc}")
         except Exception as exc:  # noqa: BLE001 - a broken connection: the server is gone
             error = describe_error(exc)
             state.status, state.error = "failed", error
             state.stop.set()
-            ServerLog(self.setup.state_dir, name).note(f"失败: {error}")
             self._changed()
+            await _note(ServerLog(self.setup.state_dir, name), f"失败: {error}")
             return failed(f"MCP 工具调用失败: {name}.{tool}: {error}（server 已断开，用户可用 /mcp restart {name} 重启）")
         return ToolText(content_text(content))
+
+
+    async def _unhealthy(self, state: ServerState, reason: str) -> None:
+        """A call timed out: the server may be stuck, and every later call would wait as long
+        (issue 41). It is marked, and answers at once with the reason until restarted."""
+        state.status, state.error = "unhealthy", reason
+        self._changed()
+        await _note(ServerLog(self.setup.state_dir, state.config.name), f"无响应: {reason}")
+
+    async def unreported(self, session: str) -> list[str]:
+        """After the start-up wait for servers still starting, one line per server that failed or
+        went unhealthy since ``session`` was last told."""
+        await self.wait_started()
+        told, lines = self._reported.setdefault(session, set()), []
+        for name, state in self.servers.items():
+            if state.status in ("failed", "unhealthy") and (key := (name, state.status, state.error)) not in told:
+                told.add(key)
+                lines.append(problem_line(name, state))
+        return lines
+
+
+async def _note(log: ServerLog, text: str) -> None:
+    """A line in the server's log, written in a worker thread; a log is best effort, and its
+    failure must not become the server's (nor escape the task unseen)."""
+    try:
+        await asyncio.to_thread(log.note, text)
+    except Exception:  # noqa: BLE001
+        pass
+
+
+def problem_line(server: str, state: ServerState) -> str:
+    what = "无响应" if state.status == "unhealthy" else "启动失败或已断开"
+    return f"⚠️ MCP server {server} {what}：{state.error}（它的工具暂不可用；/mcp restart {server} 重启）"
 
 
 def unavailable_reason(server: str, state: ServerState | None) -> str:

@@ -70,6 +70,7 @@ HOST_NETWORK_NOTICE = ("本机没有 slirp4netns，这条命令将直接使用�
                        "例如数据库或 paicli studio）：{reason}")
 HOST_NETWORK_UNDER_YES = ("🛡️ 本机没有 slirp4netns：network: true 只能使用本机网络，需要用户在终端亲自输入 y 确认，"
                           "--yes 不能代替；请安装 slirp4netns，或请用户以交互方式运行 paicli")
+APPROVED_ALL = "approve_all"  # the approver of a call an earlier "approve all" answered (audit, v.7)
 
 
 def decide(tool: str, args: dict[str, Any], level: str, approved_all: frozenset[str] | set[str] = frozenset(),
@@ -103,8 +104,8 @@ def decide(tool: str, args: dict[str, Any], level: str, approved_all: frozenset[
         return Allow(args)
     if protected:  # a hook, .env or PAI.md runs or instructs later: as risky as a command
         return Ask(tool, args, PROTECTED_DANGER, facts.risk, protected)
-    if approved_before(approval_key(tool, args, network_granted), approved_all):  # audited as the level's allow
-        return Allow(args)
+    if approved_before(approval_key(tool, args, network_granted), approved_all):
+        return Allow(args, APPROVED_ALL)  # issue 41: the audit names it, not the level
     if flags and flags.network and not network_granted:
         risk = NETWORK_RISK.format(reason=flags.reason or NO_REASON)
         plain_asks = not approved_before(tool, approved_all)  # then one 🔴 question covers both

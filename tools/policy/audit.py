@@ -4,7 +4,9 @@ One JSON line per call in ``<dir>/audit-YYYY-MM-DD.jsonl``; the caller resolves 
 (``PAICLI_AUDIT_DIR`` or ``$PAICLI_HOME/audit``, read by settings). Line fields:
 ``timestamp, tool, args, outcome (allow|deny|error|cancelled), reason, approver, durationMs`` and an
 optional ``metadata`` object. ``args`` are the arguments that ran; when the user edited them, the
-model's proposal is ``metadata.proposedArgs`` (issue 26). ``cancelled``: Ctrl-C while the call
+model's proposal is ``metadata.proposedArgs`` (issue 26). A write's or an edit's change is
+``metadata.change`` (lines added and removed, sizes, hashes: ``tools.diffs.summary``; issue 41),
+and a call an earlier "approve all" answered has ``approver`` ``approve_all``. ``cancelled``: Ctrl-C while the call
 was put to the user, or while it ran. Every text field is sanitised, then cut to 1 000 characters.
 
 Audited tools (``is_audited``, the ``audited`` fact of each tool's spec): those that change
@@ -161,13 +163,27 @@ def _entry_lines(entry: dict[str, Any]) -> list[str]:
         lines.append(f"        原因: {entry['reason']}")
     metadata = entry.get("metadata")
     if isinstance(metadata, dict) and metadata.get("proposedArgs"):
-        lines.append(f"        模型原参数（已由用户修改）: {_target(metadata['proposedArgs'])}")
+        edited = _edited(entry.get("args"), metadata["proposedArgs"])
+        lines.append(f"        模型原参数（已由用户修改{' ' + edited if edited else ''}）: {_target(metadata['proposedArgs'])}")
+    if isinstance(metadata, dict) and metadata.get("change"):  # issue 41: what the write changed
+        lines.append(f"        改动: {metadata['change']}")
     if isinstance(metadata, dict) and metadata.get("mode"):
         extra = "".join(f", {k}={v}" for k, v in metadata.items() if k != "mode")
         lines.append(f"        浏览器: mode={metadata['mode']}{extra}")
     if isinstance(metadata, dict) and metadata.get("sandbox"):  # issue 24: how a command ran
         lines.append(f"        沙箱: {SANDBOX_SHOWN.get(metadata['sandbox'], metadata['sandbox'])}")
     return lines
+
+
+def _edited(args: Any, proposed: Any) -> str:
+    """The names of the arguments the user changed (``content``, ``path``…), when both parse."""
+    try:
+        ran, asked = (json.loads(v) if isinstance(v, str) else v for v in (args, proposed))
+    except ValueError:
+        return ""
+    if not isinstance(ran, dict) or not isinstance(asked, dict):
+        return ""
+    return "、".join(k for k in sorted(set(ran) | set(asked)) if ran.get(k) != asked.get(k))
 
 
 def _target(args: Any) -> str:

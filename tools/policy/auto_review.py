@@ -46,8 +46,9 @@ TRUNCATED = "…(已截断)"
 # reference v.1: what the terminal shows, what the model reads, what the person is told
 ALLOWED_LINE = "  ✓ auto 已放行 {tool}：{reason}"
 DENIED_LINE = "  ⊘ auto 未放行 {tool}：{reason}（已交回模型处理）"
+# Issue 41: the way out for both front ends (REPL: Shift+Tab to ask mode; -p: a run with --yes).
 DENIED_TEXT = ("[AUTO] 自动审查未放行：{reason}。请换一种更安全、只读的做法；如果确实必须执行，请在回复里向用户说明原因，"
-               "由用户按 Shift+Tab 切到 ask 模式后再执行。")
+               "由用户决定是否放行：交互终端中按 Shift+Tab 切到 ask 模式后确认，脚本（paicli -p）中加 --yes 重新运行。")
 ESCALATION_NOTE = "自动审查已连续 3 次未放行，本次：{reason}"
 
 _OBJECT = re.compile(r"\{.*\}", re.DOTALL)  # greedy: the first "{" to the last "}"

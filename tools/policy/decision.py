@@ -16,7 +16,7 @@ from dataclasses import asdict, dataclass
 from typing import Any, Union
 
 # ``approver`` (audit, v.7): "none" the approval level decided, "hitl" the user, "policy" the
-# turn policy, "auto" the auto reviewer (v.2).
+# turn policy, "auto" the auto reviewer (v.2), "approve_all" an earlier "approve all" of the user.
 
 
 @dataclass(frozen=True)

@@ -1,12 +1,16 @@
-"""Runs the server of ``paicli studio`` on a leash: it stops when paicli dies, however paicli dies
-(Ctrl-C, SIGTERM, a crash, SIGKILL), so no server is left holding the port.
+"""Runs a process paicli starts on a leash: it stops when paicli dies, however paicli dies (Ctrl-C,
+SIGTERM, a crash, SIGKILL), so no server is left holding a port or a pipe. ``paicli studio`` runs
+its server on it; so does every stdio MCP server (``tools/mcp/connect.py``, issue 41).
 
-``python -m paicli.studio.leash PARENT_PID [--watch] -- COMMAND...``
+``python -I -m tools.leash PARENT_PID [--watch] -- COMMAND...`` (``leash_command`` builds it; a
+bare command name is looked up on ``PATH``, as ``subprocess`` would)
 
 - **Linux**: ask the kernel to send SIGTERM when the parent dies (``prctl(PR_SET_PDEATHSIG)``),
   check that the parent is still PARENT_PID (it may have died before the prctl), then ``exec``
-  the server. Nothing stays in between: the server is paicli's own child, and the kernel's signal
-  comes however paicli ends. It is set here, in a process of our own, not in a ``preexec_fn``,
+  the command. Nothing stays in between: the process is paicli's own child, and the kernel's signal
+  comes however paicli ends (strictly: when the paicli thread that started it ends; the Studio
+  server is started from the main thread, MCP servers from the MCP servers' thread, which lives
+  until paicli closes them). It is set here, in a process of our own, not in a ``preexec_fn``,
   which is unsafe once paicli has threads (it may: MCP, logging).
 - **Elsewhere** (macOS has no PDEATHSIG), or with ``--watch``: this process stays as the server's
   parent and checks every half second that its own parent is still PARENT_PID; once paicli is
@@ -40,7 +44,7 @@ def python_command(*args: str) -> list[str]:
 
 def leash_command(command: list[str], parent: int, *, watch: bool = False) -> list[str]:
     """``command`` run on a leash to process ``parent`` (paicli's own pid)."""
-    return python_command("-m", "paicli.studio.leash", str(parent), *(["--watch"] if watch else []), "--", *command)
+    return python_command("-m", __name__, str(parent), *(["--watch"] if watch else []), "--", *command)
 
 
 def main(argv: list[str]) -> int:
@@ -49,13 +53,13 @@ def main(argv: list[str]) -> int:
     if not watch and sys.platform.startswith("linux") and _die_with_parent():
         if os.getppid() != parent:
             return PARENT_GONE
-        os.execv(command[0], command)
+        os.execvp(command[0], command)
     return watch_parent(parent, command)
 
 
 def _die_with_parent() -> bool:
-    """SIGTERM when the thread that started us exits; paicli starts the server from its main
-    thread, whose end is the process's end. Kept across exec (the interpreter is not setuid)."""
+    """SIGTERM when the thread that started us exits (see above). Kept across exec (the
+    interpreter is not setuid)."""
     libc = ctypes.CDLL(None, use_errno=True)
     return libc.prctl(PR_SET_PDEATHSIG, signal.SIGTERM, 0, 0, 0) == 0
 
