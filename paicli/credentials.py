@@ -28,7 +28,7 @@ KEY_SETTING = "PAICLI_API_KEY"
 # level a session starts at and the model that reviews commands at the `default` level.
 GUARD_SETTINGS = ("PAICLI_WEB_ALLOW_HOSTS", "PAICLI_MEMORY_DISABLE_ON_EXTERNAL_CONTEXT", "PAICLI_MEMORY_DIR",
                   "PAICLI_AUDIT_DIR", "PAICLI_SEARXNG_URL", "PAICLI_STUDIO_ORIGINS", "PAICLI_DATABASE_URL",
-                  "PAICLI_HITL", "PAICLI_AUTO_CLASSIFIER_MODEL")
+                  "PAICLI_HITL", "PAICLI_AUTO_CLASSIFIER_MODEL", "PAICLI_USER")
 
 ENVIRONMENT, DOTENV, CONFIG = "the environment", ".env", "config.json"
 # The refusal names the key's source in Chinese (a space before a Latin name, as in running text).

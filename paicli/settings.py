@@ -46,7 +46,8 @@ DEFAULT_CONTEXT_WINDOW = 128_000  # reference (b): window when nothing else is k
 # config.json keys are the variable names without the PAICLI_ prefix, lower-cased.
 _CONFIG_KEYS = ("provider", "api_key", "base_url", "model", "context_window", "light_model", "memory_dir",
                 "searxng_url", "web_allow_hosts", "studio_origins", "command_sandbox", "sandbox_network",
-                "sandbox_writable", "database_url", "hitl", "auto_classifier_model", "status_bar")
+                "sandbox_writable", "database_url", "hitl", "auto_classifier_model", "status_bar",
+                "user")  # PAICLI_USER (issue 35)
 # reference v.1: /hitl's two levels as PAICLI_HITL values, and the approval level each means
 HITL_LEVELS = {"on": "ask", "default": "auto"}
 DEFAULT = "default"  # the origin of a setting nobody set
