@@ -207,6 +207,11 @@ class App:
         if self._mcp is not None:
             await asyncio.to_thread(self._mcp.close)
 
+    def close(self) -> None:
+        """The end of the run: the database's pool and its threads go (issue 35)."""
+        if self._database is not None:
+            self._database.close()
+
     @property
     def started(self) -> bool:
         return self._session is not None

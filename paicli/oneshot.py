@@ -26,25 +26,31 @@ from paicli.terminal import read_stdin_line, write_line
 
 def run_oneshot(args: Any) -> int:
     app = App(args)
-    text = args.prompt.strip()
-    if commands.is_command(text):
-        return _command(text, app)
-    if not text:
-        print("paicli: -p 需要非空的任务文本", file=sys.stderr)
-        return 2
-    app.warm_up()  # the imports start first: the sandbox probe's subprocess runs meanwhile
-    _warn_unsandboxed(app)
-    return asyncio.run(_run(app, args.mode, text))
+    try:
+        text = args.prompt.strip()
+        if commands.is_command(text):
+            return _command(text, app)
+        if not text:
+            print("paicli: -p 需要非空的任务文本", file=sys.stderr)
+            return 2
+        app.warm_up()  # the imports start first: the sandbox probe's subprocess runs meanwhile
+        _warn_unsandboxed(app)
+        return asyncio.run(_run(app, args.mode, text))
+    finally:
+        app.close()
 
 
 def run_continue(args: Any) -> int:
     """``--continue`` (``--session ID``, else the project's newest session): finish the
     session's run that was cut short (Q11)."""
     app = App(args)
-    _warn_unsandboxed(app)
-    app.continue_session()
-    app.warm_up()
-    return asyncio.run(_continue(app))
+    try:
+        _warn_unsandboxed(app)
+        app.continue_session()
+        app.warm_up()
+        return asyncio.run(_continue(app))
+    finally:
+        app.close()
 
 
 def _warn_unsandboxed(app: App) -> None:

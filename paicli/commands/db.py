@@ -45,13 +45,16 @@ def run_db(argv: list[str]) -> int:
     from paicli.database import open_database, project_key
 
     database = open_database(settings.database_url, project_key(settings.project_root))
-    if args.action == "import":
-        sessions, checkpoints = import_sessions(settings, database.saver)
-        added, present = import_memories(settings, database)
-        print(f"已导入 {sessions} 个会话（{checkpoints} 个检查点）；长期记忆新增 {added} 条，已存在 {present} 条")
-    else:
-        added, present = export_memories(settings, database, Path(args.to) if args.to else settings.memory_dir)
-        print(f"已导出长期记忆：新增 {added} 条，文件中已存在 {present} 条")
+    try:
+        if args.action == "import":
+            sessions, checkpoints = import_sessions(settings, database.saver)
+            added, present = import_memories(settings, database)
+            print(f"已导入 {sessions} 个会话（{checkpoints} 个检查点）；长期记忆新增 {added} 条，已存在 {present} 条")
+        else:
+            added, present = export_memories(settings, database, Path(args.to) if args.to else settings.memory_dir)
+            print(f"已导出长期记忆：新增 {added} 条，文件中已存在 {present} 条")
+    finally:
+        database.close()
     return 0
 
 
