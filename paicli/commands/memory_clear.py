@@ -64,11 +64,8 @@ async def clear(payload: str, app: App, say: Output, read_line: ReadLine | None)
     say(f"🧹 将删除{what}；其他项目的记忆不受影响{kept_note}")
     if yes:
         say("   --yes：不再询问，直接清空")
-    elif (answer := await ask(QUESTION)) is None or answer.strip().lower() not in ("y", "yes"):
-        if answer is None:
-            say.fail(NO_TERMINAL)
-        else:
-            say(CANCELLED)
+    elif ((await ask(QUESTION)) or "").strip().lower() not in ("y", "yes"):  # Ctrl-D, Enter, n...: no
+        say(CANCELLED)
         return
     gone = memory.clear(shown)
     removed = sum(1 for e in gone if e.scope != SCOPE_GLOBAL)
