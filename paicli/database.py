@@ -25,6 +25,7 @@ from __future__ import annotations
 import asyncio
 import re
 import subprocess
+import time
 from collections.abc import AsyncIterator, Callable, Sequence
 from dataclasses import dataclass
 from datetime import datetime
@@ -240,11 +241,26 @@ def _connect(url: str) -> psycopg.Connection:
 
 
 def open_pool(url: str) -> ConnectionPool:
-    """The pool the saver and the store share: each connection checked before it is handed out
-    (a dead one is replaced), so a database restarted meanwhile is reconnected to, not failed on."""
+    """The pool the saver and the store share: a connection that sat idle is checked before it is
+    handed out (a dead one is replaced), so a database restarted meanwhile, between two turns, is
+    reconnected to, not failed on. Within a burst of calls (a step's checkpoint and writes, one
+    memory write's lock, read and put) none is checked: each check is a round trip."""
     return ConnectionPool(url, min_size=1, max_size=POOL_MAX, kwargs=dict(CONNECTION_KWARGS),
-                          check=ConnectionPool.check_connection, timeout=POOL_TIMEOUT,
+                          check=_check_if_idle, reset=_returned, timeout=POOL_TIMEOUT,
                           reconnect_timeout=POOL_TIMEOUT, num_workers=2, name="paicli", open=True)
+
+
+IDLE_CHECK = 1.0  # seconds a pooled connection may sit unused before it is checked again
+_RETURNED = "_paicli_returned"
+
+
+def _returned(conn: psycopg.Connection) -> None:
+    setattr(conn, _RETURNED, time.monotonic())
+
+
+def _check_if_idle(conn: psycopg.Connection) -> None:
+    if time.monotonic() - getattr(conn, _RETURNED, 0.0) >= IDLE_CHECK:
+        ConnectionPool.check_connection(conn)
 
 
 def open_database(url: str, project_key: str) -> Database:
