@@ -23,6 +23,7 @@ up after ``PAICLI_SESSION_WAIT`` seconds with one line (``SessionBusy``), as wit
 from __future__ import annotations
 
 import asyncio
+import logging
 import re
 import subprocess
 import time
@@ -73,6 +74,11 @@ EVENTS_TABLE = """CREATE TABLE IF NOT EXISTS paicli_session_events (
     metadata JSONB NOT NULL DEFAULT '{}',
     created TIMESTAMPTZ NOT NULL DEFAULT now()
 )"""
+
+
+# psycopg and its pool report a connection they drop as a warning: without a handler Python would print it on
+# stderr, beside the one line the front ends print (paicli.database_errors). ``--debug`` logs it.
+logging.getLogger("psycopg").addHandler(logging.NullHandler())
 
 
 class DatabaseError(PaicliError):
@@ -282,12 +288,23 @@ def open_database(url: str, project_key: str) -> Database:
     return Database(SessionSaver(pool, url, project_key), PostgresStore(pool), pool)
 
 
+SETUP_POLL = 0.05  # seconds between two tries for SETUP_LOCK
+
+
+def take_setup_lock(conn: psycopg.Connection) -> None:
+    """``SETUP_LOCK``, tried until it is free rather than waited for in one statement: the store's
+    migrations ``CREATE INDEX CONCURRENTLY``, which waits for every transaction in progress to
+    end, and a ``pg_advisory_lock`` waiting for the lock is one: the two would deadlock."""
+    while not conn.execute("SELECT pg_try_advisory_lock(hashtext(%s)) AS got", (SETUP_LOCK,)).fetchone()["got"]:
+        time.sleep(SETUP_POLL)
+
+
 def set_up(conn: psycopg.Connection, url: str = "", project_key: str = "") -> None:
     """Refuse a newer schema, then LangGraph's migrations and paicli's table, holding
     ``SETUP_LOCK``: ``CREATE TABLE IF NOT EXISTS`` run by two sessions at once can fail on a
     fresh database (a unique violation in PostgreSQL's catalog), and the migration tables' rows
     would be inserted twice."""
-    conn.execute("SELECT pg_advisory_lock(hashtext(%s))", (SETUP_LOCK,))
+    take_setup_lock(conn)
     try:
         _refuse_newer(conn, "checkpoint_migrations", len(PostgresSaver.MIGRATIONS))
         _refuse_newer(conn, "store_migrations", len(PostgresStore.MIGRATIONS))

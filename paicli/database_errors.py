@@ -35,18 +35,27 @@ def describe(url: str) -> str:
 
 
 def connection_error(exc: BaseException) -> BaseException | None:
-    """The ``psycopg.OperationalError`` in ``exc``'s chain (cause or context), if any."""
-    kind = getattr(sys.modules.get("psycopg"), "OperationalError", None)
+    """The error in ``exc``'s chain (cause or context) that says the connection is gone: a
+    ``psycopg.OperationalError`` (a closed connection, the pool's timeout) or an error of
+    PostgreSQL's class 57 (operator intervention: ``AdminShutdown``, ``CrashShutdown``...), not
+    one of the operational errors a live server reports (a deadlock, a serialization failure)."""
+    psycopg = sys.modules.get("psycopg")
+    kind = getattr(psycopg, "OperationalError", None)
     if kind is None:
         return None
     seen: set[int] = set()
     current: BaseException | None = exc
     while current is not None and id(current) not in seen:
-        if isinstance(current, kind):
+        if isinstance(current, kind) and _gone(current):
             return current
         seen.add(id(current))
         current = current.__cause__ or current.__context__
     return None
+
+
+def _gone(error: BaseException) -> bool:
+    state = getattr(error, "sqlstate", None)
+    return state is None or state.startswith(("57", "08"))  # no server answer, shutdown, connection exception
 
 
 def failure_line(exc: BaseException) -> str | None:
