@@ -252,7 +252,7 @@ def open_pool(url: str) -> ConnectionPool:
     reconnected to, not failed on. Within a burst of calls (a step's checkpoint and writes, one
     memory write's lock, read and put) none is checked: each check is a round trip."""
     return ConnectionPool(url, min_size=1, max_size=POOL_MAX, kwargs=dict(CONNECTION_KWARGS),
-                          check=_check_if_idle, reset=_returned, timeout=POOL_TIMEOUT,
+                          check=_check_if_idle, reset=mark_returned, timeout=POOL_TIMEOUT,
                           reconnect_timeout=POOL_TIMEOUT, num_workers=2, name="paicli", open=True)
 
 
@@ -260,18 +260,32 @@ IDLE_CHECK = 1.0  # seconds a pooled connection may sit unused before it is chec
 _RETURNED = "_paicli_returned"
 
 
-def _returned(conn: psycopg.Connection) -> None:
+def mark_returned(conn: Any) -> None:
     setattr(conn, _RETURNED, time.monotonic())
 
 
+def idle_too_long(conn: Any) -> bool:
+    """Whether a pooled connection sat unused long enough to be checked before its next use."""
+    return time.monotonic() - getattr(conn, _RETURNED, 0.0) >= IDLE_CHECK
+
+
 def _check_if_idle(conn: psycopg.Connection) -> None:
-    if time.monotonic() - getattr(conn, _RETURNED, 0.0) >= IDLE_CHECK:
+    if idle_too_long(conn):
         ConnectionPool.check_connection(conn)
 
 
 def open_database(url: str, project_key: str) -> Database:
     """Connect, check the schema, set up the tables (one process at a time); ``DatabaseError``
     naming the setting otherwise."""
+    prepare(url, project_key)
+    pool = open_pool(url)
+    return Database(SessionSaver(pool, url, project_key), PostgresStore(pool), pool)
+
+
+def prepare(url: str, project_key: str = "") -> None:
+    """Connect once, refuse a newer schema and set up the tables (``set_up``); ``DatabaseError``
+    naming the setting for a URL that does not parse or connect. Also what a server's async saver
+    and store run first (``paicli.studio.postgres``)."""
     if not url.startswith(("postgresql://", "postgres://")):
         raise DatabaseError(f"{SETTING} 必须是 postgresql://用户@主机:端口/数据库 形式的 URL")
     try:
@@ -284,8 +298,6 @@ def open_database(url: str, project_key: str) -> Database:
     with probe:
         set_up(probe, url, project_key)
     remember(url)  # a failure later names this database (paicli.database_errors)
-    pool = open_pool(url)
-    return Database(SessionSaver(pool, url, project_key), PostgresStore(pool), pool)
 
 
 SETUP_POLL = 0.05  # seconds between two tries for SETUP_LOCK
