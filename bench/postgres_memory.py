@@ -9,11 +9,12 @@ two writers:
 - **server**: ``memory_of(AsyncPostgresStore)`` called from a worker thread, as LangGraph Server's
   graphs reach it (issue 35: under the same advisory lock, taken on the store's event loop).
 and the JSON file for reference. Each (tree, size) runs in a process of its own with that tree's
-``memory``/``paicli`` first on ``sys.path``; ``--baseline DIR`` adds DIR's (e.g.
-``git archive <commit> | tar -x -C DIR``) before ours, in the same run, and prints the ratio.
+``memory``/``paicli`` first on ``sys.path``, on a fresh database; ``--baseline DIR`` adds DIR's
+(e.g. ``git archive <commit> | tar -x -C DIR``), the two interleaved ``--rounds`` times, and the
+table gives the median over the rounds of each round's median, and the ratio ours / baseline.
 A report only: no target. The database: ``PAICLI_TEST_DATABASE_URL``, else a throwaway cluster.
 
-    .venv/bin/python bench/postgres_memory.py [--sizes 1000 10000] [--runs 20] [--baseline DIR]
+    .venv/bin/python bench/postgres_memory.py [--sizes 1000 10000] [--runs 20] [--rounds 3] [--baseline DIR]
 """
 
 from __future__ import annotations
@@ -21,6 +22,7 @@ from __future__ import annotations
 import argparse
 import json
 import os
+import statistics
 import subprocess
 import sys
 import textwrap
@@ -98,6 +100,7 @@ def main() -> None:
     parser = argparse.ArgumentParser()
     parser.add_argument("--sizes", type=int, nargs="+", default=[1_000, 10_000])
     parser.add_argument("--runs", type=int, default=20)
+    parser.add_argument("--rounds", type=int, default=3, help="interleaved runs of each tree per size")
     parser.add_argument("--baseline", type=Path, help="another source tree, measured the same way in this run")
     args = parser.parse_args()
     cluster, url = None, os.environ.get(URL_VARIABLE)
@@ -107,12 +110,18 @@ def main() -> None:
         cluster = Cluster(binaries())
         url = cluster.start()
     trees = ([("baseline", args.baseline.resolve())] if args.baseline else []) + [("ours", ROOT)]
+    rounds: dict[tuple[str, int], list[dict]] = {}
     try:
-        results = {(name, size): run(tree, url, size, args.runs) for size in args.sizes for name, tree in trees}
+        for size in args.sizes:
+            for _ in range(args.rounds):
+                for name, tree in trees:
+                    rounds.setdefault((name, size), []).append(run(tree, url, size, args.runs))
     finally:
         if cluster is not None:
             cluster.stop()
-    print(f"median of {args.runs} runs, ms" + (f"; baseline: {args.baseline}" if args.baseline else ""))
+    results = {key: _median(found) for key, found in rounds.items()}
+    print(f"ms: the median over {args.rounds} interleaved rounds of each round's median of {args.runs} runs"
+          + (f"; baseline: {args.baseline}" if args.baseline else ""))
     head = ["memories", "writer", "op"] + [name for name, _ in trees] + (["ours/baseline"] if args.baseline else [])
     print("  ".join(f"{h:>14}" for h in head))
     for size in args.sizes:
@@ -125,6 +134,13 @@ def main() -> None:
                 print("  ".join(f"{c:>14}" for c in cells))
         loads = ", ".join(f"{name} {results[(name, size)]['load']:.1f} s" for name, _ in trees)
         print(f"{'':>14}  loading {size:,} memories into PostgreSQL: {loads}")
+
+
+def _median(found: list[dict]) -> dict:
+    out: dict = {"load": statistics.median(r["load"] for r in found)}
+    for writer in ("CLI", "server", "file"):
+        out[writer] = {op: statistics.median(r[writer][op] for r in found) for op in ("search", "write")}
+    return out
 
 
 if __name__ == "__main__":

@@ -32,6 +32,7 @@ import sys
 import threading
 from collections.abc import Callable, Iterator
 from contextlib import AbstractContextManager, contextmanager
+from itertools import compress
 from datetime import UTC, datetime
 from typing import Any, TypeVar
 
@@ -54,12 +55,15 @@ class StoreEntries:
 
     def __init__(self, store: BaseStore,
                  lock: Callable[[], AbstractContextManager[Any]] | None = None,
-                 marker: Callable[[], Any] | None = None, owner: str | None = None) -> None:
+                 marker: Callable[[], Any] | None = None, owner: str | None = None,
+                 thread_lock: Any = None) -> None:
         self.store = store
         # Whose global memories these are (a database store); None: one shared global namespace.
         self.owner = owner
         self._mine = user_namespace(owner) if owner else None
-        self._thread_lock = threading.RLock()
+        # Per store, not per reader: two users' memories over one store (one connection) must not
+        # hold the database lock at once, since a session-level advisory lock is re-entrant.
+        self._thread_lock = thread_lock or threading.RLock()
         self._cross_process = lock or _no_lock
         # A cheap answer to "did anything change since the last read?" (for PostgreSQL: count and
         # latest update of the memory rows); None: every read lists every item.
@@ -113,7 +117,7 @@ class StoreEntries:
             entries.append(cached[1])
         for gone in self._parsed.keys() - seen:
             del self._parsed[gone]
-        return sorted(entries, key=lambda e: (e.timestamp, e.id))
+        return sorted(entries, key=_written)
 
     def _items(self) -> Iterator[Item]:
         offset = 0
@@ -130,11 +134,13 @@ class StoreEntries:
             before = self.read()
             entries = list(before)
             result = fn(entries)
-            ops = changes(before, entries)
+            ops, added = _changes(before, entries)
             if ops:
                 self.store.batch(ops)
                 if self._marker is not None:  # under the lock no other writer came between: cache ours
-                    self._last = (self._marker(), sorted(entries, key=lambda e: (e.timestamp, e.id)))
+                    if not _still_sorted(entries, added):
+                        entries.sort(key=_written)
+                    self._last = (self._marker(), entries)
                     self._current = self._last[1]
             return result
 
@@ -142,12 +148,38 @@ class StoreEntries:
 def changes(before: list[Entry], after: list[Entry]) -> list[PutOp]:
     """The puts that turn the items of ``before`` into those of ``after`` (entries are immutable:
     an edited entry is a new object)."""
-    old = {e.id: e for e in before}
-    kept = {e.id: e for e in after}
-    ops = [PutOp(namespace_of(e), e.id, None) for e in before
-           if e.id not in kept or namespace_of(kept[e.id]) != namespace_of(e)]
-    ops += [PutOp(namespace_of(e), e.id, entry_value(e), index=False) for e in after if old.get(e.id) is not e]
-    return ops
+    return _changes(before, after)[0]
+
+
+def _changes(before: list[Entry], after: list[Entry]) -> tuple[list[PutOp], set[int]]:
+    """``changes`` and the ``id()`` of every object of ``after`` that ``before`` lacks. A write
+    changes one entry of thousands: which objects came and went is found with set operations on
+    object ids (in C), and only those are looked at."""
+    before_ids, after_ids = set(map(id, before)), set(map(id, after))
+    came, went = after_ids - before_ids, before_ids - after_ids
+    added = list(compress(after, map(came.__contains__, map(id, after))))
+    removed = compress(before, map(went.__contains__, map(id, before)))
+    where = {e.id: namespace_of(e) for e in added}
+    ops = [PutOp(namespace_of(e), e.id, None) for e in removed if where.get(e.id) != namespace_of(e)]  # gone or moved
+    ops += [PutOp(where[e.id], e.id, entry_value(e), index=False) for e in added]
+    return ops, came
+
+
+def _written(entry: Entry) -> tuple:
+    return (entry.timestamp, entry.id)
+
+
+def _still_sorted(entries: list[Entry], added: set[int]) -> bool:
+    """Whether ``entries``, in written order before, still are with the objects of ``added`` where
+    they stand (a new fact appended last, a refreshed one in its place): only their neighbours are
+    compared."""
+    if not added:
+        return True
+    for i in compress(range(len(entries)), map(added.__contains__, map(id, entries))):
+        if (i > 0 and _written(entries[i - 1]) > _written(entries[i])) or \
+                (i + 1 < len(entries) and _written(entries[i]) > _written(entries[i + 1])):
+            return False
+    return True
 
 
 @contextmanager
@@ -315,7 +347,9 @@ def memory_of(store: BaseStore, options: MemoryOptions = MemoryOptions()) -> Lon
 
 
 def _memory_over(store: BaseStore, options: MemoryOptions, owner: str | None) -> LongTermMemory:
-    entries = StoreEntries(store, advisory_lock(store), change_marker(store), owner=owner)
+    kept = getattr(store, "__dict__", None)
+    lock = kept.setdefault("_paicli_lock", threading.RLock()) if kept is not None else None
+    entries = StoreEntries(store, advisory_lock(store), change_marker(store), owner=owner, thread_lock=lock)
     return LongTermMemory(None, options, entries=entries)
 
 

@@ -44,8 +44,7 @@ def write_explicit(entries: list[Entry], entry: Entry, *, replace_id: str | None
         return MemoryWriteResult(WriteStatus.CONFLICT, entry, entry.scope, conflicts=tuple(conflicts))
     if target is not None:
         entries.remove(target)
-    entry = _own_id(entries, entry)
-    _put(entries, entry)
+    entry = _put_new(entries, entry)
     status = WriteStatus.REPLACED if target is not None else WriteStatus.STORED
     return MemoryWriteResult(status, entry, entry.scope, replaced=target)
 
@@ -58,7 +57,7 @@ def write_automatic(entries: list[Entry], entry: Entry, threshold: float = DEFAU
     pool = _pool(entries, entry, threshold, index)
     if find_duplicate(pool, entry) is not None or find_conflicts(pool, entry, threshold):
         return False
-    entries.append(_own_id(entries, entry))
+    _put_new(entries, entry)
     return True
 
 
@@ -103,15 +102,16 @@ def _visible(entries: list[Entry], entry_id: str | None, project_key: str | None
     return next((e for e in entries if e.id == entry_id and is_visible_in_project(e, project_key)), None)
 
 
-def _own_id(entries: list[Entry], entry: Entry) -> Entry:
-    """``entry`` under an id no other entry holds: its own (``content_id``), else the next of its
-    series. Another entry holds it only when it is an older random id or a hash collision, never
-    a duplicate (the callers checked for those): that entry must not be replaced."""
-    taken = set(map(attrgetter("id"), entries))
+def _put_new(entries: list[Entry], entry: Entry) -> Entry:
+    """Append ``entry`` under an id no other entry holds: its own (``content_id``), else the next of
+    its series; returns it as stored. Another entry holds the id only when it is an older random id
+    or a hash collision, never a duplicate (the callers checked for those): that entry is kept."""
+    ids = set(map(attrgetter("id"), entries))  # in C: the list can hold 10,000 entries
     attempt = 0
-    while entry.id in taken:
+    while entry.id in ids:
         attempt += 1
         entry = with_next_id(entry, attempt)
+    entries.append(entry)
     return entry
 
 
