@@ -227,6 +227,11 @@ class App:
         if self._session is not None and self._session.deps.lsp is not None:
             await self._session.deps.lsp.close()
 
+    def close(self) -> None:
+        """The end of the run: the database's pool and its threads go (issue 35)."""
+        if self._database is not None:
+            self._database.close()
+
     @property
     def started(self) -> bool:
         return self._session is not None

@@ -32,7 +32,8 @@ GUARD_SETTINGS = ("PAICLI_WEB_ALLOW_HOSTS", "PAICLI_MEMORY_DISABLE_ON_EXTERNAL_C
                   "PAICLI_HITL", "PAICLI_AUTO_CLASSIFIER_MODEL",
                   # issue 39: which search service receives the queries (and, for 智谱, the key)
                   "PAICLI_SEARCH_PROVIDER", "PAICLI_SERPAPI_URL", "PAICLI_ZHIPU_SEARCH_URL",
-                  "PAICLI_EMBEDDING_URL", "PAICLI_EMBEDDING_API_KEY")  # where the code index sends code (issue 37)
+                  "PAICLI_EMBEDDING_URL", "PAICLI_EMBEDDING_API_KEY",  # where the code index sends code (issue 37)
+                  "PAICLI_USER")  # whose personal global memories (issue 35)
 
 ENVIRONMENT, DOTENV, CONFIG = "the environment", ".env", "config.json"
 # The refusal names the key's source in Chinese (a space before a Latin name, as in running text).

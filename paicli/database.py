@@ -3,7 +3,14 @@
 
 ``open_database(url, project_key)`` connects (a bad or unreachable URL is one line naming the
 setting, exit 2: never a silent fallback to the files), refuses a database whose tables a newer
-paicli (a newer ``langgraph-checkpoint-postgres``) set up, and creates the tables on first use.
+paicli (a newer ``langgraph-checkpoint-postgres``) set up, and creates the tables on first use,
+under an advisory lock (``SETUP_LOCK``), so several processes opening a fresh database at once
+(CLI, Studio, a LangGraph server) migrate it one after another (issue 35).
+
+The saver and the store share a ``psycopg_pool`` pool that checks each connection before handing
+it out: a server restarted between two turns costs nothing but a reconnect; one that goes away
+during a turn fails that call with ``psycopg.OperationalError``, which the front ends turn into one
+line naming the database (``paicli.database_errors``), and the next call reconnects.
 
 ``SessionSaver`` is ``PostgresSaver`` with what the CLI asks of its ledger besides checkpoints:
 the async methods (the CLI streams graphs; the sync saver runs them on a worker thread), each
@@ -16,8 +23,10 @@ up after ``PAICLI_SESSION_WAIT`` seconds with one line (``SessionBusy``), as wit
 from __future__ import annotations
 
 import asyncio
+import logging
 import re
 import subprocess
+import time
 from collections.abc import AsyncIterator, Callable, Sequence
 from dataclasses import dataclass
 from datetime import datetime
@@ -27,6 +36,7 @@ from urllib.parse import urlsplit
 
 import psycopg
 from langchain_core.messages import HumanMessage
+from psycopg_pool import ConnectionPool
 from langgraph.checkpoint.postgres import PostgresSaver
 from langgraph.store.postgres import PostgresStore
 from psycopg.rows import dict_row
@@ -37,10 +47,20 @@ from memory.ledger.owner import wait_for_turn
 from memory.longterm.config import MemoryOptions
 from memory.longterm.manager import LongTermMemory
 from memory.longterm.store_entries import memory_of
+from paicli.database_errors import remember
 
 SETTING = "PAICLI_DATABASE_URL"
 PROJECT_KEY = "paicli_project"  # checkpoint metadata: the project key of the session
 CONNECT_TIMEOUT = 5  # seconds
+# The pool (issue 35): connections the saver, the store and the memory lock share. A call waits at
+# most POOL_TIMEOUT for one (the database coming back), a reconnect is tried for as long; the next
+# call tries again.
+POOL_MAX = 6
+POOL_TIMEOUT = 10.0
+# The advisory lock around the set-up of a fresh database: LangGraph's migrations and paicli's
+# table, for every process that opens it (the CLI's sync one here, a server's async one in
+# ``paicli.studio.postgres``).
+SETUP_LOCK = "paicli.setup"
 # The ledger's non-message events (``/clear``'s ``history_clear``), one row each: paicli's own
 # table, beside LangGraph's, created on first use like theirs.
 EVENTS_TABLE = """CREATE TABLE IF NOT EXISTS paicli_session_events (
@@ -56,6 +76,11 @@ EVENTS_TABLE = """CREATE TABLE IF NOT EXISTS paicli_session_events (
 )"""
 
 
+# psycopg and its pool report a connection they drop as a warning: without a handler Python would print it on
+# stderr, beside the one line the front ends print (paicli.database_errors). ``--debug`` logs it.
+logging.getLogger("psycopg").addHandler(logging.NullHandler())
+
+
 class DatabaseError(PaicliError):
     """The database in PAICLI_DATABASE_URL cannot be used (exit 2: the user fixes the setting)."""
 
@@ -63,7 +88,7 @@ class DatabaseError(PaicliError):
 class SessionSaver(PostgresSaver):
     """``PostgresSaver`` plus the ledger's extras the CLI uses (see the module docstring)."""
 
-    def __init__(self, conn: psycopg.Connection, url: str, project_key: str) -> None:
+    def __init__(self, conn: psycopg.Connection | ConnectionPool, url: str, project_key: str) -> None:
         super().__init__(conn)
         self.url, self.project_key = url, project_key
 
@@ -87,6 +112,11 @@ class SessionSaver(PostgresSaver):
 
     async def adelete_thread(self, thread_id: str) -> None:
         await asyncio.to_thread(self.delete_thread, thread_id)
+
+    async def aprune(self, thread_ids: Sequence[str], *, strategy: str = "keep_latest") -> None:
+        """``PostgresSaver.prune`` (LangGraph's contract) on a worker thread: Studio's server prunes
+        through the async method, and warns when a checkpointer has none (issue 35)."""
+        await asyncio.to_thread(self.prune, thread_ids, strategy=strategy)
 
     def setup(self) -> None:
         super().setup()
@@ -198,33 +228,102 @@ class AdvisoryTurnLock:
 class Database:
     saver: SessionSaver
     store: PostgresStore
+    pool: ConnectionPool | None = None
 
     def memory(self, options: MemoryOptions) -> LongTermMemory:
         return memory_of(self.store, options)
 
+    def close(self) -> None:
+        if self.pool is not None:
+            self.pool.close()
+
+
+CONNECTION_KWARGS = {"autocommit": True, "prepare_threshold": 0, "row_factory": dict_row,
+                     "connect_timeout": CONNECT_TIMEOUT}
+
 
 def _connect(url: str) -> psycopg.Connection:
-    return psycopg.Connection.connect(url, autocommit=True, prepare_threshold=0, row_factory=dict_row,
-                                      connect_timeout=CONNECT_TIMEOUT)
+    return psycopg.Connection.connect(url, **CONNECTION_KWARGS)
+
+
+def open_pool(url: str) -> ConnectionPool:
+    """The pool the saver and the store share: a connection that sat idle is checked before it is
+    handed out (a dead one is replaced), so a database restarted meanwhile, between two turns, is
+    reconnected to, not failed on. Within a burst of calls (a step's checkpoint and writes, one
+    memory write's lock, read and put) none is checked: each check is a round trip."""
+    return ConnectionPool(url, min_size=1, max_size=POOL_MAX, kwargs=dict(CONNECTION_KWARGS),
+                          check=_check_if_idle, reset=mark_returned, timeout=POOL_TIMEOUT,
+                          reconnect_timeout=POOL_TIMEOUT, num_workers=2, name="paicli", open=True)
+
+
+IDLE_CHECK = 1.0  # seconds a pooled connection may sit unused before it is checked again
+_RETURNED = "_paicli_returned"
+
+
+def mark_returned(conn: Any) -> None:
+    setattr(conn, _RETURNED, time.monotonic())
+
+
+def idle_too_long(conn: Any) -> bool:
+    """Whether a pooled connection sat unused long enough to be checked before its next use."""
+    return time.monotonic() - getattr(conn, _RETURNED, 0.0) >= IDLE_CHECK
+
+
+def _check_if_idle(conn: psycopg.Connection) -> None:
+    if idle_too_long(conn):
+        ConnectionPool.check_connection(conn)
 
 
 def open_database(url: str, project_key: str) -> Database:
-    """Connect, check the schema, set up the tables; ``DatabaseError`` naming the setting otherwise."""
+    """Connect, check the schema, set up the tables (one process at a time); ``DatabaseError``
+    naming the setting otherwise."""
+    prepare(url, project_key)
+    pool = open_pool(url)
+    return Database(SessionSaver(pool, url, project_key), PostgresStore(pool), pool)
+
+
+def prepare(url: str, project_key: str = "") -> None:
+    """Connect once, refuse a newer schema and set up the tables (``set_up``); ``DatabaseError``
+    naming the setting for a URL that does not parse or connect. Also what a server's async saver
+    and store run first (``paicli.studio.postgres``)."""
     if not url.startswith(("postgresql://", "postgres://")):
         raise DatabaseError(f"{SETTING} 必须是 postgresql://用户@主机:端口/数据库 形式的 URL")
     try:
-        saver_conn, store_conn = _connect(url), _connect(url)
+        probe = _connect(url)
     except psycopg.ProgrammingError:  # a URL libpq cannot parse; its message would repeat the URL
         raise DatabaseError(f"{SETTING} 不是有效的 PostgreSQL 连接 URL（应为 postgresql://用户@主机:端口/数据库）") from None
     except psycopg.Error as error:
         reason = " ".join(str(error).replace(url, "<URL>").split())[:300]
         raise DatabaseError(f"{SETTING} 指向的数据库无法连接：{reason}") from None
-    saver, store = SessionSaver(saver_conn, url, project_key), PostgresStore(store_conn)
-    _refuse_newer(saver_conn, "checkpoint_migrations", len(PostgresSaver.MIGRATIONS))
-    _refuse_newer(store_conn, "store_migrations", len(PostgresStore.MIGRATIONS))
-    saver.setup()
-    store.setup()
-    return Database(saver, store)
+    with probe:
+        set_up(probe, url, project_key)
+    remember(url)  # a failure later names this database (paicli.database_errors)
+
+
+SETUP_POLL = 0.05  # seconds between two tries for SETUP_LOCK
+
+
+def take_setup_lock(conn: psycopg.Connection) -> None:
+    """``SETUP_LOCK``, tried until it is free rather than waited for in one statement: the store's
+    migrations ``CREATE INDEX CONCURRENTLY``, which waits for every transaction in progress to
+    end, and a ``pg_advisory_lock`` waiting for the lock is one: the two would deadlock."""
+    while not conn.execute("SELECT pg_try_advisory_lock(hashtext(%s)) AS got", (SETUP_LOCK,)).fetchone()["got"]:
+        time.sleep(SETUP_POLL)
+
+
+def set_up(conn: psycopg.Connection, url: str = "", project_key: str = "") -> None:
+    """Refuse a newer schema, then LangGraph's migrations and paicli's table, holding
+    ``SETUP_LOCK``: ``CREATE TABLE IF NOT EXISTS`` run by two sessions at once can fail on a
+    fresh database (a unique violation in PostgreSQL's catalog), and the migration tables' rows
+    would be inserted twice."""
+    take_setup_lock(conn)
+    try:
+        _refuse_newer(conn, "checkpoint_migrations", len(PostgresSaver.MIGRATIONS))
+        _refuse_newer(conn, "store_migrations", len(PostgresStore.MIGRATIONS))
+        SessionSaver(conn, url, project_key).setup()
+        PostgresStore(conn).setup()
+    finally:
+        conn.execute("SELECT pg_advisory_unlock(hashtext(%s))", (SETUP_LOCK,))
 
 
 def _refuse_newer(conn: psycopg.Connection, table: str, known: int) -> None:

@@ -83,9 +83,14 @@ def run_guarded(fn: Callable[[], int], *, debug: bool = False, log_dir: Path | N
     except BrokenPipeError:
         _silence_stdout()
         return BROKEN_PIPE_EXIT
-    except Exception:
+    except Exception as exc:
         if debug:
             raise
+        from paicli.database_errors import failure_line
+
+        if (line := failure_line(exc)) is not None:  # issue 35: the database went away; one line
+            _say(line)
+            return 1
         _report_crash(log_dir)
         return 1
 

@@ -86,9 +86,20 @@ def number(get: Get, name: str, default: int) -> int:
         raise ConfigError(f"{name} 必须是整数，当前为 '{raw}'") from None
 
 
+def user_name(get: Get) -> str | None:
+    """``PAICLI_USER`` (issue 35): whose global memories a database holds; unset or blank: the OS
+    user's (``memory.longterm.store_entries.os_user``). One line names a value that cannot be a name."""
+    raw = get("PAICLI_USER")
+    name = (raw or "").strip()
+    if name and (len(name) > 128 or any(not c.isprintable() for c in name)):
+        raise ConfigError("PAICLI_USER 必须是不超过 128 个可打印字符的用户名")
+    return name or None
+
+
 def memory_settings(get: Get, cache_dir: Path) -> MemorySettings:
     options = MemoryOptions(conflict_threshold=parse_threshold(get("PAICLI_MEMORY_CONFLICT_THRESHOLD")),
-                            stale_days=parse_stale_days(get("PAICLI_MEMORY_STALE_DAYS")), cache_dir=cache_dir)
+                            stale_days=parse_stale_days(get("PAICLI_MEMORY_STALE_DAYS")), cache_dir=cache_dir,
+                            user=user_name(get))
     return MemorySettings(options=options, auto_extract=flag(get, "PAICLI_MEMORY_AUTO_EXTRACT_ENABLED"),
                        external_guard=flag(get, "PAICLI_MEMORY_DISABLE_ON_EXTERNAL_CONTEXT"),
                        enrich=flag(get, "PAICLI_MEMORY_SEARCH_TERMS_ENABLED"))

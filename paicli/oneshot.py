@@ -26,22 +26,25 @@ from paicli.terminal import read_stdin_line, write_line
 
 def run_oneshot(args: Any) -> int:
     app = App(args)
-    text = args.prompt.strip()
-    if commands.is_command(text):
-        return _command(text, app)
-    if not text:
-        print("paicli: -p 需要非空的任务文本", file=sys.stderr)
-        return 2
-    app.warm_up()  # the imports start first: the sandbox probe's subprocess runs meanwhile
-    _warn_unsandboxed(app)
-    from paicli.model_switch import window_notice
+    try:
+        text = args.prompt.strip()
+        if commands.is_command(text):
+            return _command(text, app)
+        if not text:
+            print("paicli: -p 需要非空的任务文本", file=sys.stderr)
+            return 2
+        app.warm_up()  # the imports start first: the sandbox probe's subprocess runs meanwhile
+        _warn_unsandboxed(app)
+        from paicli.model_switch import window_notice
 
-    note = window_notice(app.settings)  # issue 39: an unknown model's window, said once (the REPL: in its banner)
-    if note is not None and getattr(args, "verbose", False):
-        write_line(note, sys.stderr)
-    if line := app.new_session_line():  # issue 41: --session naming no session starts one
-        write_line(line, sys.stderr)
-    return asyncio.run(_run(app, args.mode, text))
+        note = window_notice(app.settings)  # issue 39: an unknown model's window, said once (the REPL: in its banner)
+        if note is not None and getattr(args, "verbose", False):
+            write_line(note, sys.stderr)
+        if line := app.new_session_line():  # issue 41: --session naming no session starts one
+            write_line(line, sys.stderr)
+        return asyncio.run(_run(app, args.mode, text))
+    finally:
+        app.close()
 
 
 PIPED_EMPTY = "paicli: 标准输入没有内容；运行一轮请用 echo \"任务\" | paicli 或 paicli -p \"任务\"，交互使用请在终端中启动 paicli"
@@ -69,10 +72,13 @@ def run_continue(args: Any) -> int:
     """``--continue`` (``--session ID``, else the project's newest session): finish the
     session's run that was cut short (Q11)."""
     app = App(args)
-    _warn_unsandboxed(app)
-    app.continue_session()
-    app.warm_up()
-    return asyncio.run(_continue(app))
+    try:
+        _warn_unsandboxed(app)
+        app.continue_session()
+        app.warm_up()
+        return asyncio.run(_continue(app))
+    finally:
+        app.close()
 
 
 def _warn_unsandboxed(app: App) -> None:

@@ -24,6 +24,7 @@ from rich.text import Text
 
 from memory.ledger.owner import LedgerConflict, SessionBusy
 from paicli.commands import dispatch as commands
+from paicli.database_errors import failure_line
 from paicli.app import App, sandbox_lines
 from paicli.modes import MODE_SPECS, STOPPED_REPL
 from paicli.render import Renderer, usage_line
@@ -261,6 +262,11 @@ class Repl:
                 except (SessionBusy, LedgerConflict) as exc:  # /clear on a session another process is busy with
                     self.say(str(exc))
                     continue
+                except Exception as exc:  # issue 35: the database went away; one line, the REPL stays
+                    if (line := failure_line(exc)) is None:
+                        raise
+                    self.console.print(line, markup=False, style="red")
+                    continue
                 if outcome.exit:
                     return 0
                 prefill = outcome.prefill or ""
@@ -301,6 +307,12 @@ class Repl:
         except (SessionBusy, LedgerConflict) as exc:  # another process writes the session: say so, keep the REPL
             renderer.notice(str(exc), style="red")
             return None
+        except Exception as exc:  # issue 35: the database went away during the turn; one line, the REPL stays
+            if (line := failure_line(exc)) is None:
+                raise
+            renderer.stop_waiting()
+            renderer.notice(line, style="red")
+            return None
         finally:
             loop.remove_signal_handler(signal.SIGINT)
             if self.keys is not None:
@@ -324,7 +336,10 @@ class Repl:
 
 def run_repl(args: Any) -> int:
     app = App(args)
-    if getattr(args, "resume_run", False):
-        app.continue_session()
-    app.warm_up()
-    return asyncio.run(Repl(app).run())
+    try:
+        if getattr(args, "resume_run", False):
+            app.continue_session()
+        app.warm_up()
+        return asyncio.run(Repl(app).run())
+    finally:
+        app.close()

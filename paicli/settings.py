@@ -47,7 +47,8 @@ _CONFIG_KEYS = ("provider", "api_key", "base_url", "model", "context_window", "l
                 "code_index_max_file_bytes", "code_index_auto_max_files",
                 # language servers (issue 38): lsp, lsp_<language>, lsp_wait_seconds, lsp_idle_seconds
                 "lsp", "lsp_python", "lsp_typescript", "lsp_go", "lsp_rust", "lsp_c", "lsp_java", "lsp_wait_seconds",
-                "lsp_idle_seconds")
+                "lsp_idle_seconds",
+                "user")  # PAICLI_USER (issue 35)
 # reference v.1: /hitl's two levels as PAICLI_HITL values, and the approval level each means
 HITL_LEVELS = {"on": "ask", "default": "auto"}
 DEFAULT = "default"  # the origin of a setting nobody set

@@ -58,6 +58,27 @@ def postgres_server():
 
 
 @pytest.fixture
+def own_cluster():
+    """A PostgreSQL server of this test's own, to stop, kill and restart (issue 35): never the
+    shared one of $PAICLI_TEST_DATABASE_URL. Needs the binaries (``.ci/run`` installs them);
+    without them the test is skipped, saying why, and under CI=true it fails."""
+    from tests.support.postgres import Cluster, binaries
+
+    bin_dir = binaries()
+    if bin_dir is None:
+        reason = "PostgreSQL binaries not found (initdb, pg_ctl): install postgresql"
+        if os.environ.get("CI") == "true":
+            pytest.fail(reason)
+        pytest.skip(reason)
+    cluster = Cluster(bin_dir)
+    try:
+        cluster.start()
+        yield cluster
+    finally:
+        cluster.stop()
+
+
+@pytest.fixture
 def database_url(postgres_server):
     """An empty database of its own for the test."""
     from tests.support.postgres import fresh_database

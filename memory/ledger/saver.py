@@ -187,7 +187,11 @@ class JsonlLedgerSaver(BaseCheckpointSaver[str]):
 
     def prune(self, thread_ids: Sequence[str], *, strategy: str = "keep_latest") -> None:
         """Hide all but the latest checkpoint per namespace (``"delete"``: all of them) with a
-        ``checkpoint_prune`` event. The lines stay: they are the session's history."""
+        ``checkpoint_prune`` event. The lines stay: they are the session's history. LangGraph's
+        contract (``PostgresSaver.prune``): a single string is refused (``TypeError``), not read
+        as one thread per character; an unknown strategy is a ``ValueError``."""
+        if isinstance(thread_ids, str):
+            raise TypeError("thread_ids must be a sequence of thread IDs, not a str")
         if strategy not in ("keep_latest", "delete"):
             raise ValueError(f"unknown prune strategy {strategy!r}")
         for thread_id in thread_ids:

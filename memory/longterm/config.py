@@ -22,6 +22,9 @@ class MemoryOptions:
     stale_days: int = DEFAULT_STALE_DAYS  # PAICLI_MEMORY_STALE_DAYS (m)
     sync: bool = True  # fsync before each replace
     cache_dir: Path | None = None  # jieba's dictionary cache ($PAICLI_HOME/cache); None: jieba's default
+    # Issue 35: whose global memories a database holds (PAICLI_USER); None: the OS user. The file
+    # has no users: it ignores this.
+    user: str | None = None
 
 
 def parse_threshold(text: str | None) -> float:

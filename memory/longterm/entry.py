@@ -28,6 +28,7 @@ from pathlib import Path
 from types import MappingProxyType
 from typing import Any
 
+from memory.longterm.canonical import canonicalize
 from memory.longterm.instants import format_instant, parse_instant, read_instant  # noqa: F401 (re-exported)
 from memory.tokens import estimate_text
 
@@ -39,6 +40,10 @@ VERIFICATION_KEY, VERIFICATION_UNVERIFIED = "verification", "unverified"  # Q12:
 PENDING_KEY = "verification_pending"  # Q12: PaiCLI code's name, read
 SOURCE_FILES_KEY = "source_files"  # Q13: comma-joined project-relative paths
 SCOPE_PROJECT, SCOPE_GLOBAL = "project", "global"
+# Issue 35: with a database, whose global memory this is (``PAICLI_USER``, else the OS user): it
+# lives in that user's namespace (``memory.longterm.store``). Never written to the file.
+OWNER_KEY = "owner"
+ID_PREFIX = "fact-"
 DERIVED_ID_PREFIX = "anon-"  # an entry stored without an id; see derived_id
 # The fields paicli reads (both spellings); any other field of an entry is carried in Entry.raw.
 KNOWN_KEYS = frozenset({"id", "content", "type", "timestamp", "lastVerifiedAt", "last_verified_at",
@@ -116,19 +121,51 @@ def _verified_raw(raw: dict[str, Any] | None, when: datetime) -> dict[str, Any] 
 
 
 def new_id() -> str:
-    return "fact-" + uuid.uuid4().hex[:8]  # reference (j.1): the first 8 chars of a random UUID
+    """A random id as PaiCLI makes them (``fact-`` + 8 chars of a random UUID): only for an item
+    put through the store without a key (``memory.longterm.store``)."""
+    return ID_PREFIX + uuid.uuid4().hex[:8]
+
+
+def content_id(content: str, *, scope: str, project: str | None = None, kind: str = "FACT",
+               attempt: int = 0) -> str:
+    """The id of a fact paicli writes (issue 35): ``fact-`` + 8 hex chars of the SHA-256 of its
+    type, scope, project key and canonical text (reference k), so the same fact written twice,
+    by any process on any machine, is the same key, and a second write of it an idempotent put.
+    ``attempt`` > 0: the next id of a fixed series, for the rare fact whose id another entry
+    already holds (``memory.longterm.writes``)."""
+    scope = SCOPE_GLOBAL if scope.lower() == SCOPE_GLOBAL else SCOPE_PROJECT
+    parts = [kind, scope, project or "" if scope == SCOPE_PROJECT else "", canonicalize(content)]
+    if attempt:
+        parts.append(str(attempt))
+    digest = hashlib.sha256("\x1f".join(parts).encode("utf-8", "surrogatepass")).hexdigest()
+    return ID_PREFIX + digest[:8]
 
 
 def new_fact(content: str, *, scope: str = SCOPE_PROJECT, project: str | None = None,
              now: datetime | None = None, extra: Mapping[str, str] | None = None) -> Entry:
-    """An explicit fact (source=fact); ``scope`` is normalised as MemoryManager does (j.4)."""
+    """An explicit fact (source=fact); ``scope`` is normalised as MemoryManager does (j.4), and the
+    id derived from what the fact says and where (``content_id``)."""
     scope = SCOPE_GLOBAL if scope.lower() == SCOPE_GLOBAL else SCOPE_PROJECT
     meta = {"source": SOURCE_EXPLICIT, "scope": scope}
     if scope == SCOPE_PROJECT and project:
         meta["project"] = project
     meta.update(extra or {})
     when = now or datetime.now(UTC)
-    return Entry(new_id(), content, "FACT", when, when, meta)
+    return Entry(content_id(content, scope=scope, project=project), content, "FACT", when, when, meta)
+
+
+def with_next_id(entry: Entry, attempt: int) -> Entry:
+    """``entry`` under the ``attempt``-th id of its series (``content_id``)."""
+    ident = content_id(entry.content, scope=entry.scope, project=entry.project, kind=entry.type, attempt=attempt)
+    raw = None if entry.raw is None else {**entry.raw, "id": ident}
+    return replace(entry, id=ident, raw=raw)
+
+
+def owner_of(entry: Entry) -> str | None:
+    """Issue 35: the user a global memory belongs to in a database, or None (shared: the file, a
+    database written before issue 35)."""
+    owner = entry.metadata.get(OWNER_KEY, "").strip() if entry.scope == SCOPE_GLOBAL else ""
+    return owner or None
 
 
 def normalize_project_key(path: str | os.PathLike[str] | None = None) -> str:

@@ -16,7 +16,8 @@ from typing import Any, Protocol, TypeVar
 
 from memory.longterm.config import MemoryOptions
 from memory.longterm.enrichment import Enricher, set_search_terms
-from memory.longterm.entry import SOURCE_FILES_KEY, Entry, is_visible_in_project, new_fact
+from memory.longterm.entry import (OWNER_KEY, SCOPE_GLOBAL, SOURCE_FILES_KEY, Entry, is_visible_in_project,
+                                   new_fact, owner_of)
 from memory.longterm.file import FILE_NAME, TERMS_FILE_NAME, MemoryFile
 from memory.longterm.writes import delete, mark_verified, write_automatic_all, write_explicit
 from memory.longterm.write_result import MemoryWriteResult, WriteStatus
@@ -85,6 +86,12 @@ class LongTermMemory:
         if self._retriever is not None:
             self._retriever.forget_saved()
 
+    @property
+    def owner(self) -> str | None:
+        """Issue 35: the user whose global memories these are (a database), or None (the file:
+        global memories are everyone's who uses it)."""
+        return getattr(self.file, "owner", None)
+
     # -- reads -------------------------------------------------------------------------------------
     def entries(self) -> list[Entry]:
         return self.file.read()
@@ -122,6 +129,8 @@ class LongTermMemory:
         """reference (j.4 storeFact): ``/save``, ``/memory replace`` and ``save_memory``.
         ``source_files``: project files the fact came with (Q13 staleness)."""
         extra = {SOURCE_FILES_KEY: ",".join(source_files)} if source_files else {}
+        if self.owner and scope.lower() == SCOPE_GLOBAL:  # issue 35: the writer's own
+            extra[OWNER_KEY] = self.owner
         if external_sources:  # reference (o.1): tagged even when the guard is off
             extra |= {"external_context": "true",
                       "external_context_sources": ",".join(list(external_sources)[:MAX_EXTERNAL_SOURCES])}
@@ -175,13 +184,27 @@ class LongTermMemory:
 
         return self.file.mutate(remove)
 
-    def clear(self) -> int:
-        """reference (u.2): every entry, global and all projects."""
-        def wipe(entries: list[Entry]) -> int:
-            count = len(entries)
-            entries.clear()
-            self._forget_terms()
-            return count
+    def clearable(self, project_key: str | None, include_global: bool = False) -> list[Entry]:
+        """What ``/memory clear`` removes (issue 35): this project's memories, and with
+        ``include_global`` the global ones it sees too; never another project's."""
+        return [e for e in self.visible(project_key) if include_global or e.scope != SCOPE_GLOBAL]
 
-        return self.file.mutate(wipe)
+    def clear(self, shown: Sequence[Entry]) -> list[Entry]:
+        """Remove the entries of ``shown`` (``clearable``'s answer, as the user confirmed it) that
+        are still there; what was written meanwhile, or lies outside what was shown, stays.
+        Returns the entries removed."""
+        doomed = {_where(e) for e in shown}
 
+        def remove(entries: list[Entry]) -> list[Entry]:
+            gone = [e for e in entries if _where(e) in doomed]
+            if gone:
+                entries[:] = [e for e in entries if _where(e) not in doomed]
+                self._forget_terms()
+            return gone
+
+        return self.file.mutate(remove)
+
+
+def _where(entry: Entry) -> tuple[str, str, str | None, str | None]:
+    """An entry's id and the namespace it lives in (scope, project, owner): what ``clear`` matches."""
+    return (entry.id, entry.scope, entry.project if entry.scope != SCOPE_GLOBAL else None, owner_of(entry))

@@ -1,10 +1,12 @@
 """A LangGraph store over ``long_term_memory.json`` (reference j; docs/architecture.md, "Persistence").
 
-Items are PaiCLI memory entries; nothing else lives in the file, so only two namespaces exist:
+Items are PaiCLI memory entries; nothing else lives in the file, so only these namespaces exist:
 - ``("memories", "global")`` for global entries;
 - ``("memories", "project", <label>)`` for one project's entries, where the label is the
   project key (reference j.1) with ``%`` and ``.`` percent-encoded, since LangGraph forbids ``.``
-  in namespace labels: ``/home/me/app.v2`` → ``/home/me/app%2Ev2``.
+  in namespace labels: ``/home/me/app.v2`` → ``/home/me/app%2Ev2``;
+- ``("memories", "user", <label>)`` for one user's global entries in a database (issue 35: the
+  entry's ``owner``, encoded the same way); the file never holds them.
 The key is the entry id, and the value is the entry's JSON (j.1) without its id.
 
 ``put`` is PaiCLI's low-level ``store`` (j.4.1): the same id is replaced in place, and content
@@ -27,13 +29,14 @@ from langgraph.store.base import (BaseStore, GetOp, InvalidNamespaceError, Item,
                                   PutOp, Result, SearchItem, SearchOp, validate_op_namespace)
 
 from memory.longterm.manager import LongTermMemory, MemoryOptions
-from memory.longterm.entry import (SCOPE_GLOBAL, SCOPE_PROJECT, Entry, format_instant, from_json, new_id,
-                                 normalized, to_json)
+from memory.longterm.entry import (OWNER_KEY, SCOPE_GLOBAL, SCOPE_PROJECT, Entry, format_instant, from_json,
+                                   new_id, normalized, owner_of, to_json)
 from memory.longterm.writes import store
 from memory.longterm.store_filter import matches_filter, matches_namespace
 
 ROOT = "memories"
 GLOBAL_NS = (ROOT, SCOPE_GLOBAL)
+USER = "user"  # ("memories", "user", <owner>): one user's global memories in a database (issue 35)
 
 
 def project_label(project_key: str) -> str:
@@ -46,12 +49,17 @@ def project_key_of(label: str) -> str:
 
 def namespace_of(entry: Entry) -> tuple[str, ...]:
     if entry.scope == SCOPE_GLOBAL:
-        return GLOBAL_NS
+        owner = owner_of(entry)
+        return user_namespace(owner) if owner else GLOBAL_NS
     return (ROOT, SCOPE_PROJECT, project_label(entry.project)) if entry.project else (ROOT, SCOPE_PROJECT)
 
 
 def project_namespace(project_key: str) -> tuple[str, ...]:
     return (ROOT, SCOPE_PROJECT, project_label(project_key))
+
+
+def user_namespace(owner: str) -> tuple[str, ...]:
+    return (ROOT, USER, project_label(owner))
 
 
 class MemoryStore(BaseStore):
@@ -108,14 +116,17 @@ def _entry_for(namespace: tuple[str, ...], key: str, value: dict[str, Any], old:
     metadata = {str(k): str(v) for k, v in dict(value.get("metadata") or {}).items()}
     metadata.setdefault("source", "fact")
     metadata.pop("project", None)
+    metadata.pop(OWNER_KEY, None)  # the namespace says whose it is
     if namespace == GLOBAL_NS:
         metadata["scope"] = SCOPE_GLOBAL
     elif len(namespace) == 3 and namespace[:2] == (ROOT, SCOPE_PROJECT):
         metadata.update(scope=SCOPE_PROJECT, project=project_key_of(namespace[2]))
+    elif len(namespace) == 3 and namespace[:2] == (ROOT, USER):
+        metadata.update({"scope": SCOPE_GLOBAL, OWNER_KEY: project_key_of(namespace[2])})
     else:
         raise InvalidNamespaceError(
-            f"paicli's store holds memories only: use {GLOBAL_NS} or ('memories', 'project', <project>), "
-            f"not {namespace}")
+            f"paicli's store holds memories only: use {GLOBAL_NS}, ('memories', 'project', <project>) or "
+            f"('memories', 'user', <user>), not {namespace}")
     if not isinstance(value.get("content"), str) or not value["content"].strip():
         raise ValueError("a memory needs a non-empty string 'content'")
     raw = {"type": "FACT", **value, "id": key or new_id(), "metadata": metadata}

@@ -12,7 +12,7 @@ from operator import attrgetter
 
 from memory.longterm.conflict import DEFAULT_THRESHOLD, find_conflicts
 from memory.longterm.dedup import find_duplicate
-from memory.longterm.entry import Entry, is_visible_in_project
+from memory.longterm.entry import Entry, is_visible_in_project, with_next_id
 from memory.longterm.write_index import WriteIndex
 from memory.longterm.write_result import MemoryWriteResult, WriteStatus
 
@@ -44,7 +44,7 @@ def write_explicit(entries: list[Entry], entry: Entry, *, replace_id: str | None
         return MemoryWriteResult(WriteStatus.CONFLICT, entry, entry.scope, conflicts=tuple(conflicts))
     if target is not None:
         entries.remove(target)
-    _put(entries, entry)
+    entry = _put_new(entries, entry)
     status = WriteStatus.REPLACED if target is not None else WriteStatus.STORED
     return MemoryWriteResult(status, entry, entry.scope, replaced=target)
 
@@ -52,12 +52,12 @@ def write_explicit(entries: list[Entry], entry: Entry, *, replace_id: str | None
 def write_automatic(entries: list[Entry], entry: Entry, threshold: float = DEFAULT_THRESHOLD,
                     index: WriteIndex | None = None) -> bool:
     """reference (j.4.3): auto extraction never refreshes, replaces or overrides a conflict."""
-    if any(e.id == entry.id for e in entries):
-        return False
+    if any(e.id == entry.id and e.content == entry.content for e in entries):
+        return False  # this very fact again
     pool = _pool(entries, entry, threshold, index)
     if find_duplicate(pool, entry) is not None or find_conflicts(pool, entry, threshold):
         return False
-    entries.append(entry)
+    _put_new(entries, entry)
     return True
 
 
@@ -100,6 +100,19 @@ def _pool(entries: list[Entry], entry: Entry, threshold: float, index: WriteInde
 
 def _visible(entries: list[Entry], entry_id: str | None, project_key: str | None) -> Entry | None:
     return next((e for e in entries if e.id == entry_id and is_visible_in_project(e, project_key)), None)
+
+
+def _put_new(entries: list[Entry], entry: Entry) -> Entry:
+    """Append ``entry`` under an id no other entry holds: its own (``content_id``), else the next of
+    its series; returns it as stored. Another entry holds the id only when it is an older random id
+    or a hash collision, never a duplicate (the callers checked for those): that entry is kept."""
+    ids = set(map(attrgetter("id"), entries))  # in C: the list can hold 10,000 entries
+    attempt = 0
+    while entry.id in ids:
+        attempt += 1
+        entry = with_next_id(entry, attempt)
+    entries.append(entry)
+    return entry
 
 
 def _put(entries: list[Entry], entry: Entry) -> None:

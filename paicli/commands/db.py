@@ -3,9 +3,14 @@
 - ``import`` copies this machine's ledger sessions (every checkpoint and pending write, parents
   first, and ``/clear``'s events, each once) and ``long_term_memory.json`` into ``PAICLI_DATABASE_URL``'s database. Idempotent: a
   checkpoint is keyed by its id and rewritten with the same content; a memory whose id is there
-  already is skipped. It prints the counts, which a second run repeats.
+  already, or that duplicates one there, is skipped. It prints the counts, which a second run repeats.
+  A project memory keyed by a path of this machine whose checkout has an ``origin`` remote is
+  re-keyed to the remote's key (issue 35), the key database mode looks it up by; so are such
+  memories an earlier import left under the path. Global memories become the user's own.
 - ``export`` writes the database's memories into ``long_term_memory.json`` (PaiCLI's format) in
-  ``PAICLI_MEMORY_DIR`` or ``--to DIR``, adding those whose id the file does not hold.
+  ``PAICLI_MEMORY_DIR`` or ``--to DIR``, adding those the file holds neither by id nor as a
+  duplicate. With ``--project DIR``, only that project's memories (re-keyed from its remote's
+  key to its path, so file mode finds them there) and the user's global ones.
 Sessions imported are listed by ``/resume`` in the project ``import`` ran in.
 """
 
@@ -32,7 +37,8 @@ def parser() -> argparse.ArgumentParser:
                    help="import：把本机 ledger 中的会话和 long_term_memory.json 导入数据库；"
                    "export：把数据库中的记忆导出到 long_term_memory.json")
     p.add_argument("--to", metavar="DIR", help="export：long_term_memory.json 所在目录（默认 PAICLI_MEMORY_DIR）")
-    p.add_argument("--project", metavar="DIR", help="导入的会话在哪个项目的 /resume 中列出（默认当前目录）")
+    p.add_argument("--project", metavar="DIR", help="import：导入的会话在哪个项目的 /resume 中列出（默认当前目录）；"
+                   "export：只导出这个项目的记忆（项目键从远程仓库地址改回它的路径）和你的全局记忆")
     p.add_argument("--debug", action="store_true", help="意外错误时显示 traceback")
     return p
 
@@ -45,13 +51,20 @@ def run_db(argv: list[str]) -> int:
     from paicli.database import open_database, project_key
 
     database = open_database(settings.database_url, project_key(settings.project_root))
-    if args.action == "import":
-        sessions, checkpoints = import_sessions(settings, database.saver)
-        added, present = import_memories(settings, database)
-        print(f"已导入 {sessions} 个会话（{checkpoints} 个检查点）；长期记忆新增 {added} 条，已存在 {present} 条")
-    else:
-        added, present = export_memories(settings, database, Path(args.to) if args.to else settings.memory_dir)
-        print(f"已导出长期记忆：新增 {added} 条，文件中已存在 {present} 条")
+    try:
+        if args.action == "import":
+            sessions, checkpoints = import_sessions(settings, database.saver)
+            added, present, moved = import_memories(settings, database)
+            print(f"已导入 {sessions} 个会话（{checkpoints} 个检查点）；长期记忆新增 {added} 条，已存在 {present} 条"
+                  + _moved(moved, "由项目路径改为远程仓库地址"))
+        else:
+            one = settings.project_root if args.project else None
+            added, present, moved = export_memories(settings, database, Path(args.to) if args.to else settings.memory_dir,
+                                                    one)
+            print(f"已导出长期记忆{'（项目 ' + str(one) + '）' if one else ''}：新增 {added} 条，文件中已存在 {present} 条"
+                  + _moved(moved, "由远程仓库地址改为项目路径"))
+    finally:
+        database.close()
     return 0
 
 
@@ -93,24 +106,64 @@ def _copy(item: Any, saver: Any) -> None:
         saver.put_writes(saved, pairs, task_id)
 
 
-def _merge(source: list, target_memory: Any) -> tuple[int, int]:
-    def add(current: list) -> tuple[int, int]:
-        have = {e.id for e in current}
-        new = [e for e in source if e.id not in have]
-        current.extend(new)
-        return len(new), len(source) - len(new)
-
-    return target_memory.file.mutate(add)
+def _moved(count: int, how: str) -> str:
+    return f"；{count} 条项目记忆的项目键{how}" if count else ""
 
 
-def import_memories(settings: Settings, database: Any) -> tuple[int, int]:
+def import_memories(settings: Settings, database: Any) -> tuple[int, int, int]:
+    """``(added, present, re-keyed)``: the file's memories into the database (see the module docstring)."""
     from memory.longterm.manager import LongTermMemory
+    from memory.longterm.transfer import merge, owned_by, rekey
 
-    return _merge(LongTermMemory(settings.memory_dir, settings.memory.options).entries(),
-                  database.memory(settings.memory.options))
+    memory = database.memory(settings.memory.options)
+    source = LongTermMemory(settings.memory_dir, settings.memory.options).entries()
+
+    def add(current: list) -> tuple[int, int, int]:
+        keys = remote_keys(e.project for e in [*source, *current] if e.project)
+        current[:], moved = rekey(current, keys)  # what an earlier import left under a path
+        incoming, rekeyed = rekey(owned_by(source, memory.owner), keys)
+        counts = merge(current, incoming)
+        return len(counts.added), counts.present, len(moved) + sum(e.id in rekeyed for e in counts.added)
+
+    return memory.file.mutate(add)
 
 
-def export_memories(settings: Settings, database: Any, directory: Path) -> tuple[int, int]:
+def export_memories(settings: Settings, database: Any, directory: Path,
+                    project: Path | None = None) -> tuple[int, int, int]:
+    """``(added, present, re-keyed)``: the database's memories (or one project's and the user's
+    global ones) into the file at ``directory``."""
+    from memory.longterm.entry import SCOPE_GLOBAL, is_visible_in_project, normalize_project_key
     from memory.longterm.manager import LongTermMemory
+    from memory.longterm.transfer import merge, owned_by, rekey
+    from paicli.database import project_key
 
-    return _merge(database.memory(settings.memory.options).entries(), LongTermMemory(directory, settings.memory.options))
+    source = database.memory(settings.memory.options).entries()
+    keys: dict[str, str] = {}
+    if project is not None:
+        remote, path = project_key(project), normalize_project_key(project)
+        source = [e for e in source if e.scope == SCOPE_GLOBAL or is_visible_in_project(e, remote)]
+        keys = {remote: path}
+    incoming, rekeyed = rekey(owned_by(source, None), keys)
+    target = LongTermMemory(directory, settings.memory.options)
+
+    def add(current: list) -> tuple[int, int, int]:
+        current[:], moved = rekey(current, keys)  # what an earlier export left under the remote's key
+        counts = merge(current, incoming)
+        return len(counts.added), counts.present, len(moved) + sum(e.id in rekeyed for e in counts.added)
+
+    return target.file.mutate(add)
+
+
+def remote_keys(projects: Any) -> dict[str, str]:
+    """``{path: remote key}`` for the project paths of this machine whose checkout has an ``origin``
+    remote (``paicli.database.project_key``); other keys (remotes already, paths elsewhere) stay."""
+    from paicli.database import project_key
+
+    keys = {}
+    for key in set(projects):
+        if key in keys or not Path(key).is_absolute() or not Path(key).is_dir():
+            continue
+        new = project_key(Path(key))
+        if new != key:
+            keys[key] = new
+    return keys

@@ -38,7 +38,7 @@ HELP = [
     ("/compact", "立即把早期对话压缩为摘要（保留最近一轮）"),
     ("/context", "查看上下文占用与压缩阈值"),
     ("/save [--global] [--force] <事实>", "保存长期记忆（默认当前项目；--global 全局；--force 冲突时两条都保留）"),
-    ("/memory [list|search|delete|verify|replace|clear]", "查看和管理长期记忆"),
+    ("/memory [list|search|delete|verify|replace|clear]", "查看和管理长期记忆（clear 只清空当前项目的，先确认）"),
     ("/skill [list|show|on|off|trust|reload] [名称]", "查看和管理 Skill；项目 Skill 须 /skill trust 后才会作为指令加载"),
     ("/audit [N]", "查看今天最近 N 条危险工具调用的审计记录（默认 10）"),
     ("/mcp [restart|disable|enable|trust|logs <name>]", "查看 MCP server 状态与工具数；重启、停用、启用、信任项目 server、查看日志"),
@@ -135,7 +135,10 @@ async def _dispatch(text: str, app: App, say: Output, read_line: ReadLine | None
         if app.started:  # explicit saves are tagged with the external content read so far (o.1)
             await app.session.load_external()
         try:
-            (memory_commands.save if word == "/save" else memory_commands.memory)(payload, app, say)
+            if word == "/save":
+                memory_commands.save(payload, app, say)
+            else:  # /memory clear asks first (issue 35)
+                await memory_commands.memory(payload, app, say, read_line)
         except MemoryAccessError as error:  # one line naming the path; nothing was written
             say.fail(f"❌ {error}")
     elif word == "/audit":

@@ -1,8 +1,10 @@
 """``/save`` and ``/memory`` (reference u.2, j.4, j.5, m), shared by the REPL and ``-p``.
 
-They work on ``app.memory`` (the shared ``long_term_memory.json``) and never start the agent
-session, so ``paicli -p "/save ..."`` stays quick. ``verify`` exists only here: the user
-confirms a memory, the model cannot (reference m).
+They work on ``app.memory`` (the shared ``long_term_memory.json``, or the database's memories) and
+never start the agent session, so ``paicli -p "/save ..."`` stays quick. ``verify`` exists only
+here: the user confirms a memory, the model cannot (reference m). ``delete`` and ``verify`` act
+only on a memory ``/memory list`` shows in this project, and ``clear`` removes only what it shows,
+after a question (``paicli.commands.memory_clear``, issue 35).
 """
 
 from __future__ import annotations
@@ -12,12 +14,13 @@ from pathlib import PurePath
 from typing import TYPE_CHECKING
 
 from memory.context.profile import ContextProfile
-from memory.longterm.entry import SCOPE_GLOBAL, Entry
+from memory.longterm.entry import SCOPE_GLOBAL, Entry, owner_of
 from memory.longterm.staleness import staleness
 from paicli.commands.output import Output
 
 if TYPE_CHECKING:  # the App imports this module lazily
     from paicli.app import App
+    from paicli.commands.output import ReadLine
 
 # Usage errors, ids not found and facts not written go to ``say.fail``: the command failed.
 Say = Output
@@ -36,7 +39,7 @@ HELP = [
     "   /memory delete <id> - 删除单条长期记忆",
     "   /memory verify <id> - 确认记忆仍然成立，刷新最后核实时间",
     "   /memory replace <id> <新事实> - 用新内容替换冲突/过时的记忆",
-    "   /memory clear - 清空长期记忆",
+    "   /memory clear [--global] - 清空当前项目的长期记忆（--global 连全局记忆一起），先确认",
     "   /save <事实> - 保存项目级长期记忆；/save --global <事实> 保存全局记忆",
     "   /save --force <事实> - 与已有记忆冲突时仍保留两条",
 ]
@@ -67,11 +70,16 @@ def save(payload: str, app: App, say: Say) -> None:
     (say if result.written else say.fail)(result.describe())
 
 
-def memory(payload: str, app: App, say: Say) -> None:
+async def memory(payload: str, app: App, say: Say, read_line: ReadLine | None = None) -> None:
     verb, _, rest = payload.strip().partition(" ")
     verb, rest = verb.lower(), rest.strip()
+    if verb == "clear":
+        from paicli.commands.memory_clear import clear
+
+        await clear(rest, app, say, read_line)
+        return
     handler = {"list": _list, "ls": _list, "search": _search, "delete": _delete, "rm": _delete,
-               "verify": _verify, "replace": _replace, "clear": _clear}.get(verb)
+               "verify": _verify, "replace": _replace}.get(verb)
     if handler is None and verb:  # a typo (`/memory serach x`) is named, not answered with the status
         say.fail(f"❌ 未知 /memory 子命令: {verb}（可用: list、search、delete、verify、replace、clear）")
     elif handler is None:
@@ -82,7 +90,10 @@ def memory(payload: str, app: App, say: Say) -> None:
 
 def _list(_: str, app: App, say: Say) -> None:
     entries = app.memory.visible(app.project_key)
-    _show("📋 长期记忆列表：", entries, app, say)
+    owner = app.memory.owner
+    title = (f"📋 长期记忆列表（个人：只有 {owner} 看得到的全局记忆；团队：这个项目所有人共享的项目记忆）："
+             if owner else "📋 长期记忆列表：")
+    _show(title, entries, app, say)
 
 
 def _search(query: str, app: App, say: Say) -> None:
@@ -102,15 +113,18 @@ def _show(title: str, entries: list[Entry], app: App, say: Say) -> None:
         say(EMPTY)
         return
     say(title)
-    days = app.memory.options.stale_days
+    days, personal = app.memory.options.stale_days, app.memory.owner is not None
     for entry in entries:
-        say(entry_line(entry, staleness(entry, days=days) is not None))
+        say(entry_line(entry, staleness(entry, days=days) is not None, personal))
         say(f"  {entry.content}")
 
 
-def entry_line(entry: Entry, stale: bool) -> str:
-    """reference (u.2): id, scope, short project path, raw instants and the marks."""
-    meta, parts = entry.metadata, [f"- {entry.id} [{entry.scope}]"]
+def entry_line(entry: Entry, stale: bool, personal: bool = False) -> str:
+    """reference (u.2): id, scope, short project path, raw instants and the marks. ``personal``
+    (a database, issue 35): whose the memory is after the scope: ``个人`` (the user's own global
+    memory), ``团队`` (the project's, shared by everyone on it), ``共享`` (a global one written
+    before global memory was personal: everyone's)."""
+    meta, parts = entry.metadata, [f"- {entry.id} [{entry.scope}{_whose(entry) if personal else ''}]"]
     if entry.scope != SCOPE_GLOBAL and entry.project:
         parts[0] += f" {short_path(entry.project)}"
     parts.append(f"写入 {shown_time(entry.timestamp)}")
@@ -130,6 +144,10 @@ def shown_time(when: datetime, now: datetime | None = None) -> str:
     the year when it is not this one (issue 41: not the file's UTC instant with microseconds)."""
     local, today = when.astimezone(), (now or datetime.now()).astimezone()
     return local.strftime("%m-%d %H:%M:%S" if local.year == today.year else "%Y-%m-%d %H:%M:%S")
+def _whose(entry: Entry) -> str:
+    if entry.scope != SCOPE_GLOBAL:
+        return "·团队"
+    return "·个人" if owner_of(entry) else "·共享"
 
 
 def short_path(path: str) -> str:
@@ -146,7 +164,7 @@ def _delete(entry_id: str, app: App, say: Say) -> None:
     if removed:
         say(f"🗑️ 已删除长期记忆: {entry_id}")
     else:
-        say.fail(f"📭 未找到长期记忆: {entry_id}")
+        say.fail(_not_here(entry_id, app, "未删除"))
 
 
 def _verify(entry_id: str, app: App, say: Say) -> None:
@@ -157,7 +175,14 @@ def _verify(entry_id: str, app: App, say: Say) -> None:
     if entry:
         say(f"✅ 已刷新核实时间: {entry_id} {entry.content}")
     else:
-        say.fail(f"📭 未找到长期记忆: {entry_id}")
+        say.fail(_not_here(entry_id, app, "未核实"))
+
+
+def _not_here(entry_id: str, app: App, what: str) -> str:
+    """Why an id did nothing: unknown, or another project's memory (issue 35: refused, not touched)."""
+    if any(e.id == entry_id for e in app.memory.entries()):
+        return f"❌ 长期记忆 {entry_id} 属于其他项目，不在当前项目可见范围内，{what}（/memory list 列出这里可见的记忆）"
+    return f"📭 未找到长期记忆: {entry_id}"
 
 
 def _replace(rest: str, app: App, say: Say) -> None:
@@ -167,11 +192,6 @@ def _replace(rest: str, app: App, say: Say) -> None:
         return
     result = app.memory.replace_fact(entry_id, fact.strip(), app.project_key)
     (say if result.written else say.fail)(result.describe())
-
-
-def _clear(_: str, app: App, say: Say) -> None:
-    app.memory.clear()
-    say("🧹 长期记忆已清空")
 
 
 def _cache(mode: str) -> str:
@@ -196,5 +216,7 @@ def _status(app: App, say: Say) -> None:
     say(app.token_stats_line())
     say(f"MCP 服务器: {app.mcp.status_label()}（/mcp 查看详情）")
     say(f"   当前项目作用域: {app.project_key}")
+    if app.memory.owner:  # issue 35: a database's global memories are the user's own
+        say(f"   全局记忆属于: {app.memory.owner}（PAICLI_USER，默认系统用户名；只有你看得到）")
     for line in HELP:
         say(line)

@@ -232,3 +232,38 @@ def test_db_import_copies_clear_events_once_and_resume_lists_the_cleared_session
     listings = [run_paicli("-p", "/resume", env=env).stdout for env in ({}, db)]
     lines = [next(line for line in listing.splitlines() if SESSION in line) for listing in listings]
     assert lines[0] == lines[1] and lines[0].endswith("0 条消息 · react · 第一轮")
+
+
+def test_db_import_rekeys_project_memories_to_the_remote_and_export_brings_them_back(
+        run_paicli, server, database_url, project, paicli_home, tmp_path):
+    # Issue 35 item 4: a checkout with an origin remote; file mode keys its memories by the path.
+    subprocess.run(["git", "init", "-q", str(project)], check=True)
+    subprocess.run(["git", "-C", str(project), "remote", "add", "origin", "git@github.com:Acme/Shop.git"], check=True)
+    db = {"PAICLI_DATABASE_URL": database_url, "PAICLI_USER": "alice"}
+    assert run_paicli("-p", "/save 项目使用 pnpm 管理依赖").returncode == 0
+    assert run_paicli("-p", "/save --global 回答用中文").returncode == 0
+    first = run_paicli("db", "import", env=db)
+    assert first.returncode == 0, first.stderr
+    assert first.stdout.strip().endswith("长期记忆新增 2 条，已存在 0 条；1 条项目记忆的项目键由项目路径改为远程仓库地址")
+    found = run_paicli("-p", "/memory search pnpm", env=db)
+    assert "项目使用 pnpm 管理依赖" in found.stdout and "[project·团队] github.com/Acme/Shop" in found.stdout, found.stdout
+    assert "[global·个人]" in run_paicli("-p", "/memory list", env=db).stdout
+    again = run_paicli("db", "import", env=db)
+    assert again.stdout.strip().endswith("长期记忆新增 0 条，已存在 2 条"), again.stdout
+    with psycopg.connect(database_url) as conn:
+        rows = conn.execute("SELECT prefix FROM store ORDER BY prefix").fetchall()
+    assert rows == [("memories.project.github%2Ecom/Acme/Shop",), ("memories.user.alice",)]
+
+    assert run_paicli("-p", "/save 构建用 vite", env=db).returncode == 0  # keyed by the remote
+    out = tmp_path / "exported"
+    exported = run_paicli("db", "export", "--project", str(project), "--to", str(out), env=db)
+    assert exported.returncode == 0, exported.stderr
+    assert exported.stdout.strip() == (f"已导出长期记忆（项目 {project.resolve()}）：新增 3 条，文件中已存在 0 条；"
+                                       "2 条项目记忆的项目键由远程仓库地址改为项目路径")
+    data = json.loads((out / "long_term_memory.json").read_text(encoding="utf-8"))
+    assert {e["metadata"].get("project") for e in data if e["metadata"]["scope"] == "project"} == {str(project.resolve())}
+    assert not any("owner" in e["metadata"] for e in data)  # the file has no users
+    in_file = run_paicli("-p", "/memory search vite", env={"PAICLI_MEMORY_DIR": str(out)})
+    assert "构建用 vite" in in_file.stdout and "[project]" in in_file.stdout, in_file.stdout + in_file.stderr
+    repeat = run_paicli("db", "export", "--project", str(project), "--to", str(out), env=db)
+    assert repeat.stdout.strip().endswith("新增 0 条，文件中已存在 3 条"), repeat.stdout

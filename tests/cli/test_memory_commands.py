@@ -91,7 +91,8 @@ def test_replace_verify_delete_search_and_clear(cli, cli_fails, paicli_home):
     assert cli(f"/memory delete {new}") == f"🗑️ 已删除长期记忆: {new}"
     assert cli("/memory list") == "📭 没有匹配的长期记忆。"
     cli("/save 构建用 Maven")
-    assert cli("/memory clear") == "🧹 长期记忆已清空"
+    assert cli_fails("/memory clear") == "❌ 没有可以确认的终端，长期记忆未清空；在脚本里请加 --yes（将删除当前项目的 1 条项目记忆）"
+    assert cli("/memory clear --yes").splitlines()[-1] == "🧹 长期记忆已清空：当前项目的 1 条项目记忆"
     assert cli_fails("/save") == "❌ 请提供要保存的内容，例如 /save 这个项目使用Java 17，或 /save --global 默认用中文回答"
 
 

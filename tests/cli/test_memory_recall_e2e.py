@@ -28,7 +28,7 @@ def test_search_finds_other_words_and_shows_recent_entries_when_nothing_matches(
     assert nothing[0] == "📭 没有与“咖啡机”匹配的长期记忆。以下是最近核实的 2 条："
     assert nothing[2] == "  用户是后端工程师，熟悉 Go 和 Java"  # the latest first
     assert nothing[4] == "  移动端用 React Native 开发，iOS 和 Android 共用一套代码"
-    _ok(run_paicli, "/memory clear")
+    _ok(run_paicli, "/memory clear --global --yes")  # the project memory and the global one
     assert _ok(run_paicli, "/memory search 咖啡机") == "📭 没有匹配的长期记忆。"
 
 

@@ -43,7 +43,9 @@ def test_studio_lists_the_database_sessions_and_its_runs_share_the_cli_project_m
         fake.stop()
         raise
     try:
-        assert "📚 已把 1 个 CLI 会话登记" in (tmp_path / "studio.log").read_text(encoding="utf-8")
+        started = (tmp_path / "studio.log").read_text(encoding="utf-8")
+        assert "📚 已把 1 个 CLI 会话登记" in started
+        assert "missing aprune" not in started  # issue 35: SessionSaver.aprune, LangGraph's contract
         client = get_sync_client(url=url, api_key=None)
         assert SESSION in [t["thread_id"] for t in client.threads.search(metadata={"graph_id": "react"}, limit=100)]
         state = client.threads.get_state(SESSION)

@@ -54,9 +54,22 @@ class Cluster:
 
     def start(self) -> str:
         self._run("initdb", "-D", str(self.data), "-U", self.user, "--auth=trust", "-E", "UTF8", "--no-sync")
+        self.start_server()
+        return self.url("postgres")
+
+    def start_server(self) -> None:
+        """Start the server (again, after ``stop_server``) on the same socket and data."""
         options = f"-c listen_addresses='' -c unix_socket_directories='{self.socket}' -c fsync=off"
         self._run("pg_ctl", "-D", str(self.data), "-o", options, "-w", "-l", str(self.root / "log"), "start")
-        return self.url("postgres")
+
+    def stop_server(self, mode: str = "fast") -> None:
+        """``fast``: a clean shutdown that ends every session (clients see ``AdminShutdown``);
+        ``immediate``: as if the server were killed (no shutdown, recovery at the next start)."""
+        self._run("pg_ctl", "-D", str(self.data), "-m", mode, "-w", "stop")
+
+    def restart(self) -> None:
+        self.stop_server("fast")
+        self.start_server()
 
     def url(self, database: str) -> str:
         return f"postgresql:///{database}?{urlencode({'host': str(self.socket), 'user': self.user})}"

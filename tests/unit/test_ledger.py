@@ -420,6 +420,22 @@ def test_prune_and_copy_append_rather_than_rewrite(tmp_path):
     assert len(list(reopened.list({"configurable": {"thread_id": "copy-1"}}))) > 1
 
 
+async def test_prune_keeps_langgraphs_contract_for_its_arguments(tmp_path):
+    # issue 35: what PostgresSaver.prune refuses, the ledger refuses, sync and async (the server prunes with aprune)
+    saver = JsonlLedgerSaver(tmp_path)
+    chat(tool_loop(saver), "one")
+    size = ledger(tmp_path).stat().st_size
+    with pytest.raises(TypeError):
+        saver.prune(THREAD)  # one thread per character, were it read as a sequence
+    with pytest.raises(TypeError):
+        await saver.aprune(THREAD)
+    with pytest.raises(ValueError):
+        await saver.aprune([THREAD], strategy="delete_all")
+    assert ledger(tmp_path).stat().st_size == size
+    await saver.aprune([THREAD], strategy="delete")
+    assert saver.get_tuple(CONFIG) is None
+
+
 # -- crashes ------------------------------------------------------------------------------------------
 @pytest.mark.process
 def test_a_kill_while_a_tool_runs_keeps_every_completed_message(tmp_path):

@@ -65,7 +65,7 @@ def test_millis_and_digit_strings_read_as_the_same_instant(tmp_path):
 
 def test_clear_removes_what_paicli_shows_and_keeps_what_it_cannot_read(tmp_path):
     memory = _memory(tmp_path, foreign.file_text(True))
-    memory.clear()
+    memory.clear(memory.entries())  # every memory shown (here: the whole file)
     items, top = _items(tmp_path)
     assert memory.entries() == [] and top == {**foreign.TOP_LEVEL, "trailer": True}
     unreadable = [i for i in foreign.ITEMS if not isinstance(i, dict) or i.get("type") == "NOTE" or i.get("content") is None]

@@ -2,7 +2,7 @@
 
 from datetime import UTC, datetime, timedelta
 
-from memory.longterm.entry import Entry, new_fact
+from memory.longterm.entry import Entry, content_id, new_fact
 from memory.longterm.writes import delete, mark_verified, store, write_automatic, write_explicit
 from memory.longterm.write_result import WriteStatus
 
@@ -87,18 +87,31 @@ def test_duplicate_of_another_entry_removes_the_replace_target():
     assert result.status is WriteStatus.DUPLICATE and [e.id for e in entries] == ["fact-b"]
 
 
-def test_automatic_writes_skip_duplicates_conflicts_and_known_ids():
+def test_automatic_writes_skip_duplicates_conflicts_and_the_same_fact_again():
     entries = [_p("项目使用 Java 17", "fact-17")]
     assert not write_automatic(entries, _p("项目使用 Java 21"))
     assert not write_automatic(entries, _p("项目使用Java17"))
-    assert not write_automatic(entries, _p("别的事实", "fact-17"))
     assert write_automatic(entries, _p("别的事实")) and len(entries) == 2
+    assert not write_automatic(entries, _p("别的事实"))  # this very fact again (its id and text)
+
+
+def test_a_fact_whose_id_another_entry_holds_gets_the_next_id_of_its_series():
+    # An older random id (or a hash collision) is never replaced: the new fact moves along.
+    held = _p("别的事实").id
+    entries = [_p("项目使用 Java 17", held)]
+    assert write_automatic(entries, _p("别的事实"))
+    assert write_explicit(entries, _p("第三个事实", entries[0].id), project_key=P).written
+    ids = [e.id for e in entries]
+    assert len(set(ids)) == 3 and ids[0] == held and entries[0].content == "项目使用 Java 17"
+    assert ids[1] == content_id("别的事实", scope="project", project=P, attempt=1)
 
 
 def test_store_skips_duplicates_but_not_conflicts():
-    entries = [_p("项目使用 Java 17")]
-    assert not store(entries, _p("项目使用 Java 17。"))
+    entries = [_p("项目使用 Java 17", "fact-a")]
+    assert not store(entries, _p("项目使用 Java 17。", "fact-b"))
     assert store(entries, _p("项目使用 Java 21")) and len(entries) == 2
+    assert store(entries, _p("项目使用 Java 21。"))  # the same key (the same fact): replaced in place
+    assert len(entries) == 2 and entries[1].content == "项目使用 Java 21。"
 
 
 def test_mark_verified_and_delete():
