@@ -1,7 +1,7 @@
 """Runs the server of ``paicli studio`` on a leash: it stops when paicli dies, however paicli dies
 (Ctrl-C, SIGTERM, a crash, SIGKILL), so no server is left holding the port.
 
-``python -m paicli.studio.leash PARENT_PID [--watch] -- COMMAND...``
+``python -m paicli.studio.leash PARENT_PID [--watch] [--pass-fd N]... -- COMMAND...``
 
 - **Linux**: ask the kernel to send SIGTERM when the parent dies (``prctl(PR_SET_PDEATHSIG)``),
   check that the parent is still PARENT_PID (it may have died before the prctl), then ``exec``
@@ -14,6 +14,9 @@
   passed along and works the same on every POSIX system. SIGINT and SIGTERM sent to this process
   are passed to the server as SIGTERM (a server that gets one twice stops gracefully once), and
   this process exits when the server does, with its status.
+
+``--pass-fd N``: a descriptor the server must inherit (bubblewrap's ``--seccomp`` pipe of a
+sandboxed language server); ``exec`` keeps it anyway, the watcher passes it on to its child.
 """
 
 from __future__ import annotations
@@ -38,19 +41,24 @@ def python_command(*args: str) -> list[str]:
     return [sys.executable, "-I", *args]
 
 
-def leash_command(command: list[str], parent: int, *, watch: bool = False) -> list[str]:
-    """``command`` run on a leash to process ``parent`` (paicli's own pid)."""
-    return python_command("-m", "paicli.studio.leash", str(parent), *(["--watch"] if watch else []), "--", *command)
+def leash_command(command: list[str], parent: int, *, watch: bool = False, fds: tuple[int, ...] = ()) -> list[str]:
+    """``command`` run on a leash to process ``parent`` (paicli's own pid); ``fds``: descriptors
+    the caller passes to the leash (``pass_fds``) for ``command`` to inherit."""
+    passed = [arg for fd in fds for arg in ("--pass-fd", str(fd))]
+    return python_command("-m", "paicli.studio.leash", str(parent), *(["--watch"] if watch else []), *passed,
+                          "--", *command)
 
 
 def main(argv: list[str]) -> int:
     split = argv.index("--")
-    parent, watch, command = int(argv[0]), "--watch" in argv[1:split], argv[split + 1:]
+    options, command = argv[1:split], argv[split + 1:]
+    parent, watch = int(argv[0]), "--watch" in options
+    fds = tuple(int(options[i + 1]) for i, arg in enumerate(options) if arg == "--pass-fd")
     if not watch and sys.platform.startswith("linux") and _die_with_parent():
         if os.getppid() != parent:
             return PARENT_GONE
         os.execv(command[0], command)
-    return watch_parent(parent, command)
+    return watch_parent(parent, command, fds)
 
 
 def _die_with_parent() -> bool:
@@ -60,10 +68,12 @@ def _die_with_parent() -> bool:
     return libc.prctl(PR_SET_PDEATHSIG, signal.SIGTERM, 0, 0, 0) == 0
 
 
-def watch_parent(parent: int, command: list[str]) -> int:
+def watch_parent(parent: int, command: list[str], fds: tuple[int, ...] = ()) -> int:
     if os.getppid() != parent:
         return PARENT_GONE
-    server = subprocess.Popen(command)  # same process group: paicli's signals to the group reach it
+    server = subprocess.Popen(command, pass_fds=fds)  # same process group: paicli's signals to the group reach it
+    for fd in fds:  # the server's now
+        os.close(fd)
 
     def forward(_signum: int, _frame: Any) -> None:
         if server.poll() is None:
