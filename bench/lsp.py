@@ -36,6 +36,7 @@ from tests.support.scripted_model import ScriptedChatModel, ai, tool_call  # noq
 from tools.lsp.languages import BY_KEY  # noqa: E402
 from tools.lsp.manager import LanguageServers  # noqa: E402
 from tools.lsp.options import LspOptions  # noqa: E402
+from tools.sandbox.command import CommandSandbox, SandboxOptions  # noqa: E402
 
 FAKE = str(Path(__file__).resolve().parent.parent / "tests" / "support" / "fake_lsp.py")
 GOOD = {"py": "def add(a: int, b: int) -> int:\n    return a + b\n\n\ntotal = add(1, 2)\n",
@@ -46,6 +47,11 @@ SERVERS = [("fake (paicli's test server)", "py", {"python": (sys.executable, FAK
            ("basedpyright", "py", {}),
            ("pylsp", "py", {"python": ("pylsp",)}),
            ("typescript-language-server", "ts", {})]
+
+
+def sandbox(root: Path) -> CommandSandbox:
+    """The session's sandbox, its data (servers' temp dirs, cache layers) beside the project."""
+    return CommandSandbox(SandboxOptions(data=str(root.parent / f"{root.name}-sandbox")))
 
 
 def percentile(values: list[float], share: float) -> float:
@@ -59,7 +65,7 @@ async def edit_to_diagnostics(label: str, ext: str, commands: dict, edits: int) 
         (root / "tsconfig.json").write_text('{"compilerOptions": {"strict": true}}')
     path = root / f"calc.{ext}"
     path.write_text(GOOD[ext])
-    lsp = LanguageServers(LspOptions(commands=commands, wait=60.0))
+    lsp = LanguageServers(LspOptions(commands=commands, wait=60.0), sandbox(root))
     key = "typescript" if ext == "ts" else "python"
     found = lsp.command(BY_KEY[key])
     if not hasattr(found, "argv"):
@@ -108,7 +114,7 @@ async def no_server(steps: int, runs: int) -> None:
     await graph_run(2, None, root)  # warm imports
     for _ in range(runs):
         plain.append(await graph_run(steps, None, root))
-        hooked.append(await graph_run(steps, LanguageServers(LspOptions(commands=missing)), root))
+        hooked.append(await graph_run(steps, LanguageServers(LspOptions(commands=missing), sandbox(root)), root))
     a, b = statistics.median(plain), statistics.median(hooked)
     print(f"  without the hook (Deps.lsp=None)   {a / steps * 1000:7.2f} ms per edit step")
     print(f"  with it, no server installed       {b / steps * 1000:7.2f} ms per edit step   "

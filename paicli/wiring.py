@@ -118,15 +118,15 @@ def make_language_servers(settings: Settings, sandbox: CommandSandbox) -> Any:
     from tools.leash import leash_command
     from tools.lsp.manager import LanguageServers
 
-    def on_leash(argv: list[str]) -> list[str]:
+    def on_leash(argv: list[str], fds: tuple[int, ...]) -> list[str]:
         # PR_SET_PDEATHSIG fires when the *thread* that started the server ends: only the main
         # thread lives as long as the process; from any other thread the leash watches instead.
         import threading
 
-        return leash_command(argv, os.getpid(), watch=threading.current_thread() is not threading.main_thread())
+        return leash_command(argv, os.getpid(), watch=threading.current_thread() is not threading.main_thread(),
+                             fds=fds)
 
-    return LanguageServers(settings.lsp, sandbox, launcher=on_leash,
-                           hidden_env=settings.secret_env, paicli_home=settings.home)
+    return LanguageServers(settings.lsp, sandbox, launcher=on_leash, hidden_env=settings.secret_env)
 
 
 def attach_mcp(deps: Deps, servers: Any) -> None:

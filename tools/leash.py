@@ -2,7 +2,7 @@
 SIGTERM, a crash, SIGKILL), so no server is left holding a port or a pipe. ``paicli studio`` runs
 its server on it; so does every stdio MCP server (``tools/mcp/connect.py``, issue 41).
 
-``python -I -m tools.leash PARENT_PID [--watch] -- COMMAND...`` (``leash_command`` builds it; a
+``python -I -m tools.leash PARENT_PID [--watch] [--pass-fd N]... -- COMMAND...`` (``leash_command`` builds it; a
 bare command name is looked up on ``PATH``, as ``subprocess`` would)
 
 - **Linux**: ask the kernel to send SIGTERM when the parent dies (``prctl(PR_SET_PDEATHSIG)``),
@@ -18,6 +18,9 @@ bare command name is looked up on ``PATH``, as ``subprocess`` would)
   passed along and works the same on every POSIX system. SIGINT and SIGTERM sent to this process
   are passed to the server as SIGTERM (a server that gets one twice stops gracefully once), and
   this process exits when the server does, with its status.
+
+``--pass-fd N``: a descriptor the server must inherit (bubblewrap's ``--seccomp`` pipe of a
+sandboxed language server); ``exec`` keeps it anyway, the watcher passes it on to its child.
 """
 
 from __future__ import annotations
@@ -42,19 +45,24 @@ def python_command(*args: str) -> list[str]:
     return [sys.executable, "-I", *args]
 
 
-def leash_command(command: list[str], parent: int, *, watch: bool = False) -> list[str]:
-    """``command`` run on a leash to process ``parent`` (paicli's own pid)."""
-    return python_command("-m", __name__, str(parent), *(["--watch"] if watch else []), "--", *command)
+def leash_command(command: list[str], parent: int, *, watch: bool = False, fds: tuple[int, ...] = ()) -> list[str]:
+    """``command`` run on a leash to process ``parent`` (paicli's own pid); ``fds``: descriptors
+    the caller passes to the leash (``pass_fds``) for ``command`` to inherit."""
+    passed = [arg for fd in fds for arg in ("--pass-fd", str(fd))]
+    return python_command("-m", __name__, str(parent), *(["--watch"] if watch else []), *passed,
+                          "--", *command)
 
 
 def main(argv: list[str]) -> int:
     split = argv.index("--")
-    parent, watch, command = int(argv[0]), "--watch" in argv[1:split], argv[split + 1:]
+    options, command = argv[1:split], argv[split + 1:]
+    parent, watch = int(argv[0]), "--watch" in options
+    fds = tuple(int(options[i + 1]) for i, arg in enumerate(options) if arg == "--pass-fd")
     if not watch and sys.platform.startswith("linux") and _die_with_parent():
         if os.getppid() != parent:
             return PARENT_GONE
         os.execvp(command[0], command)
-    return watch_parent(parent, command)
+    return watch_parent(parent, command, fds)
 
 
 def _die_with_parent() -> bool:
@@ -64,10 +72,12 @@ def _die_with_parent() -> bool:
     return libc.prctl(PR_SET_PDEATHSIG, signal.SIGTERM, 0, 0, 0) == 0
 
 
-def watch_parent(parent: int, command: list[str]) -> int:
+def watch_parent(parent: int, command: list[str], fds: tuple[int, ...] = ()) -> int:
     if os.getppid() != parent:
         return PARENT_GONE
-    server = subprocess.Popen(command)  # same process group: paicli's signals to the group reach it
+    server = subprocess.Popen(command, pass_fds=fds)  # same process group: paicli's signals to the group reach it
+    for fd in fds:  # the server's now
+        os.close(fd)
 
     def forward(_signum: int, _frame: Any) -> None:
         if server.poll() is None:

@@ -40,7 +40,7 @@ def canary() -> Path:
 
 @pytest.fixture
 def marks(tmp_path: Path) -> Path:
-    path = tmp_path / "marks"  # in /tmp: writable inside the sandbox, so the planted code can prove it ran
+    path = tmp_path / "marks"  # a PAICLI_SANDBOX_WRITABLE root (the sandbox's /tmp is its own), so the planted code can prove it ran
     path.mkdir()
     return path
 
@@ -92,7 +92,7 @@ def test_a_project_venv_python_run_by_basedpyright_changes_nothing_outside(run_p
                                          port=port_of(server)))
     (venv / "python").chmod(0o755)
     server.script = edit_script()[::2]
-    done = run_paicli("-p", "写 app.py", "--yes", env={"PAICLI_LSP_WAIT_SECONDS": "60"}, timeout=120)
+    done = run_paicli("-p", "写 app.py", "--yes", env={"PAICLI_LSP_WAIT_SECONDS": "60", "PAICLI_SANDBOX_WRITABLE": str(marks)}, timeout=120)
     assert done.returncode == 0, done.stderr
     assert (project / "app.py").read_text() == "x: int = 'a'\n"  # the edit itself went through
     untouched(canary, marks, project)
@@ -109,7 +109,7 @@ def test_a_workspace_tsserver_run_by_typescript_language_server_changes_nothing_
                                                             home=paicli_home, port=port_of(server)))
     (project / "tsconfig.json").write_text('{"compilerOptions": {"plugins": [{"name": "typescript"}]}}')
     server.script = edit_script()[1:]
-    done = run_paicli("-p", "写 app.ts", "--yes", env={"PAICLI_LSP_WAIT_SECONDS": "60"}, timeout=120)
+    done = run_paicli("-p", "写 app.ts", "--yes", env={"PAICLI_LSP_WAIT_SECONDS": "60", "PAICLI_SANDBOX_WRITABLE": str(marks)}, timeout=120)
     assert done.returncode == 0, done.stderr
     untouched(canary, marks, project)
 

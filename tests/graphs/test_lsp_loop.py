@@ -12,14 +12,16 @@ from memory.context.rounds import LSP_DIAGNOSTICS, internal_kind, user_indices
 from tests.graphs.conftest import Harness
 from tests.graphs.plan_support import PLANNING, PlanHarness, plan_json, task_key
 from tests.support.scripted_model import ScriptedChatModel, ai, tool_call
+from tests.support.language_servers import sandbox_in
 from tests.unit.test_lsp_manager import FAKE, SLOW_MACHINE
 from tools.lsp.manager import LanguageServers
 from tools.lsp.options import LspOptions
 
 
 @pytest.fixture
-async def lsp():
-    servers = LanguageServers(LspOptions(commands={"python": (sys.executable, FAKE, "ok")}, wait=SLOW_MACHINE))
+async def lsp(tmp_path):
+    servers = LanguageServers(LspOptions(commands={"python": (sys.executable, FAKE, "ok")}, wait=SLOW_MACHINE),
+                              sandbox_in(tmp_path))
     yield servers
     await servers.close()
 

@@ -8,12 +8,20 @@ instead under ``CI=true``: CI must have every server its tests name.
 from __future__ import annotations
 
 import os
+from pathlib import Path
 
 import pytest
 
 from tools.lsp.languages import BY_KEY, Candidate, Language
 from tools.lsp.options import LspOptions
 from tools.lsp.resolve import Missing, ServerCommand, find_server
+from tools.sandbox.command import CommandSandbox, SandboxOptions
+
+
+def sandbox_in(folder: Path, **options) -> CommandSandbox:
+    """The command sandbox a test's servers run in, as a session's: its data (the servers'
+    private temp dirs, the caches' layers) under ``folder``, never the real ``~/.paicli/sandbox``."""
+    return CommandSandbox(SandboxOptions(data=str(folder / "sandbox"), **options))
 
 
 def require(language: str, server: str | None = None) -> ServerCommand:

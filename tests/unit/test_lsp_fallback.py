@@ -3,7 +3,7 @@
 
 from __future__ import annotations
 
-from tests.support.language_servers import require
+from tests.support.language_servers import require, sandbox_in
 from tests.unit.test_lsp_manager import SLOW_MACHINE
 from tools.lsp.manager import LanguageServers
 from tools.lsp.options import LspOptions
@@ -13,7 +13,7 @@ async def test_pylsp_reports_an_undefined_name_and_no_style_lines(tmp_path):
     pylsp = require("python", "pylsp")
     root = tmp_path.resolve()
     (root / "m.py").write_text("import os\nprint(undefined_name)\nx=1;y   =  2\n")
-    lsp = LanguageServers(LspOptions(commands={"python": pylsp.argv}, wait=SLOW_MACHINE))
+    lsp = LanguageServers(LspOptions(commands={"python": pylsp.argv}, wait=SLOW_MACHINE), sandbox_in(tmp_path))
     try:
         found = await lsp.diagnose(str(root), [("m.py", str(root / "m.py"))], {})
         assert found.reports, found

@@ -17,7 +17,7 @@ pytestmark = pytest.mark.process
 
 FAKE = str(Path(__file__).resolve().parents[1] / "support" / "fake_lsp.py")
 PAICLI = """
-import asyncio, os, sys
+import asyncio, os, sys, threading
 from pathlib import Path
 from paicli.settings import load_settings
 from paicli.wiring import make_language_servers
@@ -35,7 +35,11 @@ async def main(project, how):
         raise SystemExit("paicli crashed")
     await asyncio.sleep(600)
 
-asyncio.run(main(sys.argv[1], sys.argv[2]))
+if sys.argv[2] == "thread":  # started off the main thread (a Studio run's loop): the leash watches paicli
+    threading.Thread(target=asyncio.run, args=(main(sys.argv[1], "kill"),), daemon=True).start()
+    threading.Event().wait(600)
+else:
+    asyncio.run(main(sys.argv[1], sys.argv[2]))
 """
 
 
@@ -51,13 +55,18 @@ def alive(pid: int) -> bool:
 
 
 @pytest.mark.parametrize("sandbox", ["auto", "off"])
-@pytest.mark.parametrize("how", ["kill", "interrupt", "crash", "exit"])
+@pytest.mark.parametrize("how", ["kill", "interrupt", "crash", "exit", "thread"])
 def test_the_server_ends_with_paicli(tmp_path, sandbox, how):
     project = tmp_path / "project"
     project.mkdir()
     (project / "app.py").write_text("ERROR\n")
-    pidfile = tmp_path / "server.pid"  # the sandbox's /tmp is the real one: the server can write it
+    # The sandbox's /tmp is its own, the project read-only: a writable root of the user's lets the
+    # server tell its pid.
+    pids = tmp_path / "pids"
+    pids.mkdir()
+    pidfile = pids / "server.pid"
     env = {**os.environ, "PAICLI_HOME": str(tmp_path / "home"), "PAICLI_COMMAND_SANDBOX": sandbox,
+           "PAICLI_SANDBOX_WRITABLE": str(pids),
            "PAICLI_LSP_PYTHON": f"{sys.executable} {FAKE} pidfile {pidfile}", "PAICLI_LSP_WAIT_SECONDS": "60",
            "PAICLI_API_KEY": "k"}
     child = subprocess.Popen([sys.executable, "-c", PAICLI, str(project.resolve()), how], env=env,
@@ -67,7 +76,7 @@ def test_the_server_ends_with_paicli(tmp_path, sandbox, how):
     if sandbox == "auto":
         server = _host_pid(server, child.pid)
     assert alive(server)
-    if how == "kill":
+    if how in ("kill", "thread"):
         child.kill()
     elif how == "interrupt":
         child.send_signal(signal.SIGINT)

@@ -11,6 +11,7 @@ from pathlib import Path
 
 import pytest
 
+from tests.support.language_servers import sandbox_in
 from tools.lsp.manager import LanguageServers
 from tools.lsp.options import LspOptions
 from tools.lsp.report import model_text
@@ -19,9 +20,10 @@ FAKE = str(Path(__file__).resolve().parents[1] / "support" / "fake_lsp.py")
 SLOW_MACHINE = 60.0  # a fake server importing pygls on a loaded 2-core machine takes seconds
 
 
-def servers(mode: str, *args: str, **options) -> LanguageServers:
+def servers(project: Path, mode: str, *args: str, **options) -> LanguageServers:
+    """Servers of ``mode`` for ``project``, the sandbox's data beside it."""
     command = {"python": (sys.executable, FAKE, mode, *args)}
-    return LanguageServers(LspOptions(commands=command, **{"wait": SLOW_MACHINE, **options}))
+    return LanguageServers(LspOptions(commands=command, **{"wait": SLOW_MACHINE, **options}), sandbox_in(project.parent))
 
 
 @pytest.fixture
@@ -37,7 +39,7 @@ def files(project: Path, *names: str) -> list[tuple[str, str]]:
 
 
 async def test_new_problems_are_told_once_and_fixed_ones_are_counted(project):
-    lsp = servers("ok")
+    lsp = servers(project, "ok")
     try:
         first = await lsp.diagnose(str(project), files(project, "app.py"), {})
         [report] = first.reports
@@ -53,7 +55,7 @@ async def test_new_problems_are_told_once_and_fixed_ones_are_counted(project):
 
 
 async def test_a_server_that_never_answers_holds_an_edit_for_the_bound_only(project):
-    lsp = servers("mute", wait=1.0)
+    lsp = servers(project, "mute", wait=1.0)
     try:
         started = time.monotonic()
         found = await lsp.diagnose(str(project), files(project, "app.py"), {})
@@ -65,7 +67,7 @@ async def test_a_server_that_never_answers_holds_an_edit_for_the_bound_only(proj
 
 
 async def test_a_server_that_crashes_on_start_is_named_once_with_its_reason_and_not_restarted(project):
-    lsp = servers("crash")
+    lsp = servers(project, "crash")
     try:
         first = await lsp.diagnose(str(project), files(project, "app.py"), {})
         assert len(first.lines) == 1 and "进程意外退出（状态 3）：fake-lsp: cannot start: no toolchain" in first.lines[0]
@@ -83,7 +85,7 @@ async def test_a_server_that_crashes_on_start_is_named_once_with_its_reason_and_
 
 
 async def test_a_server_that_dies_at_the_first_document_leaves_the_edit_alone(project):
-    lsp = servers("die-after-open")
+    lsp = servers(project, "die-after-open")
     try:
         found = await lsp.diagnose(str(project), files(project, "app.py"), {})
         assert found.reports == [] and len(found.lines) == 1 and "状态 4" in found.lines[0]
@@ -92,7 +94,7 @@ async def test_a_server_that_dies_at_the_first_document_leaves_the_edit_alone(pr
 
 
 async def test_a_missing_server_is_said_once_and_then_costs_no_step(project):
-    lsp = LanguageServers(LspOptions(commands={"python": ("/nonexistent/pyls",)}))
+    lsp = LanguageServers(LspOptions(commands={"python": ("/nonexistent/pyls",)}), sandbox_in(project.parent))
     first = await lsp.diagnose(str(project), files(project, "app.py"), {})
     assert first.lines == ["🩺 PAICLI_LSP_PYTHON 指定的 /nonexistent/pyls 不存在或不可执行，跳过 Python 诊断"]
     assert not lsp.serves(str(project / "app.py"))  # the router skips the diagnostics node from now on
@@ -100,7 +102,7 @@ async def test_a_missing_server_is_said_once_and_then_costs_no_step(project):
 
 
 async def test_late_diagnostics_are_had_on_the_next_try(project):
-    lsp = servers("slow", "3", wait=0.5)
+    lsp = servers(project, "slow", "3", wait=0.5)
     try:
         assert await lsp.servers_ready(str(project / "app.py"), str(project), SLOW_MACHINE)
         first = await lsp.diagnose(str(project), files(project, "app.py"), {})
@@ -112,7 +114,7 @@ async def test_late_diagnostics_are_had_on_the_next_try(project):
 
 
 async def test_an_idle_server_is_stopped_and_started_again_when_needed(project):
-    lsp = servers("ok", idle=0.5)
+    lsp = servers(project, "ok", idle=0.5)
     try:
         assert (await lsp.diagnose(str(project), files(project, "app.py"), {})).reports
         for _ in range(100):
@@ -126,7 +128,7 @@ async def test_an_idle_server_is_stopped_and_started_again_when_needed(project):
 
 
 async def test_a_language_turned_off_gets_no_server(project):
-    lsp = servers("ok")
+    lsp = servers(project, "ok")
     try:
         assert (await lsp.diagnose(str(project), files(project, "app.py"), {})).reports
         assert await lsp.turn_off("python") == 1
@@ -138,7 +140,7 @@ async def test_a_language_turned_off_gets_no_server(project):
 
 async def test_files_of_other_languages_or_outside_any_are_not_diagnosed(project):
     (project / "notes.txt").write_text("ERROR\n")
-    lsp = servers("ok")
+    lsp = servers(project, "ok")
     assert not lsp.serves(str(project / "notes.txt"))
     assert await lsp.diagnose(str(project), files(project, "notes.txt"), {}) == type(
         await lsp.diagnose(str(project), [], {}))()
@@ -148,7 +150,7 @@ def test_a_new_event_loop_gets_new_servers_and_the_old_ones_are_killed(project):
     """A host that runs each graph run on an event loop of its own (Studio's isolated loops)."""
     import os
 
-    lsp = servers("ok")
+    lsp = servers(project, "ok")
     first = asyncio.run(lsp.diagnose(str(project), files(project, "app.py"), {}))
     [old] = [s.pid for s in lsp.servers.values()]
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 import sys
 from pathlib import Path
 
-from tests.support.language_servers import require
+from tests.support.language_servers import require, sandbox_in
 from tests.unit.test_lsp_manager import FAKE, SLOW_MACHINE
 from tools.lsp.manager import LanguageServers
 from tools.lsp.navigate import definition, references
@@ -14,7 +14,7 @@ from tools.lsp.options import LspOptions
 
 async def test_a_definition_by_symbol_name_from_our_own_server(tmp_path):
     (tmp_path / "m.py").write_text("def add(a, b):\n    return a + b\n\nprint(add(1, 2))\n")
-    lsp = LanguageServers(LspOptions(commands={"python": (sys.executable, FAKE, "ok")}))
+    lsp = LanguageServers(LspOptions(commands={"python": (sys.executable, FAKE, "ok")}), sandbox_in(tmp_path))
     try:
         found = await definition(lsp, str(tmp_path.resolve()), "m.py", line=4, symbol="add", timeout=SLOW_MACHINE)
         assert found is not None and found.exact and found.server == "python"
@@ -29,7 +29,7 @@ async def test_references_across_files_from_basedpyright(tmp_path):
     root = tmp_path.resolve()
     (root / "calc.py").write_text("def add(a: int, b: int) -> int:\n    return a + b\n")
     (root / "main.py").write_text("from calc import add\n\ntotal = add(1, 2) + add(3, 4)\n")
-    lsp = LanguageServers(LspOptions())
+    lsp = LanguageServers(LspOptions(), sandbox_in(tmp_path))
     try:
         there = await definition(lsp, str(root), "main.py", line=3, symbol="add", timeout=SLOW_MACHINE)
         assert there is not None and there.server == "basedpyright"
@@ -45,7 +45,7 @@ async def test_references_across_files_from_basedpyright(tmp_path):
 
 async def test_no_server_means_no_answer_so_the_caller_falls_back(tmp_path):
     (tmp_path / "m.go").write_text("package main\n")
-    lsp = LanguageServers(LspOptions(commands={"go": ()}))
+    lsp = LanguageServers(LspOptions(commands={"go": ()}), sandbox_in(tmp_path))
     assert await definition(lsp, str(tmp_path), "m.go", line=1, symbol="main") is None
     assert await references(None, str(tmp_path), "m.go", line=1, column=1) is None
     assert not Path(tmp_path / "m.go").read_text() == ""

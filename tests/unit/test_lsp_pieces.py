@@ -18,8 +18,9 @@ from tools.lsp.languages import BY_KEY, language_id, language_of, root_of
 from tools.lsp.options import LspOptions
 from tools.lsp.report import MORE, Problem, compare, model_text, person_line, problems, utf16_column, utf16_units
 from tools.lsp.resolve import Missing, find_server
-from tools.lsp.sandboxed import sandboxed_argv
-from tools.sandbox.command import CommandSandbox, Mechanism, SandboxOptions, Unavailable
+from tools.lsp.manager import server_session
+from tools.lsp.sandboxed import confined
+from tools.sandbox.command import OUTSIDE, SANDBOXED, CommandSandbox, Mechanism, SandboxOptions, Unavailable
 
 
 def diagnostic(line: int, character: int, message: str, severity: int | None = 1, source: str = "s", code=None):
@@ -132,32 +133,55 @@ def test_bad_lsp_settings_are_one_line_naming_the_setting(tmp_path, name, value,
         load_settings(tmp_path, env(tmp_path, **{name: value}))
 
 
-# -- the confined argv ---------------------------------------------------------------------------
+# -- the confined launch ------------------------------------------------------------------------
 def test_with_the_sandbox_off_a_server_runs_as_it_is_and_required_refuses(tmp_path):
     argv = ["/usr/bin/clangd"]
-    off = sandboxed_argv(argv, tmp_path, {}, CommandSandbox(SandboxOptions(mode="off")))
-    assert off.argv == argv and off.why_outside == "PAICLI_COMMAND_SANDBOX=off"
-    none = CommandSandbox(SandboxOptions(mode="required"), finder=lambda: Unavailable("没有 bwrap"))
+    env = {"PATH": "/usr/bin", "GITHUB_TOKEN": "t", "PAICLI_API_KEY": "k", "TMUX": "/tmp/tmux-0/default"}
+    data = str(tmp_path / "sandbox")
+    off, why = confined(argv, tmp_path, env, CommandSandbox(SandboxOptions(mode="off", data=data)), session="s")
+    assert (off.argv, off.how, why) == (argv, OUTSIDE, "PAICLI_COMMAND_SANDBOX=off")
+    assert off.env == {"PATH": "/usr/bin"}  # a command's environment, outside too
+    none = CommandSandbox(SandboxOptions(mode="required", data=data), finder=lambda: Unavailable("没有 bwrap"))
     with pytest.raises(RuntimeError, match="PAICLI_COMMAND_SANDBOX=required"):
-        sandboxed_argv(argv, tmp_path, {}, none)
+        confined(argv, tmp_path, env, none, session="s")
+    skipped = CommandSandbox(SandboxOptions(mode="required", skipped=True, data=data))
+    assert confined(argv, tmp_path, env, skipped, session="s")[1] == "--dangerously-skip-sandbox"
+    assert not (tmp_path / "sandbox").exists()  # nothing confined, nothing made
 
 
 def test_a_confined_server_sees_the_project_read_only_no_network_and_no_secrets(tmp_path):
-    home, project, paicli_home = tmp_path / "h", tmp_path / "p", tmp_path / "h" / ".paicli"
-    for d in (home / ".ssh", home / ".cache", project, paicli_home):
+    # PAICLI_SANDBOX_WRITABLE holds the project, a folder of it, and HOME (under /tmp, the rest of
+    # tmp_path is out of sight already: the sandbox's /tmp is its own)
+    outer = tmp_path / "work"
+    home, project = outer / "h", outer / "p"
+    paicli_home = home / ".paicli"
+    for d in (home / ".ssh", home / ".cache", project / "build", paicli_home):
         d.mkdir(parents=True)
     (home / ".netrc").write_text("machine x password y\n")
-    sandbox = CommandSandbox(SandboxOptions(), finder=lambda: Mechanism("bwrap", "/usr/bin/bwrap"))
-    confined = sandboxed_argv(["/opt/srv", "--stdio"], project, {"HOME": str(home)}, sandbox, paicli_home=paicli_home)
-    args = confined.argv
-    assert args[-3:] == ["bash", "-c", "exec /opt/srv --stdio"] and "--unshare-net" in args
-    pairs = list(zip(args, args[1:], args[2:]))
-    last_bind = max(i for i, (a, b, c) in enumerate(pairs) if a == "--bind")
-    assert pairs.index(("--ro-bind", str(project), str(project))) > last_bind  # read-only over any writable parent
-    assert ("--bind", str(project), str(project)) not in pairs
-    assert ("--bind", str(home / ".cache"), str(home / ".cache")) in pairs  # caches stay writable
-    assert ("--tmpfs", str(home / ".ssh")) in zip(args, args[1:]) and ("--tmpfs", str(paicli_home)) in zip(args, args[1:])
-    assert ("--ro-bind", "/dev/null", str(home / ".netrc")) in pairs
+    options = SandboxOptions(writable=(str(outer), str(project / "build")), hidden=(str(paicli_home),),
+                             data=str(paicli_home / "sandbox"))
+    sandbox = CommandSandbox(options, finder=lambda: Mechanism("bwrap", "/usr/bin/bwrap"))
+    launch, why = confined(["/opt/srv", "--stdio"], project, {"HOME": str(home), "GH_TOKEN": "t"}, sandbox,
+                           session=server_session(str(project)))
+    try:
+        args = launch.argv
+        assert (launch.how, why, launch.seen) == (SANDBOXED, "", None)  # nothing to sweep afterwards
+        assert args[-2:] == ["/opt/srv", "--stdio"] and "--unshare-net" in args
+        assert "GH_TOKEN" not in launch.env and launch.env["TMPDIR"] == "/tmp"
+        pairs = list(zip(args, args[1:], args[2:]))
+        last_bind = max(i for i, (a, b, c) in enumerate(pairs) if a == "--bind")
+        assert pairs.index(("--ro-bind", str(project), str(project))) > last_bind  # over any writable parent
+        assert ("--bind", str(project), str(project)) not in pairs
+        assert ("--bind", str(project / "build"), str(project / "build")) not in pairs
+        assert ("--bind", str(outer), str(outer)) in pairs
+        assert ("--overlay-src", str(home / ".cache")) in zip(args, args[1:])  # caches stay usable, copy-on-write
+        assert ("--tmpfs", str(home / ".ssh")) in zip(args, args[1:]) and ("--tmpfs", str(paicli_home)) in zip(args, args[1:])
+        assert ("--ro-bind", "/dev/null", str(home / ".netrc")) in pairs
+        private = paicli_home / "sandbox" / "tmp" / server_session(str(project)) / "tmp"
+        assert ("--bind", str(private), "/tmp") in pairs and private.is_dir()
+        assert not (project / ".paicli").exists()  # a read-only project needs no .paicli made for it
+    finally:
+        launch.close()
 
 
 # -- the ledger ----------------------------------------------------------------------------------

@@ -15,9 +15,12 @@ import signal
 import time
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Callable
+from typing import TYPE_CHECKING, Any, Callable
 
 from tools.lsp.resolve import ServerCommand
+
+if TYPE_CHECKING:
+    from tools.sandbox.command import Launch
 
 STARTING, READY, FAILED, STOPPED = "starting", "ready", "failed", "stopped"
 SETTLE, SETTLE_MOST = 0.3, 1.0  # seconds of quiet after an unversioned set (see ``diagnostics``)
@@ -51,13 +54,16 @@ def _client_class():
 
 
 class LanguageServer:
-    """One server for one language and root. ``launch(argv)`` is the argv that starts it (the
-    sandbox and the leash around ``command.argv``); ``on_gone(server)`` is told when it fails."""
+    """One server for one language and root. ``launch`` is the command sandbox's ``Launch`` that
+    starts it (the sandbox and the leash around ``command.argv``; its contract: spawned with its
+    ``env`` and ``fds``, ``started()`` right after, ``finish()`` once the process has ended);
+    ``on_gone(server)`` is told when it fails."""
 
-    def __init__(self, language: str, command: ServerCommand, root: str, launch: list[str], env: dict[str, str],
+    def __init__(self, language: str, command: ServerCommand, root: str, launch: Launch,
                  *, startup: float, on_gone: Callable[["LanguageServer"], None] = lambda s: None):
-        self.language, self.command, self.root, self.env = language, command, root, env
+        self.language, self.command, self.root = language, command, root
         self.launch, self.startup, self.on_gone = launch, startup, on_gone
+        self._finished = False
         self.state, self.reason = STARTING, ""
         self.started_at = self.last_used = time.monotonic()
         self.versions: dict[str, int] = {}  # uri -> the version last sent
@@ -97,10 +103,18 @@ class LanguageServer:
         client.on_exit = self._exited
         client.on_garbled = self._garbled
         self._handlers(client, t)
+        launch = self.launch
         try:
-            await client.start_io(*self.launch, env=self.env, cwd=self.root, start_new_session=True)
+            await client.start_io(*launch.argv, env=launch.env, cwd=self.root, start_new_session=True,
+                                  pass_fds=launch.fds, preexec_fn=launch.preexec)
         except OSError as exc:
+            self._finish_launch()
             return self._fail(f"无法启动: {exc.strerror or exc}")
+        try:
+            launch.started()  # our copies of the child's descriptors closed
+        except OSError as exc:  # (a network launch's link failed: never the case for a server)
+            self._fail(f"无法启动: {exc.strerror or exc}")
+            return await self._kill()
         detached(self._drain(client._server.stderr))
         try:
             await asyncio.wait_for(client.initialize_async(self._init_params(t)), self.startup)
@@ -166,7 +180,14 @@ class LanguageServer:
         last = next((line for line in reversed(self._stderr) if line), "")
         return f"{default}：{last[:200]}" if last else default
 
+    def _finish_launch(self) -> None:
+        """The launch's end, once: what it holds released (a read-only server has nothing to sweep)."""
+        if not self._finished:
+            self._finished = True
+            self.launch.finish("", ok=False)
+
     def _exited(self, code: int | None) -> None:
+        self._finish_launch()
         if self._stopping:
             self.state = STOPPED
             return
@@ -291,7 +312,8 @@ class LanguageServer:
         try:
             await asyncio.wait_for(server.wait(), STOP_WAIT)
         except asyncio.TimeoutError:
-            pass
+            return
+        self._finish_launch()
 
 
 def detached(coro: Any) -> asyncio.Task:

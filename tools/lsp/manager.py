@@ -6,13 +6,15 @@ it for a step's edited files (``diagnose``), the router in front of it asks whet
 served at all (``serves``, a dictionary look-up, so an edit costs nothing when no server is
 installed), ``/lsp`` reads ``status`` and calls ``restart`` / ``turn_off``, and the application
 calls ``close`` on its way out. A server that fails is named once (``notices``) and stays failed
-until a person restarts it. Servers run confined (``tools/lsp/sandboxed.py``) and on a leash to
-paicli's process (``launcher``), so they end with paicli however paicli ends.
+until a person restarts it. Servers run confined (``tools/lsp/sandboxed.py``: the command
+sandbox's ``wrap``, the project read-only) and on a leash to paicli's process (``launcher``), so
+they end with paicli however paicli ends.
 """
 
 from __future__ import annotations
 
 import asyncio
+import hashlib
 import os
 import signal
 import threading
@@ -26,12 +28,13 @@ from tools.lsp.languages import BY_KEY, LANGUAGES, Language, language_of, root_o
 from tools.lsp.options import LspOptions
 from tools.lsp.report import FileReport, compare, problems
 from tools.lsp.resolve import Missing, ServerCommand, find_server
-from tools.lsp.sandboxed import sandboxed_argv
+from tools.lsp.sandboxed import confined
 from tools.sandbox.command import CommandSandbox
-from tools.sandbox.secrets import is_secret_name
+from tools.sandbox.secrets import command_environment
 
 OFF = "off"  # a language a person turned off with /lsp
-Launcher = Callable[[list[str]], list[str]]  # argv -> argv on a leash to paicli (tools.leash)
+# (argv, the descriptors it must inherit) -> argv on a leash to paicli (tools.leash)
+Launcher = Callable[[list[str], tuple[int, ...]], list[str]]
 NOT_CONFINED = "{icon} 语言服务器不在沙箱中运行（{why}）"
 
 
@@ -58,15 +61,17 @@ class Diagnosis:
 
 
 class LanguageServers:
-    def __init__(self, options: LspOptions, sandbox: CommandSandbox | None = None, *, launcher: Launcher | None = None,
+    def __init__(self, options: LspOptions, sandbox: CommandSandbox, *, launcher: Launcher | None = None,
                  env: Mapping[str, str] | None = None, hidden_env: frozenset[str] = frozenset(),
-                 paicli_home: Path | None = None, path: str | None = None):
-        self.options, self.sandbox = options, sandbox or CommandSandbox()
-        self.launcher = launcher or (lambda argv: argv)
-        self.paicli_home, self._path = paicli_home, path
-        base = dict(os.environ if env is None else env)
-        # The environment a server runs with: as a command's, without the key or anything named like a secret.
-        self.env = {k: v for k, v in base.items() if k not in hidden_env and not is_secret_name(k)}
+                 path: str | None = None):
+        """``sandbox``: the session's (its settings' data folder holds the servers' private temp
+        dirs and cache layers); ``hidden_env``: the variables holding paicli's key."""
+        self.options, self.sandbox = options, sandbox
+        self.launcher = launcher or (lambda argv, fds: argv)
+        self._path = path
+        # The environment a server runs with: a command's (no key, nothing named like a secret, no
+        # PAICLI_* setting, no session socket, no credentials inside URLs).
+        self.env = command_environment(os.environ if env is None else env, hidden_env)
         self.servers: dict[tuple[str, str], LanguageServer] = {}
         self.turned_off: set[str] = set()
         self._commands: dict[str, ServerCommand | Missing] = {}
@@ -105,16 +110,17 @@ class LanguageServers:
         if server is not None and server.state in (STARTING, READY, FAILED):
             return server if server.state != FAILED else None
         try:
-            confined = sandboxed_argv(list(found.argv), Path(project), self.env, self.sandbox,
-                                      paicli_home=self.paicli_home)
-        except RuntimeError as exc:  # PAICLI_COMMAND_SANDBOX=required without a sandbox
+            launch, why_outside = confined(found.argv, Path(project), self.env, self.sandbox,
+                                           session=server_session(project))
+        except RuntimeError as exc:  # PAICLI_COMMAND_SANDBOX=required without a sandbox: nothing starts
             self._say(f"refused:{language.key}", f"🩺 {found.name} 未启动：{exc}")
             return None
         chosen_off = self.sandbox.settings.mode == "off" and not self.sandbox.settings.skipped
-        if confined.why_outside and not chosen_off:  # as for commands: the user's own "off" is not news
-            self._say("outside", NOT_CONFINED.format(icon="🩺", why=confined.why_outside))
+        if why_outside and not chosen_off:  # as for commands: the user's own "off" is not news
+            self._say("outside", NOT_CONFINED.format(icon="🩺", why=why_outside))
         quiet_pygls()
-        server = LanguageServer(language.key, found, root, self.launcher(confined.argv), self.env,
+        launch.argv = self.launcher(launch.argv, launch.fds)
+        server = LanguageServer(language.key, found, root, launch,
                                 startup=max(self.options.startup, self.options.wait), on_gone=self._gone)
         self.servers[key] = server
         self._start_reaper()
@@ -274,4 +280,11 @@ def language_keys() -> tuple[str, ...]:
     return tuple(BY_KEY)
 
 
-__all__ = ["FAILED", "READY", "STARTING", "STOPPED", "Diagnosis", "LanguageServers", "ServerStatus", "language_keys"]
+def server_session(project: str) -> str:
+    """The sandbox session a project's servers share: their private ``/tmp`` under the sandbox's
+    data folder, apart from every command session's and from other projects' servers."""
+    return "lsp-" + hashlib.sha256(project.encode("utf-8", "surrogateescape")).hexdigest()[:16]
+
+
+__all__ = ["FAILED", "READY", "STARTING", "STOPPED", "Diagnosis", "LanguageServers", "ServerStatus", "language_keys",
+           "server_session"]

@@ -233,27 +233,34 @@ class CommandSandbox:
         return self._sandboxed(found, ["bash", "-c", command], root, env, network or self.settings.network,
                                session, command)
 
-    def wrap(self, argv: list[str], root: Path, env: Mapping[str, str], *, session: str = "default") -> Launch:
+    def wrap(self, argv: list[str], root: Path, env: Mapping[str, str], *, session: str = "default",
+             read_only: bool = False) -> Launch:
         """A long-running program (a language server) in the same sandbox a command gets: the same
         view and write rules, secrets hidden, no network. ``env`` is filtered like a command's
-        (``ToolContext.command_env``). Raises ``RuntimeError`` where there is no sandbox (whatever
-        the mode: the caller decides whether to run it outside)."""
+        (``ToolContext.command_env``). ``read_only``: the project cannot be written at all (a
+        language server runs what a repository names and has nothing to write there; the temp
+        dirs, the caches' layers and ``PAICLI_SANDBOX_WRITABLE`` roots outside the project stay
+        writable), so there is nothing to sweep either. Raises ``RuntimeError`` where there is no
+        sandbox (whatever the mode: the caller decides whether to run it outside)."""
         found = self.mechanism()
         if isinstance(found, Unavailable) or self.why_outside() is not None:
             raise RuntimeError(REQUIRED_REFUSAL.format(why=self.why_outside() or getattr(found, "why", "")))
+        import shlex
+
         from tools.sandbox.secrets import command_environment
 
-        return self._sandboxed(found, list(argv), root, command_environment(env), False, session, " ".join(argv))
+        return self._sandboxed(found, list(argv), root, command_environment(env), False, session,
+                               "exec " + shlex.join(argv), read_only=read_only)
 
     def _sandboxed(self, found: Mechanism, argv: list[str], root: Path, env: Mapping[str, str], network: bool,
-                   session: str, command: str) -> Launch:
+                   session: str, command: str, *, read_only: bool = False) -> Launch:
         from tools.sandbox import own
 
         # paicli's own data directory, made before it can be mounted read-only: swept instead, it
         # would take with it what a parallel Plan task's offloader wrote there meanwhile. Empty,
-        # it is invisible to git.
+        # it is invisible to git. (A read-only project needs neither.)
         own_dir = root / ".paicli"
-        if not os.path.lexists(own_dir):
+        if not read_only and not os.path.lexists(own_dir):
             try:
                 own_dir.mkdir()
             except OSError:  # then it is swept like the other protected paths
@@ -262,17 +269,17 @@ class CommandSandbox:
         own.writable_roots([str(root), *(os.path.expanduser(p) for p in self.settings.writable),
                             data_dir(self.settings)])
         if found.kind == "seatbelt":
-            plan = layout(root, env, self.settings, session, copy_on_write=False, sockets=set())
-            seen = before(plan)
+            plan = layout(root, env, self.settings, session, copy_on_write=False, sockets=set(), read_only=read_only)
+            seen = None if read_only else before(plan)
             return Launch(seatbelt.argv(plan, command, network), NETWORK if network else SANDBOXED, plan, seen,
                           command, env)
         from tools.sandbox import seccomp
         from tools.sandbox.sockets import bound_paths
 
         plan = layout(root, env, self.settings, session, copy_on_write=self._copy_on_write(found.path, str(root)),
-                      sockets=bound_paths())
+                      sockets=bound_paths(), read_only=read_only)
         prepare(plan)
-        seen = before(plan)
+        seen = None if read_only else before(plan)  # no sweep: finish() only releases what the launch holds
         env["TMPDIR"] = "/tmp"  # the session's private one
         fds: list[int] = []
         sc = seccomp.pipe_fd()

@@ -17,6 +17,9 @@ undoes what a command created at a protected path, ``prepare`` makes the directo
 - Read-only: everything else; inside the project ``PAI.md``, ``.mcp.json``, ``.env*``, CI workflows,
   ``.paicli/`` and all of ``.git`` but what git writes (``tools.sandbox.gitdirs``), and the
   interpreter paicli runs on when it lives inside a writable root.
+- ``read_only`` (a language server, issue 38): the whole project is read-only, mounted after every
+  writable root that holds it, and no ``PAICLI_SANDBOX_WRITABLE`` root inside it stays writable;
+  there are no protected paths to pin or sweep, since nothing in the project can be written.
 """
 
 from __future__ import annotations
@@ -85,6 +88,7 @@ class Layout:
     seen_nested: frozenset[Path] = frozenset()  # of ``nested``, those with a .git before the command
     git_dir: str = ""  # the project's git dir ("" without one), for finding nested repositories again
     make: tuple[str, ...] = field(default=(), compare=False)  # directories ``prepare`` creates
+    read_only: bool = False  # the project is read-only as a whole (a language server's view)
 
 
 def rule_for(root: Path, path: Path) -> str | None:
@@ -165,11 +169,12 @@ def _own_install() -> list[str]:
 
 def layout(root: Path, env: dict[str, str], options: SandboxOptions = SandboxOptions(), session: str = "default",
            *, copy_on_write: bool = True, sockets: set[str] | None = None,
-           tracked: gitdirs.Tracked | None = gitdirs.TRACKED) -> Layout:
+           tracked: gitdirs.Tracked | None = gitdirs.TRACKED, read_only: bool = False) -> Layout:
     """``env``: the command's environment (HOME, TMPDIR); ``copy_on_write``: the caches get a
     persistent per-project layer (False: writes vanish with the command, where the data folder's
     file system cannot hold an overlay layer); ``sockets``: bound socket paths
-    (``tools.sandbox.sockets.bound_paths``), masked where still visible."""
+    (``tools.sandbox.sockets.bound_paths``), masked where still visible; ``read_only``: the
+    project as a whole cannot be written (a language server, ``CommandSandbox.wrap``)."""
     top = str(root)
     home = env.get("HOME") or ""
     mounts: list[Mount] = [Mount("ro", "/", "/")]
@@ -212,11 +217,70 @@ def layout(root: Path, env: dict[str, str], options: SandboxOptions = SandboxOpt
         caches.append(Path(cache))
     # 4. The project and the user's writable roots.
     extra = [os.path.expanduser(e) for e in options.writable]
-    writable = _existing_dirs([top, *extra])
+    if read_only:  # the extra roots, none inside the project
+        writable = [p for p in _existing_dirs(extra) if not _under(p, [os.path.realpath(top)])]
+    else:
+        writable = _existing_dirs([top, *extra])
     for path in writable:
         mounts.append(Mount("bind", path, path))
-    # 5. Protected paths of the project: .git (tools.sandbox.gitdirs), PAI.md and the rest.
+    # 5. Protected paths of the project: .git (tools.sandbox.gitdirs), PAI.md and the rest; or,
+    # read-only, the project itself, mounted after every writable root that may hold it.
     protected, missing, pinned, guarded = [], [], set(), []
+    nested, seen_nested, linked, git_dir = [], set(), [], ""
+    if read_only:
+        protected.append(top)
+    else:
+        git_dir, linked, nested, seen_nested = _protected(top, root, tracked, protected, missing, pinned, guarded)
+    own = [p for p in _own_install() if _under(p, writable) and os.path.exists(p)]
+    protected += own
+    for path in sorted(pinned):
+        mounts.append(Mount("bind", path, path))
+    for path in protected:
+        mounts.append(Mount("ro", path, path))
+    # A linked worktree's or submodule's git dirs: writable after the common dir's protections,
+    # then their own protected entries.
+    for gd_path in reversed(linked):  # the common dir first, the worktree's own git dir on top
+        mounts.append(Mount("bind", gd_path, gd_path))
+        gd, ro = gitdirs.guarded(gd_path)
+        guarded.append(gd)
+        for path in ro:
+            mounts.append(Mount("ro", path, path))
+            protected.append(path)
+        writable.append(gd_path)
+    # 6. Secrets: empty, even inside a writable root.
+    readable = {os.path.realpath(os.path.expanduser(r)) for r in options.readable}
+    secret_candidates = [os.path.realpath(os.path.expanduser(h)) for h in options.hidden if h]
+    secret_candidates += [os.path.join(h, c) for h in _homes(env) for c in CREDENTIAL_PATHS]
+    secret_candidates += list(SYSTEM_SECRETS)
+    hidden, masked = [], []
+    seen_inside = [top] if read_only else []  # visible though not writable
+    shown_again = writable + seen_inside + [str(c) for c in caches]
+    for path in dict.fromkeys(secret_candidates):
+        if not os.path.lexists(path) or path in readable or _under(path, gone) and not _under(path, shown_again):
+            continue
+        if os.path.isdir(path):
+            hidden.append(path)
+            mounts.append(Mount("tmpfs", path))
+        elif os.path.lexists(path):
+            masked.append(path)
+            mounts.append(Mount("null", path))
+    # 7. Every Unix socket still visible.
+    shown = writable + seen_inside + [str(c) for c in caches] + [k for k in RUN_KEPT if os.path.lexists(k)]
+    for path in _visible_sockets(sockets or set(), gone + hidden, shown, masked):
+        masked.append(path)
+        mounts.append(Mount("null", path))
+    return Layout(root, tuple(Path(p) for p in writable), tuple(Path(p) for p in protected),
+                  tuple(Path(p) for p in sorted(pinned)), tuple(Path(p) for p in missing),
+                  tuple(Path(p) for p in masked), tuple(Path(p) for p in hidden), tuple(mounts), tuple(guarded),
+                  tuple(Path(p) for p in nested), tuple(caches), tuple(temp),
+                  frozenset(Path(p) for p in seen_nested), git_dir, tuple(make), read_only)
+
+
+def _protected(top: str, root: Path, tracked: gitdirs.Tracked | None, protected: list[str], missing: list[str],
+               pinned: set[str], guarded: list[gitdirs.GitDir]) -> tuple[str, list[str], list[str], set[str]]:
+    """Step 5 of ``layout`` for a writable project: fills ``protected`` (mounted read-only),
+    ``missing`` (swept), ``pinned`` and ``guarded``; returns (git dir, linked git dirs, nested
+    repository candidates, those with a .git now)."""
     dotgit = os.path.join(top, ".git")
     git_dir = ""
     if os.path.isdir(dotgit) and not os.path.islink(dotgit):
@@ -250,48 +314,7 @@ def layout(root: Path, env: dict[str, str], options: SandboxOptions = SandboxOpt
             pinned.add(inner)
         else:
             protected.append(inner)
-    own = [p for p in _own_install() if _under(p, writable) and os.path.exists(p)]
-    protected += own
-    for path in sorted(pinned):
-        mounts.append(Mount("bind", path, path))
-    for path in protected:
-        mounts.append(Mount("ro", path, path))
-    # A linked worktree's or submodule's git dirs: writable after the common dir's protections,
-    # then their own protected entries.
-    for gd_path in reversed(linked):  # the common dir first, the worktree's own git dir on top
-        mounts.append(Mount("bind", gd_path, gd_path))
-        gd, ro = gitdirs.guarded(gd_path)
-        guarded.append(gd)
-        for path in ro:
-            mounts.append(Mount("ro", path, path))
-            protected.append(path)
-        writable.append(gd_path)
-    # 6. Secrets: empty, even inside a writable root.
-    readable = {os.path.realpath(os.path.expanduser(r)) for r in options.readable}
-    secret_candidates = [os.path.realpath(os.path.expanduser(h)) for h in options.hidden if h]
-    secret_candidates += [os.path.join(h, c) for h in _homes(env) for c in CREDENTIAL_PATHS]
-    secret_candidates += list(SYSTEM_SECRETS)
-    hidden, masked = [], []
-    shown_again = writable + [str(c) for c in caches]
-    for path in dict.fromkeys(secret_candidates):
-        if not os.path.lexists(path) or path in readable or _under(path, gone) and not _under(path, shown_again):
-            continue
-        if os.path.isdir(path):
-            hidden.append(path)
-            mounts.append(Mount("tmpfs", path))
-        elif os.path.lexists(path):
-            masked.append(path)
-            mounts.append(Mount("null", path))
-    # 7. Every Unix socket still visible.
-    shown = writable + [str(c) for c in caches] + [k for k in RUN_KEPT if os.path.lexists(k)]
-    for path in _visible_sockets(sockets or set(), gone + hidden, shown, masked):
-        masked.append(path)
-        mounts.append(Mount("null", path))
-    return Layout(root, tuple(Path(p) for p in writable), tuple(Path(p) for p in protected),
-                  tuple(Path(p) for p in sorted(pinned)), tuple(Path(p) for p in missing),
-                  tuple(Path(p) for p in masked), tuple(Path(p) for p in hidden), tuple(mounts), tuple(guarded),
-                  tuple(Path(p) for p in nested), tuple(caches), tuple(temp),
-                  frozenset(Path(p) for p in seen_nested), git_dir, tuple(make))
+    return git_dir, linked, nested, seen_nested
 
 
 def _visible_sockets(paths: set[str], gone: list[str], shown: list[str], masked: list[str]) -> list[str]:

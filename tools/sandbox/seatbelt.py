@@ -35,6 +35,8 @@ def profile(plan: Layout, network: bool) -> str:
     denied += [os.path.join(root, ".git", name) for name in ("config", "hooks", "commondir", "info", "modules",
                                                             "worktrees", "config.worktree")]
     denied += [os.path.join(str(cache), name) for cache in plan.caches for name in CACHE_PROGRAMS]
+    if plan.read_only:  # a language server: nothing in the project, whatever writable root holds it
+        denied.append(root)
     lines.append("(deny file-write* " + " ".join(f"(subpath {_quote(p)})" for p in denied)
                  + f" (regex #\"^{_regex(root)}/\\.env[^/]*$\"))")
     secrets = [*plan.hidden, *plan.masked]
