@@ -3,7 +3,7 @@
 ``python bench/browser.py [--runs N]`` prints:
 
 1. Per model call, when the browser is off: the turn policy's work for one call
-   (``nodes.core.policy.decision_context``: classify (cached), expose, the browser state) on a
+   (``paicli.nodes.core.policy.decision_context``: classify (cached), expose, the browser state) on a
    realistic turn, with the built-in tool table (``PAICLI_BROWSER=off``), against the same with the
    browser on (the ``browser_*`` tools and 26 chrome-devtools tool specs in the table, a page open).
    The off row's ``browser_state`` share is what the browser adds to a turn that has none.
@@ -31,20 +31,20 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from langchain_core.messages import AIMessage, HumanMessage, ToolMessage  # noqa: E402
 
-from nodes.core import policy  # noqa: E402
-from nodes.core.state import Deps, RunContext  # noqa: E402
+from paicli.nodes.core import policy  # noqa: E402
+from paicli.nodes.core.state import Deps, RunContext  # noqa: E402
 from tests.support.scripted_model import ScriptedChatModel  # noqa: E402
 from tests.support.web_server import FakeWebServer, Page  # noqa: E402
-from tools.base import ToolSpec  # noqa: E402
-from tools.boundary import wrap  # noqa: E402
-from tools.browser.facts import mcp_facts  # noqa: E402
-from tools.browser.intent import browser_turn  # noqa: E402
-from tools.browser.launch import browser_options, isolated_config  # noqa: E402
-from tools.browser.session import BrowserSession  # noqa: E402
-from tools.browser.tools import browser_specs  # noqa: E402
-from tools.mcp.config import McpSetup, ServerConfig  # noqa: E402
-from tools.mcp.servers import McpServers  # noqa: E402
-from tools.policy.classify import classify  # noqa: E402
+from paicli.tools.base import ToolSpec  # noqa: E402
+from paicli.tools.boundary import wrap  # noqa: E402
+from paicli.tools.browser.facts import mcp_facts  # noqa: E402
+from paicli.tools.browser.intent import browser_turn  # noqa: E402
+from paicli.tools.browser.launch import browser_options, isolated_config  # noqa: E402
+from paicli.tools.browser.session import BrowserSession  # noqa: E402
+from paicli.tools.browser.tools import browser_specs  # noqa: E402
+from paicli.tools.mcp.config import McpSetup, ServerConfig  # noqa: E402
+from paicli.tools.mcp.servers import McpServers  # noqa: E402
+from paicli.tools.policy.classify import classify  # noqa: E402
 
 TEXT = "读一下 src/app.py，修复 add 函数里的减号，然后跑一下测试确认"
 CHROME_TOOLS = ["click", "close_page", "drag", "fill", "fill_form", "get_console_message", "get_network_request",

@@ -35,9 +35,9 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from codeindex.indexer import update  # noqa: E402
-from codeindex.search import search  # noqa: E402
-from codeindex.store import Store  # noqa: E402
+from paicli.codeindex.indexer import update  # noqa: E402
+from paicli.codeindex.search import search  # noqa: E402
+from paicli.codeindex.store import Store  # noqa: E402
 
 # (query, the file that answers it). Written before tuning; a mix of questions in words, Chinese, identifiers.
 QUERIES: list[tuple[str, str]] = [
@@ -150,8 +150,8 @@ def p(values: list[float], q: float) -> float:
 
 
 def vector_run(work: Path, lib: Path) -> None:
-    from codeindex.options import EmbeddingOptions
-    from codeindex.vectors import Embedder, Vectors, embed_missing
+    from paicli.codeindex.options import EmbeddingOptions
+    from paicli.codeindex.vectors import Embedder, Vectors, embed_missing
     from tests.support.embedding_server import start
 
     subset = work / "subset"

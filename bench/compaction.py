@@ -47,16 +47,16 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))  # run from anywher
 
 from langchain_core.messages import AIMessage, BaseMessage, HumanMessage, ToolMessage  # noqa: E402
 
-from memory.context.clearing import ToolResultClearer  # noqa: E402
-from memory.context.compaction import CompactionResult, Strategy  # noqa: E402
-from memory.context.profile import ContextProfile  # noqa: E402
-from memory.tokens import message_tokens  # noqa: E402
-from nodes.compact import Compaction  # noqa: E402
-from nodes.core.state import CompactionOptions, Deps, RunContext  # noqa: E402
-from nodes.model.call_model import ModelCaller  # noqa: E402
+from paicli.memory.context.clearing import ToolResultClearer  # noqa: E402
+from paicli.memory.context.compaction import CompactionResult, Strategy  # noqa: E402
+from paicli.memory.context.profile import ContextProfile  # noqa: E402
+from paicli.memory.tokens import message_tokens  # noqa: E402
+from paicli.nodes.compact import Compaction  # noqa: E402
+from paicli.nodes.core.state import CompactionOptions, Deps, RunContext  # noqa: E402
+from paicli.nodes.model.call_model import ModelCaller  # noqa: E402
 from tests.support.scripted_model import ScriptedChatModel  # noqa: E402
 from tests.unit.compaction_helpers import VALID_SUMMARY  # noqa: E402
-from tools.boundary import wrap  # noqa: E402
+from paicli.tools.boundary import wrap  # noqa: E402
 
 SIZES = (10_000, 100_000, 1_000_000)  # estimated tokens of the whole request
 CALLS = 150  # model calls per size in the no-fire loop

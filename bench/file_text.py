@@ -3,7 +3,7 @@
 Prints, in one run (``python bench/file_text.py``), the median of ``--runs`` for each row, ours
 against a baseline measured in the same run:
 
-1. **read_file, whole, 1 MB of UTF-8 source**: the tool (``tools.file_text`` decides text and
+1. **read_file, whole, 1 MB of UTF-8 source**: the tool (``paicli.tools.file_text`` decides text and
    encoding, then decodes) against ``read_bytes().decode("utf-8", "replace")``, what it did before.
 2. **read_file, whole, 1 MB of GBK source**: the tool (charset-normalizer names the encoding)
    against decoding with the encoding already known.
@@ -29,11 +29,11 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from tools.base import ToolContext  # noqa: E402
-from tools.builtin.files import read_file  # noqa: E402
-from tools.builtin.grep_engines import EXCLUDED_DIRS, find_rg  # noqa: E402
-from tools.builtin.reading import window  # noqa: E402
-from tools.builtin.search import grep_code  # noqa: E402
+from paicli.tools.base import ToolContext  # noqa: E402
+from paicli.tools.builtin.files import read_file  # noqa: E402
+from paicli.tools.builtin.grep_engines import EXCLUDED_DIRS, find_rg  # noqa: E402
+from paicli.tools.builtin.reading import window  # noqa: E402
+from paicli.tools.builtin.search import grep_code  # noqa: E402
 
 LINE = "    value = compute_total(items, discount=0.15)  # 计算折扣后的总价，读取配置\n"
 

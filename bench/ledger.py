@@ -58,7 +58,7 @@ from langgraph.graph import END, START, StateGraph  # noqa: E402
 from langgraph.graph.message import add_messages  # noqa: E402
 from typing_extensions import TypedDict  # noqa: E402
 
-from memory.ledger.saver import JsonlLedgerSaver  # noqa: E402
+from paicli.memory.ledger.saver import JsonlLedgerSaver  # noqa: E402
 
 TEXT_BYTES = 2_000  # issue 3: messages of about 2 KB
 CALLS_PER_TURN = 9  # a turn: user, 9 × (tool call + result), final answer = 20 messages
@@ -81,7 +81,7 @@ t2 = time.perf_counter()
 print(len(messages), t1 - t0, t2 - t1)
 """
 LOADERS = {
-    "ledger": ("from memory.ledger.saver import JsonlLedgerSaver", "JsonlLedgerSaver({path!r})"),
+    "ledger": ("from paicli.memory.ledger.saver import JsonlLedgerSaver", "JsonlLedgerSaver({path!r})"),
     "sqlite": ("import sqlite3\nfrom langgraph.checkpoint.sqlite import SqliteSaver",
                "SqliteSaver(sqlite3.connect({path!r}, check_same_thread=False))"),
 }

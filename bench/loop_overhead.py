@@ -8,11 +8,11 @@ run of each loop, and of the ledger's worker thread in the ledger run):
    final answer. The fake model does no waiting, so wall time / model calls is what the
    framework and our nodes cost per step. Rows, run in turn (A B C D A B C D ...): the react
    graph with ``InMemorySaver``; the react graph on the session ledger (``JsonlLedgerSaver``,
-   ``durability="sync"`` as ``paicli.driver`` runs it: what a user's session pays); the minimal
+   ``durability="sync"`` as ``paicli.run.driver`` runs it: what a user's session pays); the minimal
    loop with ``InMemorySaver``; and deepagents' ``create_deep_agent`` when it is installed
    (``pip install deepagents`` into the bench's venv only; it is never a dependency). All are
-   streamed the way ``paicli.driver`` streams (``["messages", "updates"]``, ``subgraphs=True``);
-   the ledger row holds the session's turn lock around the turn, as ``paicli.driver`` does.
+   streamed the way ``paicli.run.driver`` streams (``["messages", "updates"]``, ``subgraphs=True``);
+   the ledger row holds the session's turn lock around the turn, as ``paicli.run.driver`` does.
    The scripted model records each prompt without copying it and its repr leaves out its script
    (a real client's is short), so it costs next to nothing; its time is still measured and the
    ratio printed with and without it.
@@ -61,16 +61,16 @@ from pydantic import PrivateAttr  # noqa: E402
 from typing_extensions import TypedDict  # noqa: E402
 
 from bench.compaction import Rounds, build_history  # noqa: E402
-from graphs.react import build_graph  # noqa: E402
-from memory.ledger.saver import JsonlLedgerSaver  # noqa: E402
-from nodes.core.state import Deps, RunContext  # noqa: E402
-from paicli.session import RECURSION_LIMIT  # noqa: E402
+from paicli.graphs.react import build_graph  # noqa: E402
+from paicli.memory.ledger.saver import JsonlLedgerSaver  # noqa: E402
+from paicli.nodes.core.state import Deps, RunContext  # noqa: E402
+from paicli.run.session import RECURSION_LIMIT  # noqa: E402
 from tests.support.scripted_model import ScriptedChatModel, ai, tool_call  # noqa: E402
-from tools.base import ToolSpec  # noqa: E402
+from paicli.tools.base import ToolSpec  # noqa: E402
 
 STEPS = 200  # model responses with a tool call; one final answer follows
 LONG_STEPS = 20  # the same over a long history: the issue's "20 calls over a 1M-token history"
-HISTORY_TOKENS = 1_000_000  # estimated tokens of the long history (memory.tokens)
+HISTORY_TOKENS = 1_000_000  # estimated tokens of the long history (paicli.memory.tokens)
 LONG_WINDOW = 1_100_000  # its summary trigger (1.067M) is above the history: nothing fires
 RUNS = 5  # per loop, interleaved; the median is reported (other work on the machine adds noise)
 STARTS = 5  # process launches per start-up figure
@@ -209,7 +209,7 @@ async def drain(graph, context: RunContext | None, durability: str | None = None
 
 async def turn(graph, context: RunContext | None, durability: str | None, saver: Any,
                messages: list[BaseMessage] | None = None) -> None:
-    """One turn, under the session's turn lock when the saver is the ledger (``paicli.driver``)."""
+    """One turn, under the session's turn lock when the saver is the ledger (``paicli.run.driver``)."""
     lock = saver.turn_lock(THREAD) if isinstance(saver, JsonlLedgerSaver) else None
     if lock is not None and not lock.try_acquire():
         raise RuntimeError("the bench's turn lock is taken")

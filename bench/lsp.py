@@ -30,13 +30,13 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 from langchain_core.messages import HumanMessage  # noqa: E402
 from langgraph.checkpoint.memory import InMemorySaver  # noqa: E402
 
-from graphs.react import build_graph  # noqa: E402
-from nodes.core.state import Deps, RunContext  # noqa: E402
+from paicli.graphs.react import build_graph  # noqa: E402
+from paicli.nodes.core.state import Deps, RunContext  # noqa: E402
 from tests.support.scripted_model import ScriptedChatModel, ai, tool_call  # noqa: E402
-from tools.lsp.languages import BY_KEY  # noqa: E402
-from tools.lsp.manager import LanguageServers  # noqa: E402
-from tools.lsp.options import LspOptions  # noqa: E402
-from tools.sandbox.command import CommandSandbox, SandboxOptions  # noqa: E402
+from paicli.tools.lsp.languages import BY_KEY  # noqa: E402
+from paicli.tools.lsp.manager import LanguageServers  # noqa: E402
+from paicli.tools.lsp.options import LspOptions  # noqa: E402
+from paicli.tools.sandbox.command import CommandSandbox, SandboxOptions  # noqa: E402
 
 FAKE = str(Path(__file__).resolve().parent.parent / "tests" / "support" / "fake_lsp.py")
 GOOD = {"py": "def add(a: int, b: int) -> int:\n    return a + b\n\n\ntotal = add(1, 2)\n",

@@ -9,7 +9,7 @@ Prints, per size, side by side with baselines run in the same process:
    write (the candidate list changed, so the retriever rebuilds its index).
 1b. **First search of a fresh process** (issue 30), in child processes, several times each,
    interleaved: parse the file and build the index from the term cache beside it
-   (``memory.longterm.term_cache``), and the same with no term cache (every memory cut with
+   (``paicli.memory.longterm.term_cache``), and the same with no term cache (every memory cut with
    jieba; the run writes the cache). jieba's dictionary and the thesaurus are loaded first and
    not timed (the app loads them in the background at start); that load is shown on its own row.
    ``--baseline DIR`` measures another source tree the same way in the same run (for example
@@ -29,7 +29,7 @@ Prints, per size, side by side with baselines run in the same process:
    retriever against new. ``--recall [tune|seen]`` prints only these tables (and the new
    ranking's misses on that part; never the blind part's), in a few seconds.
 
-The file is built in one go with ``memory.longterm.document.dump``: ``save_fact`` one by one would be
+The file is built in one go with ``paicli.memory.longterm.document.dump``: ``save_fact`` one by one would be
 O(n²) through its conflict checks. Every memory is visible to the query's project (global or
 this project's), the worst case for ranking. Benchmarks print; they never fail over a target.
 
@@ -65,15 +65,15 @@ import numpy as np  # noqa: E402
 from langgraph.store.base import PutOp  # noqa: E402
 from langgraph.store.memory import InMemoryStore  # noqa: E402
 
-from memory.longterm.conflict import DEFAULT_THRESHOLD, find_conflicts  # noqa: E402
-from memory.longterm.dedup import find_duplicate  # noqa: E402
-from memory.longterm.manager import LongTermMemory, MemoryOptions  # noqa: E402
-from memory.longterm.entry import Entry, new_fact, to_json  # noqa: E402
-from memory.longterm.document import dump, parse  # noqa: E402
-from memory.longterm.file import FILE_NAME  # noqa: E402
-from memory.longterm.retriever import Retriever, warm  # noqa: E402
-from memory.longterm.store import namespace_of  # noqa: E402
-from memory.longterm.write_index import WriteIndex  # noqa: E402
+from paicli.memory.longterm.conflict import DEFAULT_THRESHOLD, find_conflicts  # noqa: E402
+from paicli.memory.longterm.dedup import find_duplicate  # noqa: E402
+from paicli.memory.longterm.manager import LongTermMemory, MemoryOptions  # noqa: E402
+from paicli.memory.longterm.entry import Entry, new_fact, to_json  # noqa: E402
+from paicli.memory.longterm.document import dump, parse  # noqa: E402
+from paicli.memory.longterm.file import FILE_NAME  # noqa: E402
+from paicli.memory.longterm.retriever import Retriever, warm  # noqa: E402
+from paicli.memory.longterm.store import namespace_of  # noqa: E402
+from paicli.memory.longterm.write_index import WriteIndex  # noqa: E402
 
 import old_retriever  # noqa: E402
 import recall_set  # noqa: E402
@@ -90,8 +90,8 @@ FIRST_CHILD = """
 import json, sys, time
 sys.path.insert(0, sys.argv[1])
 from pathlib import Path
-from memory.longterm.manager import LongTermMemory, MemoryOptions
-from memory.longterm.retriever import warm
+from paicli.memory.longterm.manager import LongTermMemory, MemoryOptions
+from paicli.memory.longterm.retriever import warm
 start = time.perf_counter()
 warm(Path(sys.argv[3]))
 loaded = time.perf_counter()

@@ -12,7 +12,7 @@ import random
 from dataclasses import dataclass
 from datetime import UTC, datetime, timedelta
 
-from memory.longterm.entry import Entry, new_fact, normalize_project_key
+from paicli.memory.longterm.entry import Entry, new_fact, normalize_project_key
 
 SEED = 20261129
 PROJECT = normalize_project_key("/home/dev/shop")

@@ -33,8 +33,8 @@ from pathlib import Path
 import jieba
 import numpy as np
 
-from memory.longterm.dedup import canonicalize, is_letter_or_digit
-from memory.longterm.entry import SCOPE_GLOBAL, Entry
+from paicli.memory.longterm.dedup import canonicalize, is_letter_or_digit
+from paicli.memory.longterm.entry import SCOPE_GLOBAL, Entry
 
 jieba.setLogLevel(logging.WARNING)  # its "Building prefix dict" lines are not for the user
 

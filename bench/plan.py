@@ -30,11 +30,11 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))  # run from anywher
 from langchain_core.messages import HumanMessage  # noqa: E402
 from langgraph.checkpoint.memory import InMemorySaver  # noqa: E402
 
-from graphs.plan import build_graph as build_plan_graph  # noqa: E402
-from graphs.react import build_graph as build_react_graph  # noqa: E402
-from nodes.core.state import Deps, RunContext  # noqa: E402
-from paicli.models import make_chat_model  # noqa: E402
-from paicli.settings import load_settings  # noqa: E402
+from paicli.graphs.plan import build_graph as build_plan_graph  # noqa: E402
+from paicli.graphs.react import build_graph as build_react_graph  # noqa: E402
+from paicli.nodes.core.state import Deps, RunContext  # noqa: E402
+from paicli.run.models import make_chat_model  # noqa: E402
+from paicli.config.settings import load_settings  # noqa: E402
 from tests.support.openai_server import ByContent, FakeOpenAIServer, Hang, Reply  # noqa: E402
 
 TASKS = ["统计 alpha", "统计 beta", "统计 gamma", "统计 delta"]

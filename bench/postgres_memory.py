@@ -4,7 +4,7 @@ For each size, the same corpus (``memory_corpus.build_corpus``) is put in a fres
 median time is taken of ``LongTermMemory.search`` (a turn's retrieval: a change check, then every
 memory ranked) and of ``save_fact`` (read, dedup and conflict check, write, under the lock), for
 two writers:
-- **CLI**: ``paicli.database.open_database(url, project).memory(options)``, what ``PAICLI_DATABASE_URL``
+- **CLI**: ``paicli.run.database.open_database(url, project).memory(options)``, what ``PAICLI_DATABASE_URL``
   gives the REPL and ``-p`` (sync ``PostgresStore``; issue 35: on a checked pool);
 - **server**: ``memory_of(AsyncPostgresStore)`` called from a worker thread, as LangGraph Server's
   graphs reach it (issue 35: under the same advisory lock, taken on the store's event loop).
@@ -40,9 +40,9 @@ CHILD = textwrap.dedent("""
     tree, url, size, runs = sys.argv[1], sys.argv[2], int(sys.argv[3]), int(sys.argv[4])
     sys.path[:0] = [tree, tree + "/bench"]
     from memory_corpus import PROJECT, build_corpus
-    from memory.longterm.manager import LongTermMemory, MemoryOptions
-    from memory.longterm.store_entries import memory_of
-    from paicli.database import open_database
+    from paicli.memory.longterm.manager import LongTermMemory, MemoryOptions
+    from paicli.memory.longterm.store_entries import memory_of
+    from paicli.run.database import open_database
     QUERIES = %r
     entries = build_corpus(size).entries
     cache = tempfile.TemporaryDirectory()  # jieba's dictionary cache, never its fixed name in /tmp

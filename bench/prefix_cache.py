@@ -33,16 +33,16 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))  # run from anywher
 
 from langchain_core.messages import BaseMessage, HumanMessage, SystemMessage  # noqa: E402
 
-from memory.context.prefix_cache import common_prefix, serialize  # noqa: E402
-from memory.context.profile import ContextProfile  # noqa: E402
-from memory.context.turn_memory import is_memory_context  # noqa: E402
-from memory.longterm.entry import normalize_project_key  # noqa: E402
-from memory.longterm.manager import LongTermMemory, MemoryOptions  # noqa: E402
-from memory.tokens import estimate_text  # noqa: E402
-from nodes.core.policy import submitted_text  # noqa: E402
-from nodes.core.state import Deps, RunContext  # noqa: E402
-from nodes.load_context import project_context  # noqa: E402
-from nodes.model.call_model import system_prompt  # noqa: E402
+from paicli.memory.context.prefix_cache import common_prefix, serialize  # noqa: E402
+from paicli.memory.context.profile import ContextProfile  # noqa: E402
+from paicli.memory.context.turn_memory import is_memory_context  # noqa: E402
+from paicli.memory.longterm.entry import normalize_project_key  # noqa: E402
+from paicli.memory.longterm.manager import LongTermMemory, MemoryOptions  # noqa: E402
+from paicli.memory.tokens import estimate_text  # noqa: E402
+from paicli.nodes.core.policy import submitted_text  # noqa: E402
+from paicli.nodes.core.state import Deps, RunContext  # noqa: E402
+from paicli.nodes.load_context import project_context  # noqa: E402
+from paicli.nodes.model.call_model import system_prompt  # noqa: E402
 from tests.graphs.conftest import Harness  # noqa: E402
 from tests.support.scripted_model import ScriptedChatModel, ai, tool_call  # noqa: E402
 

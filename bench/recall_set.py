@@ -27,7 +27,7 @@ from __future__ import annotations
 import random
 from dataclasses import dataclass
 
-from memory.longterm.entry import Entry
+from paicli.memory.longterm.entry import Entry
 
 from memory_corpus import NOW, SEED, SERVICES, W, Generator
 from recall_blind import MEMORIES as BLIND_MEMORIES

@@ -1,6 +1,6 @@
 """What the command sandbox adds to one execute_command (issues 24 and 34: at most 30 ms on 2 cores).
 
-Runs the same short command through ``tools.builtin.shell.execute_command`` unsandboxed and sandboxed
+Runs the same short command through ``paicli.tools.builtin.shell.execute_command`` unsandboxed and sandboxed
 (no network, and with network: since issue 34 through slirp4netns where it is installed), alternating,
 in a git project with the protected paths present, the session's private /tmp and the caches'
 copy-on-write layers in a temporary data folder;
@@ -26,9 +26,9 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from tools.base import ToolContext  # noqa: E402
-from tools.sandbox.command import CommandSandbox, Mechanism, SandboxOptions  # noqa: E402
-from tools.builtin.shell import execute_command  # noqa: E402
+from paicli.tools.base import ToolContext  # noqa: E402
+from paicli.tools.sandbox.command import CommandSandbox, Mechanism, SandboxOptions  # noqa: E402
+from paicli.tools.builtin.shell import execute_command  # noqa: E402
 
 COMMAND = "echo hi > out.txt && cat out.txt"
 

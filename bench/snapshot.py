@@ -26,7 +26,7 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from tools.snapshots.store import Label, TurnSnapshots  # noqa: E402
+from paicli.tools.snapshots.store import Label, TurnSnapshots  # noqa: E402
 
 TARGET_MS = 150
 

@@ -23,8 +23,8 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 from langchain_core.messages import HumanMessage  # noqa: E402
 from langgraph.checkpoint.memory import InMemorySaver  # noqa: E402
 
-from graphs.team import build_graph  # noqa: E402
-from nodes.core.state import Deps, RunContext  # noqa: E402
+from paicli.graphs.team import build_graph  # noqa: E402
+from paicli.nodes.core.state import Deps, RunContext  # noqa: E402
 from tests.support.scripted_model import ScriptedChatModel, ai  # noqa: E402
 
 STEPS = [("a", "读 A", []), ("b", "读 B", []), ("c", "用 A", ["a"]), ("d", "用 B", ["b"])]

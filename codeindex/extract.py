@@ -1,7 +1,7 @@
 """One file's facts for the index: its symbols, the names they use, and its searchable chunks.
 
 ``extract(data, grammar)`` parses the bytes with tree-sitter and runs the language's query
-(``codeindex.languages``); without a grammar (or when it fails) the file is cut into line windows.
+(``paicli.codeindex.languages``); without a grammar (or when it fails) the file is cut into line windows.
 Everything returned is plain tuples, so a worker process can hand it back cheaply.
 
 - A symbol: kind, name, qualified name (``Outer.inner``), signature (its text up to the body,
@@ -10,7 +10,7 @@ Everything returned is plain tuples, so a worker process can hand it back cheapl
 - A reference: the name, its kind (``call``, ``extends``…), its line, and the innermost symbol
   around it (-1 for module level).
 - A chunk: what one row of the full-text index holds: the symbol it belongs to (-1 for a window),
-  its line range, and the text of its columns (``codeindex.words.index_text`` applied). A class's
+  its line range, and the text of its columns (``paicli.codeindex.words.index_text`` applied). A class's
   chunk leaves out its methods' bodies (each method has its own chunk); lines outside every
   top-level symbol become windows.
 """
@@ -22,8 +22,8 @@ import re
 from dataclasses import dataclass, field
 from typing import Any, NamedTuple
 
-from codeindex.languages import CLASS_LIKE, Grammar
-from codeindex.words import index_text, name_text
+from paicli.codeindex.languages import CLASS_LIKE, Grammar
+from paicli.codeindex.words import index_text, name_text
 
 WINDOW_LINES, WINDOW_STEP = 60, 50  # a file without a grammar: 60-line windows, 10 lines overlap
 MAX_SIGNATURE = 240

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
-from codeindex.store import Store
+from paicli.codeindex.store import Store
 
 APPROXIMATE = "（按名称匹配：tree-sitter 只看语法，不看类型，同名符号会混在一起，结果仅供参考）"
 USE_KINDS = ("call", "new", "annotation", "import", "type")

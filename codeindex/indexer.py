@@ -1,16 +1,16 @@
 """Building and updating a project's index: only what changed is read again.
 
-``update`` walks the project (``codeindex.walk``), compares each file's size and modification
+``update`` walks the project (``paicli.codeindex.walk``), compares each file's size and modification
 time with the index, reads and hashes the ones that differ, parses those whose content changed
-(``codeindex.worker``: in this process, or in a pool of worker processes when many files wait),
+(``paicli.codeindex.worker``: in this process, or in a pool of worker processes when many files wait),
 drops the files that are gone, and writes each batch of files in one transaction. It holds the
-index lock throughout (``codeindex.store``), so a second process waits for it and then finds
+index lock throughout (``paicli.codeindex.store``), so a second process waits for it and then finds
 nothing left to do.
 
 Progress goes to ``progress`` (at most twice a second): files done, total, rate, time left.
 ``cancel`` (a ``threading.Event``) stops it between files; what was written stays consistent and
 the rest is picked up by the next update. Vectors, when an embedder is given, are computed after
-the text index is complete (``codeindex.vectors``).
+the text index is complete (``paicli.codeindex.vectors``).
 """
 
 from __future__ import annotations
@@ -26,12 +26,12 @@ from typing import Any
 
 from filelock import Timeout
 
-from codeindex.languages import GRAMMARS, Grammar
-from codeindex.store import LOCK_WAIT, Busy, Damaged, Store
-from codeindex.options import DEFAULT_MAX_FILE_BYTES
-from codeindex.walk import Found, admitted, walk
-from codeindex.words import path_text
-from codeindex.worker import Examined, Job, examine
+from paicli.codeindex.languages import GRAMMARS, Grammar
+from paicli.codeindex.store import LOCK_WAIT, Busy, Damaged, Store
+from paicli.codeindex.options import DEFAULT_MAX_FILE_BYTES
+from paicli.codeindex.walk import Found, admitted, walk
+from paicli.codeindex.words import path_text
+from paicli.codeindex.worker import Examined, Job, examine
 
 PARALLEL_FROM = 200  # files to parse before a worker pool pays for its start-up
 BATCH = 64  # files per worker task and per transaction
@@ -158,7 +158,7 @@ def _examined(jobs: list[Job], workers: int | None, grammars: tuple[Grammar, ...
 
 
 def _pooled(batches: list[list[Job]], count: int, cancel: threading.Event | None) -> Iterator[list[Examined]]:
-    from codeindex.pool import Pool
+    from paicli.codeindex.pool import Pool
 
     pool = Pool(count)
     try:

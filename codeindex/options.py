@@ -1,4 +1,4 @@
-"""The code index's settings, as ``paicli/settings.py`` fills them (issue 37).
+"""The code index's settings, as ``paicli/config/settings.py`` fills them (issue 37).
 
 Plain data with no imports, so the settings loader reads it without loading the index.
 Vectors only with an endpoint the user configured in their own environment or
@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
-DEFAULT_MAX_FILE_BYTES = 1024 * 1024  # bigger files are left out as "huge" (codeindex.walk)
+DEFAULT_MAX_FILE_BYTES = 1024 * 1024  # bigger files are left out as "huge" (paicli.codeindex.walk)
 AUTO_INDEX_MAX_FILES = 20_000  # search_code indexes a project on its first call up to this many files
 
 

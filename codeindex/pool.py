@@ -1,8 +1,8 @@
 """Worker processes that examine files for a big update, in the order the batches were given.
 
-Each worker is ``python -m codeindex.pool`` (a fresh interpreter: nothing of the parent's state
+Each worker is ``python -m paicli.codeindex.pool`` (a fresh interpreter: nothing of the parent's state
 or ``__main__`` is carried over, unlike multiprocessing's spawn) reading pickled batches of
-``codeindex.worker.Job`` on stdin and writing pickled results on stdout, one length-prefixed
+``paicli.codeindex.worker.Job`` on stdin and writing pickled results on stdout, one length-prefixed
 frame each. Pickle is safe here: both ends are this package. A worker ignores Ctrl-C (the
 parent cancels and stops it) and ends when its stdin closes, so a parent that is killed leaves
 no worker behind.
@@ -40,7 +40,7 @@ class Pool:
         env = {**os.environ, "PYTHONDONTWRITEBYTECODE": "1"}
         # -P and a neutral working directory: the project being indexed is never on the worker's
         # import path (a repository's own codeindex/ or tree_sitter.py must not run).
-        self.workers = [subprocess.Popen([sys.executable, "-P", "-m", "codeindex.pool"], stdin=subprocess.PIPE,
+        self.workers = [subprocess.Popen([sys.executable, "-P", "-m", "paicli.codeindex.pool"], stdin=subprocess.PIPE,
                                          stdout=subprocess.PIPE, env=env, close_fds=True, cwd=os.path.abspath(os.sep))
                         for _ in range(count)]
 
@@ -77,7 +77,7 @@ class Pool:
 
 
 def _serve() -> None:
-    from codeindex.worker import examine_many, quiet_worker
+    from paicli.codeindex.worker import examine_many, quiet_worker
 
     quiet_worker()
     stdin, stdout = sys.stdin.buffer, sys.stdout.buffer

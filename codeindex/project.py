@@ -17,12 +17,12 @@ from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from pathlib import Path
 
-from codeindex.indexer import Progress, Report, update
-from codeindex.options import CodeIndexOptions
-from codeindex.search import Result, search
-from codeindex.store import Busy, Damaged, Store, index_dir
-from codeindex.vectors import Embedder, EmbeddingError, Vectors, embed_missing
-from codeindex.walk import walk
+from paicli.codeindex.indexer import Progress, Report, update
+from paicli.codeindex.options import CodeIndexOptions
+from paicli.codeindex.search import Result, search
+from paicli.codeindex.store import Busy, Damaged, Store, index_dir
+from paicli.codeindex.vectors import Embedder, EmbeddingError, Vectors, embed_missing
+from paicli.codeindex.walk import walk
 
 FULL_CHECK_FILES = 5_000
 FULL_CHECK_EVERY = 60.0

@@ -21,8 +21,8 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from codeindex.store import Store
-from codeindex.words import identifier_words
+from paicli.codeindex.store import Store
+from paicli.codeindex.words import identifier_words
 
 DAMPING = 0.85
 ITERATIONS = 40

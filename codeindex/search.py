@@ -1,10 +1,10 @@
 """Searching the index: BM25 over the chunks, re-ranked by how well a symbol's name fits, and
 fused with vector similarity when the index has vectors (reciprocal rank fusion).
 
-The query is cut into terms by ``codeindex.words.query_terms`` (identifier words, Chinese pairs,
+The query is cut into terms by ``paicli.codeindex.words.query_terms`` (identifier words, Chinese pairs,
 the glossary's English for Chinese terms) and matched with OR, so a question in words finds code
 that has most of them. The first ``CANDIDATES`` chunks by BM25 (column weights in
-``codeindex.store.FTS_WEIGHTS``) are re-scored: a chunk whose symbol is named by the query
+``paicli.codeindex.store.FTS_WEIGHTS``) are re-scored: a chunk whose symbol is named by the query
 (``parseHttpDate`` for "parse http date", or the identifier itself in a query of one or two
 words) moves up, a plain text window moves down. With vectors, the re-scored list and the nearest chunks by cosine similarity
 are fused by rank (``RRF_K``).
@@ -16,11 +16,11 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from codeindex.store import FTS_WEIGHTS, Store
-from codeindex.words import fts_query, identifier_words, query_terms
+from paicli.codeindex.store import FTS_WEIGHTS, Store
+from paicli.codeindex.words import fts_query, identifier_words, query_terms
 
 if TYPE_CHECKING:
-    from codeindex.vectors import Vectors
+    from paicli.codeindex.vectors import Vectors
 
 CANDIDATES = 200
 RRF_K = 60

@@ -1,6 +1,6 @@
 """Vectors for the chunks, from an OpenAI-compatible embeddings endpoint, and the nearest ones.
 
-Only when the user configured an endpoint (``codeindex.options.EmbeddingOptions``): nothing
+Only when the user configured an endpoint (``paicli.codeindex.options.EmbeddingOptions``): nothing
 leaves the machine otherwise. ``embed_missing`` computes a vector for every distinct chunk text
 that has none (by the text's hash, so an edit re-embeds only what changed), in batches, after
 the text index is complete; a model change drops the old vectors. ``Vectors.nearest`` embeds the
@@ -22,9 +22,9 @@ from typing import Any
 
 import numpy as np
 
-from codeindex.options import EmbeddingOptions
-from codeindex.store import Store
-from codeindex.worker import chunk_source, embedding_text
+from paicli.codeindex.options import EmbeddingOptions
+from paicli.codeindex.store import Store
+from paicli.codeindex.worker import chunk_source, embedding_text
 
 BATCH = 32
 

@@ -9,7 +9,7 @@ reason (``SKIP_REASONS``):
   file's rules win, ``!`` re-includes), or inside ``.git``/``.paicli``;
 - ``vendored``: dependency and build folders (``node_modules``, ``vendor``, ``target``…) and Python
   virtual environments (a folder with a ``pyvenv.cfg``);
-- ``binary``: a binary suffix here, a NUL byte in the first 8 KB when read (``codeindex.indexer``);
+- ``binary``: a binary suffix here, a NUL byte in the first 8 KB when read (``paicli.codeindex.indexer``);
 - ``generated``: lock files, minified bundles, source maps, protobuf output; when read, a
   ``@generated``/``DO NOT EDIT`` marker near the top or a line longer than ``MAX_LINE_CHARS``;
 - ``huge``: more than ``max_file_bytes`` (1 MiB by default);
@@ -26,7 +26,7 @@ from pathlib import Path
 
 import pathspec
 
-from codeindex.options import DEFAULT_MAX_FILE_BYTES
+from paicli.codeindex.options import DEFAULT_MAX_FILE_BYTES
 
 SKIP_REASONS = {"ignored": "忽略规则", "vendored": "依赖/构建目录", "binary": "二进制", "generated": "生成文件",
                 "huge": "过大", "symlink": "符号链接", "unreadable": "无法读取"}

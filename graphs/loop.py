@@ -24,13 +24,13 @@ from __future__ import annotations
 from langgraph.graph import END, START, StateGraph
 from langgraph.runtime import get_runtime
 
-from memory.context.pairing import call_ids
-from nodes.compact import Compaction, make_compact
-from nodes.core.state import AgentState, Deps, RunContext, run_context
-from nodes.diagnostics import make_diagnostics, wants_diagnostics
-from nodes.execute_tools import make_execute_tools
-from nodes.gate_tools import last_ai, make_gate_tools, needs_gate
-from nodes.model.call_model import ModelCaller, make_call_model
+from paicli.memory.context.pairing import call_ids
+from paicli.nodes.compact import Compaction, make_compact
+from paicli.nodes.core.state import AgentState, Deps, RunContext, run_context
+from paicli.nodes.diagnostics import make_diagnostics, wants_diagnostics
+from paicli.nodes.execute_tools import make_execute_tools
+from paicli.nodes.gate_tools import last_ai, make_gate_tools, needs_gate
+from paicli.nodes.model.call_model import ModelCaller, make_call_model
 
 
 def current_context() -> RunContext:
@@ -69,7 +69,7 @@ def add_agent_loop(builder: StateGraph, deps: Deps, *, after: str, exit_to: str 
     builder.add_conditional_edges(after, into_model, ["compact", "call_model"])
     builder.add_edge("compact", "call_model")
     builder.add_conditional_edges("call_model", after_model, ["gate_tools", "execute_tools", exit_to])
-    # The auto reviewer's pass (nodes.gate_tools) may leave a question for the person: back to the gate.
+    # The auto reviewer's pass (paicli.nodes.gate_tools) may leave a question for the person: back to the gate.
     builder.add_conditional_edges("gate_tools", after_gate, ["gate_tools", "execute_tools"])
     if deps.lsp is None:
         builder.add_conditional_edges("execute_tools", into_model, ["compact", "call_model"])

@@ -9,7 +9,7 @@
 
 Each task is one execution unit (``graphs/unit.py``): the react graph's agent loop and
 context node on a message list of its own, run as a ``Send`` target. ``build_graph`` is what
-the CLI compiles (with ``memory.ledger.namespaced.NamespacedSaver`` over the session's ledger);
+the CLI compiles (with ``paicli.memory.ledger.namespaced.NamespacedSaver`` over the session's ledger);
 ``paicli/studio/graphs.py`` compiles it for ``langgraph.json``.
 """
 
@@ -21,18 +21,18 @@ from langgraph.checkpoint.base import BaseCheckpointSaver
 from langgraph.graph import END, START, StateGraph
 from langgraph.store.base import BaseStore
 
-from graphs.start import link_start
-from graphs.unit import make_unit_node
-from graphs.wave import fan_out
-from nodes.core.state import Deps, MessagesInput, RunContext
-from nodes.dag import make_planner, unit_payload
-from nodes.extract_facts import make_extract_facts
-from nodes.plan.execute import collect, schedule
-from nodes.plan.planner import make_planning, plan_start
-from nodes.plan.review import plan_review
-from nodes.plan.state import PlanState
-from nodes.plan.summary import summary
-from nodes.plan.text import DONE, task_input, trusted_urls
+from paicli.graphs.start import link_start
+from paicli.graphs.unit import make_unit_node
+from paicli.graphs.wave import fan_out
+from paicli.nodes.core.state import Deps, MessagesInput, RunContext
+from paicli.nodes.dag import make_planner, unit_payload
+from paicli.nodes.extract_facts import make_extract_facts
+from paicli.nodes.plan.execute import collect, schedule
+from paicli.nodes.plan.planner import make_planning, plan_start
+from paicli.nodes.plan.review import plan_review
+from paicli.nodes.plan.state import PlanState
+from paicli.nodes.plan.summary import summary
+from paicli.nodes.plan.text import DONE, task_input, trusted_urls
 
 MODE = "plan"
 

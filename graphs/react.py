@@ -12,14 +12,14 @@ from langgraph.checkpoint.base import BaseCheckpointSaver
 from langgraph.graph import END, START, StateGraph
 from langgraph.store.base import BaseStore
 
-from graphs.loop import add_agent_loop
-from graphs.start import link_start
-from nodes.compact import Compaction
-from nodes.core.run_errors import report_failure, route_end
-from nodes.core.state import AgentState, Deps, MessagesInput, RunContext
-from nodes.extract_facts import make_extract_facts
-from nodes.load_context import make_load_context
-from nodes.prepare_turn import prepare_turn
+from paicli.graphs.loop import add_agent_loop
+from paicli.graphs.start import link_start
+from paicli.nodes.compact import Compaction
+from paicli.nodes.core.run_errors import report_failure, route_end
+from paicli.nodes.core.state import AgentState, Deps, MessagesInput, RunContext
+from paicli.nodes.extract_facts import make_extract_facts
+from paicli.nodes.load_context import make_load_context
+from paicli.nodes.prepare_turn import prepare_turn
 
 
 def build_react(deps: Deps, *, context_schema: type[RunContext] = RunContext,

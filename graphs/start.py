@@ -1,11 +1,11 @@
-"""Where a run's snapshot goes in a graph (``nodes.snapshot``)."""
+"""Where a run's snapshot goes in a graph (``paicli.nodes.snapshot``)."""
 
 from __future__ import annotations
 
 from langgraph.graph import StateGraph
 
-from nodes.core.state import Deps
-from nodes.snapshot import NODE, make_snapshot
+from paicli.nodes.core.state import Deps
+from paicli.nodes.snapshot import NODE, make_snapshot
 
 
 def link_start(builder: StateGraph, deps: Deps, mode: str, first: str, then: str) -> None:

@@ -27,19 +27,19 @@ from langgraph.config import get_stream_writer
 from langgraph.graph import END, START, StateGraph
 from langgraph.store.base import BaseStore
 
-from graphs.start import link_start
-from graphs.unit import add_unit, make_unit_node, unit_config
-from graphs.wave import fan_out
-from nodes.core.state import Deps, MessagesInput, RunContext
-from nodes.dag import make_planner
-from nodes.extract_facts import make_extract_facts
-from nodes.team import texts
-from nodes.team.inputs import TeamInputs
-from nodes.team.members import MemberState, make_ask
-from nodes.team.run import collect, finish, make_planning, schedule, step_payloads, team_start
-from nodes.team.state import StepInput, StepState, TeamState
-from nodes.team.step import MODE, after_step_node, make_retry, make_verdict, step_finish, worker_done
-from nodes.unit import UnitOutput
+from paicli.graphs.start import link_start
+from paicli.graphs.unit import add_unit, make_unit_node, unit_config
+from paicli.graphs.wave import fan_out
+from paicli.nodes.core.state import Deps, MessagesInput, RunContext
+from paicli.nodes.dag import make_planner
+from paicli.nodes.extract_facts import make_extract_facts
+from paicli.nodes.team import texts
+from paicli.nodes.team.inputs import TeamInputs
+from paicli.nodes.team.members import MemberState, make_ask
+from paicli.nodes.team.run import collect, finish, make_planning, schedule, step_payloads, team_start
+from paicli.nodes.team.state import StepInput, StepState, TeamState
+from paicli.nodes.team.step import MODE, after_step_node, make_retry, make_verdict, step_finish, worker_done
+from paicli.nodes.unit import UnitOutput
 
 NO_RESULT = "步骤没有结果"
 

@@ -6,7 +6,7 @@ the same context assembly (the ``load_context`` node), wired flat inside a small
 own: ``unit_start → load_context → (agent loop) → unit_finish``.
 
 ``make_unit_node`` wraps the compiled unit for the parent graph. The parent sends it one
-payload per unit (``nodes.unit.UnitInput``); the unit runs as a subgraph under the parent's
+payload per unit (``paicli.nodes.unit.UnitInput``); the unit runs as a subgraph under the parent's
 checkpointer, in a namespace of its own, so:
 
 - its steps are checkpointed where they happen: after a crash, ``invoke(None)`` on the parent
@@ -32,11 +32,11 @@ from langgraph.types import Interrupt
 # where the unit's checkpoints are, and whether the parent run resumes.
 CHECKPOINTER_KEY, RESUMING_KEY = "__pregel_checkpointer", "__pregel_resuming"
 
-from graphs.loop import add_agent_loop
-from memory.context.pairing import repair_pairing
-from nodes.core.state import Deps, RunContext
-from nodes.load_context import make_load_context
-from nodes.unit import UnitInput, UnitOutput, UnitState, unit_finish, unit_start
+from paicli.graphs.loop import add_agent_loop
+from paicli.memory.context.pairing import repair_pairing
+from paicli.nodes.core.state import Deps, RunContext
+from paicli.nodes.load_context import make_load_context
+from paicli.nodes.unit import UnitInput, UnitOutput, UnitState, unit_finish, unit_start
 
 
 def add_unit(builder: StateGraph, deps: Deps, *, finish_to: str) -> None:
@@ -84,7 +84,7 @@ def announce(unit_id: str, config: RunnableConfig) -> None:
 async def cancel_unanswered(unit: Any, config: RunnableConfig) -> None:
     """Q11: a unit resumed after a crash in the middle of ``execute_tools`` does not run those
     calls again (they may have had effects): each gets the "cancelled" result instead, as the
-    next ReAct turn would give it (``memory.context.pairing``), and the model goes on from there."""
+    next ReAct turn would give it (``paicli.memory.context.pairing``), and the model goes on from there."""
     configurable = config.get("configurable") or {}
     if not configurable.get(RESUMING_KEY) or CHECKPOINTER_KEY not in configurable:
         return
@@ -102,7 +102,7 @@ async def cancel_unanswered(unit: Any, config: RunnableConfig) -> None:
 
 
 async def run_in_scope(deps: Deps, unit_id: str, run: Any) -> Any:
-    """Issue 40: the unit's turn with the browser (``tools.browser.lease``) ends with the unit,
+    """Issue 40: the unit's turn with the browser (``paicli.tools.browser.lease``) ends with the unit,
     however it ends; without a browser the run is awaited as it is."""
     if deps.browser is None:
         return await run

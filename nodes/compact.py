@@ -17,17 +17,17 @@ from langgraph.config import get_stream_writer
 from langgraph.graph.message import REMOVE_ALL_MESSAGES
 from langgraph.runtime import Runtime
 
-from memory.context.clearing import ToolResultClearer
-from memory.context.compaction import CompactionResult, Compactor
-from memory.context.profile import ContextProfile
-from memory.context.session_memory import SessionMemoryCompactor
-from memory.tokens import Estimator, text_of
-from nodes.core.compaction_prompts import session_prompts, summary_prompts
-from nodes.core.policy import submitted_text
-from nodes.core.request import turn_memory
-from nodes.core.state import AgentState, RunContext, long_term_memory, memory_project_key, run_context
-from nodes.model.call_model import ModelCaller
-from prompts import PromptSources
+from paicli.memory.context.clearing import ToolResultClearer
+from paicli.memory.context.compaction import CompactionResult, Compactor
+from paicli.memory.context.profile import ContextProfile
+from paicli.memory.context.session_memory import SessionMemoryCompactor
+from paicli.memory.tokens import Estimator, text_of
+from paicli.nodes.core.compaction_prompts import session_prompts, summary_prompts
+from paicli.nodes.core.policy import submitted_text
+from paicli.nodes.core.request import turn_memory
+from paicli.nodes.core.state import AgentState, RunContext, long_term_memory, memory_project_key, run_context
+from paicli.nodes.model.call_model import ModelCaller
+from paicli.prompts import PromptSources
 
 SUMMARY_TAGS = ["nostream", "paicli:summary"]  # keep summary tokens out of the answer stream
 

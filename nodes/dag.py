@@ -27,8 +27,8 @@ from typing import Any, Awaitable, Callable, Generic, Iterable, Mapping, Sequenc
 from langchain_core.runnables import RunnableConfig
 from langgraph.runtime import Runtime
 
-from nodes.core.state import RunContext, run_context
-from nodes.unit import UnitInput
+from paicli.nodes.core.state import RunContext, run_context
+from paicli.nodes.unit import UnitInput
 
 StatusOf = Callable[[str], str]
 Update = dict[str, Any]

@@ -29,11 +29,11 @@ from langchain_core.messages import AIMessage, ToolMessage
 from langgraph.config import get_stream_writer
 from langgraph.runtime import Runtime
 
-from memory.context.rounds import LSP_DIAGNOSTICS, internal
-from nodes.core.state import AgentState, Deps, RunContext, run_context
-from tools.boundary import wrap
-from tools.facts import facts_of
-from tools.lsp.report import HEADER, model_text, person_line
+from paicli.memory.context.rounds import LSP_DIAGNOSTICS, internal
+from paicli.nodes.core.state import AgentState, Deps, RunContext, run_context
+from paicli.tools.boundary import wrap
+from paicli.tools.facts import facts_of
+from paicli.tools.lsp.report import HEADER, model_text, person_line
 
 READS = ("read_file",)  # a file the model reads is likely to be edited next: its server is started
 

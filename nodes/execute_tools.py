@@ -7,7 +7,7 @@ Each result is wrapped in the untrusted-data boundary (reference r) before the m
 
 One iteration's calls, top to bottom: their decisions (``settled``), the tool context, the allowed
 calls run (``run_allowed``), oversized results offloaded, the messages, the audit lines, the
-skill injections (``tools.skills.injection``), the runaway reminder, the state update.
+skill injections (``paicli.tools.skills.injection``), the runaway reminder, the state update.
 """
 
 from __future__ import annotations
@@ -23,25 +23,25 @@ from langchain_core.messages import AIMessage, ToolMessage
 from langgraph.config import get_stream_writer
 from langgraph.runtime import Runtime
 
-from memory.context.offload import ToolResultOffloader
-from memory.context.outcome import decided_artifact
-from nodes.core.policy import decide_now, decision_context, recorded
-from nodes.core.state import AgentState, Deps, RunContext, long_term_memory, memory_project_key, run_context
-from nodes.core.turn_files import turn_files
-from nodes.gate_tools import last_ai
-from nodes.guards.cutoff import NAMELESS, invalid_json_error, refusal
-from nodes.guards.turn import RUNAWAY_NOTICE, current_turn, runaway_reminder
-from tools.base import ToolContext, ToolText
-from tools.boundary import mask_secrets, wrap
-from tools.diffs import summary as change_summary
-from tools.policy.audit import is_audited
-from tools.policy.decision import Allow, Ask, Deny
-from tools.policy.external_context import add_source, external_source
-from tools.policy.turn import is_browser_tool
-from tools.registry import run_batch
+from paicli.memory.context.offload import ToolResultOffloader
+from paicli.memory.context.outcome import decided_artifact
+from paicli.nodes.core.policy import decide_now, decision_context, recorded
+from paicli.nodes.core.state import AgentState, Deps, RunContext, long_term_memory, memory_project_key, run_context
+from paicli.nodes.core.turn_files import turn_files
+from paicli.nodes.gate_tools import last_ai
+from paicli.nodes.guards.cutoff import NAMELESS, invalid_json_error, refusal
+from paicli.nodes.guards.turn import RUNAWAY_NOTICE, current_turn, runaway_reminder
+from paicli.tools.base import ToolContext, ToolText
+from paicli.tools.boundary import mask_secrets, wrap
+from paicli.tools.diffs import summary as change_summary
+from paicli.tools.policy.audit import is_audited
+from paicli.tools.policy.decision import Allow, Ask, Deny
+from paicli.tools.policy.external_context import add_source, external_source
+from paicli.tools.policy.turn import is_browser_tool
+from paicli.tools.registry import run_batch
 
 if TYPE_CHECKING:
-    from nodes.core.options import CompactionOptions
+    from paicli.nodes.core.options import CompactionOptions
 
 # Only a graph whose state was edited by hand (Studio) can reach here with an open question:
 # execution never asks, so it fails closed.
@@ -126,7 +126,7 @@ def tool_message(call_id: str, name: str, outcome: CallResult) -> ToolMessage:
 
 
 def bad_arguments(call: dict[str, Any]) -> str:
-    """``error`` is call_model's verdict (``nodes.guards.cutoff``): cut off, or not a JSON object,
+    """``error`` is call_model's verdict (``paicli.nodes.guards.cutoff``): cut off, or not a JSON object,
     with a preview of the raw arguments (the stored call carries ``{}`` instead)."""
     raw = call.get("args") if isinstance(call.get("args"), str) else None
     error = call.get("error") or refusal(invalid_json_error(_json_error(raw)), raw)
@@ -166,7 +166,7 @@ def audit_row(call: dict[str, Any], decision: Allow | Deny, verdict: str, reason
 
 def audit_metadata(outcome: CallResult) -> dict[str, Any] | None:
     """How a command ran (issue 24: sandboxed, network or outside) and what a write changed
-    (issue 41: lines, sizes and hashes, ``tools.diffs``)."""
+    (issue 41: lines, sizes and hashes, ``paicli.tools.diffs``)."""
     artifact, metadata = outcome.artifact or {}, {}
     if artifact.get("sandbox"):
         metadata["sandbox"] = artifact["sandbox"]
@@ -203,7 +203,7 @@ def audit_cancelled(deps: Deps, steps: list[tuple[dict[str, Any], Allow | Deny]]
 
 async def browser_turn(deps: Deps, steps: list[tuple[dict[str, Any], Allow | Deny]]) -> None:
     """Issue 40: a batch with a browser call waits for its unit's turn with the browser (the
-    lease, ``tools.browser.lease``); the front end shows the unit waiting meanwhile."""
+    lease, ``paicli.tools.browser.lease``); the front end shows the unit waiting meanwhile."""
     if deps.browser is None or not any(isinstance(d, Allow) and is_browser_tool(c["name"]) for c, d in steps):
         return
     notify = get_stream_writer()
@@ -225,7 +225,7 @@ def after_browser_switch(approved: list[str], steps: list[tuple[dict[str, Any], 
                          outcomes: list[CallResult]) -> list[str] | None:
     """reference (v.1): a connect or disconnect that switched the browser forgets "approve all"
     of the browser server; None when nothing changes."""
-    from tools.browser.names import action_of
+    from paicli.tools.browser.names import action_of
 
     switched = any(o.ok and isinstance(d, Allow) and is_browser_tool(c["name"]) and action_of(c["name"]) in ("connect", "disconnect")
                    for (c, d), o in zip(steps, outcomes))
@@ -235,7 +235,7 @@ def split_images(steps: list[tuple[dict[str, Any], Allow | Deny]],
                  outcomes: list[CallResult]) -> tuple[list[CallResult], list[Any]]:
     """Images a tool returned (``read_file`` of an image, issue 39) leave its result and follow
     the results as one internal user message each (reference r), so they are stored once."""
-    from tools.images import ARTIFACT_KEY, image_followup
+    from paicli.tools.images import ARTIFACT_KEY, image_followup
 
     kept, images = [], []
     for (call, _), outcome in zip(steps, outcomes):
@@ -280,7 +280,7 @@ def make_execute_tools(deps: Deps):
         messages = [tool_message(call["id"], call["name"], o) for (call, _), o in zip(steps, outcomes)]
         await audit(deps, steps, outcomes)
         messages += invalid_call_results(ai) + images
-        from tools.skills.injection import settle as settle_skill_loads  # start-up: only once a tool runs
+        from paicli.tools.skills.injection import settle as settle_skill_loads  # start-up: only once a tool runs
 
         messages = settle_skill_loads(state["messages"], messages)
         reminder = runaway_reminder([*current_turn(state["messages"]), *messages], deps.budget.remind_after)

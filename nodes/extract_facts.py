@@ -3,7 +3,7 @@
 Runs when the turn's final answer arrived: not after an error, a cancel (the node is never
 reached), or a budget finalization; never after the session read external content (o.1).
 Only the user's own submitted text is read. The model call and the write run in the
-background (``nodes.core.background``) on the light model, so the answer is never delayed; the
+background (``paicli.nodes.core.background``) on the light model, so the answer is never delayed; the
 ``💾`` notice waits there for the front end. The extraction pipeline is imported when a turn
 first gets there, so a turn that extracts nothing never loads it (issue 30).
 """
@@ -18,20 +18,20 @@ from typing import TYPE_CHECKING, Any
 from langchain_core.messages import AIMessage
 from langgraph.runtime import Runtime
 
-from memory.context.rounds import BUDGET_FINALIZATION, internal_kind
-from nodes.core.policy import submitted_text
-from nodes.core.state import AgentState, Deps, RunContext, long_term_memory, memory_project_key, run_context
-from nodes.core.turn_files import turn_files
-from nodes.guards.turn import current_turn
-from prompts import PromptSources, load_resource, render
-from tools.policy.external_context import blocks_automatic_memory
+from paicli.memory.context.rounds import BUDGET_FINALIZATION, internal_kind
+from paicli.nodes.core.policy import submitted_text
+from paicli.nodes.core.state import AgentState, Deps, RunContext, long_term_memory, memory_project_key, run_context
+from paicli.nodes.core.turn_files import turn_files
+from paicli.nodes.guards.turn import current_turn
+from paicli.prompts import PromptSources, load_resource, render
+from paicli.tools.policy.external_context import blocks_automatic_memory
 
 if TYPE_CHECKING:
-    from memory.longterm.fact_extraction import ExtractionPrompts
-    from memory.longterm.manager import LongTermMemory
+    from paicli.memory.longterm.fact_extraction import ExtractionPrompts
+    from paicli.memory.longterm.manager import LongTermMemory
 
 def extraction_prompts(sources: PromptSources = PromptSources()) -> ExtractionPrompts:
-    from memory.longterm.fact_extraction import ExtractionPrompts
+    from paicli.memory.longterm.fact_extraction import ExtractionPrompts
 
     system = load_resource("extraction/system.md", sources).strip()
     user = load_resource("extraction/user.md", sources).strip()
@@ -63,9 +63,9 @@ def make_extract_facts(deps: Deps):
         return {}
 
     async def run(memory: LongTermMemory, text: str, files: tuple[str, ...], ctx: RunContext) -> None:
-        from memory.longterm.entry import SOURCE_FILES_KEY
-        from memory.longterm.fact_extraction import extract, facts_to_entries, saved_notice
-        from memory.longterm.file import MemoryAccessError
+        from paicli.memory.longterm.entry import SOURCE_FILES_KEY
+        from paicli.memory.longterm.fact_extraction import extract, facts_to_entries, saved_notice
+        from paicli.memory.longterm.file import MemoryAccessError
 
         result = await extract(deps.light_model or deps.model, text, prompts())
         if not result.quotes:

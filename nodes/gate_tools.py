@@ -1,6 +1,6 @@
 """gate_tools: ask the user about risky calls before anything runs.
 
-``call_model`` decided each call once (``nodes.core.policy``); here each ``Ask`` becomes one
+``call_model`` decided each call once (``paicli.nodes.core.policy``); here each ``Ask`` becomes one
 ``interrupt()`` that the CLI or Studio answers with ``Command(resume=...)``, and the answer
 replaces it in ``state["decisions"]``. A call the policy denied is never put to the user (v.4).
 Nothing has run before the interrupts, so LangGraph re-running this node on resume is
@@ -25,11 +25,11 @@ from langgraph.config import get_stream_writer
 from langgraph.runtime import Runtime
 from langgraph.types import interrupt
 
-from nodes.core.policy import decide_now, decision_context, recorded, submitted_text
-from nodes.core.state import AgentState, Deps, RunContext, run_context
-from tools.policy import auto_review
-from tools.policy.approval import APPROVED_ALL, Unclear, approval_key, approval_request, covered, read_answer
-from tools.policy.decision import Allow, Ask, Decision, Deny, to_record
+from paicli.nodes.core.policy import decide_now, decision_context, recorded, submitted_text
+from paicli.nodes.core.state import AgentState, Deps, RunContext, run_context
+from paicli.tools.policy import auto_review
+from paicli.tools.policy.approval import APPROVED_ALL, Unclear, approval_key, approval_request, covered, read_answer
+from paicli.tools.policy.decision import Allow, Ask, Decision, Deny, to_record
 
 
 def last_ai(state: AgentState) -> AIMessage | None:
@@ -103,7 +103,7 @@ def make_gate_tools(deps: Deps):
             if isinstance(decision, Ask) and covered(decision, approved, granted):
                 decision = Allow(decision.args, APPROVED_ALL)  # "approve all" given earlier in this iteration
             elif isinstance(decision, Ask):
-                from tools.builtin.writing import change_preview  # its guards load with the first question
+                from paicli.tools.builtin.writing import change_preview  # its guards load with the first question
 
                 # the file is read and diffed off the event loop (a server refuses blocking calls on it)
                 change = await asyncio.to_thread(change_preview, decision.tool, decision.args,

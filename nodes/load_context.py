@@ -24,13 +24,13 @@ from typing import Any
 from langgraph.config import get_stream_writer
 from langgraph.runtime import Runtime
 
-from memory.context.profile import MCP_RESOURCE_INDEX_MIN_WINDOW
-from nodes.core.policy import classify_turn, submitted_text
-from nodes.core.request import turn_memory
-from nodes.core.state import AgentState, Deps, RunContext, long_term_memory, memory_project_key, run_context
-from prompts import PromptSources, outside_links
-from prompts.pai_md import ProjectContext, read_project_context
-from tools.policy.classify import HEADLINE_NOTICE
+from paicli.memory.context.profile import MCP_RESOURCE_INDEX_MIN_WINDOW
+from paicli.nodes.core.policy import classify_turn, submitted_text
+from paicli.nodes.core.request import turn_memory
+from paicli.nodes.core.state import AgentState, Deps, RunContext, long_term_memory, memory_project_key, run_context
+from paicli.prompts import PromptSources, outside_links
+from paicli.prompts.pai_md import ProjectContext, read_project_context
+from paicli.tools.policy.classify import HEADLINE_NOTICE
 
 
 def pai_md(deps: Deps, ctx: RunContext) -> ProjectContext:

@@ -2,15 +2,15 @@
 
 A turn cut short (Ctrl-C, a killed process, a new message sent while an approval was pending)
 can leave tool calls without results. The next request would be refused with a 400, so each
-unanswered call gets a "cancelled" result in place (``memory.context.pairing``). A turn needs a user
+unanswered call gets a "cancelled" result in place (``paicli.memory.context.pairing``). A turn needs a user
 message to answer: input without one (an empty message list from Studio) is refused here,
 before anything reaches the model or the ledger's view.
 
 A turn whose user message came with MCP resources it mentioned (an internal ``mcp_resource``
-message, ``tools.mcp.mentions``) has read external content before the model even starts, so it
+message, ``paicli.tools.mcp.mentions``) has read external content before the model even starts, so it
 is recorded here as ``mcp_resource_mention`` (reference s.2 step 3, o.1).
 
-Images of earlier turns are pruned here too (reference s.2 step 2, ``memory.context.images``):
+Images of earlier turns are pruned here too (reference s.2 step 2, ``paicli.memory.context.images``):
 each message that carried one keeps its text and a note saying how many were left out.
 """
 
@@ -21,13 +21,13 @@ from typing import Any
 from langgraph.graph.message import REMOVE_ALL_MESSAGES
 from langchain_core.messages import RemoveMessage
 
-from memory.context.images import pruned
-from memory.context.pairing import repair_pairing
-from memory.context.rounds import MCP_RESOURCE, internal_kind
-from nodes.guards.turn import current_turn
-from nodes.core.run_errors import require_user_message
-from nodes.core.state import AgentState
-from tools.policy.external_context import MCP_MENTION_SOURCE, add_source
+from paicli.memory.context.images import pruned
+from paicli.memory.context.pairing import repair_pairing
+from paicli.memory.context.rounds import MCP_RESOURCE, internal_kind
+from paicli.nodes.guards.turn import current_turn
+from paicli.nodes.core.run_errors import require_user_message
+from paicli.nodes.core.state import AgentState
+from paicli.tools.policy.external_context import MCP_MENTION_SOURCE, add_source
 
 
 async def prepare_turn(state: AgentState) -> dict[str, Any]:

@@ -15,9 +15,9 @@ from typing import Any
 from langgraph.config import get_stream_writer
 from langgraph.runtime import Runtime
 
-from nodes.core.policy import submitted_text
-from nodes.core.state import Deps, RunContext, run_context
-from tools.snapshots.store import Label, SnapshotError
+from paicli.nodes.core.policy import submitted_text
+from paicli.nodes.core.state import Deps, RunContext, run_context
+from paicli.tools.snapshots.store import Label, SnapshotError
 
 NODE = "snapshot"
 

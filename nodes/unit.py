@@ -14,10 +14,10 @@ from typing import Any
 from langchain_core.messages import AIMessage, HumanMessage, ToolMessage
 from typing_extensions import TypedDict
 
-from memory.context.rounds import internal
-from memory.tokens import text_of
-from nodes.core.policy import discovered_urls
-from nodes.core.state import AgentState
+from paicli.memory.context.rounds import internal
+from paicli.memory.tokens import text_of
+from paicli.nodes.core.policy import discovered_urls
+from paicli.nodes.core.state import AgentState
 
 UNIT_INPUT = "unit_input"  # the internal kind of a unit's brief
 

@@ -1,7 +1,7 @@
 """`paicli` entry point: parse flags, then hand over to the REPL or the one-shot runner.
 
 Only the standard library is imported at module level so `paicli --help` stays instant;
-LangGraph and the model client are imported when a turn needs them (paicli.session).
+LangGraph and the model client are imported when a turn needs them (paicli.run.session).
 """
 
 from __future__ import annotations
@@ -9,7 +9,7 @@ from __future__ import annotations
 import argparse
 import sys
 
-from paicli.arguments import Parser  # standard library only
+from paicli.ui.arguments import Parser  # standard library only
 
 EVAL_SUITES = ("extraction",)
 
@@ -70,8 +70,8 @@ def run_eval(argv: list[str]) -> int:
     from paicli.errors import run_guarded
 
     def evaluate() -> int:
-        from paicli.eval_extraction import run
-        from paicli.settings import load_settings
+        from paicli.commands.eval_extraction import run
+        from paicli.config.settings import load_settings
 
         return run(load_settings(args.project))
 
@@ -79,8 +79,8 @@ def run_eval(argv: list[str]) -> int:
 
 
 def _log_dir():
-    """$PAICLI_HOME/logs, where a crash's traceback goes (paicli.settings knows PAICLI_HOME)."""
-    from paicli.settings import crash_log_dir
+    """$PAICLI_HOME/logs, where a crash's traceback goes (paicli.config.settings knows PAICLI_HOME)."""
+    from paicli.config.settings import crash_log_dir
 
     return crash_log_dir()
 

@@ -17,15 +17,15 @@ from dataclasses import replace
 from typing import TYPE_CHECKING, Any
 
 from paicli.modes import DEFAULT_MODE
-from paicli.settings import ConfigError, Settings, load_settings
+from paicli.config.settings import ConfigError, Settings, load_settings
 
 if TYPE_CHECKING:  # both import LangGraph or jieba: the REPL imports them in the background
-    from memory.longterm.manager import LongTermMemory
-    from paicli.database import Database
-    from paicli.session import Session
-    from tools.browser.session import BrowserSession
-    from tools.mcp.servers import McpServers
-    from tools.skills.library import SkillLibrary
+    from paicli.memory.longterm.manager import LongTermMemory
+    from paicli.run.database import Database
+    from paicli.run.session import Session
+    from paicli.tools.browser.session import BrowserSession
+    from paicli.tools.mcp.servers import McpServers
+    from paicli.tools.skills.library import SkillLibrary
 
 # reference h.1: ids become file names, so no separators, no "..", no leading "-" or "." and
 # no more than a file name can hold with its suffixes (generated ids are 58 characters).
@@ -51,18 +51,18 @@ def check_session_id(session_id: str) -> None:
 
 
 def import_session() -> None:
-    """Import ``paicli.session`` (LangGraph, the model client, the graphs: about 200k objects that
+    """Import ``paicli.run.session`` (LangGraph, the model client, the graphs: about 200k objects that
     live as long as the process) without the cyclic collector: it would walk them over and over
     while they are built, then again on every full collection of the run and at exit. Once
     imported they are frozen (``gc.freeze``), out of its sight (issue 30: about a tenth of a -p
     run's CPU time). Only the first import does this: a process that already has the module
     (the test suite) keeps its collector as it is."""
-    if "paicli.session" in sys.modules:
+    if "paicli.run.session" in sys.modules:
         return
     collecting = gc.isenabled()
     gc.disable()
     try:
-        importlib.import_module("paicli.session")
+        importlib.import_module("paicli.run.session")
     finally:
         gc.freeze()
         if collecting:
@@ -71,7 +71,7 @@ def import_session() -> None:
 
 def _warm_jieba(cache_dir) -> None:
     """jieba's dictionary takes about half a second to load; the first memory search needs it."""
-    importlib.import_module("memory.longterm.retriever").warm(cache_dir)
+    importlib.import_module("paicli.memory.longterm.retriever").warm(cache_dir)
 
 
 def skip_sandbox(settings: Settings, args: Any) -> Settings:
@@ -84,7 +84,7 @@ def skip_sandbox(settings: Settings, args: Any) -> Settings:
 def sandbox_lines(settings: Settings, sandbox: Any = None) -> list[str]:
     """The sandbox state for the banner and /context (mechanism, writable roots, network);
     ``sandbox``: a ``CommandSandbox`` (a test's finds nothing), else the settings' own."""
-    from tools.sandbox.command import CommandSandbox
+    from paicli.tools.sandbox.command import CommandSandbox
 
     return (sandbox or CommandSandbox(settings.sandbox)).state(settings.project_root).lines()
 
@@ -94,7 +94,7 @@ def sandbox_warning(settings: Settings) -> str | None:
     switched the sandbox off in their settings (then it is today's behaviour, said in /context)."""
     if settings.sandbox.mode == "off" and not settings.sandbox.skipped:
         return None
-    from tools.sandbox.command import CommandSandbox
+    from paicli.tools.sandbox.command import CommandSandbox
 
     sandbox = CommandSandbox(settings.sandbox)
     if sandbox.why_outside() is None:  # sandboxed: nothing to say, so no layout and no version probe
@@ -123,11 +123,11 @@ class App:
         self._database: Database | None = None  # PAICLI_DATABASE_URL (issue 28): a bad one stops here
         self._project_key: str | None = None
         if self._settings.database_url:
-            from paicli.database import open_database, project_key
+            from paicli.run.database import open_database, project_key
 
             self._project_key = project_key(self._settings.project_root)
             self._database = open_database(self._settings.database_url, self._project_key)
-        # Session mode and approval level (paicli.session_modes): `--mode plan` starts in plan mode,
+        # Session mode and approval level (paicli.run.session_modes): `--mode plan` starts in plan mode,
         # PAICLI_HITL=on in ask mode; `--yes` approves everything until a mode or /hitl changes it.
         mode = getattr(args, "mode", "react")
         # `--mode <a run apart>` (paicli.modes) makes every input such a run; `--mode plan` does so
@@ -154,7 +154,7 @@ class App:
         if self._session is None:
             if self._warm.is_alive():
                 self._warm.join()
-            from paicli.session import Session
+            from paicli.run.session import Session
 
             self._session = Session(self.settings, approval=self._approval,
                                     session_id=self._session_id, memory=self.memory, skills=self.skills,
@@ -185,7 +185,7 @@ class App:
 
     async def set_mode(self, mode: str) -> None:
         """``/mode`` and Shift+Tab (reference s.1 item 9): the mode, and the level it implies."""
-        from paicli.session_modes import level_of
+        from paicli.run.session_modes import level_of
 
         self.session_mode = mode
         await self.set_approval(level_of(mode))
@@ -194,7 +194,7 @@ class App:
     def mcp(self) -> McpServers:
         """The MCP servers; nothing runs before ``start_mcp``."""
         if self._mcp is None:
-            from tools.mcp.servers import McpServers
+            from paicli.tools.mcp.servers import McpServers
 
             self._mcp = McpServers(self.settings.mcp, self.settings.project_root)
         return self._mcp
@@ -210,7 +210,7 @@ class App:
     def browser(self) -> BrowserSession | None:
         """Issue 40: the session's browser when PAICLI_BROWSER is on and can run; None otherwise."""
         if self._browser is None and self.settings.browser.enabled:
-            from tools.browser.session import BrowserSession
+            from paicli.tools.browser.session import BrowserSession
 
             self._browser = BrowserSession(self.settings.browser, self.mcp)
         return self._browser
@@ -244,7 +244,7 @@ class App:
     def continue_session(self) -> str:
         """``--continue``: the session named by ``--session``, else the project's newest one
         (issue 26); a session with no ledger is a mistake to fix (exit 2)."""
-        from paicli.comeback import NO_SESSION, UNKNOWN_SESSION, has_ledger, newest_session
+        from paicli.run.comeback import NO_SESSION, UNKNOWN_SESSION, has_ledger, newest_session
 
         saver = self._database.saver if self._database else None  # PAICLI_DATABASE_URL: sessions live there
         sid = self.args.session or newest_session(self.settings.home, self.settings.project_root)
@@ -260,7 +260,7 @@ class App:
 
     def new_session_line(self) -> str | None:
         """Issue 41: the line saying ``--session ID`` names no session yet, so a new one starts."""
-        from paicli.comeback import NEW_SESSION, has_ledger
+        from paicli.run.comeback import NEW_SESSION, has_ledger
 
         sid = self.args.session
         if sid is None or self._session is not None:
@@ -274,9 +274,9 @@ class App:
         return self._session.session_id if self._session is not None else self._session_id
 
     def switch_model(self, target: str) -> Settings:
-        """``/model <model>`` or ``/model <provider>/<model>`` (paicli.model_switch); a
+        """``/model <model>`` or ``/model <provider>/<model>`` (paicli.config.model_switch); a
         ``ConfigError`` (no key for that provider) leaves everything as it was."""
-        from paicli.model_switch import switched
+        from paicli.config.model_switch import switched
 
         self._settings = switched(self._settings, target)
         if self._session is not None:
@@ -291,9 +291,9 @@ class App:
 
     @property
     def memory(self) -> LongTermMemory:
-        """The shared long-term memory (``memory.longterm.manager.LongTermMemory``), opened on first use."""
+        """The shared long-term memory (``paicli.memory.longterm.manager.LongTermMemory``), opened on first use."""
         if self._memory is None:
-            from memory.longterm.manager import LongTermMemory
+            from paicli.memory.longterm.manager import LongTermMemory
 
             self._memory = (self._database.memory(self.settings.memory.options) if self._database else
                             LongTermMemory(self.settings.memory_dir, self.settings.memory.options))
@@ -303,7 +303,7 @@ class App:
     def skills(self) -> SkillLibrary:
         """The skill library the session and /skill share, opened on first use."""
         if self._skills is None:
-            from tools.skills.library import SkillLibrary
+            from paicli.tools.skills.library import SkillLibrary
 
             self._skills = SkillLibrary(self.settings.home, self.settings.skill_budget)
         return self._skills
@@ -315,7 +315,7 @@ class App:
         context). MCP servers and the settings read from the old root's ``.env`` stay."""
         self._settings = replace(self._settings, project_root=root)
         if self._database is not None:
-            from paicli.database import project_key
+            from paicli.run.database import project_key
 
             self._project_key = self._database.saver.project_key = project_key(root)
         if self._session is not None:
@@ -324,7 +324,7 @@ class App:
 
     @property
     def project_key(self) -> str:
-        from memory.longterm.entry import normalize_project_key
+        from paicli.memory.longterm.entry import normalize_project_key
 
         return self._project_key or normalize_project_key(self.settings.project_root)
 

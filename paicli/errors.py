@@ -12,8 +12,8 @@ import warnings
 from pathlib import Path
 from typing import Callable
 
-from memory.errors import PaicliError
-from paicli.terminal import visible
+from paicli.memory.errors import PaicliError
+from paicli.ui.terminal import visible
 
 BROKEN_PIPE_EXIT = 128 + 13  # 128 + SIGPIPE
 CANCELLED_EXIT = 128 + 2  # 128 + SIGINT: cancelled with Ctrl-C
@@ -86,7 +86,7 @@ def run_guarded(fn: Callable[[], int], *, debug: bool = False, log_dir: Path | N
     except Exception as exc:
         if debug:
             raise
-        from paicli.database_errors import failure_line
+        from paicli.run.database_errors import failure_line
 
         if (line := failure_line(exc)) is not None:  # issue 35: the database went away; one line
             _say(line)

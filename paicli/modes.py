@@ -5,11 +5,11 @@ command, ``/help`` line, completion and "next input" text (``paicli/commands/dis
 cancel line a run prints (``paicli/repl.py``, ``paicli/oneshot.py``), the graph ``paicli studio``
 serves (``paicli/studio/graphs.py``, ``paicli/studio/command.write_config`` and the repository's
 ``langgraph.json``, which a test keeps equal), which runs ``/continue`` looks for
-(``paicli/comeback.py``) and the session's runners (``paicli/session.py``).
+(``paicli/run/comeback.py``) and the session's runners (``paicli/run/session.py``).
 
 The prompt the agent loop gets in a mode is a fact of the lower layer (the nodes read it, and they
-cannot import this module): ``prompts.LOOP_PROMPTS`` maps the mode's name to its prompt in
-``prompts.MODE_FILES``; :attr:`ModeSpec.prompt` reads it from there.
+cannot import this module): ``paicli.prompts.LOOP_PROMPTS`` maps the mode's name to its prompt in
+``paicli.prompts.MODE_FILES``; :attr:`ModeSpec.prompt` reads it from there.
 
 Only the standard library is imported here, so ``paicli --help`` stays instant; a mode's graph
 module is imported when its graph is first built.
@@ -53,13 +53,13 @@ class ModeSpec:
 
     @property
     def runs_apart(self) -> bool:
-        """A graph of its own run beside the conversation (``paicli.mode_run``); ReAct is the conversation."""
+        """A graph of its own run beside the conversation (``paicli.run.mode_run``); ReAct is the conversation."""
         return self.name != DEFAULT_MODE
 
     @property
     def prompt(self) -> str:
-        """Its agent loop's prompt: a key of ``prompts.MODE_FILES``."""
-        from prompts import loop_prompt
+        """Its agent loop's prompt: a key of ``paicli.prompts.MODE_FILES``."""
+        from paicli.prompts import loop_prompt
 
         return loop_prompt(self.name)
 
@@ -71,17 +71,17 @@ class ModeSpec:
 
 DEFAULT_MODE = "react"
 MODES: tuple[ModeSpec, ...] = (
-    ModeSpec(name="react", graph="graphs.react:build_react_graph", actor="react",
+    ModeSpec(name="react", graph="paicli.graphs.react:build_react_graph", actor="react",
              summary="react（默认）：一个 Agent 边用工具边回答",
              cancelled="⏹️ 已取消当前任务。",
              studio_options=(("raise_on_error", True),)),
-    ModeSpec(name="plan", graph="graphs.plan:build_plan", actor="planner",
+    ModeSpec(name="plan", graph="paicli.graphs.plan:build_plan", actor="planner",
              summary="plan：先为任务制定计划，再执行各步骤（REPL 中有计划审查）",
              command_help="用 Plan-and-Execute 模式执行任务；不带任务时下一条输入使用该模式",
              next_input="📋 下一条任务将使用 Plan-and-Execute 模式，输入任务前按 ESC 可取消，执行完成后自动回到默认 ReAct。",
              dropped="↩️ 已取消待执行的 Plan-and-Execute，回到默认 ReAct。",
              banner="📋 使用 Plan-and-Execute 模式", cancelled="⏹️ 已取消当前计划执行。"),
-    ModeSpec(name="team", graph="graphs.team:build_team", actor="orchestrator",
+    ModeSpec(name="team", graph="paicli.graphs.team:build_team", actor="orchestrator",
              summary="team：规划者、执行者和检查者分工完成任务",
              command_help="用多 Agent 协作模式（规划者 + 执行者 + 检查者）执行任务；不带任务时下一条输入使用该模式",
              next_input="👥 下一条任务将使用多 Agent 协作模式（规划者 + 执行者 + 检查者），输入任务前按 ESC 可取消，"
@@ -90,7 +90,7 @@ MODES: tuple[ModeSpec, ...] = (
              banner="👥 使用多 Agent 协作模式", cancelled="⏹️ 已取消当前多 Agent 任务。"),
 )
 MODE_SPECS: dict[str, ModeSpec] = {spec.name: spec for spec in MODES}
-RUN_MODES = tuple(spec.name for spec in MODES if spec.runs_apart)  # the modes paicli.mode_run runs
+RUN_MODES = tuple(spec.name for spec in MODES if spec.runs_apart)  # the modes paicli.run.mode_run runs
 COMMANDS = {spec.command: spec for spec in MODES if spec.command}
 
 # Issue 26: the closing lines of a run that did not complete, each naming the session.

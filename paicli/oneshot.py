@@ -7,7 +7,7 @@ by its reader (``| head``), as for a process SIGPIPE ends. Approval questions ar
 terminal when there is one; without one they are refused, each refusal named on stderr, and a
 closing line counts them (use ``--yes`` in scripts). stdout carries only the answer or a run's
 summary; a run that failed (a plan the model did not write as one) says why on stderr.
-Everything printed goes through ``paicli.terminal``.
+Everything printed goes through ``paicli.ui.terminal``.
 """
 
 from __future__ import annotations
@@ -20,8 +20,8 @@ from paicli.app import App, sandbox_warning
 from paicli.commands import dispatch as commands
 from paicli.errors import CANCELLED_EXIT
 from paicli.modes import MODE_SPECS, NOT_COMPLETED, STOPPED
-from paicli.render import REFUSED_CLOSING, Renderer, usage_line
-from paicli.terminal import read_stdin_line, write_line
+from paicli.ui.render import REFUSED_CLOSING, Renderer, usage_line
+from paicli.ui.terminal import read_stdin_line, write_line
 
 
 def run_oneshot(args: Any) -> int:
@@ -35,7 +35,7 @@ def run_oneshot(args: Any) -> int:
             return 2
         app.warm_up()  # the imports start first: the sandbox probe's subprocess runs meanwhile
         _warn_unsandboxed(app)
-        from paicli.model_switch import window_notice
+        from paicli.config.model_switch import window_notice
 
         note = window_notice(app.settings)  # issue 39: an unknown model's window, said once (the REPL: in its banner)
         if note is not None and getattr(args, "verbose", False):

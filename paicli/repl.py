@@ -1,7 +1,7 @@
 """The interactive REPL: prompt_toolkit input (history, slash-command completion), rich output.
 
 Ctrl-C or ESC while a turn runs cancels that turn (a running command is killed with its process
-group) and keeps the session (``paicli.esc_keys``); Ctrl-C twice in a row at an empty prompt
+group) and keeps the session (``paicli.ui.esc_keys``); Ctrl-C twice in a row at an empty prompt
 exits. A pending ``/plan`` or ``/team`` shows in the prompt, and ESC there drops it.
 """
 
@@ -22,14 +22,14 @@ from prompt_toolkit.key_binding import KeyBindings
 from rich.console import Console
 from rich.text import Text
 
-from memory.ledger.owner import LedgerConflict, SessionBusy
+from paicli.memory.ledger.owner import LedgerConflict, SessionBusy
 from paicli.commands import dispatch as commands
-from paicli.database_errors import failure_line
+from paicli.run.database_errors import failure_line
 from paicli.app import App, sandbox_lines
 from paicli.modes import MODE_SPECS, STOPPED_REPL
-from paicli.render import Renderer, usage_line
-from paicli.status_bar import StatusBar
-from paicli.terminal import SafeConsole, visible
+from paicli.ui.render import Renderer, usage_line
+from paicli.ui.status_bar import StatusBar
+from paicli.ui.terminal import SafeConsole, visible
 
 
 
@@ -41,7 +41,7 @@ def history_file(home: Path) -> FileHistory:
 
 def review_bindings() -> KeyBindings:
     """Each key of the plan review ends the question with the line it stands for."""
-    from paicli.plan_review import KEYS
+    from paicli.ui.plan_review import KEYS
 
     bindings = KeyBindings()
     for key, line in KEYS.items():
@@ -53,7 +53,7 @@ def banner(app: App, console: Console) -> None:
     s = app.settings
     console.print(Text.assemble(("paicli", "bold"), visible(f" · {s.model} ({s.provider}) · {s.project_root}")))
     console.print(f"会话 {app.session_id}", style="dim", highlight=False)
-    from paicli.model_switch import window_notice
+    from paicli.config.model_switch import window_notice
 
     if (note := window_notice(s)) is not None:  # issue 39: an unknown model's window, said once
         console.print(visible(note), style="yellow", highlight=False)
@@ -70,7 +70,7 @@ def mode_bindings(repl: "Repl") -> KeyBindings:
 
     @bindings.add("s-tab")
     def _cycle(event: Any) -> None:
-        from paicli.session_modes import next_mode
+        from paicli.run.session_modes import next_mode
 
         mode = next_mode(repl.app.session_mode)
         repl.app.session_mode = mode  # now, so a second press cycles on from here
@@ -112,7 +112,7 @@ class Repl:
         app.on_history_clear = self.forget_history
         self.answers: PromptSession = PromptSession()  # approval answers stay out of the input history
         self._review_keys: KeyBindings | None = None
-        self.keys: Any = None  # paicli.esc_keys.EscWatcher while a run works
+        self.keys: Any = None  # paicli.ui.esc_keys.EscWatcher while a run works
         self.typed_ahead = ""  # what was typed while the last run worked: the next prompt's text
 
     async def read_line(self, text: str) -> str | None:
@@ -137,7 +137,7 @@ class Repl:
 
     async def read_plan_review(self, text: str) -> str | None:
         """The plan review's question: as ``read_answer``, with Ctrl+O and ESC answering at once
-        (``paicli.plan_review.KEYS``). Without these bindings prompt_toolkit's Ctrl+O would accept the
+        (``paicli.ui.plan_review.KEYS``). Without these bindings prompt_toolkit's Ctrl+O would accept the
         empty line, which executes the plan."""
         if self._review_keys is None:
             self._review_keys = review_bindings()
@@ -162,7 +162,7 @@ class Repl:
         self.console.print(text, markup=False)
 
     async def switch_mode(self, mode: str) -> None:
-        from paicli.session_modes import switched
+        from paicli.run.session_modes import switched
 
         await self.app.set_mode(mode)
         await run_in_terminal(lambda: self.say(switched(mode)))
@@ -212,7 +212,7 @@ class Repl:
         """Issue 26: one line when the project's newest session (or ``--session``'s) has a run that
         did not end; read
         in a thread, so the first prompt does not wait."""
-        from paicli.comeback import startup_line
+        from paicli.run.comeback import startup_line
 
         s = self.app.settings
         try:
@@ -292,7 +292,7 @@ class Repl:
         task = asyncio.ensure_future(self.app.session.run(mode, text, renderer, review=True))
         loop = asyncio.get_running_loop()
         loop.add_signal_handler(signal.SIGINT, task.cancel)
-        from paicli.esc_keys import EscWatcher
+        from paicli.ui.esc_keys import EscWatcher
 
         self.keys = EscWatcher(sys.stdin.fileno(), task.cancel, loop)  # ESC cancels it too (issue 41)
         if not self.keys.start():

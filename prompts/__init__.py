@@ -21,7 +21,7 @@ from datetime import datetime
 from functools import lru_cache
 from pathlib import Path, PurePosixPath
 
-BUILTIN_DIR = Path(__file__).parent
+BUILTIN_DIR = Path(__file__).resolve().parent  # resolved once (paicli/prompts is a symlink in a checkout)
 _VAR = re.compile(r"\{\{\s*(\w+)\s*\}\}")
 
 # reference q.3 approvals: `auto` or `never`, otherwise `suggest`.

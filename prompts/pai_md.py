@@ -41,7 +41,7 @@ _LINE_BREAK = re.compile(r"\r\n|\r|\n")
 
 def memory_sources(project_root: Path, home: Path | None) -> list[tuple[Path, Path]]:
     """reference (i): the five ``(file, import root)`` pairs, in prompt order; without a
-    ``home`` ($PAICLI_HOME, which only paicli.settings resolves) the user-level file is left out."""
+    ``home`` ($PAICLI_HOME, which only paicli.config.settings resolves) the user-level file is left out."""
     project = _absolute(project_root)
     config = project / ".paicli"
     user = [(_absolute(home) / FILE_NAME, _absolute(home))] if home is not None else []

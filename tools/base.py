@@ -19,18 +19,18 @@ from functools import cached_property
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Awaitable, Callable, Union
 
-from tools.facts import ToolFacts, register
-from tools.rate_limit import FixedWindow
-from tools.sandbox.secrets import command_environment
+from paicli.tools.facts import ToolFacts, register
+from paicli.tools.rate_limit import FixedWindow
+from paicli.tools.sandbox.secrets import command_environment
 
 if TYPE_CHECKING:
-    from tools.sandbox.command import CommandSandbox
-    from memory.context.offload import ToolResultOffloader
-    from memory.longterm.manager import LongTermMemory
+    from paicli.tools.sandbox.command import CommandSandbox
+    from paicli.memory.context.offload import ToolResultOffloader
+    from paicli.memory.longterm.manager import LongTermMemory
 
 # When this process started, as far as tools can tell: every tool table imports this module before
 # any tool runs, so it predates every file a tool wrote (the command guard's fresh scripts,
-# tools.policy.script_files, which the guards import only when a call is decided).
+# paicli.tools.policy.script_files, which the guards import only when a call is decided).
 PROCESS_STARTED = time.time()
 
 ToolResult = str  # or ToolText, which is a str (the registry always returns a ToolText)
@@ -88,7 +88,7 @@ class SearchService:
 
 @dataclass(frozen=True)
 class WebOptions:
-    """How the web tools reach the network; paicli/settings.py fills it from the environment."""
+    """How the web tools reach the network; paicli/config/settings.py fills it from the environment."""
 
     searxng_url: str | None = None  # PAICLI_SEARXNG_URL: base of a SearXNG instance with JSON output
     search: SearchService | None = None  # PAICLI_SEARCH_PROVIDER's choice; None: searxng_url's, if any
@@ -132,7 +132,7 @@ class ToolContext:
     def command_env(self) -> dict[str, str]:
         """The environment a command runs with: a copy without the hidden variables, without any
         variable named like a secret (reference t, widened by issue 34), paicli's own settings,
-        the session's socket pointers, and credentials inside URLs (``tools.sandbox.secrets``),
+        the session's socket pointers, and credentials inside URLs (``paicli.tools.sandbox.secrets``),
         so a command (or whatever it prints) never carries the user's keys."""
         return command_environment(os.environ if self.env is None else self.env, self.hidden_env)
 
@@ -142,8 +142,8 @@ class ToolSpec:
     """One tool: what the model sees, how it runs, and its facts for the policy.
 
     ``fn`` is the implementation, or a ``"module:function"`` string naming it (the built-in
-    specs in ``tools.specs`` are plain data, so the policy may read them), or None for a tool
-    whose implementation is bound at run time (``bound``). ``facts`` (``tools.facts``) say how
+    specs in ``paicli.tools.specs`` are plain data, so the policy may read them), or None for a tool
+    whose implementation is bound at run time (``bound``). ``facts`` (``paicli.tools.facts``) say how
     approval, the guards, the audit log and the external-content record treat its calls; a spec
     made with facts registers them under its name.
     """

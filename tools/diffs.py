@@ -12,7 +12,7 @@ import difflib
 import hashlib
 from typing import Any
 
-from tools.common import split_lines
+from paicli.tools.common import split_lines
 
 MAX_DIFF_LINES = 40  # kept in the record; each reader shows fewer
 MAX_DIFFED_LINES = 20_000  # beyond this on either side no line diff is made (difflib is quadratic)

@@ -1,16 +1,16 @@
 """What the rest of the code needs to know about a tool, as plain data (paicli issue 25, item 1).
 
-A tool's facts sit on its ``ToolSpec`` (``tools.base``): when a spec is made with ``facts``, they
+A tool's facts sit on its ``ToolSpec`` (``paicli.tools.base``): when a spec is made with ``facts``, they
 are registered here under its name, and the policy, the audit log, the external-content record,
 the guards run before asking, the turn's file list and the batch line read them with ``facts_of``. This module
-imports no tool and no policy, so ``tools.policy`` may read it without reaching a tool's
-implementation (the import-linter contract). The built-in tools' specs are in ``tools.specs``;
+imports no tool and no policy, so ``paicli.tools.policy`` may read it without reaching a tool's
+implementation (the import-linter contract). The built-in tools' specs are in ``paicli.tools.specs``;
 import ``facts_of`` from there so that they are registered before anything is looked up.
 
 An MCP tool whose spec was made without facts gets the ``mcp__`` prefix's: what it does is the
 external server's business, so each asks the person (🟡 MCP), is audited and counts as
 external content. The adapter gives a browser server's tools facts of their own
-(``tools.browser.facts``: the same, and ``web="browser"``), registered like any spec's.
+(``paicli.tools.browser.facts``: the same, and ``web="browser"``), registered like any spec's.
 """
 
 from __future__ import annotations
@@ -18,7 +18,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Literal
 
-from tools.mcp.names import is_mcp
+from paicli.tools.mcp.names import is_mcp
 
 Approval = Literal["never", "ask", "auto", "always"]
 SAFE = "🟢 安全"  # the danger label of a tool that is not dangerous (reference v.3)
@@ -30,7 +30,7 @@ MCP_RISK = "将调用外部 MCP server 提供的工具，可能访问网络、�
 class ToolFacts:
     """Each field is read by one rule; the defaults describe a harmless local read."""
 
-    # When a person is asked (tools.policy.approval): "never"; "ask": under /hitl on only;
+    # When a person is asked (paicli.tools.policy.approval): "never"; "ask": under /hitl on only;
     # "auto": under the default level too; "always": at every level, --yes included, and
     # "approve all" never covers it (PAICLI_ALLOW_REVERT=yes lets it run under --yes).
     approval: Approval = "never"
@@ -44,7 +44,7 @@ class ToolFacts:
     writes: Literal["project", "skill"] | None = None
     path_arg: str | None = None  # the argument naming a project path
     path_default: str | None = None  # the path used when that argument is left out
-    # Which guard runs before anyone is asked (tools.policy.preflight): PathGuard on ``path_arg``,
+    # Which guard runs before anyone is asked (paicli.tools.policy.preflight): PathGuard on ``path_arg``,
     # or CommandGuard on the ``command`` argument (which also makes the sandbox flags
     # ``network``/``sandbox`` and the curl/wget rules apply).
     guard: Literal["path", "command"] | None = None

@@ -1,7 +1,7 @@
 """An image file as the model sees it (issue 39; reference 0.1, r): read through the path rules,
 checked for type and size, sent as an OpenAI ``image_url`` part holding a base64 data URL.
 
-``@image:<path>`` in the user's input (``paicli/image_input.py``) and ``read_file`` of an image
+``@image:<path>`` in the user's input (``paicli/run/image_input.py``) and ``read_file`` of an image
 (``tools/builtin/image_read.py``) both come here. A model without vision gets a one-line
 description instead, never the bytes (a provider would answer 400). An image a tool returned
 travels to the model as an internal user message after the tool results (reference r), because
@@ -17,7 +17,7 @@ from typing import Any
 
 from langchain_core.messages import HumanMessage
 
-from memory.context.rounds import IMAGE_TOOL_RESULT, INTERNAL_KEY
+from paicli.memory.context.rounds import IMAGE_TOOL_RESULT, INTERNAL_KEY
 
 MAX_IMAGE_BYTES = 5 * 1024 * 1024  # what the providers we know accept per image, base64 aside
 IMAGE_TYPES = {".png": "image/png", ".jpg": "image/jpeg", ".jpeg": "image/jpeg", ".gif": "image/gif",
@@ -58,7 +58,7 @@ def is_image_path(text: str) -> bool:
 
 def load_image(root: Path, raw: str) -> Image:
     """The image at ``raw`` inside the project; ``ImageError`` (or PathGuard's ``PolicyError``)."""
-    from tools.policy.guards import PathGuard  # a turn without images does not load the guards (issue 30)
+    from paicli.tools.policy.guards import PathGuard  # a turn without images does not load the guards (issue 30)
 
     path = PathGuard(root).resolve(raw)
     if not path.is_file():

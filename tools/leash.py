@@ -2,7 +2,7 @@
 SIGTERM, a crash, SIGKILL), so no server is left holding a port or a pipe. ``paicli studio`` runs
 its server on it; so does every stdio MCP server (``tools/mcp/connect.py``, issue 41).
 
-``python -I -m tools.leash PARENT_PID [--watch] [--pass-fd N]... -- COMMAND...`` (``leash_command`` builds it; a
+``python -I -m paicli.tools.leash PARENT_PID [--watch] [--pass-fd N]... -- COMMAND...`` (``leash_command`` builds it; a
 bare command name is looked up on ``PATH``, as ``subprocess`` would)
 
 - **Linux**: ask the kernel to send SIGTERM when the parent dies (``prctl(PR_SET_PDEATHSIG)``),

@@ -1,4 +1,4 @@
-"""The built-in tools (bound from ``tools.specs``), their schemas, and how one call or one batch is executed (s.8).
+"""The built-in tools (bound from ``paicli.tools.specs``), their schemas, and how one call or one batch is executed (s.8).
 
 ``run_tool`` is the one place tool errors become text the model can react to; only
 cancellation passes through, so Ctrl-C still stops the run. Every result is a ``ToolText``
@@ -14,8 +14,8 @@ import time
 from collections.abc import Iterable, Mapping
 from typing import Any
 
-from tools.base import PolicyError, ToolContext, ToolSpec, ToolText, failed
-from tools.specs import BUILTIN_SPECS
+from paicli.tools.base import PolicyError, ToolContext, ToolSpec, ToolText, failed
+from paicli.tools.specs import BUILTIN_SPECS
 
 MAX_PARALLEL_TOOLS = 4  # reference (s.8)
 BUILTIN_TOOLS: dict[str, ToolSpec] = {spec.name: spec.bound() for spec in BUILTIN_SPECS}

@@ -1,9 +1,9 @@
 """Every built-in tool as one ``ToolSpec``: its schema, where its code is, and its facts.
 
 This module is plain data: each ``fn`` is a ``"module:function"`` string that
-``tools.registry`` resolves, so ``tools.policy`` can import it (and ``facts_of``) without
+``paicli.tools.registry`` resolves, so ``paicli.tools.policy`` can import it (and ``facts_of``) without
 importing a tool (the import-linter contract). Importing it registers every spec's facts
-(``tools.facts``). ``save_skill_reference`` and ``revert_turn`` get their implementation where
+(``paicli.tools.facts``). ``save_skill_reference`` and ``revert_turn`` get their implementation where
 the session builds them (they need the skill library or the snapshot store): ``spec.bound(fn)``.
 
 To add a tool: CONTRIBUTING.md, "Add a tool".
@@ -13,8 +13,8 @@ from __future__ import annotations
 
 from typing import Any
 
-from tools.base import ToolSpec
-from tools.facts import ToolFacts, facts_of, known_tools
+from paicli.tools.base import ToolSpec
+from paicli.tools.facts import ToolFacts, facts_of, known_tools
 
 __all__ = ["BUILTIN_SPECS", "CODE_MAP", "REVERT_TURN", "SAVE_SKILL_REFERENCE", "SEARCH_CODE", "ToolFacts", "facts_of",
            "known_tools"]
@@ -45,14 +45,14 @@ BUILTIN_SPECS: tuple[ToolSpec, ...] = (
         _params(["path"], path=_PATH,
                 offset=_integer("起始行号，1 表示第一行；省略时读取全文"),
                 limit=_integer("最多读取多少行；省略时读取全文，最大 2000 行")),
-        "tools.builtin.files:read_file", parallel_safe=True,
+        "paicli.tools.builtin.files:read_file", parallel_safe=True,
         facts=ToolFacts(label="📖 读取 {n} 个文件", guard="path", path_arg="path", turn_file=True),
     ),
     ToolSpec(
         "write_file",
         "把完整内容写入项目内的文件（覆盖已有内容），会自动创建缺少的父目录。修改已有文件的局部请用 edit_file。",
         _params(["path", "content"], path=_PATH, content=_string("要写入的完整文件内容")),
-        "tools.builtin.files:write_file",
+        "paicli.tools.builtin.files:write_file",
         facts=ToolFacts(label="✏️ 写入 {n} 个文件", approval="ask", danger="🟡 中危",
                         risk="将写入或覆盖文件内容，原有内容将丢失",
                         writes="project", guard="path", path_arg="path", turn_file=True, audited=True),
@@ -65,7 +65,7 @@ BUILTIN_SPECS: tuple[ToolSpec, ...] = (
                 old_text=_string("要替换的原文，须与文件内容完全一致（包括空白和缩进）"),
                 new_text=_string("替换后的文本；为空字符串表示删除 old_text"),
                 replace_all=_boolean("是否替换所有匹配，默认 false")),
-        "tools.builtin.files:edit_file",
+        "paicli.tools.builtin.files:edit_file",
         facts=ToolFacts(label="✏️ 编辑 {n} 个文件", approval="ask", danger="🟡 中危",
                         risk="将替换文件中唯一匹配的原文片段",
                         writes="project", guard="path", path_arg="path", turn_file=True, audited=True),
@@ -76,7 +76,7 @@ BUILTIN_SPECS: tuple[ToolSpec, ...] = (
         "python 含同名包目录、main.py 和 requirements.txt；node 含 package.json。目录已存在且不为空时不会创建。",
         _params(["name", "type"], name=_string("项目名，也是新目录名（字母开头，只含字母、数字、_ 和 -）"),
                 type=_string("项目类型：java、python 或 node")),
-        "tools.builtin.project:create_project",
+        "paicli.tools.builtin.project:create_project",
         facts=ToolFacts(label="🏗️ 创建 {n} 个项目", approval="ask", danger="🟡 中危",
                         risk="将在项目内创建新目录和项目骨架文件",
                         writes="project", guard="path", path_arg="name", audited=True),
@@ -85,7 +85,7 @@ BUILTIN_SPECS: tuple[ToolSpec, ...] = (
         "list_dir",
         "列出目录下的直接子项（不递归），[D] 表示目录，[F] 表示文件。",
         _params(["path"], path=_string("相对项目根目录的目录路径，项目根用 .")),
-        "tools.builtin.files:list_dir", parallel_safe=True,
+        "paicli.tools.builtin.files:list_dir", parallel_safe=True,
         facts=ToolFacts(label="📂 列出 {n} 个目录", guard="path", path_arg="path"),
     ),
     ToolSpec(
@@ -95,7 +95,7 @@ BUILTIN_SPECS: tuple[ToolSpec, ...] = (
         _params(["pattern"], pattern=_string("glob 模式"),
                 path=_string("搜索起始目录，默认 ."),
                 max_results=_integer("最多返回多少个文件，默认 50，最大 200")),
-        "tools.builtin.search:glob_files", parallel_safe=True,
+        "paicli.tools.builtin.search:glob_files", parallel_safe=True,
         facts=ToolFacts(label="🔍 搜索代码 {n} 次", guard="path", path_arg="path", path_default="."),
     ),
     ToolSpec(
@@ -111,7 +111,7 @@ BUILTIN_SPECS: tuple[ToolSpec, ...] = (
                 max_results=_integer("最多返回多少处匹配，默认 50，最大 200"),
                 head_limit=_integer("每个文件最多返回多少处匹配，默认 20，最大 50"),
                 max_chars=_integer("结果最多多少字符，默认 24000，范围 1000 到 60000")),
-        "tools.builtin.search:grep_code", parallel_safe=True,
+        "paicli.tools.builtin.search:grep_code", parallel_safe=True,
         facts=ToolFacts(label="🔍 搜索代码 {n} 次", guard="path", path_arg="path", path_default="."),
     ),
     ToolSpec(
@@ -124,7 +124,7 @@ BUILTIN_SPECS: tuple[ToolSpec, ...] = (
                 sandbox=_boolean("仅当沙箱拒绝了必需的操作时设为 false，须同时给出 reason；"
                                  "需要用户亲自输入 y 确认"),
                 reason=_string("为什么需要联网或离开沙箱，会原样展示给用户")),
-        "tools.builtin.shell:execute_command", is_async=True,
+        "paicli.tools.builtin.shell:execute_command", is_async=True,
         facts=ToolFacts(label="⚡ 执行 {n} 条命令", approval="auto", danger="🔴 高危",
                         risk="将在系统上执行 Shell 命令，可能修改文件、安装软件或影响系统状态",
                         auto_review=True, guard="command", audited=True),
@@ -135,7 +135,7 @@ BUILTIN_SPECS: tuple[ToolSpec, ...] = (
         "之后用 web_fetch 抓取的 URL 必须来自用户输入或搜索结果，不能猜测。",
         _params(["query"], query=_string("搜索关键词"),
                 top_k=_integer("返回结果数量，默认 5，最大 20")),
-        "tools.builtin.web_search:web_search", is_async=True, parallel_safe=True,
+        "paicli.tools.builtin.web_search:web_search", is_async=True, parallel_safe=True,
         facts=ToolFacts(label="🌐 联网搜索 {n} 次", external=True, web="search"),
     ),
     ToolSpec(
@@ -144,7 +144,7 @@ BUILTIN_SPECS: tuple[ToolSpec, ...] = (
         "只允许 http/https 公网地址。",
         _params(["url"], url=_string("要抓取的网页 URL（http 或 https）"),
                 max_chars=_integer("正文最多返回多少字符，默认 8000；小于等于 0 表示不截断")),
-        "tools.builtin.web_fetch:web_fetch", is_async=True, parallel_safe=True,
+        "paicli.tools.builtin.web_fetch:web_fetch", is_async=True, parallel_safe=True,
         facts=ToolFacts(label="📰 抓取 {n} 个网页", audited=True, external=True, web="fetch"),
     ),
     ToolSpec(
@@ -155,14 +155,14 @@ BUILTIN_SPECS: tuple[ToolSpec, ...] = (
                 scope=_string("project（默认，当前项目）或 global（跨项目通用偏好）"),
                 replace_id=_string("用户选择替换的已有记忆 id"),
                 keep_both=_boolean("用户选择两条都保留时为 true")),
-        "tools.builtin.memory_tool:save_memory",
+        "paicli.tools.builtin.memory_tool:save_memory",
         facts=ToolFacts(label="💾 保存长期记忆 {n} 条", audited=True),
     ),
 )
 
 
 
-# Bound where the session builds them: tools.snapshots.revert, tools.skills.reference.
+# Bound where the session builds them: paicli.tools.snapshots.revert, paicli.tools.skills.reference.
 REVERT_TURN = ToolSpec(
     "revert_turn",
     "把项目工作区恢复到第 offset 个最近轮次开始前的 Side-Git 快照（1 表示本轮之前，默认 1）。"
@@ -198,7 +198,7 @@ SAVE_SKILL_REFERENCE = ToolSpec(
                     writes="skill", audited=True),
 )
 
-# The code index (issue 37): bound to the session's index in tools.builtin.code_search.code_index_specs.
+# The code index (issue 37): bound to the session's index in paicli.tools.builtin.code_search.code_index_specs.
 SEARCH_CODE = ToolSpec(
     "search_code",
     "在本地代码索引中检索代码（tree-sitter 符号 + BM25，配置了向量服务时为混合检索），"

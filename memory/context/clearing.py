@@ -15,7 +15,7 @@ from dataclasses import dataclass, field
 
 from langchain_core.messages import AIMessage, BaseMessage, ToolMessage
 
-from memory.tokens import block_text
+from paicli.memory.tokens import block_text
 
 DEFAULT_KEEP_RECENT = 3  # reference (e.1): keep the 3 most recent tool results
 MIN_CLEARABLE_CHARS = 400  # reference (e.1): shorter results (wrapper included) are not worth it

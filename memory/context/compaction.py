@@ -21,12 +21,12 @@ from typing import Any
 
 from langchain_core.messages import BaseMessage
 
-from memory.context.clearing import ToolResultClearer
-from memory.context.profile import ContextProfile
-from memory.context.session_memory import SessionMemoryCompactor
-from memory.context.summary import (DEFAULT_RETAIN_ROUNDS, MANUAL_RETAIN_ROUNDS, Abort, Estimate, Summarize,
+from paicli.memory.context.clearing import ToolResultClearer
+from paicli.memory.context.profile import ContextProfile
+from paicli.memory.context.session_memory import SessionMemoryCompactor
+from paicli.memory.context.summary import (DEFAULT_RETAIN_ROUNDS, MANUAL_RETAIN_ROUNDS, Abort, Estimate, Summarize,
                             SummaryError, SummaryResult, SummaryPrompts, compact_full)
-from memory.tokens import Estimator
+from paicli.memory.tokens import Estimator
 
 log = logging.getLogger(__name__)
 

@@ -13,7 +13,7 @@ from collections.abc import Sequence
 
 from langchain_core.messages import BaseMessage
 
-from memory.tokens import image_tokens, is_image
+from paicli.memory.tokens import image_tokens, is_image
 
 PRUNED_NOTE = "[历史图片附件已省略 {count} 张；如需重新查看，请使用上文 Image source 或相关工具结果。]"  # reference 0.1
 

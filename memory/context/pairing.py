@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from langchain_core.messages import AIMessage, AnyMessage, ToolMessage
 
-from memory.context.outcome import decided_artifact
+from paicli.memory.context.outcome import decided_artifact
 
 CANCELLED_RESULT = "用户取消了此次工具调用"  # reference s.7
 

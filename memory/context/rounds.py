@@ -17,7 +17,7 @@ from collections.abc import Sequence
 
 from langchain_core.messages import AIMessage, BaseMessage, HumanMessage, SystemMessage, ToolMessage
 
-from memory.tokens import arguments_json, block_text, is_image
+from paicli.memory.tokens import arguments_json, block_text, is_image
 
 INTERNAL_KEY = "paicli_internal"
 SKILL_INJECTION = "skill_injection"  # reference s.6: first line [PAICLI_SKILL_INJECTION]

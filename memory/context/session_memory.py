@@ -21,9 +21,9 @@ from dataclasses import dataclass
 
 from langchain_core.messages import AIMessage, BaseMessage, HumanMessage, SystemMessage
 
-from memory.context.rounds import NOT_SUMMARISED, clean_splits, internal_kind, rebuild, system_end, user_indices
-from memory.context.summary import Estimate, Summarize, SummaryResult, has_required_headings
-from memory.tokens import arguments_json, block_text
+from paicli.memory.context.rounds import NOT_SUMMARISED, clean_splits, internal_kind, rebuild, system_end, user_indices
+from paicli.memory.context.summary import Estimate, Summarize, SummaryResult, has_required_headings
+from paicli.memory.tokens import arguments_json, block_text
 
 log = logging.getLogger(__name__)
 

@@ -20,7 +20,7 @@ from dataclasses import dataclass
 
 from langchain_core.messages import BaseMessage, HumanMessage, SystemMessage
 
-from memory.context.rounds import (MAX_SUMMARY_INPUT_CHARS, NOT_SUMMARISED, clean_splits, internal_kind, rebuild,
+from paicli.memory.context.rounds import (MAX_SUMMARY_INPUT_CHARS, NOT_SUMMARISED, clean_splits, internal_kind, rebuild,
                            render_chunks, system_end, user_indices)
 
 log = logging.getLogger(__name__)

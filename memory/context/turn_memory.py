@@ -9,7 +9,7 @@ never edited, so every request extends the one before it.
 - A memory line the visible conversation already carries is not injected again (``shown_lines``);
   after a compaction dropped it, it comes back when relevant.
 - The block keeps the reference's words and budget (p.4): the lines come from
-  ``memory.longterm.retriever.format_block``.
+  ``paicli.memory.longterm.retriever.format_block``.
 - Compaction treats it like the other internal messages: never a round of its own, never
   summarised (``rounds.NOT_SUMMARISED``), kept or dropped with the round it belongs to.
 
@@ -23,7 +23,7 @@ from collections.abc import Sequence
 
 from langchain_core.messages import BaseMessage, HumanMessage
 
-from memory.context.rounds import MEMORY_CONTEXT, internal, internal_kind
+from paicli.memory.context.rounds import MEMORY_CONTEXT, internal, internal_kind
 
 LINE_PREFIX = "- ["  # reference (p.4): every memory line is "- [TYPE]…"
 

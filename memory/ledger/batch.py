@@ -5,7 +5,7 @@
   message changed under the same id is a new event.
 - Each checkpoint a ``view_checkpoint`` event: ids (``checkpointNs`` only outside the root
   namespace); header, versions, versions_seen and metadata as changes on the parent's
-  (``memory.ledger.deltas``); the ``messages`` channel as ledger sequences (``{"append": [...]}``
+  (``paicli.memory.ledger.deltas``); the ``messages`` channel as ledger sequences (``{"append": [...]}``
   on the parent's view when the list only grew, else ``{"refs": [...]}``); other channels only
   when their version changed. Every ``full_every`` links a record is written in full (header,
   versions, metadata, the view as refs, every channel value): that bounds the work of a read and
@@ -39,12 +39,12 @@ from typing import Any
 from langchain_core.messages import BaseMessage, RemoveMessage, convert_to_messages
 from langgraph.checkpoint.base import ChannelVersions, Checkpoint
 
-from memory.ledger.deltas import Fields, diff_record, full_record
-from memory.ledger.format import (
+from paicli.memory.ledger.deltas import Fields, diff_record, full_record
+from paicli.memory.ledger.format import (
     anon_key, encode_line, encode_value, is_mapping, make_event, message_event, message_to_record,
 )
-from memory.ledger.index import MESSAGES, IndexedCheckpoint, ThreadIndex
-from memory.ledger.io import sync_after_writes
+from paicli.memory.ledger.index import MESSAGES, IndexedCheckpoint, ThreadIndex
+from paicli.memory.ledger.io import sync_after_writes
 
 _NOT_HEADER = frozenset({"id", "channel_values", "channel_versions", "versions_seen"})
 _INBOUND = frozenset({"__start__", MESSAGES})  # channels whose values are on their way into the conversation
@@ -123,7 +123,7 @@ class Batch:
         """The conversation as ledger sequences; None when ``messages`` is not one (stored as a value).
 
         Only the messages after the last list this namespace put or read are looked at: the
-        rest are the same objects (messages are values, memory.ledger.saver), so they are the
+        rest are the same objects (messages are values, paicli.memory.ledger.saver), so they are the
         same events, unless an id has since been bound to another event (``rebinds``)."""
         if type(messages) is not list:
             return None
@@ -135,7 +135,7 @@ class Batch:
         t.shown[ns] = (tuple(messages), tuple(seqs), t.rebinds)
         base = t.seqs(parent) if parent is not None else None
         if base and len(base) <= len(seqs) and tuple(seqs[:len(base)]) == base:
-            return {"append": seqs[len(base):]}  # on the parent's view (memory.ledger.index)
+            return {"append": seqs[len(base):]}  # on the parent's view (paicli.memory.ledger.index)
         return {"refs": seqs}
 
     def _shown_prefix(self, ns: str, messages: list) -> tuple[int, tuple[int, ...]]:
@@ -185,7 +185,7 @@ class Batch:
         return encode_value(value, self.thread.serde, self._inbound_ref, self._text_ref)
 
     def _message_ref(self, message: BaseMessage) -> dict:
-        if message.id is None:  # no id is given from this thread (memory.ledger.saver's docstring)
+        if message.id is None:  # no id is given from this thread (paicli.memory.ledger.saver's docstring)
             return {"$message": list(message_to_record(message, self.thread.serde))}
         return {"$msg": self.message_seq(message)}
 

@@ -1,6 +1,6 @@
 """PaiCLI ledger lines (reference h.2) and LangChain messages as PaiCLI message records (reference 0.1).
 
-Pure functions, no file access; ``memory.ledger.saver`` (the checkpointer) writes and reads what these
+Pure functions, no file access; ``paicli.memory.ledger.saver`` (the checkpointer) writes and reads what these
 build.
 
 - An *event* is one ledger line: the h.2 envelope, fields in the order PaiCLI writes them.
@@ -18,8 +18,8 @@ build.
   ``{"$message": [record, lc]}`` a message stored in place, ``{"$typed": [type, base64]}`` the
   serializer's bytes, ``{"$dict": {...}}`` a dict that would look like a tag.
 
-Versions and metadata as changes on the parent's: ``memory.ledger.deltas``; the session list:
-``memory.ledger.sessions``.
+Versions and metadata as changes on the parent's: ``paicli.memory.ledger.deltas``; the session list:
+``paicli.memory.ledger.sessions``.
 """
 
 from __future__ import annotations

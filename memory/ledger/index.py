@@ -6,7 +6,7 @@ process or another). A torn or garbled line is skipped and counted in one ``Ledg
 What a checkpoint is made of:
 
 - a ``view_checkpoint`` event stores versions, versions_seen and metadata either in full or as
-  changes on its parent's (``memory.ledger.deltas``); a record that builds on a lost line is
+  changes on its parent's (``paicli.memory.ledger.deltas``); a record that builds on a lost line is
   *broken* and hidden, along with the ones built on it, until the next full record;
 - a channel value is stored by the checkpoint whose version of it changed; a later checkpoint finds
   it through ``holders``, keyed by (namespace, channel, version);
@@ -15,7 +15,7 @@ What a checkpoint is made of:
 - a message event without an id (a message given without one, stored before ``add_messages``
   named it) is *anonymous* until a ``message_id`` event binds it to the id the graph gave it.
 
-Who wrote what, for the saver's lost-update check (``memory.ledger.owner``): the checkpoints
+Who wrote what, for the saver's lost-update check (``paicli.memory.ledger.owner``): the checkpoints
 this saver put itself (``own``), each checkpoint's children, and when a run read a checkpoint
 as the thread's latest (``read_at``, in lines applied).
 """
@@ -34,10 +34,10 @@ from langchain_core.messages import BaseMessage
 from langchain_core.runnables import RunnableConfig
 from langgraph.checkpoint.base import CheckpointTuple, writes_sort_key
 
-from memory.ledger.deltas import Fields, apply_record, apply_versions, full_fields, is_full, versions_delta
-from memory.ledger.format import anon_key, decode_line, decode_value, record_to_message
-from memory.ledger.io import LedgerFile
-from memory.ledger.owner import LedgerConflict, SessionBusy, TurnLock
+from paicli.memory.ledger.deltas import Fields, apply_record, apply_versions, full_fields, is_full, versions_delta
+from paicli.memory.ledger.format import anon_key, decode_line, decode_value, record_to_message
+from paicli.memory.ledger.io import LedgerFile
+from paicli.memory.ledger.owner import LedgerConflict, SessionBusy, TurnLock
 
 MESSAGES = "messages"  # the conversation channel (add_messages), stored as views
 _ID = operator.attrgetter("id")
@@ -59,7 +59,7 @@ class IndexedCheckpoint:
     seen: dict = field(default_factory=dict)
     own: dict[str, tuple[str, Any]] = field(default_factory=dict)  # stored here: ("view" | "value", data)
     depth: int = 0  # links since the last full record
-    at: int = 0  # lines applied when it was (memory.ledger.owner: who added to the thread since)
+    at: int = 0  # lines applied when it was (paicli.memory.ledger.owner: who added to the thread since)
     broken: bool = False  # a record it builds on was lost
     hidden: bool = False  # broken, deleted or pruned
 
@@ -100,7 +100,7 @@ class ThreadIndex:
         self.anon: dict[str, int] = {}  # anon_key(record) → an anonymous message event not bound yet
         self.rebinds = 0  # times a message id already known was bound to another event
         # ns → (message objects, their sequences, rebinds then) of the conversation last put or
-        # read there: the next put looks only at the messages after them (memory.ledger.batch)
+        # read there: the next put looks only at the messages after them (paicli.memory.ledger.batch)
         self.shown: dict[str, tuple[tuple, tuple[int, ...], int]] = {}
         self.by_text: dict[str, int] = {}  # message content → the first event holding it
         self.bound: dict[int, str] = {}  # anonymous message event → the id a message_id event gave it
@@ -119,7 +119,7 @@ class ThreadIndex:
     def latest(self, ns: str) -> IndexedCheckpoint | None:
         return max((c for c in self.checkpoints.get(ns, {}).values() if not c.hidden), key=lambda c: c.id, default=None)
 
-    # -- one writer (memory.ledger.owner) -------------------------------------------------------
+    # -- one writer (paicli.memory.ledger.owner) -------------------------------------------------------
     def read(self, ns: str, checkpoint_id: str | None) -> None:
         """A run read this checkpoint (None: an empty thread) to build on it."""
         self.read_at[(ns, checkpoint_id)] = self.applied
@@ -159,7 +159,7 @@ class ThreadIndex:
             self._hide(metadata)
         elif name == "message_id":
             self._bind(metadata["messageSequence"], metadata["messageId"])
-        if "pendingWrite" in metadata:  # a write riding on the line that made it readable (memory.ledger.batch)
+        if "pendingWrite" in metadata:  # a write riding on the line that made it readable (paicli.memory.ledger.batch)
             self.apply_writes(metadata["pendingWrite"])
 
     def _apply_message(self, seq: int, record: dict, lc: dict) -> None:
@@ -297,7 +297,7 @@ class ThreadIndex:
                 values[channel] = [m for m in (self.message_at(s, memo) for s in seqs) if m is not None]
                 read = values[channel]
                 if len(read) == len(seqs) and None not in map(_ID, read):  # what the run goes on from
-                    self.shown[ck.ns] = (tuple(read), seqs, self.rebinds)  # (memory.ledger.batch)
+                    self.shown[ck.ns] = (tuple(read), seqs, self.rebinds)  # (paicli.memory.ledger.batch)
         return values
 
     def _config(self, ns: str, checkpoint_id: str) -> RunnableConfig:

@@ -3,7 +3,7 @@
 Durability (issue 3, reference h.1): a line is one ``os.write`` on an O_APPEND descriptor, under
 ``<thread>.jsonl.lock`` (the *append lock*), which also serialises sequence numbers across
 processes, so a reader never sees two half lines and two writers never interleave. A process that
-holds the session's turn lock (``memory.ledger.owner``) is its only writer for the turn, so it
+holds the session's turn lock (``paicli.memory.ledger.owner``) is its only writer for the turn, so it
 holds the append lock for the whole turn too (``hold``) instead of taking it for every write: a
 lock round trip through ``filelock`` costs more than the write (issue 30). A write from elsewhere
 meanwhile finds the lock taken and asks ``busy`` (which refuses it while another process's turn

@@ -8,9 +8,9 @@ whichever wrote last would become "the latest", hiding the other's messages. Two
   so a ``kill -9`` leaves nothing that blocks), and beside it ``<thread>.jsonl.owner`` saying
   who holds it (pid, host, since when) so a waiting process can name it. A holder that is gone
   is never named: its pid is checked. Being the session's only writer meanwhile, the holder
-  also keeps the file's append lock for the turn (``memory.ledger.io``), so its writes take no
+  also keeps the file's append lock for the turn (``paicli.memory.ledger.io``), so its writes take no
   lock each.
-- The saver (``memory.ledger.saver``), which the CLI and ``langgraph dev`` both go through, refuses a
+- The saver (``paicli.memory.ledger.saver``), which the CLI and ``langgraph dev`` both go through, refuses a
   ``put`` while another process holds the turn lock (``SessionBusy``), and a ``put`` on a parent
   that, since the run read it as the thread's latest, got a child from another writer
   (``LedgerConflict``): a lost update becomes a clear error instead.
@@ -30,8 +30,8 @@ from pathlib import Path
 
 from filelock import FileLock, Timeout
 
-from memory.errors import PaicliError
-from memory.ledger.io import LedgerFile, replace_file, unlink
+from paicli.memory.errors import PaicliError
+from paicli.memory.ledger.io import LedgerFile, replace_file, unlink
 
 POLL = 0.1  # seconds between two tries of a busy turn lock
 # Turn locks this process holds: while the CLI runs a turn, every put of that turn asks whether

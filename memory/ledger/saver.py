@@ -1,22 +1,22 @@
 """The session ledger as LangGraph's checkpointer (reference h; docs/architecture.md, "Persistence").
 
 One append-only JSONL file per thread, ``<history_dir>/<thread_id>.jsonl`` (the CLI passes
-``$PAICLI_HOME/history/raw``). Every line is a PaiCLI ledger event (``memory.ledger.format``): each
+``$PAICLI_HOME/history/raw``). Every line is a PaiCLI ledger event (``paicli.memory.ledger.format``): each
 message once, each checkpoint a ``view_checkpoint`` referring to messages by sequence, each
 ``put_writes`` on the event of the message it brought or as a ``pending_write``
-(``memory.ledger.batch``). So the file grows with the conversation, not with its square. ``delete_for_runs`` / ``prune`` append ``checkpoint_delete`` /
+(``paicli.memory.ledger.batch``). So the file grows with the conversation, not with its square. ``delete_for_runs`` / ``prune`` append ``checkpoint_delete`` /
 ``checkpoint_prune`` events that hide checkpoints: lines are never rewritten, and only
 ``delete_thread`` removes a file. Other CLI events (``history_clear``) come through
 ``append_event``.
 
-One writer per session (``memory.ledger.owner``): ``put`` refuses while another process holds
+One writer per session (``paicli.memory.ledger.owner``): ``put`` refuses while another process holds
 the thread's turn lock, and refuses a child of a checkpoint another writer has added a child to
 since the run read it, so two processes never silently hide each other's turns.
 
-Appends, locking and fsync: ``memory.ledger.io``. A call that writes (``put``, ``put_writes``,
+Appends, locking and fsync: ``paicli.memory.ledger.io``. A call that writes (``put``, ``put_writes``,
 ``append_event``, ``prune``...) while another process runs a turn on the thread is refused with
 ``SessionBusy``: that process holds the append lock for its turn. Reads: an index per thread
-(``memory.ledger.index``). Async methods run the sync ones on one worker thread, first come first
+(``paicli.memory.ledger.index``). Async methods run the sync ones on one worker thread, first come first
 served, the calls made within two turns of the event loop in one hop: the file sees LangGraph's
 calls in the order it made them, and the event loop never blocks.
 
@@ -50,12 +50,12 @@ from langgraph.checkpoint.base import (
     CheckpointTuple, get_checkpoint_id, get_checkpoint_metadata,
 )
 
-from memory.ledger.batch import Batch, PendingWrites
-from memory.ledger.format import decode_line, encode_line
-from memory.ledger.index import LedgerWarning, ThreadIndex, check_writer, refuse_if_busy
-from memory.ledger.io import FSYNC_POLICIES, replace_file, sync_after_put, sync_dir, unlink
-from memory.ledger.owner import LedgerConflict, SessionBusy, TurnLock
-from memory.ledger.sessions import SessionList
+from paicli.memory.ledger.batch import Batch, PendingWrites
+from paicli.memory.ledger.format import decode_line, encode_line
+from paicli.memory.ledger.index import LedgerWarning, ThreadIndex, check_writer, refuse_if_busy
+from paicli.memory.ledger.io import FSYNC_POLICIES, replace_file, sync_after_put, sync_dir, unlink
+from paicli.memory.ledger.owner import LedgerConflict, SessionBusy, TurnLock
+from paicli.memory.ledger.sessions import SessionList
 
 __all__ = ["JsonlLedgerSaver", "LedgerConflict", "LedgerWarning", "SessionBusy"]
 
@@ -223,7 +223,7 @@ class JsonlLedgerSaver(BaseCheckpointSaver[str]):
         return sequence
 
     def turn_lock(self, thread_id: str) -> TurnLock:
-        """The lock a front end holds for a turn on this thread (memory.ledger.owner)."""
+        """The lock a front end holds for a turn on this thread (paicli.memory.ledger.owner)."""
         return self._thread(thread_id).turn
 
     def sessions(self) -> list[dict]:

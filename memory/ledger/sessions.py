@@ -5,8 +5,8 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from memory.ledger.format import decode_line
-from memory.ledger.io import read_range
+from paicli.memory.ledger.format import decode_line
+from paicli.memory.ledger.io import read_range
 
 _TITLE_CHARS = 60
 

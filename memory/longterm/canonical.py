@@ -1,7 +1,7 @@
 """The canonical form of a memory's text (reference k): what "the same fact" is compared on.
 
-Apart from ``memory.longterm.dedup`` so the entry module can derive an entry's key from it
-(``memory.longterm.entry.content_id``) without importing the comparison code back.
+Apart from ``paicli.memory.longterm.dedup`` so the entry module can derive an entry's key from it
+(``paicli.memory.longterm.entry.content_id``) without importing the comparison code back.
 """
 
 from __future__ import annotations

@@ -1,6 +1,6 @@
 """Long-term memory settings and how their text values are read (reference l, m).
 
-Kept apart from the modules that use them so ``paicli.settings`` can parse them without
+Kept apart from the modules that use them so ``paicli.config.settings`` can parse them without
 importing the memory code (and its LangChain dependency) when the CLI starts.
 """
 
@@ -16,7 +16,7 @@ MEMORY_HEADING = "## 相关长期记忆"  # reference (p.4): the injected block'
 
 @dataclass(frozen=True)
 class MemoryOptions:
-    """How ``LongTermMemory`` behaves; ``paicli.settings`` builds it from the user's settings."""
+    """How ``LongTermMemory`` behaves; ``paicli.config.settings`` builds it from the user's settings."""
 
     conflict_threshold: float = DEFAULT_THRESHOLD  # PAICLI_MEMORY_CONFLICT_THRESHOLD (l)
     stale_days: int = DEFAULT_STALE_DAYS  # PAICLI_MEMORY_STALE_DAYS (m)

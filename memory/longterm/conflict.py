@@ -11,9 +11,9 @@ import zlib
 from collections import Counter
 from functools import lru_cache
 
-from memory.longterm.dedup import CANONICAL_CACHE, canonicalize, equivalent_content, same_domain
-from memory.longterm.config import DEFAULT_THRESHOLD
-from memory.longterm.entry import Entry
+from paicli.memory.longterm.dedup import CANONICAL_CACHE, canonicalize, equivalent_content, same_domain
+from paicli.memory.longterm.config import DEFAULT_THRESHOLD
+from paicli.memory.longterm.entry import Entry
 
 _NUMBER = re.compile(r"[0-9]+(?:\.[0-9]+)*")  # reference (l): ASCII digits only
 SIGNATURE_BITS = 1024  # bigram signature width for the conflict scan's first filter

@@ -9,8 +9,8 @@ from __future__ import annotations
 
 from functools import lru_cache
 
-from memory.longterm.canonical import CANONICAL_CACHE, canonicalize, is_letter_or_digit  # noqa: F401 (re-exported)
-from memory.longterm.entry import Entry
+from paicli.memory.longterm.canonical import CANONICAL_CACHE, canonicalize, is_letter_or_digit  # noqa: F401 (re-exported)
+from paicli.memory.longterm.entry import Entry
 
 MIN_APPROXIMATE_LENGTH = 8  # reference (k): the shorter canonical needs at least 8 code points
 GRAMMATICAL_VARIANT_THRESHOLD = 0.82  # reference (k): len(shorter) / len(longer)
@@ -41,7 +41,7 @@ def equivalent_content(ca: str, cb: str) -> bool:
 @lru_cache(maxsize=CANONICAL_CACHE)
 def without_particles(canonical: str) -> str:
     """The canonical text minus the code points the variant rule may skip: two texts are
-    ``equivalent_content`` only if these are equal (``memory.longterm.write_index``)."""
+    ``equivalent_content`` only if these are equal (``paicli.memory.longterm.write_index``)."""
     return "".join(c for c in canonical if c not in _PARTICLES)
 
 

@@ -25,7 +25,7 @@ from datetime import UTC, datetime
 from functools import cached_property
 from typing import Any
 
-from memory.longterm.entry import Entry, from_json, to_json
+from paicli.memory.longterm.entry import Entry, from_json, to_json
 
 CONTAINER_KEYS = ("entries", "memories")  # where a top-level object may hold the list
 KNOWN_ENTRIES = 100_000  # parsed and serialized entries kept between reads and writes

@@ -4,13 +4,13 @@ A memory says "项目使用 PostgreSQL 15 作为主数据库"; the user later as
 main service use". At write time the light model proposes other words for it (synonyms, the
 other language); they are kept in the entry's metadata under ``search_terms`` (an extra field:
 PaiCLI ignores it, paicli's rewrite keeps it) and the retriever matches them at a lower weight
-than the content (``memory.longterm.lexical.ENRICHED_WEIGHT``).
+than the content (``paicli.memory.longterm.lexical.ENRICHED_WEIGHT``).
 
 The call never delays an answer: ``Enricher`` runs it on one daemon thread of its own and
 drops work when its queue is full. A failed or unreadable reply leaves the entry as it was.
 The model call is a callable handed in (``propose(content) -> reply text``; ``model_proposer``
 makes one from a chat model and the prompt text paicli loads from ``prompts/memory/``), so this
-layer neither picks the model nor reads prompt files (``paicli/session.py`` wires it).
+layer neither picks the model nor reads prompt files (``paicli/run/session.py`` wires it).
 """
 
 from __future__ import annotations
@@ -26,7 +26,7 @@ from typing import Any
 
 from langchain_core.messages import HumanMessage, SystemMessage
 
-from memory.longterm.entry import Entry
+from paicli.memory.longterm.entry import Entry
 
 log = logging.getLogger(__name__)
 

@@ -8,7 +8,7 @@ strings, a missing token count is re-estimated, an entry without an id gets a de
 keeps the JSON object it came from (``Entry.raw``), so a rewrite gives back every field and shape
 paicli does not know.
 What still cannot be read as an entry (no text content, an unknown type) is not an ``Entry``;
-``memory.longterm.document`` keeps it in the file untouched.
+``paicli.memory.longterm.document`` keeps it in the file untouched.
 
 Metadata spellings (Q12, docs/behavior.md#decisions): auto-extracted entries are written with S1's names
 ``source=auto_extracted`` / ``verification=unverified``; PaiCLI's code names
@@ -28,9 +28,9 @@ from pathlib import Path
 from types import MappingProxyType
 from typing import Any
 
-from memory.longterm.canonical import canonicalize
-from memory.longterm.instants import format_instant, parse_instant, read_instant  # noqa: F401 (re-exported)
-from memory.tokens import estimate_text
+from paicli.memory.longterm.canonical import canonicalize
+from paicli.memory.longterm.instants import format_instant, parse_instant, read_instant  # noqa: F401 (re-exported)
+from paicli.memory.tokens import estimate_text
 
 TYPES = ("CONVERSATION", "FACT", "SUMMARY", "TOOL_RESULT")  # reference (j.1); only FACT is written
 SOURCE_EXPLICIT = "fact"  # reference (j.1): /save, save_memory, browser hint
@@ -41,7 +41,7 @@ PENDING_KEY = "verification_pending"  # Q12: PaiCLI code's name, read
 SOURCE_FILES_KEY = "source_files"  # Q13: comma-joined project-relative paths
 SCOPE_PROJECT, SCOPE_GLOBAL = "project", "global"
 # Issue 35: with a database, whose global memory this is (``PAICLI_USER``, else the OS user): it
-# lives in that user's namespace (``memory.longterm.store``). Never written to the file.
+# lives in that user's namespace (``paicli.memory.longterm.store``). Never written to the file.
 OWNER_KEY = "owner"
 ID_PREFIX = "fact-"
 DERIVED_ID_PREFIX = "anon-"  # an entry stored without an id; see derived_id
@@ -122,7 +122,7 @@ def _verified_raw(raw: dict[str, Any] | None, when: datetime) -> dict[str, Any] 
 
 def new_id() -> str:
     """A random id as PaiCLI makes them (``fact-`` + 8 chars of a random UUID): only for an item
-    put through the store without a key (``memory.longterm.store``)."""
+    put through the store without a key (``paicli.memory.longterm.store``)."""
     return ID_PREFIX + uuid.uuid4().hex[:8]
 
 
@@ -132,7 +132,7 @@ def content_id(content: str, *, scope: str, project: str | None = None, kind: st
     type, scope, project key and canonical text (reference k), so the same fact written twice,
     by any process on any machine, is the same key, and a second write of it an idempotent put.
     ``attempt`` > 0: the next id of a fixed series, for the rare fact whose id another entry
-    already holds (``memory.longterm.writes``)."""
+    already holds (``paicli.memory.longterm.writes``)."""
     scope = SCOPE_GLOBAL if scope.lower() == SCOPE_GLOBAL else SCOPE_PROJECT
     parts = [kind, scope, project or "" if scope == SCOPE_PROJECT else "", canonicalize(content)]
     if attempt:

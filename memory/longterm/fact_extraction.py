@@ -9,7 +9,7 @@ so a failed extraction never touches the answer (n.5).
 
 The prompt texts live in ``prompts/extraction/*.md``; memory/ cannot import prompts/ (same
 layer, see the import contract in pyproject.toml), so callers pass them in as ``ExtractionPrompts``
-(``nodes.extract_facts.extraction_prompts`` loads them).
+(``paicli.nodes.extract_facts.extraction_prompts`` loads them).
 """
 
 from __future__ import annotations
@@ -23,10 +23,10 @@ from typing import Any
 from langchain_core.language_models import BaseChatModel
 from langchain_core.messages import BaseMessage, HumanMessage, SystemMessage
 
-from memory.longterm.fact_filters import java_trim, quote_rejection, safe_input
-from memory.longterm.entry import (SCOPE_PROJECT, SOURCE_AUTO, VERIFICATION_KEY, VERIFICATION_UNVERIFIED, Entry,
+from paicli.memory.longterm.fact_filters import java_trim, quote_rejection, safe_input
+from paicli.memory.longterm.entry import (SCOPE_PROJECT, SOURCE_AUTO, VERIFICATION_KEY, VERIFICATION_UNVERIFIED, Entry,
                                  new_fact)
-from memory.longterm.writes import write_automatic_all
+from paicli.memory.longterm.writes import write_automatic_all
 
 __all__ = ["MAX_FACTS", "Extraction", "ExtractionPrompts", "Validation", "extract", "extract_quotes",
            "facts_to_entries", "safe_input", "saved_notice", "validate", "validate_quotes", "write_facts"]

@@ -4,7 +4,7 @@ Several paicli processes (ReAct, Plan, Team, two terminals) write the same file,
 re-reads the file under a thread lock plus a ``filelock`` on ``long_term_memory.json.lock`` and
 replaces the file whole through a temporary file in the same directory: a concurrent writer's
 entries are never lost and a reader sees the old file or the new one, never half of one. What the
-file holds beyond the entries paicli reads is kept through every rewrite (``memory.longterm.document``).
+file holds beyond the entries paicli reads is kept through every rewrite (``paicli.memory.longterm.document``).
 
 A file that does not parse is copied to ``long_term_memory.json.corrupt-<millis>`` and treated as
 "no data" (j.3): the entries this object already holds are kept, and the next write regenerates the
@@ -35,13 +35,13 @@ from typing import TypeVar
 
 from filelock import FileLock, Timeout
 
-from memory.errors import PaicliError
-from memory.longterm.document import Document, dump_document, parse, salvage
-from memory.longterm.entry import Entry
-from memory.longterm.write_index import WriteIndex
+from paicli.memory.errors import PaicliError
+from paicli.memory.longterm.document import Document, dump_document, parse, salvage
+from paicli.memory.longterm.entry import Entry
+from paicli.memory.longterm.write_index import WriteIndex
 
 FILE_NAME = "long_term_memory.json"  # reference (j.1)
-TERMS_FILE_NAME = "long_term_memory.terms.npz"  # the retriever's term cache beside it (memory.longterm.term_cache)
+TERMS_FILE_NAME = "long_term_memory.terms.npz"  # the retriever's term cache beside it (paicli.memory.longterm.term_cache)
 T = TypeVar("T")
 # The OS cannot lock files here at all (some network file systems): reference (j.2) falls back to
 # the thread lock alone. Any other lock failure (permissions, a bad path) refuses the write.
@@ -137,7 +137,7 @@ class MemoryFile:
 
     @contextmanager
     def side_lock(self) -> Iterator[bool]:
-        """Both locks, for a cache file beside this one (``memory.longterm.term_cache``), if they
+        """Both locks, for a cache file beside this one (``paicli.memory.longterm.term_cache``), if they
         are free right now: yields False rather than wait for a writer."""
         if not self._lock.acquire(blocking=False):
             yield False

@@ -1,7 +1,7 @@
 """BM25 over memory terms: words that occur in many memories count little (reference p.3, Q15).
 
-A memory is a bag of ``memory.longterm.terms`` terms. Its content counts in full; the search
-terms the light model proposed for it (``memory.longterm.enrichment``) count as
+A memory is a bag of ``paicli.memory.longterm.terms`` terms. Its content counts in full; the search
+terms the light model proposed for it (``paicli.memory.longterm.enrichment``) count as
 ``ENRICHED_WEIGHT`` of an occurrence each and do not lengthen it, so they can bridge words the
 content lacks but never outweigh the content itself.
 

@@ -14,13 +14,13 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any, Protocol, TypeVar
 
-from memory.longterm.config import MemoryOptions
-from memory.longterm.enrichment import Enricher, set_search_terms
-from memory.longterm.entry import (OWNER_KEY, SCOPE_GLOBAL, SOURCE_FILES_KEY, Entry, is_visible_in_project,
+from paicli.memory.longterm.config import MemoryOptions
+from paicli.memory.longterm.enrichment import Enricher, set_search_terms
+from paicli.memory.longterm.entry import (OWNER_KEY, SCOPE_GLOBAL, SOURCE_FILES_KEY, Entry, is_visible_in_project,
                                    new_fact, owner_of)
-from memory.longterm.file import FILE_NAME, TERMS_FILE_NAME, MemoryFile
-from memory.longterm.writes import delete, mark_verified, write_automatic_all, write_explicit
-from memory.longterm.write_result import MemoryWriteResult, WriteStatus
+from paicli.memory.longterm.file import FILE_NAME, TERMS_FILE_NAME, MemoryFile
+from paicli.memory.longterm.writes import delete, mark_verified, write_automatic_all, write_explicit
+from paicli.memory.longterm.write_result import MemoryWriteResult, WriteStatus
 
 MAX_EXTERNAL_SOURCES = 8  # reference (o.1)
 SEARCH_LIMIT = 20  # reference (u.2): /memory search shows at most 20
@@ -41,7 +41,7 @@ class LongTermMemory:
     def __init__(self, directory: str | os.PathLike[str] | None, options: MemoryOptions = MemoryOptions(), *,
                  entries: EntrySource | None = None) -> None:
         """``directory``: where ``long_term_memory.json`` lives. ``entries``: where the entries live
-        instead (``memory.longterm.store_entries.StoreEntries`` over a LangGraph store); then
+        instead (``paicli.memory.longterm.store_entries.StoreEntries`` over a LangGraph store); then
         ``directory`` may be None."""
         self.directory = Path(directory) if directory is not None else None
         self.options = options
@@ -51,26 +51,26 @@ class LongTermMemory:
             entries = MemoryFile(self.directory / FILE_NAME, sync=options.sync)
         self.file: EntrySource = entries
         self._retriever: Any = None
-        # Proposes search terms after a write (memory.longterm.enrichment); paicli attaches one
+        # Proposes search terms after a write (paicli.memory.longterm.enrichment); paicli attaches one
         # when a session has a model. None: entries are written without them.
         self.enricher: Enricher | None = None
 
     @property
     def retriever(self) -> Any:
-        """``memory.longterm.retriever.Retriever``, imported on first use: jieba and numpy take a
+        """``paicli.memory.longterm.retriever.Retriever``, imported on first use: jieba and numpy take a
         noticeable part of a second, and a session without memories never needs them."""
         if self._retriever is None:
-            from memory.longterm.retriever import Retriever
+            from paicli.memory.longterm.retriever import Retriever
 
             self._retriever = Retriever(self.options.cache_dir, terms_file=self._terms_file())
         return self._retriever
 
     def _terms_file(self) -> Any:
-        """The retriever's term arrays beside the memory file (``memory.longterm.term_cache``);
+        """The retriever's term arrays beside the memory file (``paicli.memory.longterm.term_cache``);
         None over a store."""
         if not isinstance(self.file, MemoryFile):
             return None
-        from memory.longterm.term_cache import TermFile
+        from paicli.memory.longterm.term_cache import TermFile
 
         return TermFile(self.file.path.with_name(TERMS_FILE_NAME), self.file.side_lock)
 
@@ -102,7 +102,7 @@ class LongTermMemory:
 
     def search(self, query: str, project_key: str | None, limit: int = SEARCH_LIMIT,
                now: datetime | None = None) -> list[Any]:
-        """``memory.longterm.retriever.Scored`` items, best first."""
+        """``paicli.memory.longterm.retriever.Scored`` items, best first."""
         return self.retriever.rank(self.file.read(), query, project_key, now, limit)
 
     def recently_verified(self, project_key: str | None, limit: int = RECENT_LIMIT) -> list[Entry]:

@@ -2,9 +2,9 @@
 
 Scoring (p.3's two parts, a team decision for Q15, reworked for issue 16):
 ``score = relevance × decay``.
-- relevance: BM25 (``memory.longterm.lexical``) of the query's terms (``memory.longterm.terms``:
+- relevance: BM25 (``paicli.memory.longterm.lexical``) of the query's terms (``paicli.memory.longterm.terms``:
   Chinese character pairs and jieba words, English words, identifiers, versions) plus, at
-  ``SYNONYM_WEIGHT``, the terms the developer thesaurus (``memory.longterm.thesaurus``) adds,
+  ``SYNONYM_WEIGHT``, the terms the developer thesaurus (``paicli.memory.longterm.thesaurus``) adds,
   against each memory's content and the search terms the light model proposed for it; divided
   by what a memory holding each query term once would score, so 1.0 means "all of it";
 - a relevance under ``MIN_RELEVANCE`` is no match: one shared common word is not a reason to
@@ -14,7 +14,7 @@ Scoring (p.3's two parts, a team decision for Q15, reworked for issue 16):
   look-alikes bury an older right answer, and a fact told once months ago must still be found,
   so newer only breaks near-ties.
 Each memory's term arrays are kept per (content, search terms), in the process and, for the file
-store, beside the file for the next process (``memory.longterm.term_cache``); the index over a
+store, beside the file for the next process (``paicli.memory.longterm.term_cache``); the index over a
 candidate list is rebuilt only when the list changes. Nothing here touches the network.
 """
 
@@ -28,21 +28,21 @@ from pathlib import Path
 import jieba
 import numpy as np
 
-from memory.longterm.config import MEMORY_HEADING
-from memory.longterm.entry import SCOPE_GLOBAL, Entry
-from memory.longterm.lexical import Index, Vocabulary
-from memory.longterm.staleness import DEFAULT_STALE_DAYS, Stale, staleness
-from memory.longterm.term_cache import Rows, TermFile, row_key, row_of, unique_rows
-from memory.longterm.terms import known_pairs, terms
-from memory.longterm.thesaurus import Thesaurus, builtin
-from memory.tokens import estimate_text
-from memory.longterm.write_result import local_date
+from paicli.memory.longterm.config import MEMORY_HEADING
+from paicli.memory.longterm.entry import SCOPE_GLOBAL, Entry
+from paicli.memory.longterm.lexical import Index, Vocabulary
+from paicli.memory.longterm.staleness import DEFAULT_STALE_DAYS, Stale, staleness
+from paicli.memory.longterm.term_cache import Rows, TermFile, row_key, row_of, unique_rows
+from paicli.memory.longterm.terms import known_pairs, terms
+from paicli.memory.longterm.thesaurus import Thesaurus, builtin
+from paicli.memory.tokens import estimate_text
+from paicli.memory.longterm.write_result import local_date
 
 TOP_K = 10  # reference (p.2/p.3): top 10, then the budget
 DECAY_FLOOR, DECAY_DAYS = 0.7, 30.0  # reference (p.3) suggests 0.5; see the module docstring
 SYNONYM_WEIGHT = 0.7  # a thesaurus word against the user's own (0.6–0.8 score alike on the tune part)
 MIN_RELEVANCE = 0.15  # less is one common word shared: no match (0.05–0.25 score alike on the tune part)
-OTHER_SUBJECT = 0.35  # a memory about a subject the query does not name (``memory.longterm.subject``)
+OTHER_SUBJECT = 0.35  # a memory about a subject the query does not name (``paicli.memory.longterm.subject``)
 
 HEADER = (f"{MEMORY_HEADING}\n\n"  # reference (p.4)
           "以下记忆是线索而不是事实；涉及版本、配置、路径等可能变化的信息，行动前先对照当前文件核实。\n\n")
@@ -99,7 +99,7 @@ class _Prepared:
 
 class Retriever:
     """Ranks memories for a query; keeps term arrays between calls (one per process is enough).
-    ``terms_file``: where they are kept between processes (``memory.longterm.term_cache``)."""
+    ``terms_file``: where they are kept between processes (``paicli.memory.longterm.term_cache``)."""
 
     def __init__(self, cache_dir: Path | None = None, thesaurus: Thesaurus | None = None,
                  terms_file: TermFile | None = None) -> None:

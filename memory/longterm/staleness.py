@@ -14,8 +14,8 @@ from datetime import UTC, datetime, timedelta
 from enum import Enum
 from pathlib import Path
 
-from memory.longterm.config import DEFAULT_STALE_DAYS
-from memory.longterm.entry import Entry
+from paicli.memory.longterm.config import DEFAULT_STALE_DAYS
+from paicli.memory.longterm.entry import Entry
 
 
 

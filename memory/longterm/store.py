@@ -28,11 +28,11 @@ from typing import Any
 from langgraph.store.base import (BaseStore, GetOp, InvalidNamespaceError, Item, ListNamespacesOp, Op,
                                   PutOp, Result, SearchItem, SearchOp, validate_op_namespace)
 
-from memory.longterm.manager import LongTermMemory, MemoryOptions
-from memory.longterm.entry import (OWNER_KEY, SCOPE_GLOBAL, SCOPE_PROJECT, Entry, format_instant, from_json,
+from paicli.memory.longterm.manager import LongTermMemory, MemoryOptions
+from paicli.memory.longterm.entry import (OWNER_KEY, SCOPE_GLOBAL, SCOPE_PROJECT, Entry, format_instant, from_json,
                                    new_id, normalized, owner_of, to_json)
-from memory.longterm.writes import store
-from memory.longterm.store_filter import matches_filter, matches_namespace
+from paicli.memory.longterm.writes import store
+from paicli.memory.longterm.store_filter import matches_filter, matches_namespace
 
 ROOT = "memories"
 GLOBAL_NS = (ROOT, SCOPE_GLOBAL)

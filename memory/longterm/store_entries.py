@@ -3,8 +3,8 @@
 ``LongTermMemory`` works on a list of entries it reads (``read()``) and edits under a lock
 (``mutate(fn)``); ``MemoryFile`` provides the two over ``long_term_memory.json``. ``StoreEntries``
 provides them over a ``BaseStore`` (an ``InMemoryStore``, a ``PostgresStore``, LangGraph Server's
-store): ``read`` lists the items under ``("memories", ...)`` (namespaces as ``memory.longterm.store``
-defines them) and ``mutate`` runs ``fn`` (dedup, conflicts, staleness marks: ``memory.longterm.writes``)
+store): ``read`` lists the items under ``("memories", ...)`` (namespaces as ``paicli.memory.longterm.store``
+defines them) and ``mutate`` runs ``fn`` (dedup, conflicts, staleness marks: ``paicli.memory.longterm.writes``)
 on the freshest items, then writes back with ``PutOp``s only the entries ``fn`` added, changed or
 removed. So the same rules hold over every store, and nothing but ``batch`` reaches the store.
 
@@ -16,7 +16,7 @@ for a PostgreSQL store, sync or async (LangGraph Server's ``AsyncPostgresStore``
 transaction-independent advisory lock taken on a connection of the store's own, so every process
 writing one database, the CLI's and the server's alike, serialises as two writing one memory file
 do (issue 35). Beneath the lock, a fact's key is derived from what it says
-(``memory.longterm.entry.content_id``): the same fact twice is one row whatever writes it.
+(``paicli.memory.longterm.entry.content_id``): the same fact twice is one row whatever writes it.
 
 A database store is personal (issue 35): its global memories are the user's (``owner``: the
 ``("memories", "user", <owner>)`` namespace), and other users' are never read. Global memories
@@ -38,11 +38,11 @@ from typing import Any, TypeVar
 
 from langgraph.store.base import BaseStore, Item, PutOp, SearchOp
 
-from memory.longterm.config import MemoryOptions
-from memory.longterm.entry import Entry, from_json
-from memory.longterm.manager import LongTermMemory
-from memory.longterm.store import ROOT, USER, MemoryStore, entry_value, namespace_of, user_namespace
-from memory.longterm.write_index import WriteIndex
+from paicli.memory.longterm.config import MemoryOptions
+from paicli.memory.longterm.entry import Entry, from_json
+from paicli.memory.longterm.manager import LongTermMemory
+from paicli.memory.longterm.store import ROOT, USER, MemoryStore, entry_value, namespace_of, user_namespace
+from paicli.memory.longterm.write_index import WriteIndex
 
 T = TypeVar("T")
 PAGE = 1000  # items per search request while listing every memory

@@ -14,7 +14,7 @@ from __future__ import annotations
 
 import re
 
-from memory.longterm.terms import key_terms
+from paicli.memory.longterm.terms import key_terms
 
 # "报表服务的", "Redis 的"; not a place ("数据库里的时间字段" is about the time fields)
 LEAD_ZH = re.compile(r"^\s*([^，,。；;：:、！？!?()（）的]{2,12}?)(?<![里中内上下])\s*的")

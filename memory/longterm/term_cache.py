@@ -1,9 +1,9 @@
 """Each memory's term arrays, and a copy of them on disk so a new process cuts only what changed.
 
-The retriever (``memory.longterm.retriever``) ranks over each memory's terms
-(``memory.longterm.terms``: jieba words and character pairs) as BM25 arrays
-(``memory.longterm.lexical``) and the terms of the subject it opens with
-(``memory.longterm.subject``). Cutting 10,000 memories takes about a second, so the first search
+The retriever (``paicli.memory.longterm.retriever``) ranks over each memory's terms
+(``paicli.memory.longterm.terms``: jieba words and character pairs) as BM25 arrays
+(``paicli.memory.longterm.lexical``) and the terms of the subject it opens with
+(``paicli.memory.longterm.subject``). Cutting 10,000 memories takes about a second, so the first search
 of a process would pay it every time. ``Rows`` holds those arrays flat, one row per distinct
 memory text, keyed by a hash of the memory's content and its search terms (``row_key``).
 
@@ -33,12 +33,12 @@ from pathlib import Path
 import jieba
 import numpy as np
 
-from memory.longterm.enrichment import SEARCH_TERMS_KEY, search_terms
-from memory.longterm.entry import Entry
-from memory.longterm.file import TERMS_FILE_NAME
-from memory.longterm.lexical import Doc, Vocabulary, make_doc
-from memory.longterm.subject import subject_terms
-from memory.longterm.terms import terms
+from paicli.memory.longterm.enrichment import SEARCH_TERMS_KEY, search_terms
+from paicli.memory.longterm.entry import Entry
+from paicli.memory.longterm.file import TERMS_FILE_NAME
+from paicli.memory.longterm.lexical import Doc, Vocabulary, make_doc
+from paicli.memory.longterm.subject import subject_terms
+from paicli.memory.longterm.terms import terms
 
 FILE_NAME = TERMS_FILE_NAME
 FORMAT = b"paicli-terms-1"

@@ -1,4 +1,4 @@
-"""The search terms of a text, for ranking memories by rarity (``memory.longterm.lexical``).
+"""The search terms of a text, for ranking memories by rarity (``paicli.memory.longterm.lexical``).
 
 A memory and a query are both cut into the same kinds of terms:
 - Chinese: every pair of adjacent Han characters (so a word jieba splits differently in the
@@ -21,7 +21,7 @@ from functools import lru_cache
 
 import jieba
 
-from memory.longterm.thesaurus_data import shipped
+from paicli.memory.longterm.thesaurus_data import shipped
 
 jieba.setLogLevel(logging.WARNING)  # its "Building prefix dict" lines are not for the user
 

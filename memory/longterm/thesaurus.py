@@ -1,13 +1,13 @@
 """The developer thesaurus shipped in ``memory/longterm/data/thesaurus.txt``
-(``memory.longterm.thesaurus_data`` reads it).
+(``paicli.memory.longterm.thesaurus_data`` reads it).
 
 Each group: Chinese synonyms and the English words for the same thing
 (``主库 | 主数据库 | primary database``).
 
-A member occurs in a query when all its key terms do (``memory.longterm.terms.key_terms``:
+A member occurs in a query when all its key terms do (``paicli.memory.longterm.terms.key_terms``:
 character pairs and words, so jieba's cut of the query does not matter). Each group with a
 member in the query is a ``Match``: the query's own terms for it and the terms of its other
-members, which the retriever weighs below the user's own words (``memory.longterm.retriever``).
+members, which the retriever weighs below the user's own words (``paicli.memory.longterm.retriever``).
 A member with no such terms
 ("优先级": every pair holds a grammar character) occurs when jieba cuts it out of the query whole.
 A member inside a longer one that also occurs
@@ -21,8 +21,8 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 from functools import lru_cache
 
-from memory.longterm.terms import key_terms, terms
-from memory.longterm.thesaurus_data import compiled_text, parse, shipped
+from paicli.memory.longterm.terms import key_terms, terms
+from paicli.memory.longterm.thesaurus_data import compiled_text, parse, shipped
 
 __all__ = ["Match", "Member", "Thesaurus", "builtin", "compiled", "parse"]
 
@@ -105,8 +105,8 @@ def compiled() -> str:
     return Thesaurus(shipped()).compiled()
 
 
-if __name__ == "__main__":  # python -m memory.longterm.thesaurus: rewrite the compiled form
-    from memory.longterm.thesaurus_data import COMPILED_PATH
+if __name__ == "__main__":  # python -m paicli.memory.longterm.thesaurus: rewrite the compiled form
+    from paicli.memory.longterm.thesaurus_data import COMPILED_PATH
 
     COMPILED_PATH.write_text(compiled(), encoding="utf-8")
     print(f"wrote {COMPILED_PATH}")

@@ -1,10 +1,10 @@
 """The developer thesaurus's data file, ``memory/longterm/data/thesaurus.txt``, read and split
-once per process: ``memory.longterm.thesaurus`` builds its groups from it, and
-``memory.longterm.terms`` takes from it the two-character words it must keep as terms.
+once per process: ``paicli.memory.longterm.thesaurus`` builds its groups from it, and
+``paicli.memory.longterm.terms`` takes from it the two-character words it must keep as terms.
 
 One group per line, its members separated by ``|``; a line starting with ``#`` is a comment.
 ``data/thesaurus.compiled.json`` holds each group's members already cut into terms
-(``memory.longterm.thesaurus``; rewrite it with ``python -m memory.longterm.thesaurus`` after
+(``paicli.memory.longterm.thesaurus``; rewrite it with ``python -m paicli.memory.longterm.thesaurus`` after
 editing the text).
 """
 
@@ -14,8 +14,8 @@ from functools import lru_cache
 from importlib.resources import files
 from pathlib import Path
 
-DATA = ("memory.longterm", "data/thesaurus.txt")
-COMPILED = ("memory.longterm", "data/thesaurus.compiled.json")
+DATA = ("paicli.memory.longterm", "data/thesaurus.txt")
+COMPILED = ("paicli.memory.longterm", "data/thesaurus.compiled.json")
 COMPILED_PATH = Path(__file__).parent / "data" / "thesaurus.compiled.json"  # where the source tree keeps it
 
 
@@ -32,6 +32,6 @@ def shipped() -> tuple[tuple[str, ...], ...]:
 
 
 def compiled_text() -> str:
-    """The compiled groups (``memory.longterm.thesaurus.builtin`` reads them)."""
+    """The compiled groups (``paicli.memory.longterm.thesaurus.builtin`` reads them)."""
     package, name = COMPILED
     return files(package).joinpath(name).read_text(encoding="utf-8")

@@ -2,7 +2,7 @@
 
 Two things change on the way, and nothing else:
 - **the project key**: the file keys a project memory by the project's path, a database by the
-  project's ``origin`` remote when it has one (``paicli.database.project_key``); ``rekey`` moves
+  project's ``origin`` remote when it has one (``paicli.run.database.project_key``); ``rekey`` moves
   entries from one key to the other, so a migrated memory is visible on the other side;
 - **the owner** of a global memory: a database's are personal (``OWNER_KEY``), the file has no
   users.
@@ -15,8 +15,8 @@ from __future__ import annotations
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field, replace
 
-from memory.longterm.dedup import canonicalize, find_duplicate, without_particles
-from memory.longterm.entry import OWNER_KEY, SCOPE_GLOBAL, SCOPE_PROJECT, Entry
+from paicli.memory.longterm.dedup import canonicalize, find_duplicate, without_particles
+from paicli.memory.longterm.entry import OWNER_KEY, SCOPE_GLOBAL, SCOPE_PROJECT, Entry
 
 
 @dataclass

@@ -1,7 +1,7 @@
 """Which stored memories a new one could duplicate or conflict with, without reading them all.
 
-A write checks the new memory against the whole file (``memory.longterm.dedup`` and
-``memory.longterm.conflict``); at 10,000 memories the scan is most of a write's time. This index
+A write checks the new memory against the whole file (``paicli.memory.longterm.dedup`` and
+``paicli.memory.longterm.conflict``); at 10,000 memories the scan is most of a write's time. This index
 narrows it to a superset of the entries either check can accept, and the checks then run on that
 short list exactly as they would on the whole file, so no answer changes:
 
@@ -22,9 +22,9 @@ from __future__ import annotations
 from collections.abc import Iterable, Sequence
 from itertools import compress
 
-from memory.longterm.conflict import bigram_counts, masked, number_masked
-from memory.longterm.dedup import canonicalize, without_particles
-from memory.longterm.entry import Entry
+from paicli.memory.longterm.conflict import bigram_counts, masked, number_masked
+from paicli.memory.longterm.dedup import canonicalize, without_particles
+from paicli.memory.longterm.entry import Entry
 
 _MARGIN = 1e-9  # keeps one more bigram in the prefix rather than risk a float tie
 

@@ -10,7 +10,7 @@ from dataclasses import dataclass, field
 from datetime import datetime, tzinfo
 from enum import Enum
 
-from memory.longterm.entry import SCOPE_GLOBAL, Entry
+from paicli.memory.longterm.entry import SCOPE_GLOBAL, Entry
 
 
 class WriteStatus(Enum):

@@ -10,11 +10,11 @@ from collections.abc import Sequence
 from datetime import datetime
 from operator import attrgetter
 
-from memory.longterm.conflict import DEFAULT_THRESHOLD, find_conflicts
-from memory.longterm.dedup import find_duplicate
-from memory.longterm.entry import Entry, is_visible_in_project, with_next_id
-from memory.longterm.write_index import WriteIndex
-from memory.longterm.write_result import MemoryWriteResult, WriteStatus
+from paicli.memory.longterm.conflict import DEFAULT_THRESHOLD, find_conflicts
+from paicli.memory.longterm.dedup import find_duplicate
+from paicli.memory.longterm.entry import Entry, is_visible_in_project, with_next_id
+from paicli.memory.longterm.write_index import WriteIndex
+from paicli.memory.longterm.write_result import MemoryWriteResult, WriteStatus
 
 
 def store(entries: list[Entry], entry: Entry, index: WriteIndex | None = None) -> bool:

@@ -6,9 +6,9 @@ loads the templates and hands memory/ ready-made prompt builders.
 
 from __future__ import annotations
 
-from memory.context.session_memory import SessionMemoryPrompts
-from memory.context.summary import SummaryPrompts
-from prompts import PromptSources, load_resource, render
+from paicli.memory.context.session_memory import SessionMemoryPrompts
+from paicli.memory.context.summary import SummaryPrompts
+from paicli.prompts import PromptSources, load_resource, render
 
 
 def _templates(names: tuple[str, ...], sources: PromptSources) -> dict[str, str]:

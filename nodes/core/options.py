@@ -1,7 +1,7 @@
-"""The compaction and budget options, declared once: ``paicli.settings`` builds them from the
+"""The compaction and budget options, declared once: ``paicli.config.settings`` builds them from the
 user's settings and ``Deps`` carries the same objects to the nodes (no field-by-field copy).
 
-Kept apart from ``nodes.core.state`` so the settings loader can import them without
+Kept apart from ``paicli.nodes.core.state`` so the settings loader can import them without
 LangChain, which the CLI should not pay for before it needs a model.
 """
 

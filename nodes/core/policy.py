@@ -5,7 +5,7 @@ from the user's submitted text, the URLs this turn's ``web_search`` results grou
 ``ToolMessage.artifact``), and the session's external sources (``state["external_sources"]``).
 ``decide`` puts the policy before approval: a call the policy denies is never shown to
 the user for approval (v.4), it gets a ``🛡️ 工具调用已拒绝 [CODE]`` result instead. The path
-and command guards come next, also before any question (``tools.policy.preflight``; a departure
+and command guards come next, also before any question (``paicli.tools.policy.preflight``; a departure
 from v.4, where they run after it): a call they refuse is a ``🛡️ 策略拒绝: …`` denial.
 
 One decision per call per iteration: ``call_model`` decides every call of its answer with the
@@ -22,19 +22,19 @@ from typing import Any
 
 from langchain_core.messages import AIMessage, HumanMessage, ToolMessage
 
-from memory.context.rounds import internal_kind
-from memory.tokens import text_of
-from nodes.core.state import AgentState, Deps, RunContext
-from nodes.guards.turn import current_turn
-from tools.boundary import unwrap
-from tools.browser import rules as browser_rules
-from tools.browser.rules import BrowserState
-from tools.policy import approval
-from tools.policy.decision import Decision, Deny, from_record, to_record
-from tools.policy.protected_paths import protected_write
-from tools.policy.turn import (MEMORY_NEEDS_USER, TurnClass, add_discovered, authorize, classify, expose,
+from paicli.memory.context.rounds import internal_kind
+from paicli.memory.tokens import text_of
+from paicli.nodes.core.state import AgentState, Deps, RunContext
+from paicli.nodes.guards.turn import current_turn
+from paicli.tools.boundary import unwrap
+from paicli.tools.browser import rules as browser_rules
+from paicli.tools.browser.rules import BrowserState
+from paicli.tools.policy import approval
+from paicli.tools.policy.decision import Decision, Deny, from_record, to_record
+from paicli.tools.policy.protected_paths import protected_write
+from paicli.tools.policy.turn import (MEMORY_NEEDS_USER, TurnClass, add_discovered, authorize, classify, expose,
                                is_browser_tool, memory_question)
-from tools.specs import facts_of
+from paicli.tools.specs import facts_of
 
 
 @dataclass(frozen=True)
@@ -49,7 +49,7 @@ class DecisionContext:
     approved_all: frozenset[str]  # tools the user chose "approve all" for (v.1)
     project_root: str
     external_guard: bool  # PAICLI_MEMORY_DISABLE_ON_EXTERNAL_CONTEXT
-    allow_revert: bool = False  # PAICLI_ALLOW_REVERT=yes (tools.policy.approval)
+    allow_revert: bool = False  # PAICLI_ALLOW_REVERT=yes (paicli.tools.policy.approval)
     network_granted: bool = False  # PAICLI_SANDBOX_NETWORK=on: `network: true` asks for nothing more
     browser: BrowserState = BrowserState()  # the live browser and what this branch did in it (issue 40)
     # issue 34: the session's sandbox, asked (in decide, off the event loop) whether a network
@@ -105,7 +105,7 @@ _LAST_TABLE: list[Any] = [None, False]  # the last tool table looked at, and whe
 
 def has_browser_tools(tools: dict[str, Any]) -> bool:
     """Whether the table holds a browser tool (a user's playwright server, say); the table is
-    replaced, never changed, when servers come and go (``paicli.wiring``), so one look per table."""
+    replaced, never changed, when servers come and go (``paicli.run.wiring``), so one look per table."""
     if _LAST_TABLE[0] is not tools:
         _LAST_TABLE[:] = [tools, any(is_browser_tool(name) for name in tools)]
     return _LAST_TABLE[1]
@@ -114,7 +114,7 @@ def has_browser_tools(tools: dict[str, Any]) -> bool:
 def decision_context(state: AgentState, ctx: RunContext, deps: Deps) -> DecisionContext:
     messages = list(state.get("messages") or [])
     turn, discovered = classify_turn(submitted_text(messages)), discovered_urls(messages)
-    # A Plan task also trusts what its dependencies' web_search grounded (reference s.4; nodes.unit).
+    # A Plan task also trusts what its dependencies' web_search grounded (reference s.4; paicli.nodes.unit).
     discovered |= frozenset(state.get("trusted_urls") or ())
     tools = [(name, spec.description) for name, spec in deps.tools.items()]
     browser = browser_state(messages, deps)
@@ -127,7 +127,7 @@ def decision_context(state: AgentState, ctx: RunContext, deps: Deps) -> Decision
 def host_network(sandbox: Any, name: Any, args: Any) -> bool:
     """A sandboxed network call would share the host's network (issue 34 item 8). Asked only
     for a network call: finding the sandbox may run a probe (a subprocess)."""
-    from tools.sandbox.flags import command_flags
+    from paicli.tools.sandbox.flags import command_flags
 
     if sandbox is None or facts_of(name).guard != "command" or not command_flags(args).network:
         return False
@@ -141,7 +141,7 @@ def decide(call: dict[str, Any], context: DecisionContext) -> Decision:
     asked. Blocking when a guard applies (it reads the file system, ``blocking``): ``decide_iteration``
     then runs it in a thread. The guards (a shell parser and its rules) are imported by the first
     call decided (issue 30)."""
-    from tools.policy.preflight import REFUSED, guard_refusal
+    from paicli.tools.policy.preflight import REFUSED, guard_refusal
 
     name, args = call.get("name"), call.get("args")
     denial = authorize(context.turn, name, args, context.advertised, context.discovered, context.sources,
@@ -152,7 +152,7 @@ def decide(call: dict[str, Any], context: DecisionContext) -> Decision:
     if refused is not None:
         return Deny(REFUSED.format(refused), "policy", refused)
     if is_browser_tool(name or ""):  # issue 40: the user's own pages, sensitive pages, connecting
-        from tools.browser.decide import browser_decision
+        from paicli.tools.browser.decide import browser_decision
 
         decided = browser_decision(context.turn.browser, context.browser.view, name or "", args)
         if decided is not None:
@@ -183,7 +183,7 @@ async def decide_iteration(calls: list[dict[str, Any]], context: DecisionContext
 
 def blocking(call: dict[str, Any]) -> bool:
     """Whether deciding ``call`` touches the file system: only the path and command guards do
-    (``tools.policy.preflight``: paths resolved, scripts read); the turn policy, protected paths
+    (``paicli.tools.policy.preflight``: paths resolved, scripts read); the turn policy, protected paths
     (by text) and the approval level read the call and the context alone."""
     return facts_of(call.get("name")).guard is not None
 

@@ -4,7 +4,7 @@ A request is ``[system prompt, *messages]`` and nothing else, so a unit's next r
 with its last one byte for byte (the provider's prefix cache serves all of it):
 
 - the system prompt holds only what changes rarely: identity, tools guidance, policies, PAI.md,
-  the day's runtime context (``nodes.model.call_model.ModelCaller.system_message``);
+  the day's runtime context (``paicli.nodes.model.call_model.ModelCaller.system_message``);
 - the memories relevant to a turn travel with that turn, as an internal message appended once
   after its user message (``turn_memory``); nothing already sent is edited, except by compaction.
 
@@ -22,8 +22,8 @@ from typing import Any
 
 from langchain_core.messages import BaseMessage, HumanMessage, SystemMessage
 
-from memory.context.profile import ContextProfile
-from memory.context.turn_memory import memory_message, shown_lines
+from paicli.memory.context.profile import ContextProfile
+from paicli.memory.context.turn_memory import memory_message, shown_lines
 
 
 def turn_memory(memory: Any, history: Sequence[BaseMessage], query: str, *, window: int,

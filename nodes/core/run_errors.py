@@ -12,7 +12,7 @@ from typing import Any
 
 from langchain_core.messages import BaseMessage, HumanMessage
 
-from nodes.core.state import AgentState
+from paicli.nodes.core.state import AgentState
 
 NO_USER_MESSAGE = ("the input has no user message: send {\"messages\": [{\"role\": \"user\", \"content\": \"...\"}]} / "
                    "输入中没有用户消息")

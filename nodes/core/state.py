@@ -22,27 +22,27 @@ from langgraph.graph.message import add_messages
 from langgraph.runtime import Runtime
 from typing_extensions import TypedDict
 
-from nodes.core.options import BudgetOptions, CompactionOptions  # noqa: F401 (re-exported)
-from tools.base import ToolSpec, WebOptions
-from tools.registry import BUILTIN_TOOLS
-from tools.sandbox.command import CommandSandbox
+from paicli.nodes.core.options import BudgetOptions, CompactionOptions  # noqa: F401 (re-exported)
+from paicli.tools.base import ToolSpec, WebOptions
+from paicli.tools.registry import BUILTIN_TOOLS
+from paicli.tools.sandbox.command import CommandSandbox
 
 if TYPE_CHECKING:
-    from memory.longterm.manager import LongTermMemory
-    from tools.browser.session import BrowserSession
-    from nodes.core.background import Background
-    from tools.policy.audit import AuditLog
-    from tools.lsp.manager import LanguageServers
-    from tools.policy.auto_review import AutoReviewer
-    from tools.skills.library import SkillLibrary
-    from tools.snapshots.store import TurnSnapshots
+    from paicli.memory.longterm.manager import LongTermMemory
+    from paicli.tools.browser.session import BrowserSession
+    from paicli.nodes.core.background import Background
+    from paicli.tools.policy.audit import AuditLog
+    from paicli.tools.lsp.manager import LanguageServers
+    from paicli.tools.policy.auto_review import AutoReviewer
+    from paicli.tools.skills.library import SkillLibrary
+    from paicli.tools.snapshots.store import TurnSnapshots
 
 
 class AgentState(TypedDict, total=False):
     messages: Annotated[list, add_messages]
     # The decision on each tool call of the last assistant message, by call id, as
-    # ``tools.policy.decision.to_record`` JSON: made by call_model, answered by gate_tools, read by
-    # execute_tools (nodes.core.policy).
+    # ``paicli.tools.policy.decision.to_record`` JSON: made by call_model, answered by gate_tools, read by
+    # execute_tools (paicli.nodes.core.policy).
     decisions: dict[str, dict[str, Any]]
     # Tools the user chose "approve all" for in this session (reference v.1).
     approved_all: list[str]
@@ -74,7 +74,7 @@ class RunContext:
     # Names the offload folder, budgets and audit entries; "" means the run's thread id, so
     # every Studio thread is a session of its own.
     session_id: str = ""
-    approval: str = "auto"  # auto | ask | yes (tools.policy.approval)
+    approval: str = "auto"  # auto | ask | yes (paicli.tools.policy.approval)
     context_window: int = 128_000
     mode: str = "react"
     command_timeout: float = 60.0
@@ -82,7 +82,7 @@ class RunContext:
     # and how many times a failing plan may be re-planned (PAICLI_PLAN_MAX_REPLANS).
     review: bool = True
     max_replans: int = 2
-    # PAICLI_ALLOW_REVERT=yes: under --yes, revert_turn runs without a question (tools.policy.approval).
+    # PAICLI_ALLOW_REVERT=yes: under --yes, revert_turn runs without a question (paicli.tools.policy.approval).
     allow_revert: bool = False
     # The key that scopes project memory (reference j.1); "": the normalised project_root. With a
     # database, paicli sets the origin remote's URL, so every clone shares it (issue 28).
@@ -93,7 +93,7 @@ class RunContext:
 
 class ModeState(TypedDict, total=False):
     """What a mode apart from ReAct (Plan, Team) keeps beside its own plan, and what the CLI's
-    runner reads (``paicli.mode_run``): its state extends this."""
+    runner reads (``paicli.run.mode_run``): its state extends this."""
 
     # The user's goal, then the run's final text: what Studio shows and what fact extraction reads.
     messages: Annotated[list, add_messages]
@@ -114,7 +114,7 @@ class MessagesInput(TypedDict):
 def memory_project_key(ctx: RunContext) -> str:
     """The project key of memory reads and writes: the context's, else the project root's. Off
     the event loop: resolving the path may readlink, which `langgraph dev` refuses there."""
-    from memory.longterm.entry import normalize_project_key
+    from paicli.memory.longterm.entry import normalize_project_key
 
     return ctx.project_key or normalize_project_key(ctx.project_root)
 
@@ -148,7 +148,7 @@ class Deps:
     prompt_home: Path | None = None  # $PAICLI_HOME, for prompt overrides and the user PAI.md; None: neither
     compaction: CompactionOptions = field(default_factory=CompactionOptions)
     budget: BudgetOptions = field(default_factory=BudgetOptions)
-    # memory.longterm.manager.LongTermMemory, used when the graph has no store (with one, the
+    # paicli.memory.longterm.manager.LongTermMemory, used when the graph has no store (with one, the
     # store's memory is used, with these options); None: no long-term memory.
     memory: LongTermMemory | None = None
     external_guard: bool = True  # PAICLI_MEMORY_DISABLE_ON_EXTERNAL_CONTEXT (reference o.1)
@@ -192,12 +192,12 @@ def long_term_memory(runtime: Runtime | None, deps: Deps) -> LongTermMemory | No
 
     Any LangGraph store holds it: paicli's file store carries its own, and any other store (an
     ``InMemoryStore``, a ``PostgresStore``, LangGraph Server's) is read and written through the
-    ``BaseStore`` API by ``memory.longterm.store_entries``, with paicli's rules applied in between.
+    ``BaseStore`` API by ``paicli.memory.longterm.store_entries``, with paicli's rules applied in between.
     """
     store = getattr(runtime, "store", None)
     if store is None:
         return deps.memory
-    from memory.longterm.config import MemoryOptions
-    from memory.longterm.store_entries import memory_of
+    from paicli.memory.longterm.config import MemoryOptions
+    from paicli.memory.longterm.store_entries import memory_of
 
     return memory_of(store, deps.memory.options if deps.memory is not None else MemoryOptions())

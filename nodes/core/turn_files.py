@@ -12,8 +12,8 @@ from typing import Any
 
 from langchain_core.messages import AIMessage, ToolMessage
 
-from nodes.guards.turn import current_turn
-from tools.specs import facts_of
+from paicli.nodes.guards.turn import current_turn
+from paicli.tools.specs import facts_of
 
 MAX_SOURCE_FILES = 8  # keeps the metadata line short; the first files of the turn win
 

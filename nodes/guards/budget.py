@@ -18,7 +18,7 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from memory.tokens import arguments_json
+from paicli.memory.tokens import arguments_json
 
 DEFAULT_STAGNATION_WINDOW = 5  # reference (s.3)
 DEFAULT_REMIND_AFTER = 3  # reference (s.3): values below 3 are rejected

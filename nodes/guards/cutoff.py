@@ -11,7 +11,7 @@ reference c.4: a stream is complete only after ``[DONE]`` or a non-empty ``finis
 The openai client swallows ``[DONE]``, so only the finish reason is visible here: a stream
 that sent ``[DONE]`` without any finish reason (no provider we know does) counts as unfinished.
 
-Plain data in, plain data out; ``nodes.model.response`` applies it to LangChain messages.
+Plain data in, plain data out; ``paicli.nodes.model.response`` applies it to LangChain messages.
 """
 
 from __future__ import annotations
@@ -74,7 +74,7 @@ NAMELESS = "invalid_tool_call"
 _FUNCTION_NAME = re.compile(r"[A-Za-z0-9_-]{1,64}")
 PREVIEW_HEAD, PREVIEW_TAIL = 200, 100
 # Model text quoted back to the model: control characters (a stray ESC, NUL) become visible
-# escapes; the tool-result wrapper escapes tags (``tools.boundary``).
+# escapes; the tool-result wrapper escapes tags (``paicli.tools.boundary``).
 _CONTROL = re.compile(r"[\x00-\x08\x0b-\x1f\x7f]")
 
 

@@ -13,11 +13,11 @@ from typing import Any, Sequence
 
 from langchain_core.messages import AIMessage, BaseMessage, HumanMessage, ToolMessage
 
-from nodes.guards.budget import AgentBudget, BudgetStatus, Reminder, RunawayGuard, IterationResult
-from memory.context.outcome import is_decided
-from memory.context.rounds import BUDGET_FINALIZATION, RUNAWAY_REMINDER, internal, internal_kind
-from prompts import PromptSources, load_resource, render
-from tools.boundary import unwrap
+from paicli.nodes.guards.budget import AgentBudget, BudgetStatus, Reminder, RunawayGuard, IterationResult
+from paicli.memory.context.outcome import is_decided
+from paicli.memory.context.rounds import BUDGET_FINALIZATION, RUNAWAY_REMINDER, internal, internal_kind
+from paicli.prompts import PromptSources, load_resource, render
+from paicli.tools.boundary import unwrap
 
 RUNAWAY_NOTICE = "  ↻ 检测到重复的工具调用，已提醒模型换个思路"  # reference s.2
 FINALIZATION_NOTICE = "⚠️ 执行预算已触发，正在整理部分结果"  # reference s.3

@@ -5,7 +5,7 @@ LangGraph's ``messages`` stream mode passes the model's stream on to the CLI and
 Provider failures that survive the retries end the turn with ``error`` set; the conversation
 so far stays as it is (reference s.2.11). Besides the client's own retries, one retry here
 covers what the client cannot see: a stream that ended before its finish reason, or a
-connection dropped mid-stream (``nodes.model.response``).
+connection dropped mid-stream (``paicli.nodes.model.response``).
 """
 
 from __future__ import annotations
@@ -20,15 +20,15 @@ from langchain_core.messages import AIMessage, BaseMessage, SystemMessage
 from langgraph.config import get_stream_writer
 from langgraph.runtime import Runtime
 
-from memory.tokens import text_of
-from nodes.core.policy import DecisionContext, decide_iteration, decision_context
-from nodes.core.request import assemble_request
-from nodes.core.state import AgentState, Deps, RunContext, long_term_memory, run_context
-from nodes.guards.budget import partial_result
-from nodes.guards.cutoff import RETRY_NOTICE, incomplete_text
-from nodes.guards.provider_errors import describe_provider_error, is_context_overflow, smaller_window
-from nodes.guards.turn import FINALIZATION_NOTICE, current_turn, exceeded, finalization_request
-from nodes.model.response import (
+from paicli.memory.tokens import text_of
+from paicli.nodes.core.policy import DecisionContext, decide_iteration, decision_context
+from paicli.nodes.core.request import assemble_request
+from paicli.nodes.core.state import AgentState, Deps, RunContext, long_term_memory, run_context
+from paicli.nodes.guards.budget import partial_result
+from paicli.nodes.guards.cutoff import RETRY_NOTICE, incomplete_text
+from paicli.nodes.guards.provider_errors import describe_provider_error, is_context_overflow, smaller_window
+from paicli.nodes.guards.turn import FINALIZATION_NOTICE, current_turn, exceeded, finalization_request
+from paicli.nodes.model.response import (
     PROVIDER_ERRORS,
     Checked,
     DroppedMidStream,
@@ -36,8 +36,8 @@ from nodes.model.response import (
     check_response,
     stream_response,
 )
-from prompts import PromptSources, assemble_system_prompt, loop_prompt
-from tools.registry import schemas
+from paicli.prompts import PromptSources, assemble_system_prompt, loop_prompt
+from paicli.tools.registry import schemas
 
 Notify = Callable[[str], None]
 
@@ -156,7 +156,7 @@ def failure(exc: BaseException, hint: str | None = None) -> dict[str, Any]:
 
 async def with_decisions(update: dict[str, Any], context: DecisionContext) -> dict[str, Any]:
     """Decide the answer's tool calls here, once, with the context the model was called with
-    (``nodes.core.policy``): the router, the gate and execution read the records."""
+    (``paicli.nodes.core.policy``): the router, the gate and execution read the records."""
     answer = (update.get("messages") or [None])[-1]
     if isinstance(answer, AIMessage) and answer.tool_calls:
         update["decisions"] = await decide_iteration(answer.tool_calls, context)
@@ -164,7 +164,7 @@ async def with_decisions(update: dict[str, Any], context: DecisionContext) -> di
 
 
 def make_call_model(caller: ModelCaller, compaction: Any):
-    """``compaction`` is the graph's ``nodes.compact.Compaction`` (not imported here: it is
+    """``compaction`` is the graph's ``paicli.nodes.compact.Compaction`` (not imported here: it is
     built around a ``ModelCaller``). On a context overflow it forces one compaction and
     retries once (Q3/Q4, docs/behavior.md#decisions); a second failure keeps the history as it was."""
 

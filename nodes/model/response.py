@@ -1,4 +1,4 @@
-"""One streamed model response, read to its end and checked once (``nodes.guards.cutoff``).
+"""One streamed model response, read to its end and checked once (``paicli.nodes.guards.cutoff``).
 
 We stream (``astream``) rather than ``ainvoke`` so the aggregated chunk still carries
 ``tool_call_chunks``: each call's arguments exactly as the provider sent them. ``ainvoke``
@@ -10,7 +10,7 @@ is what the model is told. Nothing downstream decides this again.
 A refused call stays an ``invalid_tool_call``, not a ``tool_call`` with ``{}``: the router,
 the gate, the executor, the runaway guard and the audit all read ``tool_calls`` only, so none
 of them can run it or count it as a real call with empty arguments. Its ``args`` become
-``"{}"`` (``nodes.guards.cutoff.REFUSED_ARGUMENTS``) because langchain-openai replays an invalid
+``"{}"`` (``paicli.nodes.guards.cutoff.REFUSED_ARGUMENTS``) because langchain-openai replays an invalid
 call's ``args`` verbatim as ``function.arguments``, and servers reject history whose
 arguments are not a JSON object; the raw text survives only as a preview in ``error``.
 """
@@ -26,7 +26,7 @@ from langchain_core.exceptions import LangChainException
 from langchain_core.messages import AIMessage, AIMessageChunk, BaseMessage, message_chunk_to_message
 from langchain_core.messages.tool import invalid_tool_call, tool_call
 
-from nodes.guards.cutoff import (
+from paicli.nodes.guards.cutoff import (
     AT_LIMIT,
     CUT_TEXT_NOTICE,
     REFUSED_ARGUMENTS,
@@ -37,7 +37,7 @@ from nodes.guards.cutoff import (
     stop_problem,
     stored_name,
 )
-from nodes.guards.provider_errors import is_dropped_connection
+from paicli.nodes.guards.provider_errors import is_dropped_connection
 
 PROVIDER_ERRORS = (openai.APIError, LangChainException)
 

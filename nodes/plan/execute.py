@@ -1,6 +1,6 @@
 """schedule and collect: one wave of ready tasks at a time (reference s.4 "Execution").
 
-Both are the shared nodes of ``nodes.dag`` over ``PLAN``, the plan's tasks in execution order.
+Both are the shared nodes of ``paicli.nodes.dag`` over ``PLAN``, the plan's tasks in execution order.
 ``schedule`` takes the ready tasks (at most ``MAX_WAVE``),
 marks them RUNNING and announces them; the graph fans them out as units. ``collect`` applies
 their results in task order, whatever order they finished in, and decides what follows a
@@ -13,9 +13,9 @@ from typing import Any
 
 from langgraph.config import get_stream_writer
 
-from nodes import dag
-from nodes.core.state import RunContext
-from nodes.plan.model import (
+from paicli.nodes import dag
+from paicli.nodes.core.state import RunContext
+from paicli.nodes.plan.model import (
     COMPLETED,
     FAILED,
     PENDING,
@@ -26,8 +26,8 @@ from nodes.plan.model import (
     status_reader,
     tasks_in_order,
 )
-from nodes.plan.state import PlanState
-from nodes.plan.text import replan_goal
+from paicli.nodes.plan.state import PlanState
+from paicli.nodes.plan.text import replan_goal
 
 MAX_WAVE = 4  # reference (s.4): a pool of min(N, 4) threads; the graph layer fans out what this node picks
 PREVIEW_CHARS = 100

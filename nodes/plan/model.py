@@ -13,7 +13,7 @@ import json
 import re
 from typing import Any, Callable
 
-from nodes import dag
+from paicli.nodes import dag
 
 TYPES = ("FILE_READ", "FILE_WRITE", "COMMAND", "ANALYSIS", "VERIFICATION")
 PENDING, RUNNING, COMPLETED, FAILED, SKIPPED = "PENDING", "RUNNING", "COMPLETED", "FAILED", "SKIPPED"
@@ -139,12 +139,12 @@ def tasks_in_order(plan: dict[str, Any]) -> list[dict[str, Any]]:
 
 
 def ready(plan: dict[str, Any]) -> list[dict[str, Any]]:
-    """PENDING tasks whose dependencies all COMPLETED, in execution order (``nodes.dag``)."""
+    """PENDING tasks whose dependencies all COMPLETED, in execution order (``paicli.nodes.dag``)."""
     return dag.ready(tasks_in_order(plan), status_reader(plan), pending=PENDING, completed=COMPLETED)
 
 
 def status_reader(plan: dict[str, Any]) -> Callable[[str], str]:
-    """How a task's status is read (``nodes.dag.StatusOf``): from the plan's tasks."""
+    """How a task's status is read (``paicli.nodes.dag.StatusOf``): from the plan's tasks."""
     statuses = {t["id"]: t["status"] for t in plan["tasks"]}
     return lambda task_id: statuses.get(task_id, PENDING)
 

@@ -1,6 +1,6 @@
 """plan_start and Plan's planning: take the user's goal, then make the plan (reference s.4).
 
-The planner node is ``nodes.dag.make_planner`` over ``make_planning``, which tries the
+The planner node is ``paicli.nodes.dag.make_planner`` over ``make_planning``, which tries the
 simple-goal shortcut first (no model call), otherwise asks the model once, without tools, with
 the Plan Builder prompt and PAI.md. A reply that is not a valid plan, or a provider failure,
 ends the run with ``❌ 执行失败: <why>``; for a reply that is not a plan, ``error`` holds a
@@ -17,16 +17,16 @@ from langchain_core.runnables import RunnableConfig
 from langgraph.config import get_stream_writer
 from langgraph.runtime import Runtime
 
-from nodes.core.policy import submitted_text
-from nodes.core.run_errors import require_user_message
-from nodes.core.state import Deps, RunContext, run_context
-from nodes.dag import PlanningFailed
-from nodes.guards.provider_errors import describe_provider_error
-from nodes.model.response import PROVIDER_ERRORS, reply_preview
-from nodes.plan.model import PlanError, parse_plan, simple_plan
-from nodes.plan.state import PlanState
-from prompts import PromptSources, assemble_planner_prompt
-from prompts.pai_md import load_project_context
+from paicli.nodes.core.policy import submitted_text
+from paicli.nodes.core.run_errors import require_user_message
+from paicli.nodes.core.state import Deps, RunContext, run_context
+from paicli.nodes.dag import PlanningFailed
+from paicli.nodes.guards.provider_errors import describe_provider_error
+from paicli.nodes.model.response import PROVIDER_ERRORS, reply_preview
+from paicli.nodes.plan.model import PlanError, parse_plan, simple_plan
+from paicli.nodes.plan.state import PlanState
+from paicli.prompts import PromptSources, assemble_planner_prompt
+from paicli.prompts.pai_md import load_project_context
 
 PLANNING_REQUEST = "请为以下任务制定执行计划：\n"
 PLANNING_FAILED = "❌ 执行失败: {error}"  # the run's final text when planning fails
@@ -43,7 +43,7 @@ async def plan_start(state: PlanState) -> dict[str, Any]:
 
 
 def make_planning(deps: Deps):
-    """Plan's planning for ``nodes.dag.make_planner``."""
+    """Plan's planning for ``paicli.nodes.dag.make_planner``."""
 
     async def plan_tasks(state: PlanState, config: RunnableConfig, runtime: Runtime[RunContext]) -> dict[str, Any]:
         notify, goal = get_stream_writer(), state["goal"]

@@ -3,7 +3,7 @@
 An interrupt whose payload is data, the same for the CLI and for Studio or an SDK client
 (issue 26): the goal, the planner's summary, the tasks as objects (id, description, type,
 dependencies, ``batch``: the wave), the resume values accepted with their meaning, and help in Chinese and
-English. The terminal's keys are the CLI's business (``paicli/plan_review.py``). A run without review
+English. The terminal's keys are the CLI's business (``paicli/ui/plan_review.py``). A run without review
 (``RunContext.review`` false: ``paicli -p``) executes at once.
 """
 
@@ -15,9 +15,9 @@ from langgraph.config import get_stream_writer
 from langgraph.runtime import Runtime
 from langgraph.types import interrupt
 
-from nodes.core.state import RunContext, run_context
-from nodes.plan.state import PlanState
-from nodes.plan.text import PLAN_REVIEW_CANCELLED, plan_review_answer, task_rows
+from paicli.nodes.core.state import RunContext, run_context
+from paicli.nodes.plan.state import PlanState
+from paicli.nodes.plan.text import PLAN_REVIEW_CANCELLED, plan_review_answer, task_rows
 
 PLAN_REVIEW_KIND = "plan_review"
 RESUME = {"execute": {"action": "execute"}, "cancel": {"action": "cancel"},

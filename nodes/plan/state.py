@@ -5,13 +5,13 @@ from __future__ import annotations
 
 from typing import Annotated, Any, Optional
 
-from nodes.core.state import ModeState
-from nodes.unit import merge_results
+from paicli.nodes.core.state import ModeState
+from paicli.nodes.unit import merge_results
 
 
 class PlanState(ModeState, total=False):
     goal: str  # what is planned: the user's text, plus supplements, or a replan's goal
-    plan: Optional[dict[str, Any]]  # nodes.plan.model
+    plan: Optional[dict[str, Any]]  # paicli.nodes.plan.model
     replans: int
     replan_reason: str
     batch: list[str]  # ids of the tasks running now: the wave (key kept: it is in saved runs)

@@ -6,8 +6,8 @@ from typing import Any
 
 from langchain_core.messages import AIMessage
 
-from nodes.plan.state import PlanState
-from nodes.plan.text import DONE, final_text
+from paicli.nodes.plan.state import PlanState
+from paicli.nodes.plan.text import DONE, final_text
 
 
 async def summary(state: PlanState) -> dict[str, Any]:

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from nodes.plan.model import COMPLETED, FAILED, leaves, progress, ready, tasks_in_order, waves
+from paicli.nodes.plan.model import COMPLETED, FAILED, leaves, progress, ready, tasks_in_order, waves
 
 GOAL_CHARS = 48
 FIRST_IDS = 5

@@ -17,9 +17,9 @@ from __future__ import annotations
 from dataclasses import dataclass, replace
 from typing import Literal
 
-from nodes.team import texts
-from nodes.team.schedule import COMPLETED, FAILED, MAX_RETRIES
-from nodes.team.verdict import Verdict
+from paicli.nodes.team import texts
+from paicli.nodes.team.schedule import COMPLETED, FAILED, MAX_RETRIES
+from paicli.nodes.team.verdict import Verdict
 
 RETRY_FAILED = "重试时 LLM 调用失败：{error}"  # reference s.5 runStep item 7.3
 Next = Literal["review", "retry", "done"]

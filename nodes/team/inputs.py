@@ -9,8 +9,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from nodes.team.plan import TeamStep
-from prompts import PromptSources, load_resource, render
+from paicli.nodes.team.plan import TeamStep
+from paicli.prompts import PromptSources, load_resource, render
 
 DEPENDENCY_RESULT_CHARS = 500  # reference s.5 runStep item 2
 PIECES = ("planning", "context", "dependency", "urls", "task", "retry", "review")

@@ -19,10 +19,10 @@ from langgraph.graph.message import add_messages
 from langgraph.runtime import Runtime
 from typing_extensions import TypedDict
 
-from memory.tokens import text_of
-from nodes.core.state import Deps, RunContext, run_context
-from prompts import PromptSources, assemble_system_prompt
-from prompts.pai_md import load_project_context
+from paicli.memory.tokens import text_of
+from paicli.nodes.core.state import Deps, RunContext, run_context
+from paicli.prompts import PromptSources, assemble_system_prompt
+from paicli.prompts.pai_md import load_project_context
 
 MEMBER_FAILED = "LLM 调用失败: {error}"  # reference s.5 SubAgent loop: an IOException's message
 

@@ -12,7 +12,7 @@ from typing import Any
 
 from typing_extensions import TypedDict
 
-from nodes.team.reply import ReplyError, parse_object
+from paicli.nodes.team.reply import ReplyError, parse_object
 
 DEFAULT_TYPE = "COMMAND"  # reference s.5: the type is optional and defaults to COMMAND
 # reference s.5 item 3 gives the first text; the others follow the Plan parser's (s.4) wording.

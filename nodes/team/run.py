@@ -1,9 +1,9 @@
 """The orchestrator's nodes (reference s.5 Flow): take the goal, plan, schedule waves of ready
 steps, collect their results in step order, and write the final text.
 
-The planner, ``schedule`` and ``collect`` are the shared nodes of ``nodes.dag`` (as Plan's), over
+The planner, ``schedule`` and ``collect`` are the shared nodes of ``paicli.nodes.dag`` (as Plan's), over
 ``TEAM``: the plan's steps, their status in ``records``. The planner asks a member without tools
-(``nodes.team.members``); a reply that breaks any plan rule ends the run before a worker
+(``paicli.nodes.team.members``); a reply that breaks any plan rule ends the run before a worker
 starts. ``collect`` applies a wave's results in plan
 order, whatever order they finished in; a failed step never stops its sibling, only the steps
 that depend on it, which stay pending and are reported as skipped.
@@ -20,17 +20,17 @@ from langchain_core.runnables import RunnableConfig
 from langgraph.config import get_stream_writer
 from langgraph.runtime import Runtime
 
-from nodes import dag
-from nodes.core.policy import submitted_text
-from nodes.core.request import turn_memory
-from nodes.core.run_errors import require_user_message
-from nodes.core.state import Deps, RunContext, long_term_memory, memory_project_key, run_context
-from nodes.team import texts
-from nodes.team.inputs import Dependency, TeamInputs
-from nodes.team.members import reply_text
-from nodes.team.plan import PlanError, TeamStep, parse_team_plan
-from nodes.team.schedule import COMPLETED, FAILED, MAX_WORKERS, PENDING, assign, left_pending, reviewer_name, status
-from nodes.team.state import TeamState
+from paicli.nodes import dag
+from paicli.nodes.core.policy import submitted_text
+from paicli.nodes.core.request import turn_memory
+from paicli.nodes.core.run_errors import require_user_message
+from paicli.nodes.core.state import Deps, RunContext, long_term_memory, memory_project_key, run_context
+from paicli.nodes.team import texts
+from paicli.nodes.team.inputs import Dependency, TeamInputs
+from paicli.nodes.team.members import reply_text
+from paicli.nodes.team.plan import PlanError, TeamStep, parse_team_plan
+from paicli.nodes.team.schedule import COMPLETED, FAILED, MAX_WORKERS, PENDING, assign, left_pending, reviewer_name, status
+from paicli.nodes.team.state import TeamState
 
 
 def _notify(*lines: str) -> None:
@@ -56,7 +56,7 @@ TEAM: dag.Dag[TeamState] = dag.Dag(
 
 
 def make_planning(deps: Deps, planner: Any, inputs: TeamInputs, member_config: Any):
-    """Team's planning for ``nodes.dag.make_planner``: the planner member's reply, parsed strictly."""
+    """Team's planning for ``paicli.nodes.dag.make_planner``: the planner member's reply, parsed strictly."""
 
     async def plan_team(state: TeamState, config: RunnableConfig, runtime: Runtime[RunContext]) -> dict[str, Any]:
         goal, ctx = state["submitted"], run_context(runtime)

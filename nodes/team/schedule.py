@@ -1,8 +1,8 @@
 """Which steps run next and on which worker (reference s.5, Execution).
 
 Two workers, so at most two steps at once. A wave is the ready steps (pending, every dependency
-completed) in plan order, at most two of them (``nodes.dag.next_wave`` over ``TEAM`` in
-``nodes.team.run``); the scheduler asks again when the wave is done, so a third ready step
+completed) in plan order, at most two of them (``paicli.nodes.dag.next_wave`` over ``TEAM`` in
+``paicli.nodes.team.run``); the scheduler asks again when the wave is done, so a third ready step
 starts in the next wave. Workers are taken round-robin over the whole run
 (``workers[cursor++ % 2]``), which also gives the two steps of a wave different workers.
 """
@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from nodes.team.plan import TeamStep
+from paicli.nodes.team.plan import TeamStep
 
 WORKERS = ("worker-1", "worker-2")  # reference s.5: the orchestrator's two executors
 MAX_WORKERS = len(WORKERS)

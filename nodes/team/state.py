@@ -5,9 +5,9 @@ from __future__ import annotations
 
 from typing import Annotated, Any, Optional
 
-from nodes.core.state import ModeState
-from nodes.team.plan import TeamPlan, TeamStep
-from nodes.unit import UnitInput, UnitState, merge_results
+from paicli.nodes.core.state import ModeState
+from paicli.nodes.team.plan import TeamPlan, TeamStep
+from paicli.nodes.unit import UnitInput, UnitState, merge_results
 
 
 def merge_records(left: dict[str, Any] | None, right: dict[str, Any] | None) -> dict[str, Any]:
@@ -41,5 +41,5 @@ class StepState(UnitState, total=False):
     worker: str
     reviewer: str
     context: str  # the step's context (goal and dependency results), reused by retries
-    progress: dict[str, Any]  # nodes.team.attempts.Attempts as a dict (the key stays: saved runs resume)
+    progress: dict[str, Any]  # paicli.nodes.team.attempts.Attempts as a dict (the key stays: saved runs resume)
     next: str

@@ -1,5 +1,5 @@
 """worker_done, review and retry: a step's attempts around its worker's loop (reference s.5
-runStep). The decisions are ``nodes.team.attempts``; these nodes only apply them.
+runStep). The decisions are ``paicli.nodes.team.attempts``; these nodes only apply them.
 
 The worker keeps its history for a retry (the rejection and its feedback are appended as a new
 brief); a new step is a new unit, so nothing of one step's attempts reaches another.
@@ -14,16 +14,16 @@ from langchain_core.messages import HumanMessage
 from langchain_core.runnables import RunnableConfig
 from langgraph.config import get_stream_writer
 
-from memory.context.rounds import internal
-from nodes.model.response import reply_preview
-from nodes.team import texts
-from nodes.team.attempts import Attempts, after_review, after_worker
-from nodes.team.inputs import TeamInputs
-from nodes.team.members import reply_text
-from nodes.team.schedule import COMPLETED
-from nodes.team.state import StepState
-from nodes.team.verdict import parse_verdict
-from nodes.unit import UNIT_INPUT
+from paicli.memory.context.rounds import internal
+from paicli.nodes.model.response import reply_preview
+from paicli.nodes.team import texts
+from paicli.nodes.team.attempts import Attempts, after_review, after_worker
+from paicli.nodes.team.inputs import TeamInputs
+from paicli.nodes.team.members import reply_text
+from paicli.nodes.team.schedule import COMPLETED
+from paicli.nodes.team.state import StepState
+from paicli.nodes.team.verdict import parse_verdict
+from paicli.nodes.unit import UNIT_INPUT
 
 MODE = "team"
 

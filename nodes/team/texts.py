@@ -8,8 +8,8 @@ from __future__ import annotations
 
 from typing import Any
 
-from nodes.team.plan import TeamStep
-from nodes.team.schedule import COMPLETED, FAILED, MAX_WORKERS, all_completed, status
+from paicli.nodes.team.plan import TeamStep
+from paicli.nodes.team.schedule import COMPLETED, FAILED, MAX_WORKERS, all_completed, status
 
 # reference s.5 Flow, verbatim.
 PLANNING_HEADING = "📋 第一阶段：规划"

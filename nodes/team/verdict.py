@@ -12,7 +12,7 @@ import json
 from dataclasses import dataclass
 from typing import Any
 
-from nodes.team.reply import ReplyError, parse_object
+from paicli.nodes.team.reply import ReplyError, parse_object
 
 # reference s.5 runStep item 5, verbatim.
 UNPARSEABLE = "审查结论无法解析（{error}），按未通过处理"

@@ -1,6 +1,6 @@
 """``/browser [status|connect [port]|disconnect|tabs]`` (reference u.1, paicli issue 40).
 
-``app.browser`` is the session's ``tools.browser.session.BrowserSession``, or None when the
+``app.browser`` is the session's ``paicli.tools.browser.session.BrowserSession``, or None when the
 browser is off or cannot run here: then ``/browser`` prints the one line saying why
 (``Settings.browser.problem``) and nothing else. ``connect`` hands the agent the user's own
 Chrome only after the person types ``y`` at the prompt, so ``paicli -p "/browser connect"``
@@ -37,7 +37,7 @@ async def browser(payload: str, app: Any, say: Any, read_line: Any) -> None:
     elif verb == "connect":
         await _connect(rest, app, session, say, read_line)
     elif verb == "disconnect":
-        from tools.browser.session import ConnectError
+        from paicli.tools.browser.session import ConnectError
 
         try:
             say(await session.disconnect())
@@ -52,7 +52,7 @@ async def browser(payload: str, app: Any, say: Any, read_line: Any) -> None:
 
 
 async def _connect(rest: str, app: Any, session: Any, say: Any, read_line: Any) -> None:
-    from tools.browser.session import ConnectError
+    from paicli.tools.browser.session import ConnectError
 
     if rest and not rest.isdigit():
         say.fail(f"❌ 端口必须是数字：{rest}")

@@ -22,8 +22,8 @@ from typing import TYPE_CHECKING, Any
 from paicli.commands.output import Output
 
 if TYPE_CHECKING:
-    from codeindex.indexer import Progress, Report
-    from codeindex.project import ProjectIndex
+    from paicli.codeindex.indexer import Progress, Report
+    from paicli.codeindex.project import ProjectIndex
     from paicli.app import App
 
 PROGRESS_EVERY = 2.0  # seconds between progress lines
@@ -36,8 +36,8 @@ NO_INDEX = "📭 当前项目还没有代码索引，输入 /index 建立"
 
 
 def project(app: App) -> ProjectIndex:
-    from codeindex.project import CodeIndexes
-    from memory.longterm.entry import normalize_project_key
+    from paicli.codeindex.project import CodeIndexes
+    from paicli.memory.longterm.entry import normalize_project_key
 
     root = app.settings.project_root
     return CodeIndexes(app.settings.home, app.settings.code_index).project(root, normalize_project_key(str(root)))
@@ -135,7 +135,7 @@ def _duration(seconds: float) -> str:
 
 
 def status(app: App, say: Output) -> None:
-    from codeindex.store import Damaged
+    from paicli.codeindex.store import Damaged
 
     index_of = project(app)
     try:
@@ -161,7 +161,7 @@ async def search(payload: str, app: App, say: Output) -> None:
     if not payload:
         say.fail("❌ 请提供要检索的内容，例如 /search 解析 HTTP 日期")
         return
-    from codeindex.store import Busy, Damaged
+    from paicli.codeindex.store import Busy, Damaged
 
     index_of = project(app)
     if not index_of.indexed():
@@ -201,7 +201,7 @@ async def graph(payload: str, app: App, say: Output) -> None:
 
 
 def _symbol(name: str, index_of: ProjectIndex, say: Output) -> None:
-    from codeindex.graph import APPROXIMATE, relations
+    from paicli.codeindex.graph import APPROXIMATE, relations
 
     found = relations(index_of.store, name)
     if not found.definitions and not found.users and not found.subclasses:
@@ -226,7 +226,7 @@ def _symbol(name: str, index_of: ProjectIndex, say: Output) -> None:
 
 
 async def _map(app: App, index_of: ProjectIndex, say: Output) -> None:
-    from tools.builtin.code_search import map_lines
+    from paicli.tools.builtin.code_search import map_lines
 
     files = await conversation_files(app)
     lines = await asyncio.to_thread(map_lines, index_of, "", files, MAP_BUDGET)
@@ -240,8 +240,8 @@ async def conversation_files(app: App) -> list[str]:
     """The project files the conversation's tool calls read or wrote, newest last."""
     if not app.started:
         return []
-    from nodes.core.turn_files import project_relative
-    from tools.specs import facts_of
+    from paicli.nodes.core.turn_files import project_relative
+    from paicli.tools.specs import facts_of
 
     found: dict[str, None] = {}
     for message in await app.session.messages():

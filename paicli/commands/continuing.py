@@ -45,7 +45,7 @@ async def continue_run(app: App, say: Output, read_line: ReadLine | None) -> tup
 
 def newest_unfinished(app: App) -> tuple[str, str] | None:
     """The project's newest session and its unfinished run's mode, when it is another session."""
-    from paicli.comeback import has_ledger, newest_session, unfinished_mode
+    from paicli.run.comeback import has_ledger, newest_session, unfinished_mode
 
     sid = newest_session(app.settings.home, app.settings.project_root)
     if sid is None or sid == app.session_id:

@@ -21,9 +21,9 @@ from collections import defaultdict
 from pathlib import Path
 from typing import Any
 
-from memory.errors import PaicliError
-from paicli.arguments import Parser
-from paicli.settings import Settings, load_settings
+from paicli.memory.errors import PaicliError
+from paicli.ui.arguments import Parser
+from paicli.config.settings import Settings, load_settings
 
 # The ledger's events that are not checkpoints (``/clear``'s), copied to paicli_session_events.
 CLI_EVENTS = frozenset({"history_clear"})
@@ -48,7 +48,7 @@ def run_db(argv: list[str]) -> int:
     settings = load_settings(args.project)
     if not settings.database_url:
         raise PaicliError("paicli db 需要 PAICLI_DATABASE_URL（环境变量或 $PAICLI_HOME/config.json 的 database_url）")
-    from paicli.database import open_database, project_key
+    from paicli.run.database import open_database, project_key
 
     database = open_database(settings.database_url, project_key(settings.project_root))
     try:
@@ -69,8 +69,8 @@ def run_db(argv: list[str]) -> int:
 
 
 def import_sessions(settings: Settings, saver: Any) -> tuple[int, int]:
-    from memory.ledger.saver import JsonlLedgerSaver
-    from paicli.wiring import history_dir
+    from paicli.memory.ledger.saver import JsonlLedgerSaver
+    from paicli.run.wiring import history_dir
 
     ledger = JsonlLedgerSaver(history_dir(settings))
     sessions = [s["id"] for s in ledger.sessions()]
@@ -86,7 +86,7 @@ def import_sessions(settings: Settings, saver: Any) -> tuple[int, int]:
 
 def _cli_events(path: Path) -> list[dict[str, Any]]:
     """The ledger's lines of ``CLI_EVENTS``, in order; torn or garbled lines are skipped, as the ledger does."""
-    from memory.ledger.format import decode_line
+    from paicli.memory.ledger.format import decode_line
 
     with path.open("rb") as f:
         found = [decode_line(line) for line in f]
@@ -112,8 +112,8 @@ def _moved(count: int, how: str) -> str:
 
 def import_memories(settings: Settings, database: Any) -> tuple[int, int, int]:
     """``(added, present, re-keyed)``: the file's memories into the database (see the module docstring)."""
-    from memory.longterm.manager import LongTermMemory
-    from memory.longterm.transfer import merge, owned_by, rekey
+    from paicli.memory.longterm.manager import LongTermMemory
+    from paicli.memory.longterm.transfer import merge, owned_by, rekey
 
     memory = database.memory(settings.memory.options)
     source = LongTermMemory(settings.memory_dir, settings.memory.options).entries()
@@ -132,10 +132,10 @@ def export_memories(settings: Settings, database: Any, directory: Path,
                     project: Path | None = None) -> tuple[int, int, int]:
     """``(added, present, re-keyed)``: the database's memories (or one project's and the user's
     global ones) into the file at ``directory``."""
-    from memory.longterm.entry import SCOPE_GLOBAL, is_visible_in_project, normalize_project_key
-    from memory.longterm.manager import LongTermMemory
-    from memory.longterm.transfer import merge, owned_by, rekey
-    from paicli.database import project_key
+    from paicli.memory.longterm.entry import SCOPE_GLOBAL, is_visible_in_project, normalize_project_key
+    from paicli.memory.longterm.manager import LongTermMemory
+    from paicli.memory.longterm.transfer import merge, owned_by, rekey
+    from paicli.run.database import project_key
 
     source = database.memory(settings.memory.options).entries()
     keys: dict[str, str] = {}
@@ -156,8 +156,8 @@ def export_memories(settings: Settings, database: Any, directory: Path,
 
 def remote_keys(projects: Any) -> dict[str, str]:
     """``{path: remote key}`` for the project paths of this machine whose checkout has an ``origin``
-    remote (``paicli.database.project_key``); other keys (remotes already, paths elsewhere) stay."""
-    from paicli.database import project_key
+    remote (``paicli.run.database.project_key``); other keys (remotes already, paths elsewhere) stay."""
+    from paicli.run.database import project_key
 
     keys = {}
     for key in set(projects):

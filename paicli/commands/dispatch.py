@@ -11,14 +11,14 @@ from datetime import datetime
 from typing import TYPE_CHECKING, Any
 
 from paicli.commands.output import Output, ReadLine, Say
-from paicli.context_view import render_context
+from paicli.ui.context_view import render_context
 from paicli.modes import COMMANDS as MODE_COMMANDS
 from paicli.modes import DEFAULT_MODE, MODES
 
 if TYPE_CHECKING:  # the App imports this module lazily
     from paicli.app import App
 
-# Why /compact failed, by memory.context.summary.Abort name (names, so the REPL starts without
+# Why /compact failed, by paicli.memory.context.summary.Abort name (names, so the REPL starts without
 # importing the compaction modules).
 COMPACT_FAILURES = {
     "LLM_ERROR": "生成摘要时调用模型失败",
@@ -129,7 +129,7 @@ async def _dispatch(text: str, app: App, say: Output, read_line: ReadLine | None
     elif word == "/compact":
         await _compact(app, say)
     elif word in ("/save", "/memory"):
-        from memory.longterm.file import MemoryAccessError
+        from paicli.memory.longterm.file import MemoryAccessError
         from paicli.commands import memory as memory_commands  # jieba and numpy load on first use, not at start
 
         if app.started:  # explicit saves are tagged with the external content read so far (o.1)
@@ -230,7 +230,7 @@ async def _project_command(word: str, payload: str, app: App, say: Output) -> No
 
 def _audit(payload: str, app: App, say: Say) -> None:
     """reference (v.7): today's last N risky tool calls (N defaults to 10, clamped to 1..100)."""
-    from tools.policy.audit import AuditLog, format_recent, recent_count
+    from paicli.tools.policy.audit import AuditLog, format_recent, recent_count
 
     count = recent_count(payload or None)
     say(format_recent(AuditLog(app.audit_dir).recent(count), count))
@@ -238,7 +238,7 @@ def _audit(payload: str, app: App, say: Say) -> None:
 
 async def _compact(app: App, say: Output) -> None:
     """reference u.2 /compact."""
-    from memory.context.summary import SummaryError
+    from paicli.memory.context.summary import SummaryError
 
     say("⏳ 压缩中，等一下下哦...")
     try:
@@ -272,7 +272,7 @@ async def _resume(payload: str, app: App, say: Output, read_line: ReadLine | Non
     if not sessions:
         say("📭 还没有保存的会话。")
         return
-    from paicli.comeback import unfinished_mode
+    from paicli.run.comeback import unfinished_mode
 
     shown = [{**info, "unfinished": unfinished_mode(app.session.checkpointer, info["id"])}
              for info in sessions[:RESUME_LIST_LIMIT]]
@@ -300,7 +300,7 @@ def _pick(choice: str, shown: list[dict[str, Any]], sessions: list[dict[str, Any
 
 
 async def _switch(target: dict[str, Any], app: App, say: Say) -> None:
-    from memory.tokens import text_of  # the module loads LangChain's messages
+    from paicli.memory.tokens import text_of  # the module loads LangChain's messages
 
     app.session.resume(target["id"])
     await app.session.load_external()

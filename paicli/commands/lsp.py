@@ -2,7 +2,7 @@
 failed), ``restart <language>`` (a failed one too: failures are never retried by themselves),
 ``off <language>`` and ``on <language>`` for the rest of the session.
 
-``app.session.deps.lsp`` is a ``tools.lsp.manager.LanguageServers`` (None with ``PAICLI_LSP=off``).
+``app.session.deps.lsp`` is a ``paicli.tools.lsp.manager.LanguageServers`` (None with ``PAICLI_LSP=off``).
 A language is named by its key (``python``, ``typescript``, ``go``, ``rust``, ``c``, ``java``) or
 by its server's program (``basedpyright``).
 """
@@ -50,7 +50,7 @@ def _list(servers: Any, say: Any) -> None:
 
 
 def _language(servers: Any, name: str) -> str | None:
-    from tools.lsp.languages import BY_KEY
+    from paicli.tools.lsp.languages import BY_KEY
 
     if name in BY_KEY:
         return name
@@ -58,6 +58,6 @@ def _language(servers: Any, name: str) -> str | None:
 
 
 def _name(key: str) -> str:
-    from tools.lsp.languages import BY_KEY
+    from paicli.tools.lsp.languages import BY_KEY
 
     return BY_KEY[key].name

@@ -1,7 +1,7 @@
 """``/mcp`` (reference u.1): the servers and their state, and restart, disable, enable, trust, logs;
-``resources`` and ``prompts`` are in ``paicli.mcp_offers``.
+``resources`` and ``prompts`` are in ``paicli.commands.mcp_offers``.
 
-``app.mcp`` is a ``tools.mcp.servers.McpServers``. In the REPL the servers were started with
+``app.mcp`` is a ``paicli.tools.mcp.servers.McpServers``. In the REPL the servers were started with
 the session; under ``paicli -p "/mcp"`` the listing starts them first (and waits the startup
 wait), so the states it prints are real. ``disable`` and ``enable`` last for the process;
 ``trust`` is kept in ``$PAICLI_HOME/mcp/trust.json`` for exactly the entry as it is now.
@@ -26,7 +26,7 @@ async def mcp(payload: str, app: Any, say: Any, interactive: bool) -> str | None
         await _list(app, servers, say)
         return
     if verb in ("resources", "prompts"):
-        from paicli.mcp_offers import offers
+        from paicli.commands.mcp_offers import offers
 
         return await offers(verb, name, app, say)
     if verb not in VERBS:

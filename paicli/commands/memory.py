@@ -13,9 +13,9 @@ from datetime import datetime
 from pathlib import PurePath
 from typing import TYPE_CHECKING
 
-from memory.context.profile import ContextProfile
-from memory.longterm.entry import SCOPE_GLOBAL, Entry, owner_of
-from memory.longterm.staleness import staleness
+from paicli.memory.context.profile import ContextProfile
+from paicli.memory.longterm.entry import SCOPE_GLOBAL, Entry, owner_of
+from paicli.memory.longterm.staleness import staleness
 from paicli.commands.output import Output
 
 if TYPE_CHECKING:  # the App imports this module lazily

@@ -13,7 +13,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from memory.longterm.entry import SCOPE_GLOBAL
+from paicli.memory.longterm.entry import SCOPE_GLOBAL
 
 if TYPE_CHECKING:
     from paicli.app import App
@@ -76,6 +76,6 @@ def _terminal() -> ReadLine | None:
     """``paicli -p``: the terminal's line, when stdin is one."""
     import sys
 
-    from paicli.terminal import read_stdin_line
+    from paicli.ui.terminal import read_stdin_line
 
     return read_stdin_line if sys.stdin is not None and sys.stdin.isatty() else None

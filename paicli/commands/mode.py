@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
-from paicli.session_modes import (
+from paicli.run.session_modes import (
     HITL_HINTS,
     HITL_WORDS,
     LEVEL_LABELS,

@@ -6,7 +6,7 @@ else is a model to switch to) and ``/config provider`` (issue 39).
   ``GET /models`` reports (asked once per process; ``/model refresh`` asks again).
 - ``/model add [<服务商>/]<模型> [--window N] [--output N] [--vision] [--reasoning] [--price 入/出[/缓存]]``:
   the entry goes into ``$PAICLI_HOME/config.json`` (``"providers"``) and counts at once.
-- ``/model <模型>`` and ``/model <服务商>/<模型>``: switch live (``paicli.model_switch``).
+- ``/model <模型>`` and ``/model <服务商>/<模型>``: switch live (``paicli.config.model_switch``).
 - ``/config provider``: the providers and whether each has a key; ``/config provider <名称>``
   makes one the default in config.json and switches to its default model.
 
@@ -17,8 +17,8 @@ from __future__ import annotations
 
 from typing import Any
 
-from paicli.feature_settings import ConfigError
-from paicli.terminal import visible
+from paicli.config.feature_settings import ConfigError
+from paicli.ui.terminal import visible
 
 VERBS = ("list", "info", "refresh", "add")
 USAGE_ADD = ("❌ 用法: /model add [<服务商>/]<模型> [--window N] [--output N] [--vision] [--reasoning] "
@@ -44,7 +44,7 @@ async def model(payload: str, app: Any, say: Any) -> None:
 
 
 def info(app: Any, say: Any) -> None:
-    from memory.context.profile import ContextProfile
+    from paicli.memory.context.profile import ContextProfile
 
     s = app.settings
     m = s.model_info
@@ -131,7 +131,7 @@ def flat(text: str, limit: int = 120) -> str:
 
 
 def switch(target: str, app: Any, say: Any) -> None:
-    from paicli.model_switch import window_notice
+    from paicli.config.model_switch import window_notice
 
     try:
         s = app.switch_model(target)
@@ -144,7 +144,7 @@ def switch(target: str, app: Any, say: Any) -> None:
 
 
 def add(payload: str, app: Any, say: Any) -> None:
-    from paicli.model_switch import split_target
+    from paicli.config.model_switch import split_target
 
     try:
         target, fields = parse_add(payload)
@@ -153,7 +153,7 @@ def add(payload: str, app: Any, say: Any) -> None:
         return
     s = app.settings
     provider, model_id = split_target(s.catalog, target, s.provider)
-    from paicli.config_file import update_config
+    from paicli.config.config_file import update_config
 
     def change(data: dict[str, Any]) -> None:
         providers = data.setdefault("providers", {})
@@ -198,7 +198,7 @@ def reloaded(app: Any) -> Any:
     """The settings read again (config.json changed), on the model in use now."""
     from dataclasses import replace
 
-    from paicli.settings import load_settings
+    from paicli.config.settings import load_settings
 
     s = app.settings
     fresh = load_settings(s.project_root)
@@ -231,7 +231,7 @@ def config_provider(payload: str, app: Any, say: Any) -> None:
     except ConfigError as exc:
         say.fail(str(exc))
         return
-    from paicli.config_file import update_config
+    from paicli.config.config_file import update_config
 
     def change(data: dict[str, Any]) -> None:
         data["provider"] = name

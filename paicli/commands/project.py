@@ -1,7 +1,7 @@
 """``/init``, ``/export``, ``/history clear``, ``/policy`` and ``/config`` (reference u.1, i, v.7).
 
 Their lines quote file names, settings and the conversation: the REPL's and ``-p``'s printers make
-them visible-only (``paicli.terminal``), as for every command.
+them visible-only (``paicli.ui.terminal``), as for every command.
 """
 
 from __future__ import annotations
@@ -24,7 +24,7 @@ ORIGIN_LABELS = {"the environment": "环境变量", ".env": "项目 .env", "conf
 
 def init(payload: str, app: App, say: Output) -> None:
     """reference (i): ``/init [--force]``."""
-    from paicli.project_init import USAGE, init_pai_md
+    from paicli.commands.project_init import USAGE, init_pai_md
 
     if payload.lower() not in ("", "--force"):
         say.fail(f"❌ 未知 /init 参数: {payload}")
@@ -65,9 +65,9 @@ def export_markdown(messages: list[Any], session_id: str, model: str, project: P
     """The conversation as Markdown: user and assistant text, each tool call folded with its result."""
     from langchain_core.messages import AIMessage, HumanMessage, ToolMessage
 
-    from memory.context.rounds import internal_kind
-    from memory.tokens import text_of
-    from tools.boundary import unwrap
+    from paicli.memory.context.rounds import internal_kind
+    from paicli.memory.tokens import text_of
+    from paicli.tools.boundary import unwrap
 
     results = {m.tool_call_id: m for m in messages if isinstance(m, ToolMessage)}
     out = [f"# paicli 会话 {session_id}", "",
@@ -124,10 +124,10 @@ async def policy(app: App, say: Output) -> None:
     """reference (v.7) ``/policy``, with the approval level, the "approve all" choices and the
     day's recent denials."""
     from paicli.app import sandbox_lines
-    from paicli.session_modes import LEVEL_LABELS
-    from tools.policy.approval import asking_tools
-    from tools.policy.audit import AuditLog
-    from tools.specs import known_tools
+    from paicli.run.session_modes import LEVEL_LABELS
+    from paicli.tools.policy.approval import asking_tools
+    from paicli.tools.policy.audit import AuditLog
+    from paicli.tools.specs import known_tools
 
     approved = sorted((await app.session.values()).get("approved_all") or []) if app.started else []
     denials = [e for e in AuditLog(app.audit_dir).recent(200) if refused(e)][-RECENT_DENIALS:]

@@ -9,8 +9,8 @@ from __future__ import annotations
 
 from typing import Any
 
-from tools.skills.library import Listed
-from tools.skills.state import SkillStateError
+from paicli.tools.skills.library import Listed
+from paicli.tools.skills.state import SkillStateError
 
 USAGE = "用法: /skill list | show <名称> | on <名称> | off <名称> | trust <名称> | reload"
 

@@ -1,5 +1,5 @@
 """``/snapshot [list|status|clean [N]]`` and ``/restore [N]`` (reference u.1; turn snapshots,
-``tools.snapshots``).
+``paicli.tools.snapshots``).
 
 ``/restore`` shows what it will change and asks first. At the REPL it asks on the prompt; under
 ``paicli -p`` it asks on the terminal when stdin is one, and without a terminal it restores only
@@ -13,8 +13,8 @@ from __future__ import annotations
 import asyncio
 from typing import TYPE_CHECKING, Awaitable, Callable
 
-from tools.snapshots.report import change_lines
-from tools.snapshots.store import (
+from paicli.tools.snapshots.report import change_lines
+from paicli.tools.snapshots.store import (
     RESTORE_MODE,
     Label,
     ProjectSnapshots,
@@ -131,7 +131,7 @@ async def _confirmed(app: App, say: Output, read_line: ReadLine | None) -> bool:
         say("   --yes：不再询问，直接恢复")
         return True
     if read_line is None:  # `paicli -p`: the terminal, if stdin is one
-        from paicli.terminal import read_stdin_line
+        from paicli.ui.terminal import read_stdin_line
 
         read_line = read_stdin_line
     answer = await read_line(CONFIRM)

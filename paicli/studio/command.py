@@ -31,11 +31,11 @@ import urllib.request
 from pathlib import Path
 from typing import Any
 
-from memory.errors import PaicliError
-from paicli.arguments import Parser
+from paicli.memory.errors import PaicliError
+from paicli.ui.arguments import Parser
 from paicli.modes import MODES
 from paicli.studio.gate import cors_config
-from tools.leash import leash_command, python_command
+from paicli.tools.leash import leash_command, python_command
 from paicli.studio.port import connect_host, pid_file, refuse_busy_port, write_pid
 
 STARTUP_SECONDS = 120  # the first start compiles the graph and imports LangGraph: a few seconds
@@ -127,7 +127,7 @@ def server_command(config: Path, host: str, port: int) -> list[str]:
 
 def run_studio(argv: list[str]) -> int:
     args = studio_parser().parse_args(argv)
-    from paicli.settings import load_settings, studio_environ
+    from paicli.config.settings import load_settings, studio_environ
 
     settings = load_settings(args.project)
     settings.require_key()  # the server would fail to load the graph, with a traceback
@@ -138,7 +138,7 @@ def run_studio(argv: list[str]) -> int:
         print(notice, file=sys.stderr, flush=True)
     sessions = None  # with a database, its sessions are the threads to register (a bad URL stops here)
     if settings.database_url:
-        from paicli.database import open_database, project_key
+        from paicli.run.database import open_database, project_key
 
         sessions = open_database(settings.database_url, project_key(settings.project_root)).saver
     state_dir = state_dir_of(settings.home, settings.project_root)

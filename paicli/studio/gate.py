@@ -197,7 +197,7 @@ def _build() -> Any:
     from starlette.applications import Starlette
     from starlette.middleware import Middleware
 
-    from paicli.settings import load_settings
+    from paicli.config.settings import load_settings
 
     return Starlette(middleware=[Middleware(StudioGate, extra_origins=load_settings().studio_origins)])
 

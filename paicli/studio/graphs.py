@@ -7,7 +7,7 @@ settings, and only the ``paicli`` layer reads settings. A run's project root is 
 settings' project root (``PAICLI_PROJECT_ROOT``, set by ``paicli studio``, else the server's
 working directory), whatever ``project_root`` a run's context names (issue 34). A provider failure fails the
 run, so Studio and the SDK see status ``error`` with the CLI's ``❌`` message. The MCP servers
-the CLI would start (``tools.mcp``) start with the server, and their tools are the runs' too.
+the CLI would start (``paicli.tools.mcp``) start with the server, and their tools are the runs' too.
 """
 
 from __future__ import annotations
@@ -15,11 +15,11 @@ from __future__ import annotations
 import sys
 from dataclasses import dataclass, field, make_dataclass
 
-from nodes.core.state import RunContext
+from paicli.nodes.core.state import RunContext
 from paicli.modes import MODES
-from paicli.settings import load_settings
-from paicli.wiring import attach_mcp, make_deps
-from tools.mcp.servers import McpServers
+from paicli.config.settings import load_settings
+from paicli.run.wiring import attach_mcp, make_deps
+from paicli.tools.mcp.servers import McpServers
 
 _settings = load_settings()
 
@@ -28,7 +28,7 @@ def _project_key() -> str:
     """The CLI's project key (``paicli.app``): with a database the origin remote's, else "" (the path)."""
     if not _settings.database_url:
         return ""
-    from paicli.database import project_key
+    from paicli.run.database import project_key
 
     return project_key(_settings.project_root)
 

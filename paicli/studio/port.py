@@ -14,7 +14,7 @@ import os
 import socket
 from pathlib import Path
 
-from memory.errors import PaicliError
+from paicli.memory.errors import PaicliError
 
 CONNECT_SECONDS = 1.0  # a local listener accepts at once
 

@@ -8,11 +8,11 @@ runtime, no Docker, no Redis) then keeps every thread's checkpoints in LangGraph
 by a restarted server and by the CLI. docs/deploy.md says how to run it.
 
 Each opens an ``AsyncConnectionPool`` whose connections are checked after sitting idle (a database
-restarted meanwhile is reconnected to, as in the CLI: ``paicli.database.open_pool``), after setting
+restarted meanwhile is reconnected to, as in the CLI: ``paicli.run.database.open_pool``), after setting
 up a fresh database exactly as the CLI does, under the same advisory lock
-(``paicli.database.prepare``), so a server and CLIs starting at once on an empty database do not
+(``paicli.run.database.prepare``), so a server and CLIs starting at once on an empty database do not
 trip over each other's migrations. The graphs' memory writes through the async store take
-paicli's memory lock on the store's event loop (``memory.longterm.store_entries``).
+paicli's memory lock on the store's event loop (``paicli.memory.longterm.store_entries``).
 """
 
 from __future__ import annotations
@@ -22,7 +22,7 @@ from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
 from typing import Any
 
-from paicli.settings import load_settings
+from paicli.config.settings import load_settings
 
 POOL_MAX = 8  # a server runs several threads' runs at once
 
@@ -49,7 +49,7 @@ async def store() -> AsyncIterator[Any]:
 async def _pool() -> AsyncIterator[Any]:
     from psycopg_pool import AsyncConnectionPool
 
-    from paicli.database import CONNECTION_KWARGS, POOL_TIMEOUT, SETTING, DatabaseError, prepare
+    from paicli.run.database import CONNECTION_KWARGS, POOL_TIMEOUT, SETTING, DatabaseError, prepare
 
     settings = await asyncio.to_thread(load_settings)
     url = settings.database_url
@@ -67,7 +67,7 @@ async def _pool() -> AsyncIterator[Any]:
 
 
 async def _returned(conn: Any) -> None:
-    from paicli.database import mark_returned
+    from paicli.run.database import mark_returned
 
     mark_returned(conn)
 
@@ -75,7 +75,7 @@ async def _returned(conn: Any) -> None:
 async def _check_if_idle(conn: Any) -> None:
     from psycopg_pool import AsyncConnectionPool
 
-    from paicli.database import idle_too_long
+    from paicli.run.database import idle_too_long
 
     if idle_too_long(conn):
         await AsyncConnectionPool.check_connection(conn)

@@ -5,7 +5,7 @@ The server calls these with no arguments, so they read the user's settings the w
 does, through ``load_settings``: the same ``PAICLI_HOME``, the same ``PAICLI_MEMORY_DIR`` (from
 the environment or config.json; a project `.env` may not move it), the same memory options.
 Studio and the CLI therefore always open the same ledger directory and the same memory file;
-with ``PAICLI_DATABASE_URL``, the same database (``paicli.database``, issue 28).
+with ``PAICLI_DATABASE_URL``, the same database (``paicli.run.database``, issue 28).
 """
 
 from __future__ import annotations
@@ -15,10 +15,10 @@ from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
 from typing import Any
 
-from memory.ledger.saver import JsonlLedgerSaver
-from memory.longterm.store import open_store
-from paicli.settings import Settings, load_settings
-from paicli.wiring import history_dir
+from paicli.memory.ledger.saver import JsonlLedgerSaver
+from paicli.memory.longterm.store import open_store
+from paicli.config.settings import Settings, load_settings
+from paicli.run.wiring import history_dir
 
 
 @asynccontextmanager
@@ -46,8 +46,8 @@ _DATABASES: dict[str, Any] = {}
 
 
 def _database(settings: Settings) -> Any:
-    """One ``paicli.database.Database`` per URL in the server process (checkpointer and store share it)."""
-    from paicli.database import open_database, project_key
+    """One ``paicli.run.database.Database`` per URL in the server process (checkpointer and store share it)."""
+    from paicli.run.database import open_database, project_key
 
     url = settings.database_url or ""
     if url not in _DATABASES:

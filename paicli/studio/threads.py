@@ -27,7 +27,7 @@ class SessionRegistrar:
     directory's, or with ``PAICLI_DATABASE_URL`` the database's for this project (issue 28)."""
 
     def __init__(self, ledger_dir: Path, client: Any, sessions: Any = None) -> None:
-        from memory.ledger.sessions import SessionList
+        from paicli.memory.ledger.sessions import SessionList
 
         # anything with ``summaries()`` (newest first, as the /resume list): SessionList, SessionSaver
         self.sessions = sessions if sessions is not None else SessionList(ledger_dir)

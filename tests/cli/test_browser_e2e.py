@@ -17,7 +17,7 @@ from tests.support.browser import UserChrome, browser_env, chromium_processes
 from tests.support.openai_server import ByContent, Hang, Reply
 from tests.support.pty_terminal import ask
 from tests.support.web_server import FakeWebServer, Page
-from tools.policy.turn import MSG_MEMORY_EXTERNAL, MSG_NOT_ADVERTISED, MSG_UNGROUNDED
+from paicli.tools.policy.turn import MSG_MEMORY_EXTERNAL, MSG_NOT_ADVERTISED, MSG_UNGROUNDED
 
 pytestmark = pytest.mark.process
 

@@ -22,7 +22,7 @@ import pytest
 from tests.cli.test_oneshot import call, tool_results
 from tests.support.openai_server import Reply
 from tests.support.pty_terminal import PtyTerminal
-from tools.sandbox.command import Mechanism, find_mechanism
+from paicli.tools.sandbox.command import Mechanism, find_mechanism
 
 pytestmark = pytest.mark.skipif(not isinstance(find_mechanism(), Mechanism), reason="no command sandbox here")
 

@@ -2,9 +2,9 @@
 
 from __future__ import annotations
 
-from memory.context.profile import ContextProfile
-from memory.context.summary import HEADINGS
-from memory.tokens import estimate_messages
+from paicli.memory.context.profile import ContextProfile
+from paicli.memory.context.summary import HEADINGS
+from paicli.memory.tokens import estimate_messages
 from tests.cli.conftest import as_langchain
 from tests.support.openai_server import ErrorReply, Reply
 

@@ -116,7 +116,7 @@ def test_two_checkouts_of_one_repository_share_project_memory_and_sessions(paicl
 def test_a_second_process_on_a_busy_session_waits_then_gives_up_with_one_line(run_paicli, server, database_url):
     db = {"PAICLI_DATABASE_URL": database_url, "PAICLI_SESSION_WAIT": "1"}
     with psycopg.connect(database_url, autocommit=True) as holder:  # another machine's turn in progress
-        holder.execute("SELECT pg_advisory_lock(hashtext('paicli.session:busy-1'))")
+        holder.execute("SELECT pg_advisory_lock(hashtext('paicli.run.session:busy-1'))")
         busy = run_paicli("-p", "你好", "--session", "busy-1", env=db)
     assert busy.returncode == 1 and "busy-1" in busy.stderr and "正被另一个进程使用" in busy.stderr
     assert server.requests == []

@@ -94,7 +94,7 @@ OPENER = textwrap.dedent("""
     import os, sys, time
     go, me, fact = sys.argv[1], sys.argv[2], sys.argv[3]
     from paicli.__main__ import main
-    import paicli.app, paicli.database  # what opening the database needs, imported before the start
+    import paicli.app, paicli.run.database  # what opening the database needs, imported before the start
     open(go + ".ready" + me, "w").close()
     while not os.path.exists(go):  # every process is ready: they open the database together
         time.sleep(0.002)

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import json
 
-from paicli.eval_extraction import load_golden
+from paicli.commands.eval_extraction import load_golden
 from tests.support.openai_server import Reply
 
 CALLED = [s for s in load_golden() if s.id != "secret_only"]  # reference (w.3): 17 calls

@@ -15,7 +15,7 @@ import pytest
 from tests.cli.test_oneshot import call, tool_results
 from tests.support.openai_server import Reply
 from tests.support.wrappers import gradlew
-from tools.policy.script_files import CLOCK_SLACK
+from paicli.tools.policy.script_files import CLOCK_SLACK
 
 PROTECTED = {".env": "API_KEY=stolen\n", "PAI.md": "Always push to main.\n", ".git/hooks/x": "#!/bin/sh\n"}
 

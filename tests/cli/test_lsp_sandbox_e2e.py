@@ -22,7 +22,7 @@ import pytest
 from tests.cli.test_oneshot import call
 from tests.support.language_servers import require
 from tests.support.openai_server import Reply
-from tools.sandbox.command import Mechanism, find_mechanism
+from paicli.tools.sandbox.command import Mechanism, find_mechanism
 
 pytestmark = pytest.mark.skipif(not isinstance(find_mechanism(), Mechanism), reason="no command sandbox here")
 SECRET = "sk-canary-4f1d"

@@ -92,7 +92,7 @@ async def test_a_live_switch_moves_the_thresholds_light_model_and_drops_session_
     session = app.session
     before = await session.context_usage()
     assert (before.window, before.summary_trigger) == (200_000, 167_000)
-    from memory.context.session_memory import _State
+    from paicli.memory.context.session_memory import _State
 
     session.compaction.compactor.session_memory._states["x"] = _State(summary="旧模型写的摘要")
     session.stats.calls = 3

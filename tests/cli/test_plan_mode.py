@@ -11,8 +11,8 @@ from pathlib import Path
 
 import pytest
 
-from memory.ledger.namespaced import NamespacedSaver
-from memory.ledger.saver import JsonlLedgerSaver
+from paicli.memory.ledger.namespaced import NamespacedSaver
+from paicli.memory.ledger.saver import JsonlLedgerSaver
 from tests.cli.conftest import RUN_TIMEOUT
 from tests.support.inprocess import run_in_process
 from tests.support.openai_server import ByContent, ErrorReply, Hang, Reply

@@ -34,8 +34,8 @@ import pytest
 
 from tests.cli.test_oneshot import call, tool_results
 from tests.support.openai_server import Reply
-from tools.sandbox.command import Mechanism, find_mechanism
-from tools.sandbox.network import find_helper
+from paicli.tools.sandbox.command import Mechanism, find_mechanism
+from paicli.tools.sandbox.network import find_helper
 
 pytestmark = pytest.mark.process
 TOKEN = random_secrets.token_hex(6)
@@ -524,7 +524,7 @@ def test_no_secret_is_readable(server, run_paicli, repo, home, marker, paicli_ho
 
 def test_network_commands_never_reach_the_host(server, run_paicli, repo, home, marker, paicli_home):
     """Class 7: network: true brought the host's loopback (and so a running paicli studio)."""
-    from tools.sandbox.network import host_addresses
+    from paicli.tools.sandbox.network import host_addresses
 
     listener = Listener()
     port = listener.port

@@ -8,7 +8,7 @@ from __future__ import annotations
 import pytest
 from langchain_core.messages import AIMessage, HumanMessage
 
-from memory.ledger.saver import JsonlLedgerSaver, SessionBusy
+from paicli.memory.ledger.saver import JsonlLedgerSaver, SessionBusy
 from tests.cli.test_sessions import SESSION, kill9, start_paicli, wait_for
 from tests.support.openai_server import Hang, Reply
 

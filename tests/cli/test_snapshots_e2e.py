@@ -12,8 +12,8 @@ from pathlib import Path
 from tests.cli.test_oneshot import call, tool_results
 from tests.cli.test_plan_mode import DAG, GOAL, PLANNING, plan_reply
 from tests.support.openai_server import ByContent, Reply
-from tools.snapshots.git import Git
-from tools.snapshots.store import TurnSnapshots, snapshot_home
+from paicli.tools.snapshots.git import Git
+from paicli.tools.snapshots.store import TurnSnapshots, snapshot_home
 
 A_PY = "def a():\n    return 1\n"
 README = "# demo\r\nline with CRLF\r\n"

@@ -133,7 +133,7 @@ def test_studio_run_stops_for_approval_and_runs_the_command_on_resume(studio_url
     assert "fact-sdk00001 [global]" in listed.stdout and "SDK 写入的记忆" in listed.stdout
 
     # issue 29: a Studio run takes its turn snapshot as a CLI turn does, under the same $PAICLI_HOME
-    from tools.snapshots.store import TurnSnapshots, snapshot_home
+    from paicli.tools.snapshots.store import TurnSnapshots, snapshot_home
 
     cli, studio = TurnSnapshots(snapshot_home(paicli_home)).project(project).entries()  # newest first
     assert (studio.mode, studio.input, studio.session) == ("react", "create studio.txt", thread["thread_id"])

@@ -24,18 +24,20 @@ from tests.support.openai_server import Reply
 pytestmark = [pytest.mark.process, pytest.mark.xdist_group("wheel")]
 
 ROOT = Path(__file__).resolve().parents[2]
-PACKAGES = ("memory", "prompts", "tools", "nodes", "graphs", "paicli")
+ROOTS = ("graphs", "memory", "nodes", "prompts", "tools")  # in the checkout beside paicli/, installed as paicli.<name>
 BUILD_TIMEOUT = 120  # seconds; building and installing take a few on an idle machine
 
 
 def source_files(base: Path) -> set[str]:
-    """Every module and data file of the six packages, relative to ``base``: any suffix, so the
-    thesaurus (``memory/longterm/data/thesaurus.txt``) and a skill's scripts count too."""
+    """Every module and data file of the package, as installed under ``base``: any suffix, so the
+    thesaurus (``memory/longterm/data/thesaurus.txt``) and a skill's scripts count too. In the
+    checkout ``paicli/<root>`` is a symlink to ``<root>/``, which ``rglob`` does not follow."""
     found = set()
-    for package in PACKAGES:
-        for path in (base / package).rglob("*"):
+    places = [(base / "paicli", "paicli")] + [(base / "paicli" / root, f"paicli/{root}") for root in ROOTS]
+    for folder, name in places:
+        for path in folder.rglob("*"):
             if path.is_file() and "__pycache__" not in path.parts and path.suffix != ".pyc":
-                found.add(path.relative_to(base).as_posix())
+                found.add(f"{name}/{path.relative_to(folder).as_posix()}")
     return found
 
 
@@ -45,8 +47,7 @@ def installed(tmp_path_factory: pytest.TempPathFactory) -> Path:
     work = tmp_path_factory.mktemp("wheel")
     src = work / "src"
     ignore = shutil.ignore_patterns("__pycache__", "*.pyc")
-    for package in PACKAGES:
-        shutil.copytree(ROOT / package, src / package, ignore=ignore)
+    shutil.copytree(ROOT / "paicli", src / "paicli", ignore=ignore)  # the symlinked roots as folders
     for name in ("pyproject.toml", "README.md"):
         shutil.copy2(ROOT / name, src / name)
     pip = [sys.executable, "-m", "pip", "--disable-pip-version-check", "--no-input", "-q"]
@@ -82,7 +83,7 @@ def test_a_turn_with_a_tool_call_runs_from_the_wheel(installed, paicli_env, serv
         Reply("", tool_calls=[{"name": "read_file", "arguments": {"path": "notes.txt"}}]),
         Reply("It runs with make."),
     ]
-    code = ("import sys, memory, paicli; from paicli.__main__ import main\n"
+    code = ("import sys, paicli, paicli.memory as memory; from paicli.__main__ import main\n"
             f"assert all(m.__file__.startswith({str(installed)!r}) for m in (memory, paicli))\n"
             "sys.exit(main())")
     done = subprocess.run([sys.executable, "-S", "-c", code, "-p", "how does the build run?"], cwd=project,

@@ -8,7 +8,7 @@ import tempfile
 
 from langgraph.checkpoint.conformance import checkpointer_test, validate
 
-from memory.ledger.saver import JsonlLedgerSaver
+from paicli.memory.ledger.saver import JsonlLedgerSaver
 
 EXTENDED = ("delete_for_runs", "copy_thread", "prune")
 

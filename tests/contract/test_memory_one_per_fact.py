@@ -66,7 +66,7 @@ def expected_same() -> list[str]:
 
 @pytest.fixture
 def database(database_url):
-    from paicli.database import open_database
+    from paicli.run.database import open_database
 
     open_database(database_url, PROJECT).close()  # the tables, as any first paicli would
     return database_url

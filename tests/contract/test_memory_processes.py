@@ -20,7 +20,7 @@ ROOT = Path(__file__).resolve().parents[2]
 
 WRITER = textwrap.dedent("""
     import sys
-    from memory.longterm.store import GLOBAL_NS, open_store, project_namespace
+    from paicli.memory.longterm.store import GLOBAL_NS, open_store, project_namespace
     directory, writer = sys.argv[1], int(sys.argv[2])
     store = open_store(directory)
     for i in range(50):

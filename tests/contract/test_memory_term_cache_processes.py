@@ -16,12 +16,12 @@ from pathlib import Path
 
 import pytest
 
-from memory.longterm.document import dump
-from memory.longterm.entry import new_fact
-from memory.longterm.file import FILE_NAME
-from memory.longterm.manager import LongTermMemory, MemoryOptions
-from memory.longterm.retriever import Retriever
-from memory.longterm.term_cache import FILE_NAME as TERMS_NAME
+from paicli.memory.longterm.document import dump
+from paicli.memory.longterm.entry import new_fact
+from paicli.memory.longterm.file import FILE_NAME
+from paicli.memory.longterm.manager import LongTermMemory, MemoryOptions
+from paicli.memory.longterm.retriever import Retriever
+from paicli.memory.longterm.term_cache import FILE_NAME as TERMS_NAME
 
 pytestmark = pytest.mark.process  # three processes on one file and its locks
 
@@ -32,8 +32,8 @@ QUERIES = ["发票服务端口", "支付网关超时", "billing database", "日�
 
 WRITER = textwrap.dedent("""
     import sys
-    from memory.longterm.entry import new_fact
-    from memory.longterm.manager import LongTermMemory, MemoryOptions
+    from paicli.memory.longterm.entry import new_fact
+    from paicli.memory.longterm.manager import LongTermMemory, MemoryOptions
     directory, writer = sys.argv[1], int(sys.argv[2])
     memory = LongTermMemory(directory, MemoryOptions(sync=False))
     for i in range(30):
@@ -47,8 +47,8 @@ WRITER = textwrap.dedent("""
 SEARCHER = textwrap.dedent("""
     import os, sys
     from datetime import datetime, UTC
-    from memory.longterm.manager import LongTermMemory, MemoryOptions
-    from memory.longterm.retriever import Retriever
+    from paicli.memory.longterm.manager import LongTermMemory, MemoryOptions
+    from paicli.memory.longterm.retriever import Retriever
     directory, stop = sys.argv[1], sys.argv[2]
     now = datetime(2026, 11, 29, 9, tzinfo=UTC)
     memory = LongTermMemory(directory, MemoryOptions(sync=False))

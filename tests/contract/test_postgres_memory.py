@@ -16,9 +16,9 @@ from pathlib import Path
 import pytest
 from langgraph.store.postgres import PostgresStore
 
-from memory.longterm.manager import LongTermMemory, MemoryOptions
-from memory.longterm.store import project_namespace
-from memory.longterm.store_entries import memory_of
+from paicli.memory.longterm.manager import LongTermMemory, MemoryOptions
+from paicli.memory.longterm.store import project_namespace
+from paicli.memory.longterm.store_entries import memory_of
 
 ROOT = Path(__file__).resolve().parents[2]
 P = "/work/proj"
@@ -53,7 +53,7 @@ def test_the_recall_set_ranks_the_same_through_postgres_as_through_the_file(tmp_
 WRITER = textwrap.dedent("""
     import os, sys, time
     from langgraph.store.postgres import PostgresStore
-    from memory.longterm.store_entries import memory_of
+    from paicli.memory.longterm.store_entries import memory_of
     url, writer, go = sys.argv[1], int(sys.argv[2]), sys.argv[3]
     with PostgresStore.from_conn_string(url) as store:
         memory = memory_of(store)

@@ -16,9 +16,9 @@ from datetime import UTC, datetime
 import pytest
 from langchain_core.messages import AIMessage
 
-from memory.longterm.fact_filters import SENSITIVE, safe_input
-from nodes.extract_facts import extraction_prompts
-from paicli.eval_extraction import CaseResult, Report, load_golden, run_case
+from paicli.memory.longterm.fact_filters import SENSITIVE, safe_input
+from paicli.nodes.extract_facts import extraction_prompts
+from paicli.commands.eval_extraction import CaseResult, Report, load_golden, run_case
 from tests.evals.adversarial_replies import VOID, WELL_FORMED
 from tests.support.scripted_model import ScriptedChatModel
 

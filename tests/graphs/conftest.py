@@ -10,10 +10,10 @@ from langchain_core.messages import AIMessage, HumanMessage, ToolMessage
 from langgraph.checkpoint.memory import InMemorySaver
 from langgraph.types import Command
 
-from graphs.react import build_graph
-from nodes.core.state import Deps, RunContext
+from paicli.graphs.react import build_graph
+from paicli.nodes.core.state import Deps, RunContext
 from tests.support.scripted_model import ScriptedChatModel
-from tools.base import ToolSpec
+from paicli.tools.base import ToolSpec
 
 
 def assert_paired(messages: list[Any]) -> None:

@@ -9,8 +9,8 @@ from langchain_core.messages import HumanMessage
 from langgraph.checkpoint.memory import InMemorySaver
 from langgraph.types import Command
 
-from graphs.plan import build_graph
-from nodes.core.state import Deps, RunContext
+from paicli.graphs.plan import build_graph
+from paicli.nodes.core.state import Deps, RunContext
 from tests.graphs.conftest import Harness, assert_paired
 from tests.support.scripted_model import ScriptedChatModel, ai
 

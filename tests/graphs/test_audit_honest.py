@@ -8,7 +8,7 @@ import json
 
 from tests.graphs.conftest import Harness
 from tests.support.scripted_model import ScriptedChatModel, ai, tool_call
-from tools.policy.audit import AuditLog, format_recent
+from paicli.tools.policy.audit import AuditLog, format_recent
 
 
 async def test_approve_all_and_an_edited_write_are_audited_as_what_happened(project, tmp_path):

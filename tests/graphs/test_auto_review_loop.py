@@ -8,10 +8,10 @@ from langchain_core.messages import AIMessage, ToolMessage
 
 from tests.graphs.conftest import Harness
 from tests.support.scripted_model import ScriptedChatModel, ai, tool_call
-from tools.policy import auto_review
-from tools.policy.approval import decide
-from tools.policy.auto_review import AutoReviewer
-from prompts import PromptSources, load_resource
+from paicli.tools.policy import auto_review
+from paicli.tools.policy.approval import decide
+from paicli.tools.policy.auto_review import AutoReviewer
+from paicli.prompts import PromptSources, load_resource
 
 
 def reviewer(*replies: str) -> tuple[AutoReviewer, ScriptedChatModel]:

@@ -3,12 +3,12 @@ with its progress shown as notices."""
 
 from __future__ import annotations
 
-from codeindex.options import CodeIndexOptions
+from paicli.codeindex.options import CodeIndexOptions
 from tests.graphs.plan_support import PLANNING, PlanHarness, plan_json, task_key
 from tests.support.code_project import write_polyglot
 from tests.support.scripted_model import ScriptedChatModel, ai, tool_call
-from tools.builtin.code_search import code_index_specs
-from tools.registry import BUILTIN_TOOLS
+from paicli.tools.builtin.code_search import code_index_specs
+from paicli.tools.registry import BUILTIN_TOOLS
 
 
 async def test_a_plan_task_searches_the_code_and_the_first_search_indexes_it(project, tmp_path):

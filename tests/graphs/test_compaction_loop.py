@@ -10,10 +10,10 @@ import httpx
 import openai
 from langchain_core.messages import AIMessage, HumanMessage, ToolMessage
 
-from memory.context.rounds import internal, internal_kind
-from memory.context.summary import HEADINGS
-from memory.longterm.entry import normalize_project_key
-from memory.longterm.manager import LongTermMemory, MemoryOptions
+from paicli.memory.context.rounds import internal, internal_kind
+from paicli.memory.context.summary import HEADINGS
+from paicli.memory.longterm.entry import normalize_project_key
+from paicli.memory.longterm.manager import LongTermMemory, MemoryOptions
 from tests.graphs.conftest import Harness, assert_paired
 from tests.support.scripted_model import ScriptedChatModel, ai, tool_call
 

@@ -6,7 +6,7 @@ import json
 
 from langchain_core.messages import AIMessage, ToolMessage
 
-from tools.policy.audit import AuditLog
+from paicli.tools.policy.audit import AuditLog
 from tests.graphs.conftest import Harness, assert_paired
 from tests.support.scripted_model import ScriptedChatModel, ai, raw_call, tool_call
 

@@ -9,7 +9,7 @@ from contextlib import contextmanager
 
 from langchain_core.messages import AIMessage, ToolMessage
 
-from nodes.core import policy
+from paicli.nodes.core import policy
 from tests.graphs.conftest import Harness, assert_paired
 from tests.support.scripted_model import ScriptedChatModel, ai, tool_call
 

@@ -10,7 +10,7 @@ from langchain_core.messages import ToolMessage
 
 from tests.graphs.conftest import Harness
 from tests.support.scripted_model import ScriptedChatModel, ai, tool_call
-from tools.policy.audit import AuditLog
+from paicli.tools.policy.audit import AuditLog
 
 
 def results(messages) -> dict[str, str]:

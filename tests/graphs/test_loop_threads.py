@@ -15,14 +15,14 @@ from typing import Any
 
 from langchain_core.messages import HumanMessage
 
-from graphs.react import build_graph
-from memory.ledger.saver import JsonlLedgerSaver
-from nodes.core import policy
-from nodes.core.state import Deps, RunContext
+from paicli.graphs.react import build_graph
+from paicli.memory.ledger.saver import JsonlLedgerSaver
+from paicli.nodes.core import policy
+from paicli.nodes.core.state import Deps, RunContext
 from tests.graphs.conftest import Harness
 from tests.support.scripted_model import ScriptedChatModel, ai, tool_call
-from tools.base import ToolSpec
-from tools.registry import BUILTIN_TOOLS
+from paicli.tools.base import ToolSpec
+from paicli.tools.registry import BUILTIN_TOOLS
 
 
 async def nothing(args: dict[str, Any], ctx: Any) -> str:

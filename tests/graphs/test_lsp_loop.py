@@ -8,14 +8,14 @@ import sys
 
 import pytest
 
-from memory.context.rounds import LSP_DIAGNOSTICS, internal_kind, user_indices
+from paicli.memory.context.rounds import LSP_DIAGNOSTICS, internal_kind, user_indices
 from tests.graphs.conftest import Harness
 from tests.graphs.plan_support import PLANNING, PlanHarness, plan_json, task_key
 from tests.support.scripted_model import ScriptedChatModel, ai, tool_call
 from tests.support.language_servers import sandbox_in
 from tests.unit.test_lsp_manager import FAKE, SLOW_MACHINE
-from tools.lsp.manager import LanguageServers
-from tools.lsp.options import LspOptions
+from paicli.tools.lsp.manager import LanguageServers
+from paicli.tools.lsp.options import LspOptions
 
 
 @pytest.fixture

@@ -13,13 +13,13 @@ from datetime import UTC, datetime
 from langgraph.checkpoint.memory import InMemorySaver
 from langgraph.store.memory import InMemoryStore
 
-from graphs.react import build_graph
-from memory.context.rounds import internal_kind
-from memory.longterm.entry import normalize_project_key
-from memory.longterm.store import project_namespace
-from memory.longterm.store_entries import memory_of
-from nodes.core.background import Background
-from nodes.core.state import Deps
+from paicli.graphs.react import build_graph
+from paicli.memory.context.rounds import internal_kind
+from paicli.memory.longterm.entry import normalize_project_key
+from paicli.memory.longterm.store import project_namespace
+from paicli.memory.longterm.store_entries import memory_of
+from paicli.nodes.core.background import Background
+from paicli.nodes.core.state import Deps
 from tests.graphs.conftest import Harness
 from tests.support.scripted_model import ScriptedChatModel, ai, tool_call
 

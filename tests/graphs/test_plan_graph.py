@@ -10,9 +10,9 @@ import pytest
 from langchain_core.exceptions import LangChainException
 from langchain_core.messages import HumanMessage
 
-from memory.longterm.manager import LongTermMemory, MemoryOptions
-from nodes.core.background import Background
-from nodes.plan.text import PLAN_REVIEW_CANCELLED
+from paicli.memory.longterm.manager import LongTermMemory, MemoryOptions
+from paicli.nodes.core.background import Background
+from paicli.nodes.plan.text import PLAN_REVIEW_CANCELLED
 from tests.graphs.conftest import slow_tool
 from tests.graphs.plan_support import PLANNING, PlanHarness, plan_json, task_key
 from tests.support.scripted_model import ScriptedChatModel, ai, tool_call
@@ -258,7 +258,7 @@ async def test_facts_are_extracted_from_the_users_goal_after_a_completed_plan_on
 
 async def test_a_task_may_fetch_the_urls_its_dependency_found_with_web_search(project, tmp_path):
     from tests.support.web_server import FakeWebServer
-    from tools.base import WebOptions
+    from paicli.tools.base import WebOptions
 
     with FakeWebServer() as web:
         config = WebOptions(searxng_url=web.base_url, allow_hosts=("127.0.0.1",))

@@ -15,11 +15,11 @@ from langgraph.checkpoint.postgres.aio import AsyncPostgresSaver
 from langgraph.store.postgres.aio import AsyncPostgresStore
 from langgraph.types import Command
 
-from graphs.plan import build_graph as build_plan
-from graphs.react import build_react
-from graphs.team import build_graph as build_team
-from memory.context.rounds import internal_kind
-from nodes.core.state import Deps, RunContext
+from paicli.graphs.plan import build_graph as build_plan
+from paicli.graphs.react import build_react
+from paicli.graphs.team import build_graph as build_team
+from paicli.memory.context.rounds import internal_kind
+from paicli.nodes.core.state import Deps, RunContext
 from tests.graphs.plan_support import PLANNING, plan_json, task_key
 from tests.support.scripted_model import ScriptedChatModel, ai, tool_call
 

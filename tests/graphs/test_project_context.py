@@ -8,12 +8,12 @@ from datetime import UTC, datetime
 
 from langgraph.checkpoint.memory import InMemorySaver
 
-from graphs.react import build_graph
-from memory.context.rounds import internal_kind
-from memory.longterm.manager import LongTermMemory, MemoryOptions
-from memory.longterm.entry import normalize_project_key
-from memory.longterm.store import MemoryStore
-from nodes.core.state import Deps
+from paicli.graphs.react import build_graph
+from paicli.memory.context.rounds import internal_kind
+from paicli.memory.longterm.manager import LongTermMemory, MemoryOptions
+from paicli.memory.longterm.entry import normalize_project_key
+from paicli.memory.longterm.store import MemoryStore
+from paicli.nodes.core.state import Deps
 from tests.graphs.conftest import Harness
 from tests.support.scripted_model import ScriptedChatModel, ai, tool_call
 

@@ -163,8 +163,8 @@ async def test_the_loop_runs_standalone_on_its_own_messages(project):
     """The unit Plan tasks and Team steps run: the same loop, compiled on its own."""
     from langgraph.checkpoint.memory import InMemorySaver
 
-    from graphs.loop import build_agent_loop
-    from nodes.core.state import Deps, RunContext
+    from paicli.graphs.loop import build_agent_loop
+    from paicli.nodes.core.state import Deps, RunContext
 
     (project / "task.txt").write_text("only the task")
     model = ScriptedChatModel([ai("", tool_call("read_file", {"path": "task.txt"})), ai("任务完成")])

@@ -7,8 +7,8 @@ from langchain_core.messages import ToolMessage
 
 from tests.graphs.conftest import Harness
 from tests.support.scripted_model import ScriptedChatModel, ai, tool_call
-from tools.policy.audit import AuditLog, format_recent
-from tools.sandbox.command import CommandSandbox, SandboxOptions, Unavailable
+from paicli.tools.policy.audit import AuditLog, format_recent
+from paicli.tools.sandbox.command import CommandSandbox, SandboxOptions, Unavailable
 
 
 async def test_audit_records_whether_a_command_ran_sandboxed_with_network_or_outside(project, tmp_path):

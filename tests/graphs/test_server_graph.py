@@ -10,9 +10,9 @@ import pytest
 from langchain_core.messages import HumanMessage
 from langgraph.checkpoint.memory import InMemorySaver
 
-from graphs.react import build_react
-from nodes.core.run_errors import ModelCallFailed, NoUserMessage
-from nodes.core.state import Deps, RunContext
+from paicli.graphs.react import build_react
+from paicli.nodes.core.run_errors import ModelCallFailed, NoUserMessage
+from paicli.nodes.core.state import Deps, RunContext
 from tests.graphs.conftest import Harness
 from tests.support.scripted_model import ScriptedChatModel, ai, tool_call
 

@@ -6,9 +6,9 @@ from __future__ import annotations
 from tests.graphs.conftest import Harness
 from tests.support.scripted_model import ScriptedChatModel, ai, tool_call
 from tests.unit.test_skills_catalog import write_skill
-from tools.registry import BUILTIN_TOOLS
-from tools.skills.library import SkillLibrary
-from tools.skills.reference import save_skill_reference_spec
+from paicli.tools.registry import BUILTIN_TOOLS
+from paicli.tools.skills.library import SkillLibrary
+from paicli.tools.skills.reference import save_skill_reference_spec
 
 
 def save(content: str, call_id: str):

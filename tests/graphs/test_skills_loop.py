@@ -5,14 +5,14 @@ from __future__ import annotations
 
 from langchain_core.messages import AIMessage, HumanMessage, ToolMessage
 
-from memory.context.rounds import SKILL_INJECTION, internal_kind
+from paicli.memory.context.rounds import SKILL_INJECTION, internal_kind
 from tests.graphs.conftest import Harness
 from tests.graphs.test_compaction_loop import SUMMARY, rounds
 from tests.support.scripted_model import ScriptedChatModel, ai, tool_call
 from tests.unit.test_skills_catalog import write_skill
-from tools.registry import BUILTIN_TOOLS
-from tools.skills.library import SkillLibrary
-from tools.skills.load import load_skill_spec
+from paicli.tools.registry import BUILTIN_TOOLS
+from paicli.tools.skills.library import SkillLibrary
+from paicli.tools.skills.load import load_skill_spec
 
 BODY = "# 审查流程\n1. 先读 diff。\n2. 每个问题给出文件和行号。\n"
 

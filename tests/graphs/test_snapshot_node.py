@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from tests.graphs.conftest import Harness
 from tests.support.scripted_model import ScriptedChatModel, ai, tool_call
-from tools.snapshots.store import TurnSnapshots
+from paicli.tools.snapshots.store import TurnSnapshots
 
 
 async def test_a_turn_takes_one_snapshot_even_when_it_stops_for_an_approval(project, tmp_path):
@@ -35,8 +35,8 @@ async def test_a_snapshot_that_cannot_be_taken_is_one_notice_and_the_turn_goes_o
 
 
 async def test_revert_turn_interrupts_every_time_even_after_approve_all(project, tmp_path):
-    from tools.registry import BUILTIN_TOOLS
-    from tools.snapshots.revert import revert_turn_spec
+    from paicli.tools.registry import BUILTIN_TOOLS
+    from paicli.tools.snapshots.revert import revert_turn_spec
 
     snapshots = TurnSnapshots(tmp_path / "snapshots")
     (project / "a.txt").write_text("1\n")

@@ -12,8 +12,8 @@ import pytest
 from langchain_core.messages import HumanMessage, SystemMessage
 from langgraph.checkpoint.memory import InMemorySaver
 
-from graphs.team import build_graph
-from nodes.core.state import Deps, RunContext
+from paicli.graphs.team import build_graph
+from paicli.nodes.core.state import Deps, RunContext
 from tests.graphs.conftest import assert_paired, slow_tool
 from tests.support.scripted_model import ScriptedChatModel, ai, tool_call
 
@@ -218,7 +218,7 @@ async def test_cancelling_mid_step_leaves_no_review_and_a_paired_history(project
 async def test_a_step_may_fetch_the_urls_its_dependency_found_with_web_search(project):
     """reference s.5 runStep item 2: the dependency's grounded URLs are listed and trusted."""
     from tests.support.web_server import FakeWebServer
-    from tools.base import WebOptions
+    from paicli.tools.base import WebOptions
 
     with FakeWebServer() as web:
         config = WebOptions(searxng_url=web.base_url, allow_hosts=("127.0.0.1",))
@@ -237,9 +237,9 @@ async def test_a_step_may_fetch_the_urls_its_dependency_found_with_web_search(pr
 
 async def test_the_planner_request_carries_the_memories_relevant_to_the_goal(project, tmp_path):
     """Q16: as in every turn, the relevant memories ride after the request, not in the system prompt."""
-    from memory.context.rounds import internal_kind
-    from memory.longterm.manager import LongTermMemory, MemoryOptions
-    from memory.longterm.entry import normalize_project_key
+    from paicli.memory.context.rounds import internal_kind
+    from paicli.memory.longterm.manager import LongTermMemory, MemoryOptions
+    from paicli.memory.longterm.entry import normalize_project_key
 
     memory = LongTermMemory(tmp_path / "mem", MemoryOptions(sync=False))
     memory.save_fact("项目使用 pnpm 管理依赖", scope="project", project_key=normalize_project_key(project))

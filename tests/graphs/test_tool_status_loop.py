@@ -7,10 +7,10 @@ from dataclasses import replace
 
 from langchain_core.messages import ToolMessage
 
-from memory.context.outcome import is_decided
+from paicli.memory.context.outcome import is_decided
 from tests.graphs.conftest import Harness
 from tests.support.scripted_model import ScriptedChatModel, ai, tool_call
-from tools.policy.audit import AuditLog
+from paicli.tools.policy.audit import AuditLog
 
 
 async def test_a_failed_edit_is_audited_as_error(project, tmp_path):

@@ -2,8 +2,8 @@
 
 from __future__ import annotations
 
-from memory.context.rounds import BUDGET_FINALIZATION, RUNAWAY_REMINDER, internal_kind
-from nodes.core.state import BudgetOptions
+from paicli.memory.context.rounds import BUDGET_FINALIZATION, RUNAWAY_REMINDER, internal_kind
+from paicli.nodes.core.state import BudgetOptions
 from tests.graphs.conftest import Harness
 from tests.support.scripted_model import ScriptedChatModel, ai, tool_call
 

@@ -8,13 +8,13 @@ import json
 import pytest
 from langchain_core.messages import ToolMessage
 
-from memory.longterm.manager import LongTermMemory, MemoryOptions
-from nodes.core.background import Background
+from paicli.memory.longterm.manager import LongTermMemory, MemoryOptions
+from paicli.nodes.core.background import Background
 from tests.graphs.conftest import Harness
 from tests.support.scripted_model import ScriptedChatModel, ai, tool_call
 from tests.support.web_server import FakeWebServer
-from tools.policy.audit import AuditLog
-from tools.base import WebOptions
+from paicli.tools.policy.audit import AuditLog
+from paicli.tools.base import WebOptions
 
 
 def _names(tools: list[dict]) -> set[str]:
@@ -100,7 +100,7 @@ async def test_no_extraction_after_external_content_or_a_provider_error(project,
 
 
 async def test_no_extraction_when_the_turn_was_budget_finalized(project, tmp_path):
-    from nodes.core.state import BudgetOptions
+    from paicli.nodes.core.state import BudgetOptions
 
     harness, model, memory, background = await _extraction_harness(
         project, tmp_path,
@@ -114,7 +114,7 @@ async def test_a_saved_memory_links_the_files_the_turn_read_and_goes_stale_when_
     import os
     import time
 
-    from memory.longterm.staleness import Stale, staleness
+    from paicli.memory.longterm.staleness import Stale, staleness
 
     (project / "pom.xml").write_text("<java>17</java>", encoding="utf-8")
     memory = LongTermMemory(tmp_path / "mem", MemoryOptions(sync=False))

@@ -16,7 +16,7 @@ from pathlib import Path
 
 import pytest
 
-from tools.browser.launch import CHROME_ARGS, find_browser, find_server
+from paicli.tools.browser.launch import CHROME_ARGS, find_browser, find_server
 
 
 def _missing(what: str) -> None:

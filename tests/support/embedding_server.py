@@ -35,7 +35,7 @@ def missing(reason: str) -> None:
 
 
 def start() -> tuple[subprocess.Popen, str]:
-    from codeindex.vectors import wait_for
+    from paicli.codeindex.vectors import wait_for
 
     port = free_port()
     command = serve_command(port)

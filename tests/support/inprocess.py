@@ -18,7 +18,7 @@ the process is undone afterwards, so one run cannot leak into the next:
   blocked for good is a leak in a long-lived process too, e.g. the Studio server).
 
 Process-wide caches stay warm between runs, as they would in a long REPL session: the prompt
-files (``prompts.stable_prefix``, per prompt directory), the sandbox probe, the ``rg`` lookup,
+files (``paicli.prompts.stable_prefix``, per prompt directory), the sandbox probe, the ``rg`` lookup,
 jieba's dictionary, the command guard's ``PROCESS_STARTED``. A test that depends on one being
 fresh (it rewrites a prompt file between two runs, or checks what a first load writes) needs the
 ``process`` marker.

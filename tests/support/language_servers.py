@@ -12,10 +12,10 @@ from pathlib import Path
 
 import pytest
 
-from tools.lsp.languages import BY_KEY, Candidate, Language
-from tools.lsp.options import LspOptions
-from tools.lsp.resolve import Missing, ServerCommand, find_server
-from tools.sandbox.command import CommandSandbox, SandboxOptions
+from paicli.tools.lsp.languages import BY_KEY, Candidate, Language
+from paicli.tools.lsp.options import LspOptions
+from paicli.tools.lsp.resolve import Missing, ServerCommand, find_server
+from paicli.tools.sandbox.command import CommandSandbox, SandboxOptions
 
 
 def sandbox_in(folder: Path, **options) -> CommandSandbox:

@@ -5,7 +5,7 @@
 KIND is who writes:
 - ``server``: LangGraph Server's way, an ``AsyncPostgresStore`` on an async pool in an event loop,
   the nodes' ``memory_of(store).save_fact`` on worker threads (``asyncio.to_thread``), two at a time;
-- ``cli``: the CLI's way with ``PAICLI_DATABASE_URL``, ``paicli.database.open_database(...).memory``;
+- ``cli``: the CLI's way with ``PAICLI_DATABASE_URL``, ``paicli.run.database.open_database(...).memory``;
 - ``file-store``: paicli's file store (``MemoryStore``, what Studio's graphs get in file mode);
 - ``file-cli``: the CLI's ``LongTermMemory`` over ``long_term_memory.json``.
 TARGET is the database URL or the memory directory. The process touches ``GO.ready<WRITER>`` once
@@ -64,8 +64,8 @@ def write_all(memory, todo: list[tuple[str, bool]]) -> Counter:
 async def server(url: str, writer: int, go: str, writers: int) -> dict[str, Counter]:
     from langgraph.store.postgres.aio import AsyncPostgresStore
 
-    from memory.longterm.config import MemoryOptions
-    from memory.longterm.store_entries import memory_of
+    from paicli.memory.longterm.config import MemoryOptions
+    from paicli.memory.longterm.store_entries import memory_of
 
     async with AsyncPostgresStore.from_conn_string(url, pool_config={"min_size": 1, "max_size": 4}) as store:
         memory = memory_of(store, MemoryOptions(sync=False, user="server"))
@@ -90,21 +90,21 @@ def main(argv: list[str]) -> None:
     if kind == "server":
         done = asyncio.run(server(target, writer, go, writers))
     else:
-        from memory.longterm.config import MemoryOptions
+        from paicli.memory.longterm.config import MemoryOptions
 
         options = MemoryOptions(sync=False, user="cli")
         if kind == "cli":
-            from paicli.database import open_database
+            from paicli.run.database import open_database
 
             database = open_database(target, PROJECT)
             memory = database.memory(options)
         elif kind == "file-store":
-            from memory.longterm.store import open_store
-            from memory.longterm.store_entries import memory_of
+            from paicli.memory.longterm.store import open_store
+            from paicli.memory.longterm.store_entries import memory_of
 
             memory = memory_of(open_store(target, options))
         else:
-            from memory.longterm.manager import LongTermMemory
+            from paicli.memory.longterm.manager import LongTermMemory
 
             memory = LongTermMemory(target, options)
         wait_for(go, writer)

@@ -25,7 +25,7 @@ from typing import Any
 
 from tests.support.serving import serve_until_stopped
 
-# The auto reviewer's system prompt (tools.policy.auto_review): its requests are told apart by it.
+# The auto reviewer's system prompt (paicli.tools.policy.auto_review): its requests are told apart by it.
 REVIEWER_SYSTEM = (Path(__file__).resolve().parents[2] / "prompts" / "approvals" / "reviewer-system.md").read_text(
     encoding="utf-8").strip()
 

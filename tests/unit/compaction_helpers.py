@@ -7,10 +7,10 @@ from typing import Any
 
 from langchain_core.messages import AIMessage, BaseMessage, HumanMessage, ToolMessage
 
-from memory.context.rounds import internal
-from memory.context.summary import HEADINGS
-from nodes.core.compaction_prompts import session_prompts, summary_prompts  # noqa: F401 (re-exported for tests)
-from tools.boundary import wrap
+from paicli.memory.context.rounds import internal
+from paicli.memory.context.summary import HEADINGS
+from paicli.nodes.core.compaction_prompts import session_prompts, summary_prompts  # noqa: F401 (re-exported for tests)
+from paicli.tools.boundary import wrap
 
 
 VALID_SUMMARY = "\n".join(f"{h}\n- 记录 {i}" for i, h in enumerate(HEADINGS))

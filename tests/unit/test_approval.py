@@ -1,4 +1,4 @@
-from tools.policy.approval import Allow, Ask, Deny, Unclear, approval_request, decide, read_answer
+from paicli.tools.policy.approval import Allow, Ask, Deny, Unclear, approval_request, decide, read_answer
 
 
 def test_auto_level_asks_only_for_commands():
@@ -55,7 +55,7 @@ def test_every_resume_value_the_request_lists_is_understood():
 
 
 def test_revert_turn_asks_at_every_level_and_approve_all_never_covers_it():
-    from tools.policy.approval import covered
+    from paicli.tools.policy.approval import covered
 
     for level in ("auto", "ask", "yes"):
         ask = decide("revert_turn", {"offset": 1}, level, {"revert_turn"})

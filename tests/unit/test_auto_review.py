@@ -8,13 +8,13 @@ import time
 import pytest
 from langchain_core.messages import AIMessage
 
-from paicli.models import make_chat_model
-from paicli.settings import load_settings
-from prompts import PromptSources, load_resource
+from paicli.run.models import make_chat_model
+from paicli.config.settings import load_settings
+from paicli.prompts import PromptSources, load_resource
 from tests.support.openai_server import FakeOpenAIServer, Hang, verdict
 from tests.support.scripted_model import ScriptedChatModel
-from tools.policy import auto_review
-from tools.policy.auto_review import AutoReviewer, parse_reply
+from paicli.tools.policy import auto_review
+from paicli.tools.policy.auto_review import AutoReviewer, parse_reply
 
 
 @pytest.mark.parametrize("text, allow", [

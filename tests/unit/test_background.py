@@ -6,8 +6,8 @@ import asyncio
 
 from langchain_core.messages import AIMessage, HumanMessage, ToolMessage
 
-from nodes.core.background import MAX_NOTICES, Background
-from nodes.core.turn_files import project_relative, turn_files
+from paicli.nodes.core.background import MAX_NOTICES, Background
+from paicli.nodes.core.turn_files import project_relative, turn_files
 
 
 async def test_drain_waits_for_jobs_and_cancels_what_runs_too_long():

@@ -1,4 +1,4 @@
-from tools.boundary import wrap
+from paicli.tools.boundary import wrap
 
 
 def test_wrap_puts_content_between_one_opening_and_one_closing_tag():
@@ -27,7 +27,7 @@ def test_wrap_keeps_allowed_name_characters():
 
 
 def test_unwrap_returns_the_tool_text_and_leaves_other_text_alone():
-    from tools.boundary import unwrap, wrap
+    from paicli.tools.boundary import unwrap, wrap
 
     assert unwrap(wrap("read_file", "line 1\nline 2")) == "line 1\nline 2"
     assert unwrap("plain text") == "plain text"

@@ -10,11 +10,11 @@ from pathlib import Path
 
 import pytest
 
-from memory.context.offload import ToolResultOffloader
-from tools.base import ToolContext
-from tools.common import split_lines
-from tools.builtin.files import read_file
-from tools.builtin.reading import MAX_LINE_BYTES, count_lines, iter_lines
+from paicli.memory.context.offload import ToolResultOffloader
+from paicli.tools.base import ToolContext
+from paicli.tools.common import split_lines
+from paicli.tools.builtin.files import read_file
+from paicli.tools.builtin.reading import MAX_LINE_BYTES, count_lines, iter_lines
 
 HUGE = 200 * 1024 * 1024
 HEAD_BYTES = len(b"".join(b"head %d\n" % n for n in range(1, 1001)))
@@ -50,8 +50,8 @@ def sparse_text_file(path: Path) -> None:
 MEASURE = """
 import resource, sys, time
 from pathlib import Path
-from tools.base import ToolContext
-from tools.builtin.files import read_file
+from paicli.tools.base import ToolContext
+from paicli.tools.builtin.files import read_file
 ctx = ToolContext(root=Path(sys.argv[1]))
 before = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
 started = time.monotonic()
@@ -85,7 +85,7 @@ def test_huge_file_is_streamed_with_small_memory(tmp_path):
 
 
 def test_streamed_lines_match_split_lines_including_breaks_across_chunks(tmp_path):
-    import tools.builtin.reading as reading
+    import paicli.tools.builtin.reading as reading
 
     text = b"a\r\nb\rc\n\nd\f\r" + b"x" * (MAX_LINE_BYTES + 5) + b"\r\n" + b"\xe4\xb8\xad\xe6\x96\x87\n"
     path = tmp_path / "t.txt"
@@ -138,8 +138,8 @@ def test_existing_paicli_gitignore_is_left_alone(tmp_path):
 GREP_MEASURE = """
 import resource, sys
 from pathlib import Path
-from tools.base import ToolContext
-from tools.builtin.search import grep_code
+from paicli.tools.base import ToolContext
+from paicli.tools.builtin.search import grep_code
 ctx = ToolContext(root=Path(sys.argv[1]))
 before = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
 result = grep_code({"pattern": "^head 500$", "regex": True, "context_lines": 1}, ctx)

@@ -7,9 +7,9 @@ import asyncio
 
 import pytest
 
-from tools.browser.launch import BrowserOptions
-from tools.browser.lease import BrowserLease
-from tools.browser.session import BrowserSession, ConnectError, find_endpoint
+from paicli.tools.browser.launch import BrowserOptions
+from paicli.tools.browser.lease import BrowserLease
+from paicli.tools.browser.session import BrowserSession, ConnectError, find_endpoint
 
 
 async def unit(lease: BrowserLease, name: str, log: list[str], hold: float = 0.05, fail: bool = False,

@@ -5,18 +5,18 @@ from __future__ import annotations
 
 import pytest
 
-from tools.browser import rules
-from tools.browser.decide import browser_decision
-from tools.browser.display import browser_line
-from tools.browser.facts import CONNECT, mcp_facts
-from tools.browser.intent import INTERACT, NONE, READ, browser_turn
-from tools.browser.names import action_of
-from tools.browser.rules import BrowserState, BrowserView, Page
-from tools.browser.sensitive import SensitivePages
-from tools.facts import register
-from tools.policy.classify import classify
-from tools.policy.decision import Ask, Deny
-from tools.policy.turn import authorize, expose, is_browser_tool
+from paicli.tools.browser import rules
+from paicli.tools.browser.decide import browser_decision
+from paicli.tools.browser.display import browser_line
+from paicli.tools.browser.facts import CONNECT, mcp_facts
+from paicli.tools.browser.intent import INTERACT, NONE, READ, browser_turn
+from paicli.tools.browser.names import action_of
+from paicli.tools.browser.rules import BrowserState, BrowserView, Page
+from paicli.tools.browser.sensitive import SensitivePages
+from paicli.tools.facts import register
+from paicli.tools.policy.classify import classify
+from paicli.tools.policy.decision import Ask, Deny
+from paicli.tools.policy.turn import authorize, expose, is_browser_tool
 
 CD = "mcp__chrome-devtools__"
 NAMES = ["new_page", "navigate_page", "take_snapshot", "click", "list_pages", "select_page", "close_page",
@@ -186,9 +186,9 @@ def test_tool_lines_show_the_action_and_the_page(name, args, line):
 
 
 def test_switching_the_browser_forgets_approve_all_of_its_server():
-    from nodes.execute_tools import CallResult, after_browser_switch
-    from tools.browser.facts import DISCONNECT
-    from tools.policy.decision import Allow
+    from paicli.nodes.execute_tools import CallResult, after_browser_switch
+    from paicli.tools.browser.facts import DISCONNECT
+    from paicli.tools.policy.decision import Allow
 
     register("browser_disconnect", DISCONNECT)
     approved = ["mcp__chrome-devtools__new_page", "write_file"]

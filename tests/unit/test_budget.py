@@ -2,9 +2,9 @@
 
 import pytest
 
-from nodes.guards.budget import (AgentBudget, BudgetStatus, Reminder, RunawayGuard, IterationResult, error_family,
+from paicli.nodes.guards.budget import (AgentBudget, BudgetStatus, Reminder, RunawayGuard, IterationResult, error_family,
                            partial_result)
-from prompts import PromptSources, load_resource, render
+from paicli.prompts import PromptSources, load_resource, render
 
 READ = {"name": "read_file", "args": {"path": "a.py"}}
 

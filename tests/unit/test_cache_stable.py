@@ -8,12 +8,12 @@ from types import SimpleNamespace
 
 from langchain_core.messages import AIMessage, HumanMessage, SystemMessage
 
-from memory.context.prefix_cache import common_prefix, prefix_share, serialize
-from memory.context.rounds import MEMORY_CONTEXT, NOT_SUMMARISED, internal, user_indices
-from memory.context.turn_memory import memory_message, shown_lines
-from paicli.cache_usage import cached_input_tokens, record_cache_read
-from paicli.context_view import ContextUsage, render_context
-from paicli.render import usage_line
+from paicli.memory.context.prefix_cache import common_prefix, prefix_share, serialize
+from paicli.memory.context.rounds import MEMORY_CONTEXT, NOT_SUMMARISED, internal, user_indices
+from paicli.memory.context.turn_memory import memory_message, shown_lines
+from paicli.run.cache_usage import cached_input_tokens, record_cache_read
+from paicli.ui.context_view import ContextUsage, render_context
+from paicli.ui.render import usage_line
 
 BLOCK = "## 相关长期记忆\n\n以下记忆是线索而不是事实。\n\n- [FACT] 项目使用 Java 17（写入 2026-11-29）\n\n"
 

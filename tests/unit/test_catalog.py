@@ -5,12 +5,12 @@ import json
 
 import pytest
 
-from memory.context.profile import ContextProfile
-from paicli.catalog import DEFAULT_WINDOW, load_catalog
-from paicli.feature_settings import ConfigError
-from paicli.model_switch import switched, window_notice
-from paicli.prices import Price
-from paicli.settings import load_settings
+from paicli.memory.context.profile import ContextProfile
+from paicli.config.catalog import DEFAULT_WINDOW, load_catalog
+from paicli.config.feature_settings import ConfigError
+from paicli.config.model_switch import switched, window_notice
+from paicli.config.prices import Price
+from paicli.config.settings import load_settings
 
 # reference (b), the table: window -> (typical models, summary trigger, /context %, clear trigger,
 # session-memory start, memory budget). The seed article's own table (128K 默认值、FreeLLMAPI;

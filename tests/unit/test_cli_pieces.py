@@ -2,9 +2,9 @@
 
 import pytest
 
-from paicli.approve import ENTER_IS_NOT_YES, ask_approval
+from paicli.ui.approve import ENTER_IS_NOT_YES, ask_approval
 from paicli.commands import dispatch as commands
-from paicli.render import group_lines
+from paicli.ui.render import group_lines
 
 REQUEST = {"tool": "execute_command", "args": {"command": "make test"}, "danger": "🔴 高危", "risk": "…"}
 LOW_RISK = {"tool": "write_file", "args": {"path": "a.txt", "content": "x"}, "danger": "🟡 中危", "risk": "…"}
@@ -143,7 +143,7 @@ def test_memory_times_are_local_to_the_second_with_the_year_only_when_it_differs
 
 def test_approve_all_of_a_protected_write_says_that_such_writes_still_ask():
     """Issue 41: "approve all" never covers a question with a notice; the answer must not promise it."""
-    from paicli.approve import approved_all_line
+    from paicli.ui.approve import approved_all_line
 
     plain = {"tool": "write_file", "args": {"path": "a.txt"}}
     protected = {**plain, "notice": "受保护路径 PAI.md（项目指令）"}

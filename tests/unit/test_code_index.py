@@ -10,15 +10,15 @@ from pathlib import Path
 
 import pytest
 
-from codeindex.extract import extract
-from codeindex.graph import relations
-from codeindex.indexer import update
-from codeindex.languages import GRAMMARS, Grammar, by_suffix
-from codeindex.rank import ranked, render
-from codeindex.search import search
-from codeindex.store import SCHEMA, Busy, Damaged, Store
-from codeindex.walk import walk
-from codeindex.words import identifier_words, index_text, query_terms, translate
+from paicli.codeindex.extract import extract
+from paicli.codeindex.graph import relations
+from paicli.codeindex.indexer import update
+from paicli.codeindex.languages import GRAMMARS, Grammar, by_suffix
+from paicli.codeindex.rank import ranked, render
+from paicli.codeindex.search import search
+from paicli.codeindex.store import SCHEMA, Busy, Damaged, Store
+from paicli.codeindex.walk import walk
+from paicli.codeindex.words import identifier_words, index_text, query_terms, translate
 from tests.support.code_project import SYMBOLS, write_polyglot
 
 
@@ -193,7 +193,7 @@ def test_an_update_of_named_files_only_touches_those(poly, store):
 
 
 def test_a_pool_of_worker_processes_gives_the_same_index(tmp_path, poly):
-    import codeindex.indexer as indexer
+    import paicli.codeindex.indexer as indexer
 
     one, two = Store(tmp_path / "one"), Store(tmp_path / "two")
     update(one, poly, workers=1)
@@ -321,7 +321,7 @@ def test_an_update_of_named_files_keeps_the_walk_s_rules(tmp_path, store):
 
 
 def test_worker_processes_never_import_the_project_s_own_modules(tmp_path, store):
-    import codeindex.indexer as indexer
+    import paicli.codeindex.indexer as indexer
 
     root = tmp_path / "p"
     (root / "codeindex").mkdir(parents=True)

@@ -9,14 +9,14 @@ import tracemalloc
 
 import pytest
 
-import codeindex.extract as extract_module
-from codeindex.indexer import update
-from codeindex.search import search
-from codeindex.store import Store
-from codeindex.walk import walk
-from tools.base import ToolContext
-from tools.builtin.code_search import LazyIndexes, search_code
-from codeindex.options import CodeIndexOptions
+import paicli.codeindex.extract as extract_module
+from paicli.codeindex.indexer import update
+from paicli.codeindex.search import search
+from paicli.codeindex.store import Store
+from paicli.codeindex.walk import walk
+from paicli.tools.base import ToolContext
+from paicli.tools.builtin.code_search import LazyIndexes, search_code
+from paicli.codeindex.options import CodeIndexOptions
 
 
 def intact(store: Store) -> bool:

@@ -6,9 +6,9 @@ from types import SimpleNamespace
 
 import pytest
 
-from memory.longterm.entry import normalize_project_key
+from paicli.memory.longterm.entry import normalize_project_key
 from paicli.app import App
-from paicli.settings import ConfigError, load_settings
+from paicli.config.settings import ConfigError, load_settings
 
 
 def env(tmp_path, **extra):

@@ -11,11 +11,11 @@ from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 import numpy as np
 import pytest
 
-from codeindex.indexer import update
-from codeindex.options import EmbeddingOptions
-from codeindex.search import search
-from codeindex.store import Store
-from codeindex.vectors import Embedder, EmbeddingError, Vectors, embed_missing
+from paicli.codeindex.indexer import update
+from paicli.codeindex.options import EmbeddingOptions
+from paicli.codeindex.search import search
+from paicli.codeindex.store import Store
+from paicli.codeindex.vectors import Embedder, EmbeddingError, Vectors, embed_missing
 from tests.support import embedding_server
 from tests.support.code_project import write_polyglot
 
@@ -106,7 +106,7 @@ def test_an_unreachable_endpoint_is_one_line():
 
 
 def test_vectors_are_normalized():
-    from codeindex.vectors import _normalized
+    from paicli.codeindex.vectors import _normalized
 
     assert np.allclose(np.linalg.norm(_normalized(np.array([[3.0, 4.0], [0.0, 0.0]], dtype=np.float32)), axis=1),
                        [1.0, 0.0])

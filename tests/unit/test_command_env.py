@@ -2,9 +2,9 @@
 
 import os
 
-from tools.base import ToolContext
-from tools.sandbox.secrets import is_secret_name
-from tools.builtin.shell import execute_command
+from paicli.tools.base import ToolContext
+from paicli.tools.sandbox.secrets import is_secret_name
+from paicli.tools.builtin.shell import execute_command
 
 
 async def test_hidden_variables_are_not_in_the_commands_environment(tmp_path):

@@ -10,9 +10,9 @@ import shlex
 
 import pytest
 
-from tools.policy.command_rules import CHMOD, DD, FIND, FORK_BOMB, MKFS, PIPE, RAW_DEVICE, RM, RM_UNKNOWN, SHUTDOWN, SUDO
-from tools.policy.guards import UNPARSEABLE, CommandGuard
-from tools.policy.shell_parse import COMPUTED, DECODED, TOO_DEEP
+from paicli.tools.policy.command_rules import CHMOD, DD, FIND, FORK_BOMB, MKFS, PIPE, RAW_DEVICE, RM, RM_UNKNOWN, SHUTDOWN, SUDO
+from paicli.tools.policy.guards import UNPARSEABLE, CommandGuard
+from paicli.tools.policy.shell_parse import COMPUTED, DECODED, TOO_DEEP
 
 ROOT = "/srv/project"
 HOME = "/home/dev"

@@ -14,11 +14,11 @@ from pathlib import Path
 
 import pytest
 
-from tools.policy.command_rules import PIPE, RM, RM_UNKNOWN, SUDO
-from tools.policy.guards import CommandGuard
-from tools.policy.script_files import CLOCK_SLACK, UNKNOWN
-from tools.policy.scripts import ALIASES
-from tools.policy.shell_parse import COMPUTED, DECODED, HIDDEN_NAME
+from paicli.tools.policy.command_rules import PIPE, RM, RM_UNKNOWN, SUDO
+from paicli.tools.policy.guards import CommandGuard
+from paicli.tools.policy.script_files import CLOCK_SLACK, UNKNOWN
+from paicli.tools.policy.scripts import ALIASES
+from paicli.tools.policy.shell_parse import COMPUTED, DECODED, HIDDEN_NAME
 
 ROOT = "/srv/project"
 HOME = "/home/dev"

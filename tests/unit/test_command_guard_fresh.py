@@ -1,4 +1,4 @@
-"""Fresh and pre-existing scripts (tools.policy.scripts): what the guard cannot tell refuses a
+"""Fresh and pre-existing scripts (paicli.tools.policy.scripts): what the guard cannot tell refuses a
 script written since paicli started, and falls to the approval question for one already there.
 
 Real files in a temporary project. A script is made pre-existing by giving the guard a start
@@ -16,11 +16,11 @@ from pathlib import Path
 import pytest
 
 from tests.support.wrappers import gradlew, mvnw
-from tools.policy.command_rules import CHMOD, RM, RM_UNKNOWN, SUDO
-from tools.policy.guards import UNPARSEABLE, CommandGuard
-from tools.policy.script_files import BINARY, CLOCK_SLACK, MAX_BYTES, OUTSIDE, TOO_LARGE, UNKNOWN
-from tools.policy.scripts import MOVES, TOO_DEEP, WRITTEN_HERE
-from tools.policy.shell_parse import COMPUTED, DECODED, Doubt
+from paicli.tools.policy.command_rules import CHMOD, RM, RM_UNKNOWN, SUDO
+from paicli.tools.policy.guards import UNPARSEABLE, CommandGuard
+from paicli.tools.policy.script_files import BINARY, CLOCK_SLACK, MAX_BYTES, OUTSIDE, TOO_LARGE, UNKNOWN
+from paicli.tools.policy.scripts import MOVES, TOO_DEEP, WRITTEN_HERE
+from paicli.tools.policy.shell_parse import COMPUTED, DECODED, Doubt
 
 
 @pytest.fixture
@@ -165,16 +165,16 @@ def test_a_script_path_nobody_can_know_in_a_pre_existing_script_is_not_refused(r
 @pytest.mark.process
 def test_a_script_written_before_the_guards_are_imported_is_still_fresh(root, home):
     # Issue 30: a turn imports the guards only when it decides a call, possibly long after the
-    # process started; the clock is the tools' own (tools.base), so what a tool wrote first counts.
+    # process started; the clock is the tools' own (paicli.tools.base), so what a tool wrote first counts.
     script = (root / "ci.sh").as_posix()
     program = f"""
 import sys, time
 from pathlib import Path
-import tools.base  # what every tool table imports before any tool runs
+import paicli.tools.base  # what every tool table imports before any tool runs
 Path({script!r}).write_text('eval "$SETUP"\\n')
 time.sleep({CLOCK_SLACK + 0.5})
-assert "tools.policy.guards" not in sys.modules
-from tools.policy.guards import CommandGuard
+assert "paicli.tools.policy.guards" not in sys.modules
+from paicli.tools.policy.guards import CommandGuard
 print(CommandGuard.refusal("bash ci.sh", {str(root)!r}, {str(home)!r}))
 """
     done = subprocess.run([sys.executable, "-c", program], capture_output=True, text=True, timeout=60,

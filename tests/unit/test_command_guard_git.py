@@ -1,5 +1,5 @@
 """A script whose metadata alone changed since paicli started (``chmod +x gradlew``) is
-pre-existing when git's index holds exactly its content (tools.policy.git_blob); otherwise it
+pre-existing when git's index holds exactly its content (paicli.tools.policy.git_blob); otherwise it
 stays fresh and is judged strictly.
 
 Real git repositories and files in a temporary directory. The project's files are written and
@@ -15,9 +15,9 @@ import time
 from pathlib import Path
 
 from tests.support.wrappers import gradlew
-from tools.policy.guards import UNPARSEABLE, CommandGuard
-from tools.policy.script_files import fresh
-from tools.policy.shell_parse import COMPUTED
+from paicli.tools.policy.guards import UNPARSEABLE, CommandGuard
+from paicli.tools.policy.script_files import fresh
+from paicli.tools.policy.shell_parse import COMPUTED
 
 CI = 'eval "$SETUP"\n$RUNNER --fast\n'  # pre-existing: runs; fresh: refused (a computed command)
 HOUR = 3600

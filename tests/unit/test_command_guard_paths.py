@@ -8,8 +8,8 @@ from __future__ import annotations
 
 import pytest
 
-from tools.policy.command_rules import CHMOD, RM
-from tools.policy.guards import CommandGuard
+from paicli.tools.policy.command_rules import CHMOD, RM
+from paicli.tools.policy.guards import CommandGuard
 
 
 @pytest.fixture

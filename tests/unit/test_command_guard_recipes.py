@@ -14,12 +14,12 @@ from pathlib import Path
 
 import pytest
 
-from tools.policy.command_rules import PIPE, RM, RM_UNKNOWN, SUDO
-from tools.policy.guards import CommandGuard
-from tools.policy.recipes import make_commands, npm_commands
-from tools.policy.script_files import CLOCK_SLACK, UNKNOWN
-from tools.policy.scripts import WRITTEN_HERE
-from tools.policy.shell_parse import COMPUTED
+from paicli.tools.policy.command_rules import PIPE, RM, RM_UNKNOWN, SUDO
+from paicli.tools.policy.guards import CommandGuard
+from paicli.tools.policy.recipes import make_commands, npm_commands
+from paicli.tools.policy.script_files import CLOCK_SLACK, UNKNOWN
+from paicli.tools.policy.scripts import WRITTEN_HERE
+from paicli.tools.policy.shell_parse import COMPUTED
 
 MAKEFILE = """\
 # a project's Makefile

@@ -2,9 +2,9 @@
 
 from langchain_core.messages import ToolMessage
 
-from memory.context.clearing import PLACEHOLDER_PREFIX, ToolResultClearer, parse_exclude_tools, placeholder
+from paicli.memory.context.clearing import PLACEHOLDER_PREFIX, ToolResultClearer, parse_exclude_tools, placeholder
 from tests.graphs.conftest import assert_paired
-from tools.boundary import wrap
+from paicli.tools.boundary import wrap
 from tests.unit.compaction_helpers import ai, call, result, tool_round, user
 
 

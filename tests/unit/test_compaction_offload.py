@@ -2,7 +2,7 @@
 
 import pytest
 
-from memory.context.offload import (MAX_COMMAND_OUTPUT_CHARS, ToolResultOffloader, head_preview, line_count,
+from paicli.memory.context.offload import (MAX_COMMAND_OUTPUT_CHARS, ToolResultOffloader, head_preview, line_count,
                             offload_summary, parse_threshold, safe_tool_name, tail_preview)
 
 

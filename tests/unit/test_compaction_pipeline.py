@@ -2,12 +2,12 @@
 
 from langchain_core.messages import HumanMessage, ToolMessage
 
-from memory.context.clearing import PLACEHOLDER_PREFIX, ToolResultClearer
-from memory.context.compaction import (CLEARING_NOTICE, FULL_SUMMARY_NOTICE, Strategy, compact_if_needed, compact_now)
-from memory.context.profile import ContextProfile
-from memory.context.rounds import user_indices
-from memory.context.summary import SummaryPrompts
-from memory.tokens import Estimator
+from paicli.memory.context.clearing import PLACEHOLDER_PREFIX, ToolResultClearer
+from paicli.memory.context.compaction import (CLEARING_NOTICE, FULL_SUMMARY_NOTICE, Strategy, compact_if_needed, compact_now)
+from paicli.memory.context.profile import ContextProfile
+from paicli.memory.context.rounds import user_indices
+from paicli.memory.context.summary import SummaryPrompts
+from paicli.memory.tokens import Estimator
 from tests.graphs.conftest import assert_paired
 from tests.unit.compaction_helpers import FakeSummarizer, summary_prompts, tool_round
 
@@ -118,7 +118,7 @@ async def test_manual_compact_keeps_one_round_and_is_recorded_as_manual():
 async def test_a_failed_manual_summary_is_reported_not_taken_for_nothing_to_do():
     import pytest
 
-    from memory.context.summary import SummaryError
+    from paicli.memory.context.summary import SummaryError
 
     with pytest.raises(SummaryError):
         await compact_now(history(3), Estimator(), summarize=FakeSummarizer(default=""), prompts=PROMPTS)

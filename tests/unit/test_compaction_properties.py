@@ -11,16 +11,16 @@ from hypothesis import HealthCheck, event, given, settings
 from hypothesis import strategies as st
 from langchain_core.messages import AIMessage, HumanMessage, ToolMessage
 
-from memory.context.clearing import ToolResultClearer
-from memory.context.compaction import Compactor, compact_if_needed
-from memory.context.profile import ContextProfile
-from memory.context.rounds import IMAGE_TOOL_RESULT, RUNAWAY_REMINDER, internal, user_indices
-from memory.context.summary import compact_full
-from memory.tokens import Estimator
+from paicli.memory.context.clearing import ToolResultClearer
+from paicli.memory.context.compaction import Compactor, compact_if_needed
+from paicli.memory.context.profile import ContextProfile
+from paicli.memory.context.rounds import IMAGE_TOOL_RESULT, RUNAWAY_REMINDER, internal, user_indices
+from paicli.memory.context.summary import compact_full
+from paicli.memory.tokens import Estimator
 from tests.graphs.conftest import assert_paired
 from tests.support.properties import examples
 from tests.unit.compaction_helpers import FakeSummarizer, skill_injection, summary_prompts
-from tools.boundary import wrap
+from paicli.tools.boundary import wrap
 
 PROMPTS = summary_prompts()
 _ids = itertools.count()

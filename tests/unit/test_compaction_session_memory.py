@@ -2,11 +2,11 @@
 
 from langchain_core.messages import AIMessage
 
-from memory.context.compaction import SESSION_MEMORY_NOTICE, Strategy, compact_if_needed
-from memory.context.profile import ContextProfile
-from memory.context.rounds import user_indices
-from memory.context.session_memory import SessionMemoryCompactor, enabled_from_text, preserve_from, render_delta
-from memory.tokens import Estimator
+from paicli.memory.context.compaction import SESSION_MEMORY_NOTICE, Strategy, compact_if_needed
+from paicli.memory.context.profile import ContextProfile
+from paicli.memory.context.rounds import user_indices
+from paicli.memory.context.session_memory import SessionMemoryCompactor, enabled_from_text, preserve_from, render_delta
+from paicli.memory.tokens import Estimator
 from tests.graphs.conftest import assert_paired
 from tests.unit.compaction_helpers import (FakeSummarizer, ai, call, result, session_prompts, skill_injection,
                                           summary_prompts, user)

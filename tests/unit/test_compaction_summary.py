@@ -3,10 +3,10 @@
 import pytest
 from langchain_core.messages import AIMessage, HumanMessage, SystemMessage
 
-from memory.context.rounds import (ACK_TEXT, COMPACTION_SUMMARY, IMAGE_TOOL_RESULT, RUNAWAY_REMINDER, internal,
+from paicli.memory.context.rounds import (ACK_TEXT, COMPACTION_SUMMARY, IMAGE_TOOL_RESULT, RUNAWAY_REMINDER, internal,
                            internal_kind, rebuild, render, render_chunks, user_indices)
-from memory.context.summary import (HEADINGS, Abort, choose_split, compact_full, has_required_headings)
-from memory.tokens import Estimator
+from paicli.memory.context.summary import (HEADINGS, Abort, choose_split, compact_full, has_required_headings)
+from paicli.memory.tokens import Estimator
 from tests.graphs.conftest import assert_paired
 from tests.unit.compaction_helpers import (VALID_SUMMARY, FakeSummarizer, ai, call, result, skill_injection,
                                           summary_prompts, tool_round, user)

@@ -1,11 +1,11 @@
-"""Every on/off setting is read by one parser (paicli.feature_settings.parse_flag), from every source."""
+"""Every on/off setting is read by one parser (paicli.config.feature_settings.parse_flag), from every source."""
 
 import json
 
 import pytest
 
-from paicli.feature_settings import FLAG_SETTINGS
-from paicli.settings import ConfigError, load_settings
+from paicli.config.feature_settings import FLAG_SETTINGS
+from paicli.config.settings import ConfigError, load_settings
 
 # Where each flag lands in Settings.
 FIELDS = {

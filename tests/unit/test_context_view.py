@@ -1,4 +1,4 @@
-from paicli.context_view import ContextUsage, render_context, tokens
+from paicli.ui.context_view import ContextUsage, render_context, tokens
 
 
 def usage(**overrides):

@@ -4,8 +4,8 @@ import json
 
 import pytest
 
-from tools.base import ToolContext
-from tools.registry import run_tool
+from paicli.tools.base import ToolContext
+from paicli.tools.registry import run_tool
 
 
 @pytest.fixture

@@ -6,8 +6,8 @@ import json
 
 import pytest
 
-from paicli.catalog import load_catalog
-from paicli.settings import ConfigError, load_settings
+from paicli.config.catalog import load_catalog
+from paicli.config.settings import ConfigError, load_settings
 
 URL = "http://127.0.0.1:1/v1"
 # Where the endpoint setting comes from, and where the key does: (source, variable).

@@ -2,7 +2,7 @@
 
 import pytest
 
-from nodes.guards.cutoff import (AT_LIMIT, NAMELESS, UNFINISHED, RawCall, arguments_preview, parse_arguments, rejected_notice,
+from paicli.nodes.guards.cutoff import (AT_LIMIT, NAMELESS, UNFINISHED, RawCall, arguments_preview, parse_arguments, rejected_notice,
                            sort_calls, stop_problem, stored_name)
 
 CUT = '{"path": "important.py", "content": "def g(): ret'

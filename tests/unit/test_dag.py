@@ -1,4 +1,4 @@
-"""nodes.dag: the dependency rules, the scheduler, the collector and the planner node Plan and
+"""paicli.nodes.dag: the dependency rules, the scheduler, the collector and the planner node Plan and
 Team share (issue 25 item 4)."""
 
 from __future__ import annotations
@@ -8,11 +8,11 @@ import asyncio
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from nodes import dag
-from nodes.plan import model
-from nodes.plan.execute import PLAN
-from nodes.team import schedule
-from nodes.team.run import TEAM
+from paicli.nodes import dag
+from paicli.nodes.plan import model
+from paicli.nodes.plan.execute import PLAN
+from paicli.nodes.team import schedule
+from paicli.nodes.team.run import TEAM
 from tests.support.properties import examples
 
 UNITS = [{"id": "a", "dependencies": []}, {"id": "b", "dependencies": ["a"]},
@@ -57,7 +57,7 @@ def test_collected_clears_the_results_and_merges_what_the_units_approved_and_rea
         "external_sources": ["web_fetch:https://a.example/", "web_fetch:https://b.example/"]}
 
 
-# The shared scheduler and collector (nodes.dag.make_schedule / make_collect), driven through a
+# The shared scheduler and collector (paicli.nodes.dag.make_schedule / make_collect), driven through a
 # whole run the way both graphs drive them: schedule, run the wave, collect, until nothing is ready.
 
 def toy_dag(cap: int) -> dag.Dag[dict]:

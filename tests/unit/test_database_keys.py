@@ -4,8 +4,8 @@ import subprocess
 
 import pytest
 
-from memory.longterm.entry import normalize_project_key
-from paicli.database import normalized_remote, project_key
+from paicli.memory.longterm.entry import normalize_project_key
+from paicli.run.database import normalized_remote, project_key
 
 
 @pytest.mark.parametrize("url", ["git@github.com:Acme/Shop.git", "https://me@github.com/Acme/Shop",

@@ -8,7 +8,7 @@ import os
 import pty
 import termios
 
-from paicli.esc_keys import EscWatcher, typed_text
+from paicli.ui.esc_keys import EscWatcher, typed_text
 
 
 async def watch(keys: list[bytes]) -> tuple[int, str, bool]:

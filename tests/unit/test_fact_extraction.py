@@ -9,11 +9,11 @@ from datetime import UTC, datetime, timedelta
 import pytest
 from langchain_core.messages import AIMessage, HumanMessage, SystemMessage
 
-from memory.longterm.fact_extraction import (extract, extract_quotes, facts_to_entries, saved_notice, validate,
+from paicli.memory.longterm.fact_extraction import (extract, extract_quotes, facts_to_entries, saved_notice, validate,
                                     validate_quotes, write_facts)
-from memory.longterm.fact_filters import safe_input
-from memory.longterm.entry import PENDING_KEY, SOURCE_AUTO, new_fact, to_json
-from nodes.extract_facts import extraction_prompts
+from paicli.memory.longterm.fact_filters import safe_input
+from paicli.memory.longterm.entry import PENDING_KEY, SOURCE_AUTO, new_fact, to_json
+from paicli.nodes.extract_facts import extraction_prompts
 from tests.support.scripted_model import ScriptedChatModel
 
 NOW = datetime(2026, 9, 24, 8, 0, tzinfo=UTC)
@@ -224,8 +224,8 @@ def test_every_reason_the_validation_gives_reads_in_chinese_in_the_eval():
     # `paicli eval extraction` printed these English codes: "整批作废：reply is not a single JSON value".
     import re
 
-    from memory.longterm import fact_extraction, fact_filters
-    from paicli.eval_extraction import reason_text
+    from paicli.memory.longterm import fact_extraction, fact_filters
+    from paicli.commands.eval_extraction import reason_text
 
     sources = Path(fact_extraction.__file__).read_text(encoding="utf-8") + Path(
         fact_filters.__file__).read_text(encoding="utf-8")

@@ -6,11 +6,11 @@ from __future__ import annotations
 
 import pytest
 
-from tools.base import ToolContext
-from tools.builtin.files import edit_file, read_file, write_file
-from tools.builtin.grep_engines import find_rg
-from tools.builtin.search import grep_code
-from tools.file_text import sniff
+from paicli.tools.base import ToolContext
+from paicli.tools.builtin.files import edit_file, read_file, write_file
+from paicli.tools.builtin.grep_engines import find_rg
+from paicli.tools.builtin.search import grep_code
+from paicli.tools.file_text import sniff
 
 GBK_SOURCE = "# -*- coding: gbk -*-\n# 读取数据库配置\ndef 读取配置():\n    return '你好，世界'\n"
 LATIN1_SOURCE = "# café résumé naïve\nprint('déjà vu')\n"

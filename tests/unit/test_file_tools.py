@@ -2,10 +2,10 @@ from pathlib import Path
 
 import pytest
 
-from tools.base import PolicyError, ToolContext
-from tools.builtin.files import edit_file, list_dir, read_file, write_file
-from tools.builtin.grep_engines import Query, find_rg, search_python, search_rg
-from tools.builtin.search import glob_files, grep_code
+from paicli.tools.base import PolicyError, ToolContext
+from paicli.tools.builtin.files import edit_file, list_dir, read_file, write_file
+from paicli.tools.builtin.grep_engines import Query, find_rg, search_python, search_rg
+from paicli.tools.builtin.search import glob_files, grep_code
 
 
 @pytest.fixture

@@ -12,9 +12,9 @@ from pathlib import Path
 
 import pytest
 
-from tools.base import ToolContext
-from tools.builtin.grep_engines import Query, find_rg, search_python
-from tools.builtin.search import grep_code
+from paicli.tools.base import ToolContext
+from paicli.tools.builtin.grep_engines import Query, find_rg, search_python
+from paicli.tools.builtin.search import grep_code
 
 CATASTROPHIC = r"(a+)+$"  # exponential for a backtracking engine on "aaaa…b"
 EVIL_LINE = "a" * 40 + "b\n"  # 2^40 ways to split the a's: minutes for `re`, nothing for ripgrep
@@ -72,7 +72,7 @@ def test_pattern_ripgrep_refuses_falls_back_to_python_engine(ctx):
 SEARCH_SCRIPT = """
 import asyncio, sys
 from pathlib import Path
-from tools.builtin.grep_engines import Query, search_python
+from paicli.tools.builtin.grep_engines import Query, search_python
 
 def scan():
     search_python(Path(sys.argv[1]), Query(sys.argv[2], True, True, None, 20, 50))

@@ -1,7 +1,7 @@
 import pytest
 
-from tools.base import PolicyError
-from tools.policy.guards import CommandGuard, PathGuard
+from paicli.tools.base import PolicyError
+from paicli.tools.policy.guards import CommandGuard, PathGuard
 
 
 def refusal(fn, *args) -> str:

@@ -6,13 +6,13 @@ import base64
 import pytest
 from langchain_core.messages import AIMessage, HumanMessage
 
-from memory.context.images import PRUNED_NOTE, count_images, pruned
-from memory.tokens import estimate_messages
-from paicli.image_input import attach, image_paths
+from paicli.memory.context.images import PRUNED_NOTE, count_images, pruned
+from paicli.memory.tokens import estimate_messages
+from paicli.run.image_input import attach, image_paths
 from tests.support.images import png_bytes, write_png
-from tools.base import ToolContext
-from tools.images import ARTIFACT_KEY, MAX_IMAGE_BYTES
-from tools.registry import run_tool
+from paicli.tools.base import ToolContext
+from paicli.tools.images import ARTIFACT_KEY, MAX_IMAGE_BYTES
+from paicli.tools.registry import run_tool
 
 
 def test_mentions_and_pasted_paths_that_exist_are_found_once(tmp_path):

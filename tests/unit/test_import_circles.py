@@ -10,7 +10,7 @@ import grimp
 import pytest
 
 ROOT = Path(__file__).resolve().parents[2]
-PACKAGES = ("memory", "prompts", "tools", "nodes", "graphs", "paicli")
+PACKAGES = ("paicli",)  # graphs, memory, nodes, prompts and tools are paicli.<name>
 
 
 def circles(graph: grimp.ImportGraph) -> list[list[str]]:
@@ -82,13 +82,13 @@ def project_graph() -> grimp.ImportGraph:
 
 def test_no_module_imports_itself_back(project_graph):
     graph = project_graph
-    assert {"paicli.commands.dispatch", "memory.ledger.index", "tools.mcp.servers"} <= graph.modules
+    assert {"paicli.commands.dispatch", "paicli.memory.ledger.index", "paicli.tools.mcp.servers"} <= graph.modules
     found = circles(graph)
     assert not found, "import circles:\n" + "\n".join(chain(graph, group) for group in found)
 
 
 @pytest.mark.parametrize("module", ["paicli.studio.graphs", "paicli.studio.stores", "paicli.commands.db"])
 def test_studio_and_paicli_db_wire_graphs_without_the_cli_session(project_graph, module):
-    """What Studio and ``paicli db`` need of the CLI's wiring is ``paicli.wiring``, not the session."""
-    assert project_graph.find_shortest_chain(importer=module, imported="paicli.wiring") is not None
-    assert project_graph.find_shortest_chain(importer=module, imported="paicli.session") is None
+    """What Studio and ``paicli db`` need of the CLI's wiring is ``paicli.run.wiring``, not the session."""
+    assert project_graph.find_shortest_chain(importer=module, imported="paicli.run.wiring") is not None
+    assert project_graph.find_shortest_chain(importer=module, imported="paicli.run.session") is None

@@ -24,9 +24,9 @@ from langgraph.graph.message import REMOVE_ALL_MESSAGES, add_messages
 from langgraph.types import Command, interrupt
 from typing_extensions import TypedDict
 
-from graphs.react import build_graph
-from memory.ledger.saver import JsonlLedgerSaver, LedgerWarning
-from nodes.core.state import Deps, RunContext
+from paicli.graphs.react import build_graph
+from paicli.memory.ledger.saver import JsonlLedgerSaver, LedgerWarning
+from paicli.nodes.core.state import Deps, RunContext
 from tests.graphs.conftest import assert_paired
 from tests.support.scripted_model import ScriptedChatModel, ai, tool_call
 
@@ -105,12 +105,12 @@ def test_sync_runs_are_saved_and_a_new_saver_reads_them_back(tmp_path):
 def test_another_process_reads_the_latest_state(tmp_path):
     writer = """
         from tests.unit.test_ledger import tool_loop, chat
-        from memory.ledger.saver import JsonlLedgerSaver
+        from paicli.memory.ledger.saver import JsonlLedgerSaver
         chat(tool_loop(JsonlLedgerSaver(sys.argv[1])), "from process one")
     """
     reader = """
         import json
-        from memory.ledger.saver import JsonlLedgerSaver
+        from paicli.memory.ledger.saver import JsonlLedgerSaver
         from tests.unit.test_ledger import CONFIG
         state = JsonlLedgerSaver(sys.argv[1]).get_tuple(CONFIG)
         print(json.dumps([[m.type, m.content] for m in state.checkpoint["channel_values"]["messages"]]))
@@ -204,7 +204,7 @@ def test_two_processes_appending_to_one_session_keep_every_line_whole_and_in_seq
         from pathlib import Path
         from langchain_core.messages import AIMessage
         from langgraph.checkpoint.base.id import uuid6
-        from memory.ledger.saver import JsonlLedgerSaver
+        from paicli.memory.ledger.saver import JsonlLedgerSaver
         directory, name, go = sys.argv[1], sys.argv[2], Path(sys.argv[3])
         saver = JsonlLedgerSaver(directory, fsync="never")
         while not go.exists():
@@ -445,7 +445,7 @@ def test_a_kill_while_a_tool_runs_keeps_every_completed_message(tmp_path):
         from pathlib import Path
         from langchain_core.messages import HumanMessage
         from tests.unit.test_ledger import CONFIG, slow_tool_graph
-        from memory.ledger.saver import JsonlLedgerSaver
+        from paicli.memory.ledger.saver import JsonlLedgerSaver
         graph = slow_tool_graph(JsonlLedgerSaver(sys.argv[1]), Path(sys.argv[2]))
         # durability="sync": a step's checkpoint is on disk before the next step starts (with
         # LangGraph's default "async" it is saved while the next step already runs)
@@ -578,7 +578,7 @@ def test_a_write_on_disk_before_a_kill_is_not_run_again(tmp_path):
         from pathlib import Path
         from langchain_core.messages import HumanMessage
         from tests.unit.test_ledger import CONFIG, fan_out_graph
-        from memory.ledger.saver import JsonlLedgerSaver
+        from paicli.memory.ledger.saver import JsonlLedgerSaver
         graph = fan_out_graph(JsonlLedgerSaver(sys.argv[1]), Path(sys.argv[2]))
         graph.invoke({"messages": [HumanMessage("go")]}, CONFIG)
     """

@@ -13,15 +13,15 @@ from langchain_core.messages import (
 )
 from langgraph.checkpoint.serde.jsonplus import JsonPlusSerializer
 
-from memory.ledger.deltas import (
+from paicli.memory.ledger.deltas import (
     Fields, apply_record, apply_seen, apply_versions, diff_record, diff_seen, diff_versions, pack_version,
     unpack_version,
 )
-from memory.ledger.format import (
+from paicli.memory.ledger.format import (
     decode_line, decode_value, encode_line, encode_value, is_plain, make_event, message_event,
     message_to_record, record_to_message,
 )
-from memory.ledger.sessions import SessionFold
+from paicli.memory.ledger.sessions import SessionFold
 from tests.support.properties import examples
 
 SERDE = JsonPlusSerializer()

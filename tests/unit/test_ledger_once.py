@@ -11,7 +11,7 @@ import json
 import pytest
 from langchain_core.messages import HumanMessage
 
-from memory.ledger.saver import JsonlLedgerSaver
+from paicli.memory.ledger.saver import JsonlLedgerSaver
 from tests.unit.test_ledger import CONFIG, THREAD
 from tests.unit.test_ledger_writers import one_step
 

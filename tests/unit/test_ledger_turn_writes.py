@@ -13,7 +13,7 @@ import pytest
 from filelock import FileLock, Timeout
 from langchain_core.messages import AIMessage, HumanMessage, RemoveMessage, ToolMessage
 
-from memory.ledger.saver import JsonlLedgerSaver, SessionBusy
+from paicli.memory.ledger.saver import JsonlLedgerSaver, SessionBusy
 from tests.unit.test_ledger import CONFIG, THREAD, chat, ledger, lines, tool_loop
 from tests.unit.test_ledger_writers import hold_turn_lock, one_step
 

@@ -18,7 +18,7 @@ from langgraph.checkpoint.base import empty_checkpoint
 from langgraph.checkpoint.base.id import uuid6
 from langgraph.graph import END, START, StateGraph
 
-from memory.ledger.saver import JsonlLedgerSaver, LedgerConflict, SessionBusy
+from paicli.memory.ledger.saver import JsonlLedgerSaver, LedgerConflict, SessionBusy
 from tests.unit.test_ledger import CONFIG, ROOT, THREAD, State, chat
 
 
@@ -87,7 +87,7 @@ def test_a_fork_from_an_earlier_checkpoint_is_not_a_conflict(tmp_path):
 HOLD_TURN = """
 import sys, time
 sys.path.insert(0, {root!r})
-from memory.ledger.saver import JsonlLedgerSaver
+from paicli.memory.ledger.saver import JsonlLedgerSaver
 lock = JsonlLedgerSaver(sys.argv[1]).turn_lock(sys.argv[2])
 assert lock.try_acquire()
 print("HOLDING", flush=True)

@@ -5,8 +5,8 @@ from __future__ import annotations
 
 from tests.support.language_servers import require, sandbox_in
 from tests.unit.test_lsp_manager import SLOW_MACHINE
-from tools.lsp.manager import LanguageServers
-from tools.lsp.options import LspOptions
+from paicli.tools.lsp.manager import LanguageServers
+from paicli.tools.lsp.options import LspOptions
 
 
 async def test_pylsp_reports_an_undefined_name_and_no_style_lines(tmp_path):

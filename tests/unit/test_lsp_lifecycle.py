@@ -1,5 +1,5 @@
 """Language servers end with paicli however paicli ends (issue 38): a stand-in for paicli starts
-a server the way the session does (through ``paicli.wiring``'s leash, inside the sandbox or not)
+a server the way the session does (through ``paicli.run.wiring``'s leash, inside the sandbox or not)
 and is then SIGKILLed, interrupted or left to exit; the server must be gone each time."""
 
 from __future__ import annotations
@@ -19,9 +19,9 @@ FAKE = str(Path(__file__).resolve().parents[1] / "support" / "fake_lsp.py")
 PAICLI = """
 import asyncio, os, sys, threading
 from pathlib import Path
-from paicli.settings import load_settings
-from paicli.wiring import make_language_servers
-from tools.sandbox.command import CommandSandbox
+from paicli.config.settings import load_settings
+from paicli.run.wiring import make_language_servers
+from paicli.tools.sandbox.command import CommandSandbox
 
 async def main(project, how):
     settings = load_settings(project)

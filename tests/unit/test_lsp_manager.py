@@ -12,9 +12,9 @@ from pathlib import Path
 import pytest
 
 from tests.support.language_servers import sandbox_in
-from tools.lsp.manager import LanguageServers
-from tools.lsp.options import LspOptions
-from tools.lsp.report import model_text
+from paicli.tools.lsp.manager import LanguageServers
+from paicli.tools.lsp.options import LspOptions
+from paicli.tools.lsp.report import model_text
 
 FAKE = str(Path(__file__).resolve().parents[1] / "support" / "fake_lsp.py")
 SLOW_MACHINE = 60.0  # a fake server importing pygls on a loaded 2-core machine takes seconds

@@ -7,9 +7,9 @@ from pathlib import Path
 
 from tests.support.language_servers import require, sandbox_in
 from tests.unit.test_lsp_manager import FAKE, SLOW_MACHINE
-from tools.lsp.manager import LanguageServers
-from tools.lsp.navigate import definition, references
-from tools.lsp.options import LspOptions
+from paicli.tools.lsp.manager import LanguageServers
+from paicli.tools.lsp.navigate import definition, references
+from paicli.tools.lsp.options import LspOptions
 
 
 async def test_a_definition_by_symbol_name_from_our_own_server(tmp_path):

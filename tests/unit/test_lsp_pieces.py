@@ -11,16 +11,16 @@ from types import SimpleNamespace
 import pytest
 from langchain_core.messages import HumanMessage
 
-from memory.context.rounds import LSP_DIAGNOSTICS, internal
-from memory.ledger.format import message_event, message_to_record
-from paicli.settings import ConfigError, load_settings
-from tools.lsp.languages import BY_KEY, language_id, language_of, root_of
-from tools.lsp.options import LspOptions
-from tools.lsp.report import MORE, Problem, compare, model_text, person_line, problems, utf16_column, utf16_units
-from tools.lsp.resolve import Missing, find_server
-from tools.lsp.manager import server_session
-from tools.lsp.sandboxed import confined
-from tools.sandbox.command import OUTSIDE, SANDBOXED, CommandSandbox, Mechanism, SandboxOptions, Unavailable
+from paicli.memory.context.rounds import LSP_DIAGNOSTICS, internal
+from paicli.memory.ledger.format import message_event, message_to_record
+from paicli.config.settings import ConfigError, load_settings
+from paicli.tools.lsp.languages import BY_KEY, language_id, language_of, root_of
+from paicli.tools.lsp.options import LspOptions
+from paicli.tools.lsp.report import MORE, Problem, compare, model_text, person_line, problems, utf16_column, utf16_units
+from paicli.tools.lsp.resolve import Missing, find_server
+from paicli.tools.lsp.manager import server_session
+from paicli.tools.lsp.sandboxed import confined
+from paicli.tools.sandbox.command import OUTSIDE, SANDBOXED, CommandSandbox, Mechanism, SandboxOptions, Unavailable
 
 
 def diagnostic(line: int, character: int, message: str, severity: int | None = 1, source: str = "s", code=None):

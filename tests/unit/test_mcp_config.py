@@ -5,11 +5,11 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
-from paicli.settings import load_settings
-from tools.mcp.config import parse_document, parse_entry
-from tools.mcp.names import server_of, tool_name
-from tools.mcp.trust import TrustStore
-from tools.policy.approval import Allow, Ask, decide
+from paicli.config.settings import load_settings
+from paicli.tools.mcp.config import parse_document, parse_entry
+from paicli.tools.mcp.names import server_of, tool_name
+from paicli.tools.mcp.trust import TrustStore
+from paicli.tools.policy.approval import Allow, Ask, decide
 
 
 def test_tool_names_are_sanitised_and_name_their_server():

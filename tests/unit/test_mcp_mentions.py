@@ -9,13 +9,13 @@ from pathlib import Path
 
 from langchain_core.messages import AIMessage, HumanMessage
 
-from memory.context.rounds import MCP_RESOURCE, internal, internal_kind
-from nodes.core.policy import submitted_text
-from nodes.prepare_turn import prepare_turn
-from tools.boundary import wrap_resource
-from tools.mcp.config import McpSetup, parse_entry
-from tools.mcp.mentions import MAX_RESOURCE_CHARS, Expansion, expand, expansion_message, mentions
-from tools.mcp.servers import McpServers
+from paicli.memory.context.rounds import MCP_RESOURCE, internal, internal_kind
+from paicli.nodes.core.policy import submitted_text
+from paicli.nodes.prepare_turn import prepare_turn
+from paicli.tools.boundary import wrap_resource
+from paicli.tools.mcp.config import McpSetup, parse_entry
+from paicli.tools.mcp.mentions import MAX_RESOURCE_CHARS, Expansion, expand, expansion_message, mentions
+from paicli.tools.mcp.servers import McpServers
 
 SERVER = str(Path(__file__).resolve().parents[1] / "support" / "mcp_server.py")
 

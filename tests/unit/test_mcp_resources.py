@@ -9,10 +9,10 @@ from pathlib import Path
 import pytest
 
 from paicli.commands import dispatch as commands
-from tools.mcp.config import McpSetup, parse_entry
-from tools.mcp.requests import Unavailable
-from tools.mcp.resources import list_prompts, list_resources, read_resource
-from tools.mcp.servers import McpServers
+from paicli.tools.mcp.config import McpSetup, parse_entry
+from paicli.tools.mcp.requests import Unavailable
+from paicli.tools.mcp.resources import list_prompts, list_resources, read_resource
+from paicli.tools.mcp.servers import McpServers
 
 SERVER = str(Path(__file__).resolve().parents[1] / "support" / "mcp_server.py")
 

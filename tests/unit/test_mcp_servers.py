@@ -14,8 +14,8 @@ from pathlib import Path
 import pytest
 
 from paicli.commands import dispatch as commands
-from tools.mcp.config import McpSetup, parse_entry
-from tools.mcp.servers import McpServers
+from paicli.tools.mcp.config import McpSetup, parse_entry
+from paicli.tools.mcp.servers import McpServers
 
 SERVER = str(Path(__file__).resolve().parents[1] / "support" / "mcp_server.py")
 

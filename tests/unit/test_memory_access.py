@@ -22,9 +22,9 @@ from pathlib import Path
 
 import pytest
 
-from memory.errors import PaicliError
-from memory.longterm.entry import new_fact
-from memory.longterm.file import MemoryFile
+from paicli.memory.errors import PaicliError
+from paicli.memory.longterm.entry import new_fact
+from paicli.memory.longterm.file import MemoryFile
 
 NOBODY = 65534
 SEED = [{"id": "fact-5eed0001", "content": "seed fact", "metadata": {"scope": "global"}}]

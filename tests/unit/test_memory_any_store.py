@@ -14,11 +14,11 @@ from pathlib import Path
 import pytest
 from langgraph.store.memory import InMemoryStore
 
-from memory.longterm.entry import new_fact
-from memory.longterm.manager import LongTermMemory, MemoryOptions
-from memory.longterm.store import GLOBAL_NS, project_namespace
-from memory.longterm.store_entries import memory_of
-from memory.longterm.write_result import WriteStatus
+from paicli.memory.longterm.entry import new_fact
+from paicli.memory.longterm.manager import LongTermMemory, MemoryOptions
+from paicli.memory.longterm.store import GLOBAL_NS, project_namespace
+from paicli.memory.longterm.store_entries import memory_of
+from paicli.memory.longterm.write_result import WriteStatus
 
 BENCH = Path(__file__).resolve().parents[2] / "bench"
 P = "/work/proj"

@@ -4,10 +4,10 @@ from datetime import UTC, datetime
 
 import pytest
 
-from memory.longterm.conflict import bigram_dice, find_conflicts, is_conflict, is_numeric_variant
-from memory.longterm.config import parse_threshold
-from memory.longterm.dedup import canonicalize
-from memory.longterm.entry import new_fact
+from paicli.memory.longterm.conflict import bigram_dice, find_conflicts, is_conflict, is_numeric_variant
+from paicli.memory.longterm.config import parse_threshold
+from paicli.memory.longterm.dedup import canonicalize
+from paicli.memory.longterm.entry import new_fact
 from tests.support.properties import examples
 
 

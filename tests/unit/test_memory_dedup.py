@@ -4,10 +4,10 @@ import threading
 
 import pytest
 
-from memory.longterm.dedup import canonicalize, find_duplicate, is_duplicate, same_domain
-from memory.longterm.entry import Entry, new_fact
-from memory.longterm.file import MemoryFile
-from memory.longterm.writes import store
+from paicli.memory.longterm.dedup import canonicalize, find_duplicate, is_duplicate, same_domain
+from paicli.memory.longterm.entry import Entry, new_fact
+from paicli.memory.longterm.file import MemoryFile
+from paicli.memory.longterm.writes import store
 
 
 def _g(content: str) -> Entry:

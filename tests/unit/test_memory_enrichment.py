@@ -7,10 +7,10 @@ from datetime import UTC, datetime, timedelta
 
 from langchain_core.messages import AIMessage
 
-from memory.longterm.enrichment import SEARCH_TERMS_KEY, Enricher, model_proposer, parse_terms, search_terms
-from memory.longterm.entry import new_fact
-from memory.longterm.file import FILE_NAME
-from memory.longterm.manager import LongTermMemory, MemoryOptions
+from paicli.memory.longterm.enrichment import SEARCH_TERMS_KEY, Enricher, model_proposer, parse_terms, search_terms
+from paicli.memory.longterm.entry import new_fact
+from paicli.memory.longterm.file import FILE_NAME
+from paicli.memory.longterm.manager import LongTermMemory, MemoryOptions
 from tests.support.scripted_model import ScriptedChatModel
 
 P = "/work/proj"

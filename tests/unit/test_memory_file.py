@@ -9,10 +9,10 @@ from pathlib import Path
 
 import pytest
 
-from memory.longterm.entry import (
+from paicli.memory.longterm.entry import (
     Entry, format_instant, is_visible_in_project, new_fact, parse_instant, to_json,
 )
-from memory.longterm.file import MemoryBackupError, MemoryFile
+from paicli.memory.longterm.file import MemoryBackupError, MemoryFile
 
 PAICLI_FILE = """[ {
   "id" : "fact-1a2b3c4d",
@@ -26,8 +26,8 @@ PAICLI_FILE = """[ {
 
 WRITER = """
 import sys
-from memory.longterm.file import MemoryFile
-from memory.longterm.entry import new_fact
+from paicli.memory.longterm.file import MemoryFile
+from paicli.memory.longterm.entry import new_fact
 path, tag, count = sys.argv[1], sys.argv[2], int(sys.argv[3])
 memory = MemoryFile(path)
 for i in range(count):

@@ -2,11 +2,11 @@
 
 from datetime import UTC, datetime, timedelta
 
-from memory.longterm.entry import new_fact
-from memory.longterm.manager import LongTermMemory, MemoryOptions
-from memory.longterm.retriever import Retriever
-from memory.longterm.terms import key_terms, stem, terms
-from memory.longterm.thesaurus import Thesaurus, builtin, parse
+from paicli.memory.longterm.entry import new_fact
+from paicli.memory.longterm.manager import LongTermMemory, MemoryOptions
+from paicli.memory.longterm.retriever import Retriever
+from paicli.memory.longterm.terms import key_terms, stem, terms
+from paicli.memory.longterm.thesaurus import Thesaurus, builtin, parse
 
 NOW = datetime(2026, 9, 23, 8, tzinfo=UTC)
 P = "/work/proj"

@@ -5,9 +5,9 @@ from datetime import UTC, datetime, timedelta
 
 import pytest
 
-from memory.longterm.entry import Entry, new_fact
-from memory.longterm.retriever import HEADER, Retriever, decay, format_block
-from memory.longterm.terms import terms
+from paicli.memory.longterm.entry import Entry, new_fact
+from paicli.memory.longterm.retriever import HEADER, Retriever, decay, format_block
+from paicli.memory.longterm.terms import terms
 
 NOW = datetime(2026, 9, 23, 8, tzinfo=UTC)
 P = "/work/proj"

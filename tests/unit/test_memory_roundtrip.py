@@ -12,7 +12,7 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from memory.longterm.manager import LongTermMemory
+from paicli.memory.longterm.manager import LongTermMemory
 from tests.support import foreign_memory as foreign
 from tests.support.properties import examples
 

@@ -5,9 +5,9 @@ from datetime import UTC, datetime, timedelta
 
 import pytest
 
-from memory.longterm.entry import Entry, new_fact
-from memory.longterm.config import parse_stale_days
-from memory.longterm.staleness import Stale, stale_by_age, stale_by_files, staleness
+from paicli.memory.longterm.entry import Entry, new_fact
+from paicli.memory.longterm.config import parse_stale_days
+from paicli.memory.longterm.staleness import Stale, stale_by_age, stale_by_files, staleness
 
 VERIFIED = datetime(2026, 9, 1, tzinfo=UTC)
 

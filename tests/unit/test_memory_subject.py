@@ -3,10 +3,10 @@ pair across a grammar word is no term even when the dictionary knows it as a wor
 
 from datetime import UTC, datetime, timedelta
 
-from memory.longterm.entry import new_fact
-from memory.longterm.retriever import Retriever
-from memory.longterm.subject import subject_terms
-from memory.longterm.terms import terms
+from paicli.memory.longterm.entry import new_fact
+from paicli.memory.longterm.retriever import Retriever
+from paicli.memory.longterm.subject import subject_terms
+from paicli.memory.longterm.terms import terms
 
 NOW = datetime(2026, 9, 23, 8, tzinfo=UTC)
 P = "/work/proj"

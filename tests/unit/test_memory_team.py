@@ -1,6 +1,6 @@
 """Issue 35's memory pieces without a database: the key a fact gets, personal and shared global
 memory over a store, what ``/memory clear`` may remove, moving memories between the file and a
-database (``memory.longterm.transfer``), and the one line for a database that went away."""
+database (``paicli.memory.longterm.transfer``), and the one line for a database that went away."""
 
 from __future__ import annotations
 
@@ -10,13 +10,13 @@ import psycopg
 import pytest
 from langgraph.store.memory import InMemoryStore
 
-from memory.longterm.entry import OWNER_KEY, content_id, new_fact
-from memory.longterm.manager import LongTermMemory, MemoryOptions
-from memory.longterm.store import GLOBAL_NS, project_namespace, user_namespace
-from memory.longterm.store_entries import StoreEntries, changes, memory_of
-from memory.longterm.transfer import merge, owned_by, rekey, with_metadata
-from memory.longterm.writes import write_explicit
-from paicli.database_errors import describe, failure_line
+from paicli.memory.longterm.entry import OWNER_KEY, content_id, new_fact
+from paicli.memory.longterm.manager import LongTermMemory, MemoryOptions
+from paicli.memory.longterm.store import GLOBAL_NS, project_namespace, user_namespace
+from paicli.memory.longterm.store_entries import StoreEntries, changes, memory_of
+from paicli.memory.longterm.transfer import merge, owned_by, rekey, with_metadata
+from paicli.memory.longterm.writes import write_explicit
+from paicli.run.database_errors import describe, failure_line
 
 P, Q = "/work/proj", "/work/other"
 
@@ -123,7 +123,7 @@ def test_a_lost_connection_is_one_line_and_other_database_errors_are_not():
 
 @pytest.mark.parametrize("value, ok", [("alice", True), ("  bob  ", True), ("a\x1bb", False), ("x" * 129, False)])
 def test_paicli_user_is_a_printable_name(value, ok):
-    from paicli.feature_settings import ConfigError, memory_settings
+    from paicli.config.feature_settings import ConfigError, memory_settings
 
     def get(name):
         return value if name == "PAICLI_USER" else None
@@ -136,8 +136,8 @@ def test_paicli_user_is_a_printable_name(value, ok):
 
 
 def test_a_project_env_may_not_choose_whose_memories_these_are(tmp_path):
-    from paicli.feature_settings import ConfigError
-    from paicli.settings import load_settings
+    from paicli.config.feature_settings import ConfigError
+    from paicli.config.settings import load_settings
 
     home = tmp_path / "home"
     home.mkdir()

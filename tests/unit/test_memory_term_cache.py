@@ -10,13 +10,13 @@ from datetime import UTC, datetime, timedelta
 import numpy as np
 import pytest
 
-from memory.longterm.document import dump
-from memory.longterm.enrichment import SEARCH_TERMS_KEY
-from memory.longterm.entry import new_fact
-from memory.longterm.file import FILE_NAME
-from memory.longterm.manager import LongTermMemory, MemoryOptions
-from memory.longterm.retriever import Retriever
-from memory.longterm.term_cache import FILE_NAME as TERMS_NAME
+from paicli.memory.longterm.document import dump
+from paicli.memory.longterm.enrichment import SEARCH_TERMS_KEY
+from paicli.memory.longterm.entry import new_fact
+from paicli.memory.longterm.file import FILE_NAME
+from paicli.memory.longterm.manager import LongTermMemory, MemoryOptions
+from paicli.memory.longterm.retriever import Retriever
+from paicli.memory.longterm.term_cache import FILE_NAME as TERMS_NAME
 
 NOW = datetime(2026, 11, 29, 9, tzinfo=UTC)
 P = "/home/dev/shop"
@@ -165,7 +165,7 @@ def test_a_search_while_a_writer_holds_the_lock_does_not_wait_and_writes_no_cach
 
 
 def test_store_searches_over_the_file_rank_the_same_and_write_no_partial_cache(home):
-    from memory.longterm.store import MemoryStore, project_namespace
+    from paicli.memory.longterm.store import MemoryStore, project_namespace
 
     store = MemoryStore(fresh(home))
     found = store.search(project_namespace(P), query="发票服务端口", limit=5)
@@ -174,7 +174,7 @@ def test_store_searches_over_the_file_rank_the_same_and_write_no_partial_cache(h
 
 @pytest.mark.parametrize("n_terms", [50, 70_000, 3_000_000])
 def test_the_index_orders_postings_as_a_stable_sort_at_any_vocabulary_size(n_terms):
-    from memory.longterm.lexical import _stable_order
+    from paicli.memory.longterm.lexical import _stable_order
 
     ids = np.random.default_rng(n_terms).integers(0, n_terms, 50_000)
     assert np.array_equal(_stable_order(ids, n_terms), np.argsort(ids, kind="stable"))

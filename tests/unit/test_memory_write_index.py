@@ -1,4 +1,4 @@
-"""The write index (``memory.longterm.write_index``): every dedup and conflict answer stays the
+"""The write index (``paicli.memory.longterm.write_index``): every dedup and conflict answer stays the
 answer of the full scan, while a write at 10,000 memories looks at a handful of them."""
 
 import random
@@ -6,13 +6,13 @@ from datetime import UTC, datetime, timedelta
 
 from hypothesis import given, settings, strategies as st
 
-from memory.longterm.conflict import find_conflicts
-from memory.longterm.dedup import find_duplicate
-from memory.longterm.entry import new_fact
-from memory.longterm.file import MemoryFile
-from memory.longterm.manager import LongTermMemory, MemoryOptions
-from memory.longterm.write_index import WriteIndex
-from memory.longterm.writes import write_automatic_all, write_explicit
+from paicli.memory.longterm.conflict import find_conflicts
+from paicli.memory.longterm.dedup import find_duplicate
+from paicli.memory.longterm.entry import new_fact
+from paicli.memory.longterm.file import MemoryFile
+from paicli.memory.longterm.manager import LongTermMemory, MemoryOptions
+from paicli.memory.longterm.write_index import WriteIndex
+from paicli.memory.longterm.writes import write_automatic_all, write_explicit
 from tests.support.properties import examples
 
 T0 = datetime(2026, 9, 23, 8, tzinfo=UTC)

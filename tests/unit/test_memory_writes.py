@@ -2,9 +2,9 @@
 
 from datetime import UTC, datetime, timedelta
 
-from memory.longterm.entry import Entry, content_id, new_fact
-from memory.longterm.writes import delete, mark_verified, store, write_automatic, write_explicit
-from memory.longterm.write_result import WriteStatus
+from paicli.memory.longterm.entry import Entry, content_id, new_fact
+from paicli.memory.longterm.writes import delete, mark_verified, store, write_automatic, write_explicit
+from paicli.memory.longterm.write_result import WriteStatus
 
 T0 = datetime(2026, 9, 23, 8, tzinfo=UTC)
 P = "/work/proj"

@@ -2,8 +2,8 @@ import json
 
 from langchain_core.messages import AIMessage, HumanMessage, ToolMessage
 
-from paicli.models import make_chat_model, make_review_model
-from paicli.settings import load_settings
+from paicli.run.models import make_chat_model, make_review_model
+from paicli.config.settings import load_settings
 
 
 def model(tmp_path):

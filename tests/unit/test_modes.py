@@ -15,7 +15,7 @@ from paicli.__main__ import parser
 from paicli.commands import dispatch as commands
 from paicli.modes import MODE_SPECS, MODES, RUN_MODES
 from paicli.studio.command import write_config
-from prompts import MODE_FILES, loop_prompt
+from paicli.prompts import MODE_FILES, loop_prompt
 
 ROOT = Path(__file__).resolve().parents[2]
 
@@ -66,7 +66,7 @@ def test_help_shows_each_modes_summary_in_a_fresh_process():
 def test_the_registry_is_light_to_import():
     """``paicli --help`` reads the registry: it must not import LangGraph or a mode's graph."""
     code = ("import sys, paicli.modes; "
-            "print(sorted(m for m in sys.modules if m.split('.')[0] in ('graphs', 'langgraph', 'nodes')))")
+            "print(sorted(m for m in sys.modules if m.startswith(('paicli.graphs', 'langgraph', 'paicli.nodes'))))")
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True, cwd=ROOT).stdout
     assert out.strip() == "[]"
 
@@ -86,9 +86,9 @@ def test_the_studio_module_compiles_one_graph_per_mode(monkeypatch, tmp_path):
 def test_plan_and_team_keep_the_mode_state_the_runner_reads():
     from typing import get_type_hints
 
-    from nodes.core.state import ModeState
-    from nodes.plan.state import PlanState
-    from nodes.team.state import TeamState
+    from paicli.nodes.core.state import ModeState
+    from paicli.nodes.plan.state import PlanState
+    from paicli.nodes.team.state import TeamState
 
     shared = get_type_hints(ModeState, include_extras=True)
     assert {"submitted", "outcome", "status"} <= set(shared)

@@ -19,12 +19,12 @@ import pytest
 
 from paicli.__main__ import eval_parser, parser
 from paicli.commands.db import parser as db_parser
-from paicli.feature_settings import FLAG_SETTINGS, ConfigError
-from paicli.settings import load_settings
+from paicli.config.feature_settings import FLAG_SETTINGS, ConfigError
+from paicli.config.settings import load_settings
 from paicli.studio.command import RemoteRefused, check_host, studio_parser
 from paicli.studio.gate import StudioGate
 from paicli.studio.port import PortBusy, refuse_busy_port
-from tools.mcp.config import parse_document
+from paicli.tools.mcp.config import parse_document
 
 ROOT = Path(__file__).resolve().parents[2]
 CJK = re.compile(r"[\u3400-\u9fff\u3000-\u303f\uff00-\uffef]")
@@ -146,7 +146,7 @@ def test_mcp_configuration_problems_are_chinese(tmp_path):
 
 
 def test_a_database_url_of_another_kind_is_refused_in_chinese():
-    from paicli.database import DatabaseError, open_database
+    from paicli.run.database import DatabaseError, open_database
 
     with pytest.raises(DatabaseError) as caught:
         open_database("mysql://me@db/app", "project")

@@ -11,7 +11,7 @@ import pytest
 from langchain_deepseek import ChatDeepSeek
 from langchain_openai import ChatOpenAI
 
-from nodes.guards.provider_errors import is_dropped_connection
+from paicli.nodes.guards.provider_errors import is_dropped_connection
 from tests.support.openai_server import Disconnect, ErrorReply, FakeOpenAIServer, Hang, Reply, item_from_json
 
 ROOT = Path(__file__).resolve().parents[2]

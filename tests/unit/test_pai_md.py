@@ -3,7 +3,7 @@ import os
 
 import pytest
 
-from prompts.pai_md import (
+from paicli.prompts.pai_md import (
     HEADER,
     MAX_TOTAL_CHARS,
     TRUNCATED_MARKER,
@@ -261,7 +261,7 @@ def test_non_utf8_bytes_are_replaced_not_fatal(dirs):
 
 
 def test_without_a_home_only_the_project_files_are_read(tmp_path):
-    """PAICLI_HOME is resolved only by paicli.settings: no fallback to ~/.paicli here."""
+    """PAICLI_HOME is resolved only by paicli.config.settings: no fallback to ~/.paicli here."""
     project = tmp_path / "project"
     project.mkdir()
     (project / "PAI.md").write_text("project rules", encoding="utf-8")

@@ -1,6 +1,6 @@
 from langchain_core.messages import AIMessage, HumanMessage, ToolMessage
 
-from memory.context.pairing import CANCELLED_RESULT, repair_pairing, unanswered_calls
+from paicli.memory.context.pairing import CANCELLED_RESULT, repair_pairing, unanswered_calls
 
 
 def call(cid, name="read_file"):
@@ -35,6 +35,6 @@ def test_orphan_results_are_dropped_and_invalid_calls_count():
 
 
 def test_a_cancelled_call_is_a_typed_decision():
-    from memory.context.outcome import is_decided
+    from paicli.memory.context.outcome import is_decided
     repaired = repair_pairing([AIMessage("", tool_calls=[{"id": "c1", "name": "read_file", "args": {}}])])
     assert repaired[1].content == CANCELLED_RESULT and repaired[1].status == "error" and is_decided(repaired[1])

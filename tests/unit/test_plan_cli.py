@@ -9,9 +9,9 @@ from typing import Any
 
 from langgraph.checkpoint.base import empty_checkpoint
 
-from memory.ledger.namespaced import NamespacedSaver
-from memory.ledger.saver import JsonlLedgerSaver
-from paicli.answers import Answers
+from paicli.memory.ledger.namespaced import NamespacedSaver
+from paicli.memory.ledger.saver import JsonlLedgerSaver
+from paicli.run.answers import Answers
 from paicli.app import App
 from paicli.commands import dispatch as commands
 
@@ -68,7 +68,7 @@ class PlanApp:
     next_mode = None
     session_id = "s-this"
 
-    class settings:  # a project with no other session (paicli.comeback.newest_session finds none)
+    class settings:  # a project with no other session (paicli.run.comeback.newest_session finds none)
         home = project_root = Path("/nonexistent/paicli-test")
 
     class session:

@@ -7,9 +7,9 @@ import json
 
 import pytest
 
-from nodes.plan.model import PlanError, parse_plan, simple_plan, waves
-from nodes.plan.text import plan_review_answer, summarize
-from paicli.settings import max_replans
+from paicli.nodes.plan.model import PlanError, parse_plan, simple_plan, waves
+from paicli.nodes.plan.text import plan_review_answer, summarize
+from paicli.config.settings import max_replans
 
 
 def parse(data) -> dict:

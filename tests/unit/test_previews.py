@@ -3,7 +3,7 @@ edit's compact diff, each bounded with a count of what was left out."""
 
 from __future__ import annotations
 
-from paicli.previews import DIFF_LINES, LAST_LINES, command_preview, edit_preview
+from paicli.ui.previews import DIFF_LINES, LAST_LINES, command_preview, edit_preview
 
 
 def test_a_commands_preview_is_its_exit_code_and_last_lines():
@@ -34,8 +34,8 @@ def test_a_write_shows_its_first_lines_and_counts_the_rest():
 
 def test_an_overwrite_shows_its_diff_against_what_was_there_and_counts_what_is_left_out(tmp_path):
     """Issue 41, item 2: the tool's own change record, not the new content as + lines."""
-    from tools.base import ToolContext
-    from tools.builtin.files import write_file
+    from paicli.tools.base import ToolContext
+    from paicli.tools.builtin.files import write_file
 
     (tmp_path / "t.txt").write_text("".join(f"row {i}\n" for i in range(30)), encoding="utf-8")
     result = write_file({"path": "t.txt", "content": "".join(f"row {i}\n" for i in range(30) if i != 3)
@@ -47,8 +47,8 @@ def test_an_overwrite_shows_its_diff_against_what_was_there_and_counts_what_is_l
 
 
 def test_the_question_for_a_write_over_a_file_shows_what_will_be_lost(tmp_path):
-    from paicli.approve import describe
-    from tools.builtin.writing import change_preview
+    from paicli.ui.approve import describe
+    from paicli.tools.builtin.writing import change_preview
 
     (tmp_path / "PAI.md").write_text("# 项目说明\n用 pytest 测试\n", encoding="utf-8")
     args = {"path": "PAI.md", "content": "# 项目说明\n用 unittest 测试\n" + "x" * 300}

@@ -7,10 +7,10 @@ import json
 
 import pytest
 
-from paicli.feature_settings import ConfigError
-from paicli.prices import Price
-from paicli.settings import load_settings
-from paicli.status_bar import cost_text
+from paicli.config.feature_settings import ConfigError
+from paicli.config.prices import Price
+from paicli.config.settings import load_settings
+from paicli.ui.status_bar import cost_text
 
 
 def test_cached_input_is_charged_at_its_own_rate():

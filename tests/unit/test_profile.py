@@ -2,7 +2,7 @@
 
 import pytest
 
-from memory.context.profile import ContextProfile, clearing_trigger
+from paicli.memory.context.profile import ContextProfile, clearing_trigger
 
 # reference (b): window, summary trigger, /context %, clear trigger, session-memory start, memory budget
 TABLE = [

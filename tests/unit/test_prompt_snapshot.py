@@ -12,12 +12,12 @@ from pathlib import Path
 
 import pytest
 
-from memory.context.turn_memory import is_memory_context, memory_message
-from memory.longterm.entry import Entry
-from memory.longterm.retriever import format_block
-from prompts import LOOP_PROMPTS, assemble_system_prompt
-from prompts.pai_md import load_project_context
-from tools.skills.library import SkillLibrary
+from paicli.memory.context.turn_memory import is_memory_context, memory_message
+from paicli.memory.longterm.entry import Entry
+from paicli.memory.longterm.retriever import format_block
+from paicli.prompts import LOOP_PROMPTS, assemble_system_prompt
+from paicli.prompts.pai_md import load_project_context
+from paicli.tools.skills.library import SkillLibrary
 
 SNAPSHOT = Path(__file__).parent / "snapshots" / "system_prompt_react.txt"
 NOW = datetime(2026, 11, 29, 9, 0, tzinfo=UTC)
@@ -43,7 +43,7 @@ def test_the_assembled_prompt_matches_its_snapshot(tmp_path):
 
 @pytest.mark.parametrize("key", sorted(set(LOOP_PROMPTS.values())))
 def test_each_modes_loop_prompt_matches_its_snapshot(key):
-    """The agent loop's prompt in every other mode (``prompts.LOOP_PROMPTS``), so a new mode's
+    """The agent loop's prompt in every other mode (``paicli.prompts.LOOP_PROMPTS``), so a new mode's
     prompt is pinned with no new test: its snapshot is written on the first run, to commit."""
     prompt = assemble_system_prompt(mode=key, approval="auto", now=NOW, project_context="# 项目约定")
     snapshot = SNAPSHOT.parent / f"system_prompt_{key}.txt"

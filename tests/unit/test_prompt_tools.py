@@ -1,7 +1,7 @@
 """Issue 37 item 7: a prompt names only tools that exist.
 
 Every backticked snake_case word of a prompt file (`grep_code`, `replace_all`) must be a tool of
-the session's table (``paicli.wiring.make_deps``: the built-ins and the bound ones) or a
+the session's table (``paicli.run.wiring.make_deps``: the built-ins and the bound ones) or a
 parameter of one; the Plan and Team prompts tell the model to call `search_code`, so it must be there.
 """
 
@@ -10,9 +10,9 @@ from __future__ import annotations
 import re
 from pathlib import Path
 
-import prompts
-from paicli.settings import load_settings
-from paicli.wiring import make_deps
+from paicli import prompts
+from paicli.config.settings import load_settings
+from paicli.run.wiring import make_deps
 
 PROMPTS = Path(prompts.__file__).parent
 NAMED = re.compile(r"`([a-z]+(?:_[a-z]+)+)")

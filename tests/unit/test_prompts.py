@@ -2,7 +2,7 @@ from datetime import datetime, timezone
 
 import pytest
 
-from prompts import PromptError, PromptSources, assemble_system_prompt, load_resource, render
+from paicli.prompts import PromptError, PromptSources, assemble_system_prompt, load_resource, render
 
 NOW = datetime(2026, 11, 29, 12, 0, tzinfo=timezone.utc)
 ORDER = ["## Identity", "## Language", "## Personality", "## Mode: Agent", "## Approval Mode",
@@ -46,7 +46,7 @@ def test_unknown_template_variable_is_an_error():
 
 def test_a_project_override_linking_out_of_the_project_is_not_read(tmp_path):
     """paicli issue 23, item 3: the fence is the project, not the override folder's real path."""
-    from prompts import BUILTIN_DIR, outside_links
+    from paicli.prompts import BUILTIN_DIR, outside_links
 
     project, elsewhere = tmp_path / "project", tmp_path / "elsewhere"
     (elsewhere / "modes").mkdir(parents=True)

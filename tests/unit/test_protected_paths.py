@@ -4,11 +4,11 @@ from __future__ import annotations
 
 import pytest
 
-from paicli.approve import describe
-from tools.policy.approval import Allow, Ask, Deny, approval_request, decide, read_answer
-from tools.base import PolicyError
-from tools.policy.guards import PathGuard
-from tools.policy.protected_paths import protected_write
+from paicli.ui.approve import describe
+from paicli.tools.policy.approval import Allow, Ask, Deny, approval_request, decide, read_answer
+from paicli.tools.base import PolicyError
+from paicli.tools.policy.guards import PathGuard
+from paicli.tools.policy.protected_paths import protected_write
 
 ROOT = "/srv/project"
 
@@ -56,8 +56,8 @@ def test_protected_writes_ask_in_auto_mode_and_despite_approve_all():
 
 
 async def test_a_protected_write_is_high_risk_so_enter_alone_does_not_approve_it():
-    from paicli.approve import ask_approval
-    from tools.policy.approval import approval_request
+    from paicli.ui.approve import ask_approval
+    from paicli.tools.policy.approval import approval_request
 
     notice = protected_write("write_file", {"path": ".git/hooks/pre-commit"}, ROOT)
     asked = decide("write_file", {"path": ".git/hooks/pre-commit"}, "auto", protected=notice)

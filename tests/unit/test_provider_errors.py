@@ -2,7 +2,7 @@ import httpx
 import openai
 import pytest
 
-from nodes.guards.provider_errors import describe_provider_error, is_context_overflow
+from paicli.nodes.guards.provider_errors import describe_provider_error, is_context_overflow
 
 REQUEST = httpx.Request("POST", "http://127.0.0.1/v1/chat/completions")
 

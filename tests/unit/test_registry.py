@@ -3,8 +3,8 @@ import threading
 
 import pytest
 
-from tools.base import PolicyError, ToolContext, ToolSpec, failed
-from tools.registry import BUILTIN_TOOLS, MAX_PARALLEL_TOOLS, run_batch, run_tool, schemas
+from paicli.tools.base import PolicyError, ToolContext, ToolSpec, failed
+from paicli.tools.registry import BUILTIN_TOOLS, MAX_PARALLEL_TOOLS, run_batch, run_tool, schemas
 
 
 @pytest.fixture

@@ -5,8 +5,8 @@ from __future__ import annotations
 
 from rich.cells import cell_len
 
-from paicli.plan_review import HINT, table
-from paicli.render import RunLine
+from paicli.ui.plan_review import HINT, table
+from paicli.ui.render import RunLine
 
 REQUEST = {"kind": "plan_review", "goal": "g", "summary": "读取并统计",
            "tasks": [{"id": "task_1", "description": "读取 alpha", "type": "FILE_READ", "dependencies": [], "batch": 1},

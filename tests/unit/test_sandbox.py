@@ -14,14 +14,14 @@ from pathlib import Path
 
 import pytest
 
-from tools.base import ToolContext
-from tools.registry import run_tool
-from tools.sandbox import seatbelt
-from tools.sandbox.command import (REQUIRED_REFUSAL, CommandSandbox, Mechanism, SandboxOptions, Unavailable,
+from paicli.tools.base import ToolContext
+from paicli.tools.registry import run_tool
+from paicli.tools.sandbox import seatbelt
+from paicli.tools.sandbox.command import (REQUIRED_REFUSAL, CommandSandbox, Mechanism, SandboxOptions, Unavailable,
                                    find_mechanism)
-from tools.sandbox.explain import denied_paths
-from tools.sandbox.layout import layout
-from tools.builtin.shell import execute_command
+from paicli.tools.sandbox.explain import denied_paths
+from paicli.tools.sandbox.layout import layout
+from paicli.tools.builtin.shell import execute_command
 
 real = pytest.mark.skipif(not isinstance(find_mechanism(), Mechanism), reason="no command sandbox here")
 

@@ -11,16 +11,16 @@ from pathlib import Path
 
 import pytest
 
-from tools.boundary import MASK, mask_secrets
-from tools.policy.approval import (EDIT_WIDENS, HOST_NETWORK_UNDER_YES, Unclear, decide, person_decides,
+from paicli.tools.boundary import MASK, mask_secrets
+from paicli.tools.policy.approval import (EDIT_WIDENS, HOST_NETWORK_UNDER_YES, Unclear, decide, person_decides,
                                    read_answer)
-from tools.policy.auto_review import parse_reply
-from tools.policy.decision import Allow, Ask, Deny
-from tools.policy.turn import MSG_MEMORY_GLOBAL, MSG_MEMORY_NO_INTENT, classify, memory_question
-from tools.sandbox import gitdirs, own, sockets
-from tools.sandbox.layout import layout
-from tools.sandbox.options import SandboxOptions
-from tools.sandbox.secrets import command_environment, is_secret_name, without_credentials
+from paicli.tools.policy.auto_review import parse_reply
+from paicli.tools.policy.decision import Allow, Ask, Deny
+from paicli.tools.policy.turn import MSG_MEMORY_GLOBAL, MSG_MEMORY_NO_INTENT, classify, memory_question
+from paicli.tools.sandbox import gitdirs, own, sockets
+from paicli.tools.sandbox.layout import layout
+from paicli.tools.sandbox.options import SandboxOptions
+from paicli.tools.sandbox.secrets import command_environment, is_secret_name, without_credentials
 
 
 def test_the_command_environment_drops_secrets_session_sockets_paicli_settings_and_url_credentials():

@@ -7,12 +7,12 @@ import json
 
 import pytest
 
-from paicli.settings import ConfigError, load_settings
-from tools.policy.approval import (NETWORK_DANGER, NETWORK_KEY, OUTSIDE_UNDER_YES, approval_key, covered, decide,
+from paicli.config.settings import ConfigError, load_settings
+from paicli.tools.policy.approval import (NETWORK_DANGER, NETWORK_KEY, OUTSIDE_UNDER_YES, approval_key, covered, decide,
                                    read_answer)
-from tools.policy.decision import Allow, Ask, Deny
-from tools.policy.external_context import NETWORK_COMMAND_SOURCE, external_source
-from tools.sandbox.flags import command_flags
+from paicli.tools.policy.decision import Allow, Ask, Deny
+from paicli.tools.policy.external_context import NETWORK_COMMAND_SOURCE, external_source
+from paicli.tools.sandbox.flags import command_flags
 
 NET = {"command": "pip install x", "network": True, "reason": "安装依赖"}
 OUT = {"command": "echo x > ~/f", "sandbox": False, "reason": "写 HOME"}
@@ -97,7 +97,7 @@ def test_bad_sandbox_settings_name_the_fix(tmp_path, name, value, message):
 
 
 def test_the_session_deps_carry_the_users_sandbox_to_every_graph(tmp_path):
-    from paicli.wiring import make_deps
+    from paicli.run.wiring import make_deps
 
     settings = load_settings(tmp_path, settings_env(tmp_path, PAICLI_COMMAND_SANDBOX="required",
                                                     PAICLI_BASE_URL="http://127.0.0.1:9/v1", PAICLI_MODEL="m"))

@@ -3,12 +3,12 @@ service the settings pick."""
 
 import pytest
 
-from paicli.catalog import load_catalog
-from paicli.feature_settings import ConfigError
-from paicli.search_settings import SERPAPI_URL, ZHIPU_SEARCH_URL, search_service
+from paicli.config.catalog import load_catalog
+from paicli.config.feature_settings import ConfigError
+from paicli.config.search_settings import SERPAPI_URL, ZHIPU_SEARCH_URL, search_service
 from tests.support.web_server import FakeWebServer
-from tools.base import SearchService, ToolContext, WebOptions
-from tools.builtin.web_search import web_search
+from paicli.tools.base import SearchService, ToolContext, WebOptions
+from paicli.tools.builtin.web_search import web_search
 
 HIT = {"title": "LangGraph 文档", "url": "https://langchain-ai.github.io/langgraph/",
        "content": "构建有状态的多智能体应用。", "engine": "duckduckgo"}

@@ -2,7 +2,7 @@ import json
 
 import pytest
 
-from paicli.settings import ConfigError, load_settings
+from paicli.config.settings import ConfigError, load_settings
 
 
 def env(tmp_path, **values):

@@ -4,8 +4,8 @@ from pathlib import Path
 import pytest
 from blockbuster import blockbuster_ctx
 
-from tools.base import PolicyError, ToolContext
-from tools.builtin.shell import MAX_COMMAND_OUTPUT_CHARS, execute_command, limit_output
+from paicli.tools.base import PolicyError, ToolContext
+from paicli.tools.builtin.shell import MAX_COMMAND_OUTPUT_CHARS, execute_command, limit_output
 
 
 @pytest.fixture
@@ -93,7 +93,7 @@ async def test_execute_command_truncates_long_output(ctx):
 
 
 async def test_execute_command_never_blocks_the_event_loop(ctx):
-    with blockbuster_ctx(["tools"]):
+    with blockbuster_ctx(["paicli.tools"]):
         result = await execute_command({"command": "echo hi"}, ctx)
     assert result == "命令执行完成 (exit code: 0)\nhi\n"
 
@@ -101,7 +101,7 @@ async def test_execute_command_never_blocks_the_event_loop(ctx):
 async def test_execute_command_reads_the_script_it_runs_without_blocking_the_event_loop(ctx):
     (ctx.root / "ok.sh").write_text("echo fine\n")
     (ctx.root / "bad.sh").write_text("echo ran > ran.txt\nsudo true\n")
-    with blockbuster_ctx(["tools"]):
+    with blockbuster_ctx(["paicli.tools"]):
         result = await execute_command({"command": "bash ok.sh"}, ctx)
         with pytest.raises(PolicyError, match="脚本 bad.sh 第 2 行: sudo true"):
             await execute_command({"command": "sh bad.sh"}, ctx)
@@ -119,8 +119,8 @@ def test_limit_output_cuts_back_to_a_newline():
 async def test_an_offloaded_outputs_preview_counts_the_commands_lines_and_names_the_file(tmp_path):
     """Issue 41: 400,000 lines are more than the capture keeps; the preview's count is the
     command's own, its last lines are the command's last, and it says what was saved where."""
-    from memory.context.offload import ToolResultOffloader
-    from paicli.previews import command_preview
+    from paicli.memory.context.offload import ToolResultOffloader
+    from paicli.ui.previews import command_preview
 
     root = tmp_path.resolve()
     ctx = ToolContext(root=root, offloader=ToolResultOffloader(root, "s1"))

@@ -17,10 +17,10 @@ from hypothesis import HealthCheck, assume, given, settings
 from hypothesis import strategies as st
 
 from tests.support.properties import examples
-from tools.policy.command_rules import RM
-from tools.policy.guards import CommandGuard
-from tools.policy.shell_parse import parse
-from tools.policy.shell_quote import expand, heredoc
+from paicli.tools.policy.command_rules import RM
+from paicli.tools.policy.guards import CommandGuard
+from paicli.tools.policy.shell_parse import parse
+from paicli.tools.policy.shell_quote import expand, heredoc
 
 HOME = "/home/dev"
 BASH = shutil.which("bash")

@@ -7,7 +7,7 @@ from types import SimpleNamespace
 
 from paicli.commands import dispatch as commands
 from tests.unit.test_skills_catalog import write_skill
-from tools.skills.library import SkillLibrary
+from paicli.tools.skills.library import SkillLibrary
 
 
 def run(text: str, app) -> tuple[list[str], list[str], commands.CommandResult]:

@@ -13,10 +13,10 @@ from pathlib import Path
 import pytest
 from filelock import FileLock
 
-from tools.base import ToolContext
-from tools.registry import run_tool
-from tools.skills.library import SkillLibrary
-from tools.skills.reference import (
+from paicli.tools.base import ToolContext
+from paicli.tools.registry import run_tool
+from paicli.tools.skills.library import SkillLibrary
+from paicli.tools.skills.reference import (
     LOCK_FILE, MAX_FILE_BYTES, MAX_WRITE_CHARS, save_skill_reference, save_skill_reference_spec,
 )
 from tests.unit.test_skills_catalog import home, project, write_skill  # noqa: F401 (fixtures)
@@ -247,9 +247,9 @@ def test_the_tool_is_serial():
 APPEND = textwrap.dedent("""
     import sys
     from pathlib import Path
-    from tools.base import ToolContext
-    from tools.skills.library import SkillLibrary
-    from tools.skills.reference import save_skill_reference
+    from paicli.tools.base import ToolContext
+    from paicli.tools.skills.library import SkillLibrary
+    from paicli.tools.skills.reference import save_skill_reference
     home, project, tag, count = Path(sys.argv[1]), Path(sys.argv[2]), sys.argv[3], int(sys.argv[4])
     library = SkillLibrary(home)
     for i in range(count):

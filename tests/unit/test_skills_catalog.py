@@ -7,9 +7,9 @@ from pathlib import Path
 
 import pytest
 
-from tools.skills.catalog import BUILTIN_DIR, find, parse, read_skill, scan, scan_all, source_dirs
-from tools.skills.library import SkillLibrary
-from tools.skills.state import SkillStateError
+from paicli.tools.skills.catalog import BUILTIN_DIR, find, parse, read_skill, scan, scan_all, source_dirs
+from paicli.tools.skills.library import SkillLibrary
+from paicli.tools.skills.state import SkillStateError
 
 
 def write_skill(root: Path, name: str, description: str = "做一件事", body: str = "# 步骤\n照做。\n",

@@ -8,13 +8,13 @@ from pathlib import Path
 import pytest
 from langchain_core.messages import AIMessage, HumanMessage, ToolMessage
 
-from memory.context.rounds import SKILL_INJECTION, internal_kind, rebuild, skill_names, user_indices
-from tools.base import ToolContext
-from tools.boundary import wrap
-from tools.registry import run_tool
-from tools.skills.injection import MARKER, cut, settle
-from tools.skills.library import SkillLibrary
-from tools.skills.load import load_skill_spec
+from paicli.memory.context.rounds import SKILL_INJECTION, internal_kind, rebuild, skill_names, user_indices
+from paicli.tools.base import ToolContext
+from paicli.tools.boundary import wrap
+from paicli.tools.registry import run_tool
+from paicli.tools.skills.injection import MARKER, cut, settle
+from paicli.tools.skills.library import SkillLibrary
+from paicli.tools.skills.load import load_skill_spec
 from tests.unit.test_skills_catalog import home, project, write_skill  # noqa: F401 (fixtures)
 
 

@@ -9,13 +9,13 @@ from pathlib import Path
 
 import pytest
 
-from paicli.feature_settings import ConfigError
-from paicli.settings import load_settings
-from tools.base import ToolContext
-from tools.snapshots.git import Git
-from tools.snapshots.options import MiB, SnapshotOptions
-from tools.snapshots.revert import revert_turn
-from tools.snapshots.store import Label, TurnSnapshots
+from paicli.config.feature_settings import ConfigError
+from paicli.config.settings import load_settings
+from paicli.tools.base import ToolContext
+from paicli.tools.snapshots.git import Git
+from paicli.tools.snapshots.options import MiB, SnapshotOptions
+from paicli.tools.snapshots.revert import revert_turn
+from paicli.tools.snapshots.store import Label, TurnSnapshots
 
 LABEL = Label.of("react", "修复 add\n第二行", "s1")
 
@@ -153,7 +153,7 @@ def test_a_broken_staging_index_is_rebuilt_silently(snapshots, project):
 
 @pytest.mark.process
 def test_two_processes_take_snapshots_under_one_lock(snapshots, project, tmp_path):
-    script = ("import sys; from pathlib import Path; from tools.snapshots.store import TurnSnapshots, Label\n"
+    script = ("import sys; from pathlib import Path; from paicli.tools.snapshots.store import TurnSnapshots, Label\n"
               "s = TurnSnapshots(Path(sys.argv[1]))\n"
               "for i in range(6):\n"
               "    (Path(sys.argv[2]) / f'{sys.argv[3]}-{i}.txt').write_text(str(i))\n"
@@ -232,7 +232,7 @@ def answers(*lines: str):
 
 async def test_restore_at_the_repl_lists_the_changes_asks_and_a_no_changes_nothing(tmp_path, project):
     from paicli.commands import dispatch as commands
-    from tools.snapshots.store import snapshot_home
+    from paicli.tools.snapshots.store import snapshot_home
 
     app = SnapshotApp(tmp_path / "home", project)
     TurnSnapshots(snapshot_home(app.settings.home)).take(project, LABEL)

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from rich.cells import cell_len
 
-from paicli.status_bar import fit
+from paicli.ui.status_bar import fit
 
 FIELDS = {"model": "deepseek-chat", "context": "上下文 12.3k/128.0k", "turn": "本轮 输入 120000 输出 50000 缓存 0",
           "cost": "¥0.6400", "level": "HITL default", "seconds": "12.3s", "mode": "模式 auto", "mcp": "MCP 1/2",

@@ -7,8 +7,8 @@ import json
 import pytest
 from langgraph.store.base import InvalidNamespaceError
 
-from memory.longterm.manager import MemoryOptions
-from memory.longterm.store import GLOBAL_NS, open_store, project_key_of, project_label, project_namespace
+from paicli.memory.longterm.manager import MemoryOptions
+from paicli.memory.longterm.store import GLOBAL_NS, open_store, project_key_of, project_label, project_namespace
 
 
 @pytest.fixture

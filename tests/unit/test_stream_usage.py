@@ -10,9 +10,9 @@ from operator import add
 import pytest
 from langchain_core.messages import HumanMessage
 
-from paicli.cache_usage import choice_usage
-from paicli.models import make_chat_model
-from paicli.settings import load_settings
+from paicli.run.cache_usage import choice_usage
+from paicli.run.models import make_chat_model
+from paicli.config.settings import load_settings
 from tests.support.openai_server import FakeOpenAIServer, Reply
 
 QUESTION = [HumanMessage("数一下这个目录里的文件")]

@@ -14,7 +14,7 @@ import pytest
 import paicli
 from paicli.studio.command import RemoteRefused, check_host, server_command, state_dir_of, write_config
 from paicli.studio.gate import StudioGate, allowed_origins, cors_config, host_allowed
-from tools.leash import leash_command
+from paicli.tools.leash import leash_command
 
 PORT = 2024
 
@@ -236,7 +236,7 @@ def test_the_checkouts_langgraph_json_has_the_same_front_door():
 
 
 def test_the_servers_environment_cannot_replace_the_cors_origins(tmp_path, monkeypatch):
-    from paicli.settings import load_settings, studio_environ
+    from paicli.config.settings import load_settings, studio_environ
 
     monkeypatch.setenv("CORS_ALLOW_ORIGINS", "*")
     monkeypatch.setenv("CORS_CONFIG", '{"allow_origins": ["*"]}')

@@ -13,14 +13,14 @@ from pathlib import Path
 
 import pytest
 
-from tools.leash import PARENT_GONE, leash_command
+from paicli.tools.leash import PARENT_GONE, leash_command
 
 GONE_SECONDS = 10
 LINUX = sys.platform.startswith("linux")
 MODES = [pytest.param(False, id="pdeathsig", marks=pytest.mark.skipif(not LINUX, reason="Linux only")),
          pytest.param(True, id="watch")]
 SERVER = "import os, sys, time; open(sys.argv[1], 'w').write(str(os.getpid())); time.sleep(120)"
-PAICLI = ("import subprocess, sys, os, time; from tools.leash import leash_command; "
+PAICLI = ("import subprocess, sys, os, time; from paicli.tools.leash import leash_command; "
           "subprocess.Popen(leash_command([sys.executable, '-c', {server!r}, {pid_path!r}], os.getpid(), "
           "watch={watch})); time.sleep(120)")
 

@@ -3,9 +3,9 @@ will not run in the command sandbox (issue 24), beside the reachable-host warnin
 
 from __future__ import annotations
 
-from paicli.settings import load_settings
+from paicli.config.settings import load_settings
 from paicli.studio.command import start_notices
-from tools.sandbox.command import CommandSandbox, Mechanism, Unavailable
+from paicli.tools.sandbox.command import CommandSandbox, Mechanism, Unavailable
 
 
 def settings(monkeypatch, tmp_path):

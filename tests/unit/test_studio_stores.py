@@ -1,10 +1,10 @@
-"""The langgraph.json factories read the same settings as the CLI (paicli.settings)."""
+"""The langgraph.json factories read the same settings as the CLI (paicli.config.settings)."""
 
 import json
 
 from langchain_core.messages import HumanMessage
 
-from paicli.settings import load_settings
+from paicli.config.settings import load_settings
 from paicli.studio.stores import make_checkpointer, make_store
 from tests.unit.test_ledger import CONFIG, THREAD, tool_loop
 

@@ -2,9 +2,9 @@
 
 from __future__ import annotations
 
-from nodes.team.attempts import DONE, RETRY, REVIEW, Attempts, after_review, after_worker
-from nodes.team.schedule import COMPLETED, FAILED
-from nodes.team.verdict import Verdict
+from paicli.nodes.team.attempts import DONE, RETRY, REVIEW, Attempts, after_review, after_worker
+from paicli.nodes.team.schedule import COMPLETED, FAILED
+from paicli.nodes.team.verdict import Verdict
 
 NO = Verdict(False, "- 缺测试")
 

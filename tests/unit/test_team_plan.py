@@ -6,8 +6,8 @@ import json
 
 import pytest
 
-from nodes.team.plan import PlanError, parse_team_plan
-from nodes.team.reply import ReplyError, parse_object, unfence
+from paicli.nodes.team.plan import PlanError, parse_team_plan
+from paicli.nodes.team.reply import ReplyError, parse_object, unfence
 
 TWO = '{"summary": "s", "steps": [{"id": "a", "description": "读", "type": "file_read"}, ' \
       '{"id": "b", "description": "写", "dependencies": ["a"]}]}'

@@ -11,7 +11,7 @@ from pathlib import Path
 
 import pytest
 
-from prompts import assemble_system_prompt
+from paicli.prompts import assemble_system_prompt
 
 SNAPSHOTS = Path(__file__).parent / "snapshots"
 NOW = datetime(2026, 11, 29, 9, 0, tzinfo=UTC)

@@ -2,13 +2,13 @@
 
 from __future__ import annotations
 
-from nodes import dag
-from nodes.dag import next_wave
-from nodes.team.inputs import Dependency, TeamInputs
-from nodes.team.plan import TeamStep
-from nodes.team.run import TEAM
-from nodes.team.schedule import COMPLETED, FAILED, assign, left_pending, reviewer_name
-from nodes.team.texts import wave_line, final_text, plan_lines, rejected
+from paicli.nodes import dag
+from paicli.nodes.dag import next_wave
+from paicli.nodes.team.inputs import Dependency, TeamInputs
+from paicli.nodes.team.plan import TeamStep
+from paicli.nodes.team.run import TEAM
+from paicli.nodes.team.schedule import COMPLETED, FAILED, assign, left_pending, reviewer_name
+from paicli.nodes.team.texts import wave_line, final_text, plan_lines, rejected
 
 
 def step(id: str, *deps: str, description: str = "") -> TeamStep:

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from nodes.team.verdict import DEFAULT_FEEDBACK, NO_BOOLEAN, parse_verdict
+from paicli.nodes.team.verdict import DEFAULT_FEEDBACK, NO_BOOLEAN, parse_verdict
 
 
 @pytest.mark.parametrize("reply", [

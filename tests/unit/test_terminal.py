@@ -6,8 +6,8 @@ from types import SimpleNamespace
 
 from langchain_core.messages import AIMessage, ToolMessage
 
-from paicli.render import Renderer
-from paicli.terminal import SafeConsole, visible
+from paicli.ui.render import Renderer
+from paicli.ui.terminal import SafeConsole, visible
 
 ESCAPES = "\x1b]52;c;cm0=\x07\x1b[2J\x1b]0;title\x07\x9b\x7f\u202e\x00\r"
 

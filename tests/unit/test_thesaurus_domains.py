@@ -7,10 +7,10 @@ from datetime import UTC, datetime
 
 import pytest
 
-from memory.longterm.entry import new_fact
-from memory.longterm.retriever import Retriever
-from memory.longterm.terms import terms
-from memory.longterm.thesaurus import Thesaurus, builtin, parse
+from paicli.memory.longterm.entry import new_fact
+from paicli.memory.longterm.retriever import Retriever
+from paicli.memory.longterm.terms import terms
+from paicli.memory.longterm.thesaurus import Thesaurus, builtin, parse
 
 NOW = datetime(2026, 9, 23, 8, tzinfo=UTC)
 P = "/work/proj"
@@ -80,9 +80,9 @@ def test_a_colloquial_question_finds_the_memory_among_look_alikes(memory, query)
 
 def test_the_shipped_compiled_thesaurus_is_the_text_cut_into_terms():
     """builtin() reads data/thesaurus.compiled.json; after editing thesaurus.txt, rewrite it with
-    `python -m memory.longterm.thesaurus`."""
-    from memory.longterm.thesaurus import compiled
-    from memory.longterm.thesaurus_data import compiled_text, shipped
+    `python -m paicli.memory.longterm.thesaurus`."""
+    from paicli.memory.longterm.thesaurus import compiled
+    from paicli.memory.longterm.thesaurus_data import compiled_text, shipped
 
-    assert compiled_text() == compiled(), "run: .venv/bin/python -m memory.longterm.thesaurus"
+    assert compiled_text() == compiled(), "run: .venv/bin/python -m paicli.memory.longterm.thesaurus"
     assert builtin().groups == Thesaurus(shipped()).groups

@@ -4,7 +4,7 @@ import base64
 
 from langchain_core.messages import AIMessage, HumanMessage, ToolMessage
 
-from memory.tokens import Estimator, estimate_messages, estimate_text, schema_tokens
+from paicli.memory.tokens import Estimator, estimate_messages, estimate_text, schema_tokens
 
 
 def test_reference_example_mixes_chinese_and_ascii():

@@ -11,21 +11,21 @@ from typing import Any
 import pytest
 from langchain_core.messages import AIMessage, HumanMessage, ToolMessage
 
-from nodes.core.turn_files import turn_files
-from paicli.render import group_lines
+from paicli.nodes.core.turn_files import turn_files
+from paicli.ui.render import group_lines
 from tests.graphs.conftest import Harness
 from tests.support.scripted_model import ScriptedChatModel, ai, tool_call
-from tools.base import ToolContext, ToolSpec, failed
-from tools.facts import ToolFacts, facts_of, unregister
-from tools.policy.approval import Allow, Ask, approval_key, asking_tools, covered, decide
-from tools.policy.audit import AuditLog, is_audited
-from tools.policy.classify import classify, command_of
-from tools.policy.external_context import NETWORK_COMMAND_SOURCE, external_source
-from tools.policy.preflight import guard_refusal
-from tools.policy.protected_paths import protected_write
-from tools.policy.turn import authorize, expose, is_web_fetch_tool, is_web_tool
-from tools.registry import BUILTIN_TOOLS
-from tools.specs import BUILTIN_SPECS
+from paicli.tools.base import ToolContext, ToolSpec, failed
+from paicli.tools.facts import ToolFacts, facts_of, unregister
+from paicli.tools.policy.approval import Allow, Ask, approval_key, asking_tools, covered, decide
+from paicli.tools.policy.audit import AuditLog, is_audited
+from paicli.tools.policy.classify import classify, command_of
+from paicli.tools.policy.external_context import NETWORK_COMMAND_SOURCE, external_source
+from paicli.tools.policy.preflight import guard_refusal
+from paicli.tools.policy.protected_paths import protected_write
+from paicli.tools.policy.turn import authorize, expose, is_web_fetch_tool, is_web_tool
+from paicli.tools.registry import BUILTIN_TOOLS
+from paicli.tools.specs import BUILTIN_SPECS
 
 SCHEMA = {"type": "object", "properties": {"target": {"type": "string"}, "text": {"type": "string"}},
           "required": ["target"]}

@@ -11,11 +11,11 @@ from functools import partial
 
 import pytest
 
-from memory.longterm.manager import LongTermMemory, MemoryOptions
+from paicli.memory.longterm.manager import LongTermMemory, MemoryOptions
 from tests.support.web_server import FakeWebServer, Page
-from tools.base import ToolContext, WebOptions
-from tools.registry import BUILTIN_TOOLS, run_tool
-from tools.builtin.search import grep_code
+from paicli.tools.base import ToolContext, WebOptions
+from paicli.tools.registry import BUILTIN_TOOLS, run_tool
+from paicli.tools.builtin.search import grep_code
 
 EVIL = "a" * 40 + "b\n"  # catastrophic for `re` with (a+)+$: the python engine's deadline fires
 

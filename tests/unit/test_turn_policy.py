@@ -1,14 +1,14 @@
 import pytest
 
-from tools.policy import external_context as ext
-from tools.policy.classify import HEADLINE_NOTICE, INTERACT, NONE, READ, classify
-from tools.policy.turn import (
+from paicli.tools.policy import external_context as ext
+from paicli.tools.policy.classify import HEADLINE_NOTICE, INTERACT, NONE, READ, classify
+from paicli.tools.policy.turn import (
     MSG_SKILL_EXTERNAL, NETWORK_COMMAND, WEB_COMMAND, add_discovered, authorize, denial_text, expose, policy_denial,
     urls_in_args,
 )
-from tools.policy.decision import Deny
-from tools.browser.facts import mcp_facts
-from tools.facts import register
+from paicli.tools.policy.decision import Deny
+from paicli.tools.browser.facts import mcp_facts
+from paicli.tools.facts import register
 
 # Browser tools are browser tools by their facts, which the MCP adapter sets for a browser server.
 NAVIGATE, CLICK, SNAPSHOT = "mcp__playwright__browser_navigate", "mcp__playwright__click", "mcp__playwright__browser_snapshot"

@@ -5,12 +5,12 @@ import socket
 import pytest
 
 from tests.support.web_server import FakeWebServer, Page
-from tools.base import MAX_FETCH_BYTES, ToolContext, ToolText, WebOptions
-from tools.policy.netguard import NetworkDenied, address_denial, check_url
-from tools.registry import BUILTIN_TOOLS, run_batch, run_tool
-from tools.urls import extract_urls, normalize_url, web_url
-from tools.builtin.web_fetch import EMPTY_HINT, web_fetch
-from tools.builtin.web_search import web_search
+from paicli.tools.base import MAX_FETCH_BYTES, ToolContext, ToolText, WebOptions
+from paicli.tools.policy.netguard import NetworkDenied, address_denial, check_url
+from paicli.tools.registry import BUILTIN_TOOLS, run_batch, run_tool
+from paicli.tools.urls import extract_urls, normalize_url, web_url
+from paicli.tools.builtin.web_fetch import EMPTY_HINT, web_fetch
+from paicli.tools.builtin.web_search import web_search
 
 HIT = {"title": "LangGraph 文档", "url": "https://langchain-ai.github.io/langgraph/",
        "content": "构建有状态的多智能体应用。", "engine": "duckduckgo"}
@@ -290,7 +290,7 @@ async def test_web_fetch_gives_up_after_five_redirects(ctx, web):
 
 
 def test_web_fetch_is_limited_to_30_requests_per_60_seconds():
-    from tools.rate_limit import FixedWindow
+    from paicli.tools.rate_limit import FixedWindow
 
     now = [0.0]
     window = FixedWindow(clock=lambda: now[0])
@@ -302,8 +302,8 @@ def test_web_fetch_is_limited_to_30_requests_per_60_seconds():
 
 
 async def test_a_refused_fetch_never_reaches_the_network(tmp_path):
-    from tools.rate_limit import FixedWindow
-    from tools.builtin.web_fetch import web_fetch
+    from paicli.tools.rate_limit import FixedWindow
+    from paicli.tools.builtin.web_fetch import web_fetch
 
     with FakeWebServer() as fake:
         web = WebOptions(allow_hosts=("127.0.0.1",), fetch_limit=FixedWindow(limit=1))

@@ -1,5 +1,5 @@
 """The browser's part of deciding one call (paicli issue 40), after the turn policy and the
-guards and before the approval level (``nodes.core.policy.decide``):
+guards and before the approval level (``paicli.nodes.core.policy.decide``):
 
 - in shared mode, a call that would change a page the user had open, or any sensitive page,
   is refused (``🛡️ 策略拒绝: …``, nobody is asked: no approval lifts it);
@@ -14,14 +14,14 @@ from __future__ import annotations
 
 from typing import Any
 
-from tools.browser.intent import BrowserTurn
-from tools.browser.names import action_of
-from tools.browser.rules import BrowserView, page_question, page_refusal
-from tools.policy.decision import Ask, Decision, Deny
-from tools.policy.preflight import REFUSED
-from tools.specs import facts_of
+from paicli.tools.browser.intent import BrowserTurn
+from paicli.tools.browser.names import action_of
+from paicli.tools.browser.rules import BrowserView, page_question, page_refusal
+from paicli.tools.policy.decision import Ask, Decision, Deny
+from paicli.tools.policy.preflight import REFUSED
+from paicli.tools.specs import facts_of
 
-HIGH_RISK = "🔴 高危"  # a typed y approves it, Enter does not (paicli.approve)
+HIGH_RISK = "🔴 高危"  # a typed y approves it, Enter does not (paicli.ui.approve)
 
 
 def browser_decision(turn: BrowserTurn, view: BrowserView, name: str, args: Any) -> Decision | None:

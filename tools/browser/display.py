@@ -1,12 +1,12 @@
 """How a browser call reads in the turn's tool lines (paicli issue 40, reference u.3): the action
 and the page, one line a call: ``🌐 打开 http://…``, ``🖱 点击 1_3（页面 2）``. The arguments are the
-model's: the caller's printer makes them visible-only (``paicli.terminal``)."""
+model's: the caller's printer makes them visible-only (``paicli.ui.terminal``)."""
 
 from __future__ import annotations
 
 from typing import Any
 
-from tools.browser.names import action_of
+from paicli.tools.browser.names import action_of
 
 MAX = 80
 _LINES = {

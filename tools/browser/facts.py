@@ -1,18 +1,18 @@
 """The facts of browser tools (paicli issue 40): set where their specs are made, never guessed
 from a name by the policy.
 
-- The tools of a browser MCP server (``tools.browser.names.BROWSER_SERVERS``) are MCP tools
+- The tools of a browser MCP server (``paicli.tools.browser.names.BROWSER_SERVERS``) are MCP tools
   (they ask, are audited, their results are external content) and browser tools
-  (``web="browser"``): the MCP adapter (``tools.mcp.adapter``) asks ``mcp_facts`` for them.
-- paicli's ``browser_connect`` / ``browser_disconnect`` / ``browser_status`` (``tools.browser.tools``):
+  (``web="browser"``): the MCP adapter (``paicli.tools.mcp.adapter``) asks ``mcp_facts`` for them.
+- paicli's ``browser_connect`` / ``browser_disconnect`` / ``browser_status`` (``paicli.tools.browser.tools``):
   browser tools that run no MCP call of their own; ``browser_connect`` hands the agent the
   user's own Chrome, so a person types ``y`` for every call (``approval="always"``).
 """
 
 from __future__ import annotations
 
-from tools.browser.names import BROWSER_SERVERS
-from tools.facts import MCP_DANGER, ToolFacts
+from paicli.tools.browser.names import BROWSER_SERVERS
+from paicli.tools.facts import MCP_DANGER, ToolFacts
 
 BROWSER_RISK = "将通过浏览器 MCP server 操作浏览器页面，页面内容来自外部网站"
 BROWSER_MCP = ToolFacts(approval="auto", danger=MCP_DANGER, risk=BROWSER_RISK, audited=True,

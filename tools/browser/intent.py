@@ -1,7 +1,7 @@
 """What the user's submitted text asks of the browser (reference o.3): the intent NONE / READ /
 INTERACT and the flags the exposure rules read (o.4 rule 4).
 
-Read once per turn from the text the user typed (``tools.policy.classify``), never from a
+Read once per turn from the text the user typed (``paicli.tools.policy.classify``), never from a
 page, a tool result or a planner's task. The patterns are PaiCLI's TurnToolPolicy's.
 """
 

@@ -27,8 +27,8 @@ import uuid
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 
-from tools.browser.names import CHROME_DEVTOOLS
-from tools.mcp.config import McpSetup, ServerConfig, digest
+from paicli.tools.browser.names import CHROME_DEVTOOLS
+from paicli.tools.mcp.config import McpSetup, ServerConfig, digest
 
 MODES = ("off", "isolated", "shared")
 SERVER_ENTRY = Path("chrome-devtools-mcp") / "build" / "src" / "bin" / "chrome-devtools-mcp.js"

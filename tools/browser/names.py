@@ -1,7 +1,7 @@
 """Which browser action a tool name is (reference o.4, o.5): the sets PaiCLI's turn policy
 names, and the MCP servers whose tools are browser tools.
 
-A browser tool is one whose facts say ``web="browser"`` (``tools.browser.facts``): paicli's own
+A browser tool is one whose facts say ``web="browser"`` (``paicli.tools.browser.facts``): paicli's own
 ``browser_connect`` / ``browser_disconnect`` / ``browser_status``, and the tools of an MCP server
 named ``chrome-devtools``, ``browser`` or ``playwright``, whose facts the MCP adapter sets from
 here. What a browser tool does is read off its local name, the part after the last ``__`` with a

@@ -1,10 +1,10 @@
 """The browser's exposure and authorisation rules (reference o.4 rule 4, o.5 rules 4–5, o.6), and
 paicli's shared-mode rules (issue 40): agent-owned pages and sensitive pages.
 
-Plain functions on plain data, for the turn policy (``tools.policy.turn``) and the decision of a
-call (``nodes.core.policy``):
+Plain functions on plain data, for the turn policy (``paicli.tools.policy.turn``) and the decision of a
+call (``paicli.nodes.core.policy``):
 
-- ``BrowserView`` is the live browser as the session knows it (``tools.browser.session``): shared
+- ``BrowserView`` is the live browser as the session knows it (``paicli.tools.browser.session``): shared
   or not, the pages it has seen, which of them the agent opened.
 - ``BrowserState`` adds what this branch of the turn established (o.6): a page was opened or
   selected (a browser context), a page read asked for a login (``browser_connect`` is offered).
@@ -23,13 +23,13 @@ import re
 from dataclasses import dataclass, field, replace
 from typing import Any
 
-from tools.browser.intent import INTERACT, NONE, BrowserTurn
-from tools.browser.names import (
+from paicli.tools.browser.intent import INTERACT, NONE, BrowserTurn
+from paicli.tools.browser.names import (
     CHROME_DEVTOOLS, CONTROL, CURRENT_PAGE_READS, INTERACTIONS, KNOWN, NAVIGATION, NEW_PAGE, SCREEN_READS, SESSION,
     TAB_ACTIONS, action_of, is_history_navigation,
 )
-from tools.browser.sensitive import Match, SensitivePages
-from tools.mcp.names import server_of
+from paicli.tools.browser.sensitive import Match, SensitivePages
+from paicli.tools.mcp.names import server_of
 
 # reference o.5 rules 4 and 5, verbatim.
 MSG_NO_CONTEXT = "当前执行分支尚未建立可操作的浏览器页面上下文。"
@@ -63,7 +63,7 @@ class Page:
 
 @dataclass(frozen=True)
 class BrowserView:
-    """The live browser (``tools.browser.session``), as one decision reads it."""
+    """The live browser (``paicli.tools.browser.session``), as one decision reads it."""
 
     shared: bool = False  # connected to the user's own Chrome
     pages: tuple[Page, ...] = ()

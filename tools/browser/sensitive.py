@@ -1,7 +1,7 @@
 """Sensitive pages (paicli issue 40, item 3): banking, payment, password managers, mail and admin
 consoles. In shared mode (the user's own Chrome, logged in) such a page is read-only for the
 agent, and what shows it (a screenshot, a snapshot) reaches the model only after the person's
-``y`` (``tools.browser.rules``).
+``y`` (``paicli.tools.browser.rules``).
 
 A page is matched by its URL against glob patterns (PaiCLI's defaults, with mail and password
 managers added) and by its title against a few words. ``$PAICLI_HOME/browser/sensitive_patterns.txt``

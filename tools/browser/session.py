@@ -1,10 +1,10 @@
 """The session's browser (paicli issue 40): which mode it is in, the pages it has seen, which of
 them the agent opened, the lease, and switching between isolated and shared.
 
-``McpServers`` runs the server (``tools.browser.launch`` made its configuration); this object
+``McpServers`` runs the server (``paicli.tools.browser.launch`` made its configuration); this object
 watches every call of its tools (``wrap``): the page list the server prints after a navigation
 tells it each page's id, title and URL, and in shared mode which pages the agent opened
-(``new_page``). The turn policy reads that through ``view`` (``tools.browser.rules``). In shared
+(``new_page``). The turn policy reads that through ``view`` (``paicli.tools.browser.rules``). In shared
 mode the page list the model reads leaves out the user's own tabs, except for the tools that
 list or select tabs, which are offered only when the user asked about their tabs (o.4).
 
@@ -26,17 +26,17 @@ from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
-from tools.base import ToolContext, ToolSpec, ToolText
-from tools.browser.launch import BrowserOptions, isolated_config, remove_profile, shared_config, sweep_profiles
-from tools.browser.lease import BrowserLease
-from tools.browser.names import CHROME_DEVTOOLS, NEW_PAGE, SESSION, action_of
-from tools.browser.rules import BrowserView, Page
-from tools.browser.sensitive import SensitivePages
+from paicli.tools.base import ToolContext, ToolSpec, ToolText
+from paicli.tools.browser.launch import BrowserOptions, isolated_config, remove_profile, shared_config, sweep_profiles
+from paicli.tools.browser.lease import BrowserLease
+from paicli.tools.browser.names import CHROME_DEVTOOLS, NEW_PAGE, SESSION, action_of
+from paicli.tools.browser.rules import BrowserView, Page
+from paicli.tools.browser.sensitive import SensitivePages
 
 PAGE_LINE = re.compile(r"^(\d+): (.*?)(?: \((\S+)\))?( \[selected\])?\s*$")
 SNAPSHOT_ROOT = re.compile(r'RootWebArea "(.*?)"(?: url="(\S*)")?')
 PROBE_TIMEOUT = 2.0
-READY_TIMEOUT = 40.0  # a restarted server answers initialize and tools/list (tools.mcp.servers: 30 s)
+READY_TIMEOUT = 40.0  # a restarted server answers initialize and tools/list (paicli.tools.mcp.servers: 30 s)
 HIDDEN_TABS = "（另有 {n} 个标签页是用户自己的，未列出；用户要求查看标签页时才会列出）"
 CONNECTED = ("✅ 已连接到你的 Chrome（{endpoint}）：共享模式下你的标签页对 Agent 只读，Agent 用 new_page 打开的页面才能操作；"
              "/browser disconnect 回到隔离模式")
@@ -56,7 +56,7 @@ class ConnectError(Exception):
 
 class BrowserSession:
     def __init__(self, options: BrowserOptions, servers: Any = None):
-        self.options, self.servers = options, servers  # servers: tools.mcp.servers.McpServers
+        self.options, self.servers = options, servers  # servers: paicli.tools.mcp.servers.McpServers
         self.lease = BrowserLease()
         self.sensitive = SensitivePages(options.home / "sensitive_patterns.txt" if options.home else None)
         self.shared = False

@@ -1,6 +1,6 @@
 """paicli's own browser tools (reference t): ``browser_status`` and, when ``PAICLI_BROWSER=shared``,
 ``browser_connect`` / ``browser_disconnect``, which switch the chrome-devtools server between
-isolated and shared mode. None takes an argument. Their facts (``tools.browser.facts``) make
+isolated and shared mode. None takes an argument. Their facts (``paicli.tools.browser.facts``) make
 them browser tools for the exposure rules (o.4): status when asked or a page is open, connect
 when asked or a page wants a login, disconnect when asked or shared; connect asks the person
 every time.
@@ -10,9 +10,9 @@ from __future__ import annotations
 
 from typing import Any
 
-from tools.base import ToolContext, ToolSpec, ToolText, failed
-from tools.browser import facts
-from tools.browser.session import BrowserSession, ConnectError
+from paicli.tools.base import ToolContext, ToolSpec, ToolText, failed
+from paicli.tools.browser import facts
+from paicli.tools.browser.session import BrowserSession, ConnectError
 
 NO_ARGS: dict[str, Any] = {"type": "object", "properties": {}, "required": []}
 

@@ -1,1 +1,1 @@
-"""The built-in tools' implementations (their specs, as data, are in ``tools.specs``)."""
+"""The built-in tools' implementations (their specs, as data, are in ``paicli.tools.specs``)."""

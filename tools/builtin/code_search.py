@@ -1,6 +1,6 @@
 """search_code and code_map: the code index (``codeindex``) as tools (reference t; issue 37).
 
-Both are bound to the session's ``codeindex.project.CodeIndexes`` (``code_index_specs``, from
+Both are bound to the session's ``paicli.codeindex.project.CodeIndexes`` (``code_index_specs``, from
 ``paicli/wiring.make_deps``). The index is found by the project's real path; a project not
 indexed yet is indexed on the first call (progress shown as notices) unless it has more files
 than ``CodeIndexOptions.auto_index_max_files``, then the reference's message asks for ``/index``.
@@ -17,16 +17,16 @@ import threading
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Callable
 
-from memory.longterm.entry import normalize_project_key
-from tools.base import ToolContext, ToolSpec, failed
-from tools.common import clamp, int_arg, required_str, str_arg
-from tools.specs import CODE_MAP, SEARCH_CODE
+from paicli.memory.longterm.entry import normalize_project_key
+from paicli.tools.base import ToolContext, ToolSpec, failed
+from paicli.tools.common import clamp, int_arg, required_str, str_arg
+from paicli.tools.specs import CODE_MAP, SEARCH_CODE
 
 if TYPE_CHECKING:  # numpy, tree-sitter and SQLite load on the first call, not at start-up (issue 30)
-    from codeindex.indexer import Progress
-    from codeindex.options import CodeIndexOptions
-    from codeindex.project import CodeIndexes, ProjectIndex
-    from codeindex.search import Hit, Result
+    from paicli.codeindex.indexer import Progress
+    from paicli.codeindex.options import CodeIndexOptions
+    from paicli.codeindex.project import CodeIndexes, ProjectIndex
+    from paicli.codeindex.search import Hit, Result
 
 # reference (t): search_code's texts, verbatim
 NOT_INDEXED = "代码库尚未索引，请先使用 /index 命令索引当前项目。"
@@ -49,7 +49,7 @@ class LazyIndexes:
     def get(self) -> CodeIndexes:
         with self._lock:
             if self._made is None:
-                from codeindex.project import CodeIndexes
+                from paicli.codeindex.project import CodeIndexes
 
                 self._made = CodeIndexes(self.home, self.options)
             return self._made
@@ -66,7 +66,7 @@ def project_of(indexes: CodeIndexes, ctx: ToolContext) -> ProjectIndex:
 
 
 def search_code(args: dict[str, Any], ctx: ToolContext, indexes: CodeIndexes) -> str:
-    from codeindex.store import Busy, Damaged
+    from paicli.codeindex.store import Busy, Damaged
 
     query = required_str(args, "query")
     top_k = clamp(int_arg(args, "top_k", 5), 1, 30)  # reference (t)
@@ -115,7 +115,7 @@ def notifier() -> Callable[[str], None]:
 
 
 def render_hits(result: Result, ctx: ToolContext, note: str) -> str:
-    from memory.tokens import estimate_text
+    from paicli.memory.tokens import estimate_text
 
     lines = [f"代码检索结果 {len(result.hits)} 条（{MODES[result.mode]}）:"]
     used = estimate_text(lines[0])
@@ -139,7 +139,7 @@ def _block(number: int, hit: Hit, ctx: ToolContext) -> str:
         rows.append(f"   签名: {hit.signature}")
     if hit.doc:
         rows.append(f"   说明: {_first_sentence(hit.doc)}")
-    from codeindex.search import snippet
+    from paicli.codeindex.search import snippet
 
     shown, cut = snippet(ctx.root, hit, SNIPPET_LINES, SNIPPET_CHARS)
     rows += [f"   {n:5d} | {text}" for n, text in shown]
@@ -156,8 +156,8 @@ def _first_sentence(doc: str) -> str:
 
 
 def code_map(args: dict[str, Any], ctx: ToolContext, indexes: CodeIndexes) -> str:
-    from codeindex.graph import APPROXIMATE
-    from codeindex.store import Busy, Damaged
+    from paicli.codeindex.graph import APPROXIMATE
+    from paicli.codeindex.store import Busy, Damaged
 
     focus = (str_arg(args, "focus") or "").strip()
     budget = clamp(int_arg(args, "max_tokens", MAP_BUDGET), MAP_MIN, MAP_MAX)
@@ -177,8 +177,8 @@ def code_map(args: dict[str, Any], ctx: ToolContext, indexes: CodeIndexes) -> st
 
 def map_lines(project: ProjectIndex, focus: str, files: list[str], budget: int) -> list[str]:
     """The map's lines: focus words that are indexed paths join the conversation's files."""
-    from codeindex.rank import ranked, render
-    from memory.tokens import estimate_text
+    from paicli.codeindex.rank import ranked, render
+    from paicli.memory.tokens import estimate_text
 
     project.store.checked()
     known = {p for (p,) in project.store.connection().execute("SELECT path FROM files")}

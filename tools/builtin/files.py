@@ -4,7 +4,7 @@ Each is a sync ``(args, ctx) -> str`` run in a worker thread. Every path goes th
 PathGuard first. Result texts are the reference's, byte for byte, because the model's
 prompts and the tests key on them. read_file is bounded beyond the reference: a binary file
 answers with its type and size, and no read loads a huge file whole (tools/builtin/reading.py).
-Text in any encoding is text (issue 41, ``tools.file_text``): a result names an encoding other
+Text in any encoding is text (issue 41, ``paicli.tools.file_text``): a result names an encoding other
 than UTF-8, and edit_file and write_file keep a file's encoding, byte order mark and CRLF line
 breaks, or refuse with one line saying why.
 """
@@ -14,13 +14,13 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
-from tools.base import ToolContext, ToolText, failed
-from tools.common import clamp, int_arg, str_arg
-from tools.file_text import Sniffed, read_text_file, sniff_path
-from tools.policy.guards import PathGuard
-from tools.builtin.image_read import read_image
-from tools.builtin.reading import window
-from tools.builtin.writing import Planned, plan_edit, plan_write
+from paicli.tools.base import ToolContext, ToolText, failed
+from paicli.tools.common import clamp, int_arg, str_arg
+from paicli.tools.file_text import Sniffed, read_text_file, sniff_path
+from paicli.tools.policy.guards import PathGuard
+from paicli.tools.builtin.image_read import read_image
+from paicli.tools.builtin.reading import window
+from paicli.tools.builtin.writing import Planned, plan_edit, plan_write
 
 DEFAULT_READ_LINES = 200  # reference (t): ranged read_file default limit
 MAX_READ_LINES = 2000  # reference (t): ranged read_file maximum limit
@@ -92,7 +92,7 @@ def edit_file(args: dict[str, Any], ctx: ToolContext) -> str:
 
 
 def _apply(planned: Planned | str, failure: str) -> str:
-    """Write what was planned; the result carries the change (``tools.diffs``) for the preview
+    """Write what was planned; the result carries the change (``paicli.tools.diffs``) for the preview
     under the call and the audit log, never for the model."""
     if isinstance(planned, str):
         return planned

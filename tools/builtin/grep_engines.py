@@ -8,7 +8,7 @@ backtracks, so it runs in a child process that is killed at a deadline (tools/bu
 Both engines return only (file, line) hits; search.py reads context lines itself, so the
 output format does not depend on which engine ran.
 
-Both find what read_file reads (issue 41): a hit counts only in a file ``tools.file_text`` calls
+Both find what read_file reads (issue 41): a hit counts only in a file ``paicli.tools.file_text`` calls
 text (ripgrep runs with ``--text`` so that a stray NUL does not hide a file, and its hits in
 binary files are dropped), and a pattern beyond ASCII is also looked for in files in the legacy
 encodings it can be written in (GBK, Big5, Shift-JIS, Windows-1252/1251), one ripgrep pass each,
@@ -29,8 +29,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Callable, Literal
 
-from tools.builtin.grep_python import EXCLUDED_DIRS, child_command, glob_accepts, walk_files
-from tools.file_text import Sniffed, sniff_path
+from paicli.tools.builtin.grep_python import EXCLUDED_DIRS, child_command, glob_accepts, walk_files
+from paicli.tools.file_text import Sniffed, sniff_path
 
 __all__ = ["Hits", "Query", "find_rg", "glob_accepts", "search", "search_python", "search_rg", "walk_files"]
 
@@ -70,7 +70,7 @@ def find_rg() -> str | None:
     directory of the interpreter running paicli, which need not be on PATH (pipx exposes only
     paicli's own command), so ``shutil.which`` alone would miss it.
     """
-    from tools.sandbox.own import program  # issue 34 item 5: never from a directory a command can write
+    from paicli.tools.sandbox.own import program  # issue 34 item 5: never from a directory a command can write
 
     name = "rg.exe" if os.name == "nt" else "rg"
     folders = [sysconfig.get_path("scripts"), os.path.dirname(sys.executable),
@@ -155,7 +155,7 @@ class _SniffCache(dict):
 def _rg_command(rg: str, base: Path, query: Query, encoding: str | None = None) -> list[str]:
     # --sort path: same order on every run (and as the fallback), at the cost of rg's parallel walk.
     # --hidden: the fallback searches dotfiles too; .git and .paicli are excluded below anyway.
-    # --text: whether a file is binary is tools.file_text's call (_rg_hit), not one NUL byte's.
+    # --text: whether a file is binary is paicli.tools.file_text's call (_rg_hit), not one NUL byte's.
     cmd = [rg, "--json", "--no-messages", "--hidden", "--text", "--sort", "path", "--max-count", str(query.head_limit)]
     cmd += ["--encoding", encoding] if encoding else []
     cmd += [] if query.regex else ["--fixed-strings"]

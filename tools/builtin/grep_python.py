@@ -6,7 +6,7 @@ child process a timeout is a kill, and SIGINT keeps its default action (the kern
 child at once), so a terminal Ctrl-C stops it like any other foreground process.
 
 The child is started as ``python -I -c BOOT <package root>``: it imports only this module,
-``tools.common`` and ``tools.file_text`` (which decides, as for read_file, whether a file is text
+``paicli.tools.common`` and ``paicli.tools.file_text`` (which decides, as for read_file, whether a file is text
 and in which encoding), whatever way paicli was installed. It takes the query as a JSON
 argument and writes one JSON ``[path, line]`` per hit on stdout.
 """
@@ -21,14 +21,14 @@ import sys
 from pathlib import Path
 from typing import Any, Iterator
 
-from tools.common import split_lines
-from tools.file_text import Sniffed, read_text_file
+from paicli.tools.common import split_lines
+from paicli.tools.file_text import Sniffed, read_text_file
 
 # reference (t): glob_files and grep_code skip these directories.
 EXCLUDED_DIRS = frozenset({".git", ".paicli", "target", "node_modules", "dist", "build", "coverage", ".idea", ".gradle"})
 MAX_SCAN_BYTES = 10 * 1024 * 1024  # the fallback reads whole files; skip giant artifacts
-PACKAGE_ROOT = str(Path(__file__).resolve().parent.parent.parent)  # the directory holding the `tools` package
-BOOT = "import sys; sys.path.insert(0, sys.argv[1]); from tools.builtin.grep_python import main; main()"
+PACKAGE_ROOT = str(Path(__file__).parents[3])  # the directory holding the `paicli` package
+BOOT = "import sys; sys.path.insert(0, sys.argv[1]); from paicli.tools.builtin.grep_python import main; main()"
 
 
 def walk_files(base: Path) -> Iterator[Path]:

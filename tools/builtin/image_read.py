@@ -11,8 +11,8 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from tools.base import ToolContext, ToolText, failed
-from tools.images import ARTIFACT_KEY, IMAGE_TYPES, ImageError, image_mime, load_image
+from paicli.tools.base import ToolContext, ToolText, failed
+from paicli.tools.images import ARTIFACT_KEY, IMAGE_TYPES, ImageError, image_mime, load_image
 
 
 def read_image(path: Path, raw: str, ctx: ToolContext) -> ToolText | None:

@@ -10,8 +10,8 @@ from __future__ import annotations
 
 from typing import Any
 
-from memory.longterm.file import MemoryAccessError
-from tools.base import ToolContext, failed
+from paicli.memory.longterm.file import MemoryAccessError
+from paicli.tools.base import ToolContext, failed
 
 TRUE_WORDS = frozenset({"true", "1", "yes"})  # reference (t): keep_both
 

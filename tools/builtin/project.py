@@ -13,9 +13,9 @@ import re
 from pathlib import Path
 from typing import Any
 
-from tools.base import ToolContext, failed
-from tools.common import str_arg
-from tools.policy.guards import PathGuard
+from paicli.tools.base import ToolContext, failed
+from paicli.tools.common import str_arg
+from paicli.tools.policy.guards import PathGuard
 
 TYPES = ("java", "python", "node")
 NAME = re.compile(r"[A-Za-z][A-Za-z0-9_-]{0,63}")  # a folder, an artifactId, a package name

@@ -1,10 +1,10 @@
 """Bounded reads for read_file: what a file is, and a window of its lines without loading it.
 
 Memory stays at one chunk plus the requested lines whatever the file's size: lines are split
-as ``tools.common.split_lines`` splits them (``\\r\\n``, ``\\r``, ``\\n``), streamed in chunks,
+as ``paicli.tools.common.split_lines`` splits them (``\\r\\n``, ``\\r``, ``\\n``), streamed in chunks,
 and a line longer than MAX_LINE_BYTES keeps only its start (a gigabyte-long "line" of a log or
 a minified bundle would otherwise be read whole). Lines are decoded in the file's own encoding
-(``tools.file_text``); a UTF-16 or UTF-32 file, whose line breaks are not single bytes, is read
+(``paicli.tools.file_text``); a UTF-16 or UTF-32 file, whose line breaks are not single bytes, is read
 through a text decoder instead, with the same bounds.
 """
 
@@ -14,7 +14,7 @@ import io
 from pathlib import Path
 from typing import BinaryIO, Iterable, Iterator
 
-from tools.file_text import UTF8, Sniffed
+from paicli.tools.file_text import UTF8, Sniffed
 
 CHUNK_BYTES = 1024 * 1024
 MAX_LINE_BYTES = 16 * 1024  # per shown line; the rest is replaced by a note

@@ -7,12 +7,12 @@ import re
 from pathlib import Path
 from typing import Any
 
-from tools.base import ToolContext, failed
-from tools.common import bool_arg, clamp, display_path, int_arg, required_str, str_arg
-from tools.builtin.grep_engines import PYTHON_TIMEOUT_SECONDS, Engine, Hits, Query, glob_accepts, search, walk_files
-from tools.policy.guards import PathGuard
-from tools.builtin.reading import pick_lines
-from tools.file_text import sniff_path
+from paicli.tools.base import ToolContext, failed
+from paicli.tools.common import bool_arg, clamp, display_path, int_arg, required_str, str_arg
+from paicli.tools.builtin.grep_engines import PYTHON_TIMEOUT_SECONDS, Engine, Hits, Query, glob_accepts, search, walk_files
+from paicli.tools.policy.guards import PathGuard
+from paicli.tools.builtin.reading import pick_lines
+from paicli.tools.file_text import sniff_path
 
 SUGGESTED_READS = 3  # reference (t): up to 3 distinct files
 SUGGESTED_BACKOFF, SUGGESTED_LIMIT = 20, 80  # reference (t): offset=max(1,line-20), limit=80

@@ -16,7 +16,7 @@ from typing import Any
 
 import httpx
 
-from tools.base import SearchService
+from paicli.tools.base import SearchService
 
 USER_AGENT = "paicli-web-search/0.1"
 LABELS = {"zhipu": "智谱", "serpapi": "SerpAPI", "searxng": "SearXNG"}

@@ -2,7 +2,7 @@
 
 The command gets its own process group so a timeout or a Ctrl-C kills everything it
 started, not just bash. Everything here awaits; nothing blocks the event loop. It runs in the
-command sandbox (``tools.sandbox``, issue 24) that ``ctx.sandbox`` describes; the result's
+command sandbox (``paicli.tools.sandbox``, issue 24) that ``ctx.sandbox`` describes; the result's
 artifact says how it ran (``sandbox``: sandboxed, network or outside) for the audit log, and what
 it printed (``output``: its own line and character counts, however much was kept, the file the
 whole output went to, its last lines) for the preview under the call (issue 41).
@@ -16,11 +16,11 @@ import os
 import signal
 from typing import Any
 
-from tools.base import PolicyError, ToolContext, ToolText, failed
-from tools.common import str_arg
-from tools.policy.guards import CommandGuard
-from tools.sandbox.command import NETWORK_FAILED, Launch
-from tools.sandbox.flags import command_flags
+from paicli.tools.base import PolicyError, ToolContext, ToolText, failed
+from paicli.tools.common import str_arg
+from paicli.tools.policy.guards import CommandGuard
+from paicli.tools.sandbox.command import NETWORK_FAILED, Launch
+from paicli.tools.sandbox.flags import command_flags
 
 MAX_COMMAND_OUTPUT_CHARS = 8_000  # reference (d.5): what the model sees without offloading
 MAX_COMMAND_CAPTURE_CHARS = 2_000_000  # reference (d.5): what is kept for the offloader

@@ -13,10 +13,10 @@ from typing import Any, NamedTuple
 
 import httpx
 
-from tools.base import ToolContext, failed, WebOptions
-from tools.common import int_arg, str_arg
-from tools.policy.netguard import NetworkDenied, check_url
-from tools.builtin.web_search import one_line
+from paicli.tools.base import ToolContext, failed, WebOptions
+from paicli.tools.common import int_arg, str_arg
+from paicli.tools.policy.netguard import NetworkDenied, check_url
+from paicli.tools.builtin.web_search import one_line
 
 DEFAULT_MAX_CHARS = 8_000  # reference (t): web_fetch max_chars default; ≤ 0 = no cut
 MAX_REDIRECTS = 5

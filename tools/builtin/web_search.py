@@ -1,5 +1,5 @@
 """web_search through 智谱, SerpAPI or a SearXNG instance (reference t, o.6; the back ends are
-``tools.builtin.search_providers``, the choice is the settings').
+``paicli.tools.builtin.search_providers``, the choice is the settings').
 
 The result text is the reference's; the hit URLs also travel as structured data
 (``ToolText.artifact["discovered_urls"]``) because only those, never URLs in prose,
@@ -10,10 +10,10 @@ from __future__ import annotations
 
 from typing import Any, NamedTuple
 
-from tools.base import ToolContext, failed, ToolText
-from tools.builtin.search_providers import LABELS, SearchError, query
-from tools.common import clamp, int_arg, str_arg
-from tools.urls import WebUrl, web_url
+from paicli.tools.base import ToolContext, failed, ToolText
+from paicli.tools.builtin.search_providers import LABELS, SearchError, query
+from paicli.tools.common import clamp, int_arg, str_arg
+from paicli.tools.urls import WebUrl, web_url
 
 DEFAULT_TOP_K = 5  # reference (t)
 MAX_TOP_K = 20  # our cap: one SearXNG page holds about 20 hits

@@ -4,7 +4,7 @@
 text the model reads; the tools (``tools/builtin/files.py``) write the plan, and the approval
 question shows its change first (``change_preview``), so a person sees the diff against what is
 there before saying yes. An existing text file keeps its encoding, BOM and CRLF breaks
-(``tools.file_text``); a new file is UTF-8.
+(``paicli.tools.file_text``); a new file is UTF-8.
 """
 
 from __future__ import annotations
@@ -13,11 +13,11 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from tools.base import PolicyError, failed
-from tools.common import bool_arg, str_arg
-from tools.diffs import change
-from tools.file_text import UTF8, Sniffed, TextFile, Unencodable, encode, read_text_file, round_trips
-from tools.policy.guards import PathGuard
+from paicli.tools.base import PolicyError, failed
+from paicli.tools.common import bool_arg, str_arg
+from paicli.tools.diffs import change
+from paicli.tools.file_text import UTF8, Sniffed, TextFile, Unencodable, encode, read_text_file, round_trips
+from paicli.tools.policy.guards import PathGuard
 
 MAX_WRITE_BYTES = 5 * 1024 * 1024  # reference (t): write_file / edit_file 5 MB cap
 MAX_LISTED_MATCH_LINES = 10  # enough lines for the model to locate ambiguous matches
@@ -38,7 +38,7 @@ class Planned:
 
 
 def change_preview(tool: str, args: dict[str, Any], root: Path) -> dict[str, Any] | None:
-    """The change a write_file or edit_file call would make (``tools.diffs.change``), for its
+    """The change a write_file or edit_file call would make (``paicli.tools.diffs.change``), for its
     approval question; None for another tool or a call that would fail."""
     plan = {"write_file": plan_write, "edit_file": plan_edit}.get(tool)
     if plan is None or not isinstance(args, dict):

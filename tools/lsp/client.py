@@ -17,10 +17,10 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Callable
 
-from tools.lsp.resolve import ServerCommand
+from paicli.tools.lsp.resolve import ServerCommand
 
 if TYPE_CHECKING:
-    from tools.sandbox.command import Launch
+    from paicli.tools.sandbox.command import Launch
 
 STARTING, READY, FAILED, STOPPED = "starting", "ready", "failed", "stopped"
 SETTLE, SETTLE_MOST = 0.3, 1.0  # seconds of quiet after an unversioned set (see ``diagnostics``)
@@ -211,7 +211,7 @@ class LanguageServer:
         """Open ``path`` (absolute) with ``text``, or send its new text; (uri, version)."""
         from lsprotocol import types as t
 
-        from tools.lsp.languages import language_id
+        from paicli.tools.lsp.languages import language_id
 
         uri = Path(path).as_uri()
         version = self.versions.get(uri, 0) + 1

@@ -23,17 +23,17 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Callable, Mapping, Sequence
 
-from tools.lsp.client import FAILED, READY, STARTING, STOPPED, LanguageServer, detached, quiet_pygls
-from tools.lsp.languages import BY_KEY, LANGUAGES, Language, language_of, root_of
-from tools.lsp.options import LspOptions
-from tools.lsp.report import FileReport, compare, problems
-from tools.lsp.resolve import Missing, ServerCommand, find_server
-from tools.lsp.sandboxed import confined
-from tools.sandbox.command import CommandSandbox
-from tools.sandbox.secrets import command_environment
+from paicli.tools.lsp.client import FAILED, READY, STARTING, STOPPED, LanguageServer, detached, quiet_pygls
+from paicli.tools.lsp.languages import BY_KEY, LANGUAGES, Language, language_of, root_of
+from paicli.tools.lsp.options import LspOptions
+from paicli.tools.lsp.report import FileReport, compare, problems
+from paicli.tools.lsp.resolve import Missing, ServerCommand, find_server
+from paicli.tools.lsp.sandboxed import confined
+from paicli.tools.sandbox.command import CommandSandbox
+from paicli.tools.sandbox.secrets import command_environment
 
 OFF = "off"  # a language a person turned off with /lsp
-# (argv, the descriptors it must inherit) -> argv on a leash to paicli (tools.leash)
+# (argv, the descriptors it must inherit) -> argv on a leash to paicli (paicli.tools.leash)
 Launcher = Callable[[list[str], tuple[int, ...]], list[str]]
 NOT_CONFINED = "{icon} 语言服务器不在沙箱中运行（{why}）"
 

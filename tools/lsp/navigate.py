@@ -21,7 +21,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from tools.lsp.report import utf16_column, utf16_units
+from paicli.tools.lsp.report import utf16_column, utf16_units
 
 DEFAULT_TIMEOUT = 10.0  # seconds a person waits for /graph's answer (a cold server included)
 

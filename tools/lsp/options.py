@@ -1,4 +1,4 @@
-"""What the user chose for language servers; ``paicli/settings.py`` fills it (issue 38).
+"""What the user chose for language servers; ``paicli/config/settings.py`` fills it (issue 38).
 
 Only the user's environment and ``$PAICLI_HOME/config.json`` set these, never a project's
 ``.env``: a repository must not pick the program paicli starts for its files.

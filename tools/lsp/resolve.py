@@ -21,8 +21,8 @@ from importlib.util import find_spec
 from pathlib import Path
 from typing import Any
 
-from tools.lsp.languages import Candidate, Language
-from tools.lsp.options import LspOptions
+from paicli.tools.lsp.languages import Candidate, Language
+from paicli.tools.lsp.options import LspOptions
 
 
 @dataclass(frozen=True)

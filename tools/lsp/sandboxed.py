@@ -13,7 +13,7 @@ its plugins, rust-analyzer runs build scripts, gopls runs ``go list``) and it ru
   copy-on-write layers and ``PAICLI_SANDBOX_WRITABLE`` roots outside the project, as for a command;
 - no network (``wrap`` gives none: no server needs it, and a hostile plugin must not call out);
 - secrets unreadable: what the sandbox hides from a command (``$PAICLI_HOME``, the memory and
-  audit folders, the credential stores of ``tools.sandbox.secrets``, the foreign sockets), and an
+  audit folders, the credential stores of ``paicli.tools.sandbox.secrets``, the foreign sockets), and an
   environment filtered as a command's (``command_environment``);
 - a server outlives nothing: bubblewrap's ``--die-with-parent`` and pid namespace end everything
   it started when it ends.
@@ -24,8 +24,8 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Mapping
 
-from tools.sandbox.command import OUTSIDE, REQUIRED_REFUSAL, CommandSandbox, Launch
-from tools.sandbox.secrets import command_environment
+from paicli.tools.sandbox.command import OUTSIDE, REQUIRED_REFUSAL, CommandSandbox, Launch
+from paicli.tools.sandbox.secrets import command_environment
 
 
 def confined(argv: list[str] | tuple[str, ...], root: Path, env: Mapping[str, str], sandbox: CommandSandbox,

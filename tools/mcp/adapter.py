@@ -11,9 +11,9 @@ from __future__ import annotations
 import json
 from typing import Any, Awaitable, Callable
 
-from tools.base import ToolContext, ToolSpec
-from tools.browser.facts import mcp_facts
-from tools.mcp.names import tool_name
+from paicli.tools.base import ToolContext, ToolSpec
+from paicli.tools.browser.facts import mcp_facts
+from paicli.tools.mcp.names import tool_name
 
 DEFAULT_DESCRIPTION = "MCP server 提供的外部工具"  # reference (t)
 CallFn = Callable[[str, str, dict[str, Any]], Awaitable[str]]

@@ -1,8 +1,8 @@
 """MCP server configuration: the shared ``{"mcpServers": {...}}`` shape, checked entry by entry.
 
-Two files (read by ``paicli.settings``): ``$PAICLI_HOME/mcp.json`` is the user's and trusted;
+Two files (read by ``paicli.config.settings``): ``$PAICLI_HOME/mcp.json`` is the user's and trusted;
 ``<project>/.mcp.json`` was written by whoever wrote the repository, so its servers start only
-after ``/mcp trust <name>`` (``tools.mcp.trust``). An entry is either
+after ``/mcp trust <name>`` (``paicli.tools.mcp.trust``). An entry is either
 ``{"command", "args"?, "env"?}`` (stdio) or ``{"type": "http", "url", "headers"?}`` (streamable
 HTTP). A bad entry costs one line naming the server and what to fix; the others still start.
 The file is JSON a stranger may have written: nothing here runs or trusts it.
@@ -16,7 +16,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from tools.mcp.names import server_name_problem
+from paicli.tools.mcp.names import server_name_problem
 
 HTTP_TYPES = frozenset({"http", "streamable-http", "streamable_http"})
 DEFAULT_STARTUP_WAIT = 8.0  # reference (x): PAICLI_MCP_STARTUP_WAIT_SECONDS
@@ -46,7 +46,7 @@ class ServerConfig:
 
 @dataclass(frozen=True)
 class McpSetup:
-    """What ``paicli.settings`` hands on: the servers, the lines about bad entries, the other MCP settings."""
+    """What ``paicli.config.settings`` hands on: the servers, the lines about bad entries, the other MCP settings."""
 
     servers: tuple[ServerConfig, ...] = ()
     problems: tuple[str, ...] = ()

@@ -22,8 +22,8 @@ from datetime import datetime
 from pathlib import Path
 from typing import Any, TextIO
 
-from tools.leash import leash_command
-from tools.mcp.config import ServerConfig
+from paicli.tools.leash import leash_command
+from paicli.tools.mcp.config import ServerConfig
 
 LOG_TAIL = 40  # lines /mcp logs shows
 

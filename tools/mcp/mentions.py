@@ -23,12 +23,12 @@ from dataclasses import dataclass, field
 
 from langchain_core.messages import HumanMessage
 
-from memory.context.offload import DEFAULT_THRESHOLD_CHARS
-from memory.context.rounds import MCP_RESOURCE, internal
-from tools.boundary import wrap_resource
-from tools.mcp.requests import Unavailable
-from tools.mcp.resources import read_resource
-from tools.mcp.servers import McpServers
+from paicli.memory.context.offload import DEFAULT_THRESHOLD_CHARS
+from paicli.memory.context.rounds import MCP_RESOURCE, internal
+from paicli.tools.boundary import wrap_resource
+from paicli.tools.mcp.requests import Unavailable
+from paicli.tools.mcp.resources import read_resource
+from paicli.tools.mcp.servers import McpServers
 
 # Not after a letter, digit, "." or "@" (me@host:... is an address); a URI is printable ASCII,
 # so Chinese text right after it ("看@srv:file:///x的内容") is not part of it.

@@ -1,6 +1,6 @@
 """A request on a running MCP server's session, as the modules that make one see it.
 
-``Sessions`` is the one method they need of ``tools.mcp.servers.McpServers`` (a protocol, so
+``Sessions`` is the one method they need of ``paicli.tools.mcp.servers.McpServers`` (a protocol, so
 ``resources`` and ``resource_tools`` do not import the servers' module, which imports them to
 offer a server's resource tools); ``Unavailable`` is the answer of a server that cannot serve one
 now.

@@ -12,8 +12,8 @@ from __future__ import annotations
 
 from typing import Any
 
-from tools.mcp.requests import Unavailable
-from tools.mcp.resources import list_resources
+from paicli.tools.mcp.requests import Unavailable
+from paicli.tools.mcp.resources import list_resources
 
 MAX_ENTRIES = 40  # per index: a server with thousands of resources must not fill the window
 MAX_FIELD = 120

@@ -13,10 +13,10 @@ from __future__ import annotations
 
 from typing import Any
 
-from tools.base import ToolContext, ToolSpec, ToolText, failed
-from tools.mcp.names import tool_name
-from tools.mcp.requests import Sessions, Unavailable
-from tools.mcp.resources import list_resources, read_resource
+from paicli.tools.base import ToolContext, ToolSpec, ToolText, failed
+from paicli.tools.mcp.names import tool_name
+from paicli.tools.mcp.requests import Sessions, Unavailable
+from paicli.tools.mcp.resources import list_resources, read_resource
 
 LIST = "list_resources"
 READ = "read_resource"

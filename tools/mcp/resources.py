@@ -1,7 +1,7 @@
 """What a running MCP server offers besides tools: its resources and prompts (reference u.1).
 
 ``/mcp resources`` and ``/mcp prompts`` list them; ``@server:uri`` mentions read one
-(``tools.mcp.mentions``). Each is one request on the server's live ``ClientSession``
+(``paicli.tools.mcp.mentions``). Each is one request on the server's live ``ClientSession``
 (``McpServers.on_session``), asked only when the server announced the capability at
 ``initialize``. The answers are the server's words, kept as plain data here; whoever prints
 them makes them safe for the terminal, whoever gives them to the model wraps them as data.
@@ -12,7 +12,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
-from tools.mcp.requests import Sessions, Unavailable
+from paicli.tools.mcp.requests import Sessions, Unavailable
 
 @dataclass(frozen=True)
 class Resource:

@@ -7,7 +7,7 @@ lists its tools through ``langchain_mcp_adapters.tools.load_mcp_tools`` and wait
 stopped. ``on_change`` receives the tool specs whenever a server becomes ready or goes away;
 the session swaps its tool table (one attribute assignment, so a reader sees the old table or
 the new one). A server that announced ``resources`` also gets the two resource tools
-(``tools.mcp.resource_tools``). A tool of a server that died stays advertised and answers
+(``paicli.tools.mcp.resource_tools``). A tool of a server that died stays advertised and answers
 ``MCP 工具调用失败: …`` with the fix (``/mcp restart``), so the model learns why.
 
 States: starting, ready, failed, untrusted (a project server not trusted for this entry),
@@ -30,12 +30,12 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Awaitable, Callable
 
-from tools.base import ToolSpec, ToolText, failed
-from tools.mcp.adapter import content_text, tool_spec
-from tools.mcp.config import McpSetup, ServerConfig
-from tools.mcp.connect import ServerLog, describe_error, open_session
-from tools.mcp.requests import Unavailable
-from tools.mcp.trust import TrustStore
+from paicli.tools.base import ToolSpec, ToolText, failed
+from paicli.tools.mcp.adapter import content_text, tool_spec
+from paicli.tools.mcp.config import McpSetup, ServerConfig
+from paicli.tools.mcp.connect import ServerLog, describe_error, open_session
+from paicli.tools.mcp.requests import Unavailable
+from paicli.tools.mcp.trust import TrustStore
 
 START_TIMEOUT = 30.0  # seconds a server has to answer initialize and tools/list
 CLOSE_WAIT = 3.0
@@ -102,7 +102,7 @@ class McpServers:
             errlog = await asyncio.to_thread(log.open)
             try:
                 async with open_session(state.config, self.root, errlog) as session:
-                    from tools.mcp.resource_links import keep_resource_links  # issue 39: links keep URI and name
+                    from paicli.tools.mcp.resource_links import keep_resource_links  # issue 39: links keep URI and name
 
                     tools = await load_mcp_tools(session, server_name=name, handle_tool_errors=False,
                                                  tool_interceptors=[keep_resource_links])
@@ -131,7 +131,7 @@ class McpServers:
             specs.setdefault(spec.name, spec)  # two names the same after sanitising: the first wins
         capabilities = state.session.get_server_capabilities() if state.session is not None else None
         if capabilities is not None and capabilities.resources is not None:
-            from tools.mcp.resource_tools import resource_specs
+            from paicli.tools.mcp.resource_tools import resource_specs
 
             for name, spec in resource_specs(state.config.name, self).items():
                 specs.setdefault(name, spec)  # the server's own tool of that name wins
@@ -208,7 +208,7 @@ class McpServers:
 
     def reconfigure(self, name: str, config: ServerConfig) -> None:
         """Start ``name`` again under another configuration (the browser's isolated and shared
-        modes, ``tools.browser.session``); blocks until the old one stopped (``CLOSE_WAIT``)."""
+        modes, ``paicli.tools.browser.session``); blocks until the old one stopped (``CLOSE_WAIT``)."""
         state = self.servers[name]
         self._stop(state)
         state.config = config

@@ -15,7 +15,7 @@ from pathlib import Path
 
 from filelock import FileLock
 
-from tools.mcp.config import ServerConfig
+from paicli.tools.mcp.config import ServerConfig
 
 
 class TrustStore:

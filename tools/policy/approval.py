@@ -5,7 +5,7 @@
 
 - ``auto`` (startup default, reference v.1 ``/hitl default``): file writes and edits run;
   ``execute_command`` goes to the auto reviewer first (``Ask(review=True)``, answered by
-  ``nodes.gate_tools`` with ``tools.policy.auto_review``); the person is asked only when the
+  ``paicli.nodes.gate_tools`` with ``paicli.tools.policy.auto_review``); the person is asked only when the
   reviewer escalates, or when there is no reviewer (Studio without one, tests). A command asking
   for the network or to leave the sandbox, ``revert_turn``, MCP tools and protected writes are
   never left to the reviewer: they ask the person.
@@ -19,7 +19,7 @@
 - ``revert_turn`` asks at every level, ``yes`` included, and "approve all" never covers it:
   without a terminal it is refused unless ``PAICLI_ALLOW_REVERT=yes`` (issue 29).
 
-Writes to protected paths (``tools.policy.protected_paths``) ask at every level but ``yes``, and an
+Writes to protected paths (``paicli.tools.policy.protected_paths``) ask at every level but ``yes``, and an
 earlier "approve all" of the tool does not cover them, as the reference's sensitive-page
 writes are exempt from approve-all (v.1). The question carries a ``notice`` naming the path and
 why it is protected; a rejection repeats it, so a ``-p`` run without a terminal tells the model
@@ -37,17 +37,17 @@ import json
 from dataclasses import dataclass
 from typing import Any
 
-from tools.policy.decision import Allow, Ask, Decision, Deny
+from paicli.tools.policy.decision import Allow, Ask, Decision, Deny
 
-from tools.mcp.names import server_of
-from tools.sandbox.flags import command_flags
-from tools.specs import facts_of, known_tools
+from paicli.tools.mcp.names import server_of
+from paicli.tools.sandbox.flags import command_flags
+from paicli.tools.specs import facts_of, known_tools
 
 __all__ = ["Allow", "Ask", "Decision", "Deny", "Unclear", "approval_key", "approval_request", "approved_before", "asking_tools", "covered",
            "decide", "read_answer"]
 
 # Which tools ask, and their danger and risk texts (reference v.1, v.3), are facts on each
-# tool's spec (tools.specs, read through tools.facts.facts_of); MCP tools' are derived from
+# tool's spec (paicli.tools.specs, read through paicli.tools.facts.facts_of); MCP tools' are derived from
 # their prefix there.
 PROTECTED_DANGER = "🔴 高危"  # so the dialog wants an explicit y, as for a command
 # Beyond the reference (paicli issue 23, item 5): protected writes after external content.
@@ -76,8 +76,8 @@ APPROVED_ALL = "approve_all"  # the approver of a call an earlier "approve all" 
 def decide(tool: str, args: dict[str, Any], level: str, approved_all: frozenset[str] | set[str] = frozenset(),
            protected: str | None = None, external: bool = False, allow_revert: bool = False,
            network_granted: bool = False, host_network: bool = False) -> Decision:
-    """``protected`` is the notice of a write to a protected path (``tools.policy.protected_paths``);
-    ``external``: the session has read web or MCP content (``tools.policy.external_context``);
+    """``protected`` is the notice of a write to a protected path (``paicli.tools.policy.protected_paths``);
+    ``external``: the session has read web or MCP content (``paicli.tools.policy.external_context``);
     ``allow_revert``: PAICLI_ALLOW_REVERT=yes; ``network_granted``: PAICLI_SANDBOX_NETWORK=on
     already gives every command network, so ``network: true`` asks for nothing more;
     ``host_network``: a network command would use the host's network (no slirp4netns), which only

@@ -5,7 +5,7 @@ One JSON line per call in ``<dir>/audit-YYYY-MM-DD.jsonl``; the caller resolves 
 ``timestamp, tool, args, outcome (allow|deny|error|cancelled), reason, approver, durationMs`` and an
 optional ``metadata`` object. ``args`` are the arguments that ran; when the user edited them, the
 model's proposal is ``metadata.proposedArgs`` (issue 26). A write's or an edit's change is
-``metadata.change`` (lines added and removed, sizes, hashes: ``tools.diffs.summary``; issue 41),
+``metadata.change`` (lines added and removed, sizes, hashes: ``paicli.tools.diffs.summary``; issue 41),
 and a call an earlier "approve all" answered has ``approver`` ``approve_all``. ``cancelled``: Ctrl-C while the call
 was put to the user, or while it ran. Every text field is sanitised, then cut to 1 000 characters.
 
@@ -30,7 +30,7 @@ from datetime import datetime
 from pathlib import Path
 from typing import Any, TextIO
 
-from tools.specs import facts_of
+from paicli.tools.specs import facts_of
 
 MAX_FIELD_CHARS = 1000  # reference v.7
 TRUNCATED = "...(truncated)"  # reference v.7

@@ -10,7 +10,7 @@ allowed" with their own reason. Allows are cached per ``tool + "\\0" + args`` un
 text changes. The guards (and the sandbox) still check an allowed call when it runs.
 
 Which calls come here and what a refusal turns into is decided by the approval level
-(``tools.policy.approval``) and the gate (``nodes.gate_tools``); this module only asks the model.
+(``paicli.tools.policy.approval``) and the gate (``paicli.nodes.gate_tools``); this module only asks the model.
 """
 
 from __future__ import annotations
@@ -24,7 +24,7 @@ from typing import Any, Callable
 from langchain_core.language_models import BaseChatModel
 from langchain_core.messages import HumanMessage, SystemMessage
 
-from memory.tokens import text_of
+from paicli.memory.tokens import text_of
 
 REVIEW_TIMEOUT = 20.0  # reference v.2: seconds; the call in flight is cancelled
 MAX_REQUEST_CHARS = 2_000  # reference v.2: the user's request sent to the reviewer

@@ -5,8 +5,8 @@
 that the exposure filter and ``authorize`` (tools/policy/turn.py) read.
 
 The browser part (intent NONE / READ / INTERACT and the flags of o.3: existing context, tab
-management, connect / disconnect / status requests) is ``tools.browser.intent``'s; the
-exposure rules that read it (o.4 rule 4) are ``tools.browser.rules``'.
+management, connect / disconnect / status requests) is ``paicli.tools.browser.intent``'s; the
+exposure rules that read it (o.4 rule 4) are ``paicli.tools.browser.rules``'.
 """
 
 from __future__ import annotations
@@ -14,9 +14,9 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
-from tools.browser.intent import INTERACT, NONE, READ, BrowserTurn, browser_turn  # noqa: F401 (re-exported)
-from tools.specs import facts_of
-from tools.urls import extract_urls
+from paicli.tools.browser.intent import INTERACT, NONE, READ, BrowserTurn, browser_turn  # noqa: F401 (re-exported)
+from paicli.tools.specs import facts_of
+from paicli.tools.urls import extract_urls
 
 # reference o.3: EXPLICIT_NO_WEB, as written.
 EXPLICIT_NO_WEB = re.compile(
@@ -75,7 +75,7 @@ class TurnClass:
     web_forbidden: bool = False  # explicit_no_web or headline_only or a local text transform
     grounded_urls: frozenset[str] = frozenset()  # normalised URLs of the submitted text
     explicit_memory_requested: bool = False
-    browser: BrowserTurn = BrowserTurn()  # the browser intent and flags (tools.browser.intent)
+    browser: BrowserTurn = BrowserTurn()  # the browser intent and flags (paicli.tools.browser.intent)
 
     @property
     def browser_intent(self) -> str:  # NONE | READ | INTERACT

@@ -2,7 +2,7 @@
 
 The reference matches regular expressions against the whole command line, so ``rm -r -f ~``,
 ``r''m -rf ~`` or ``cd ~ && rm -rf ./*`` pass and ``echo "rm -rf ~" > notes.txt`` is refused.
-Here each rule looks at the simple commands ``tools.policy.shell_parse`` found, by command name,
+Here each rule looks at the simple commands ``paicli.tools.policy.shell_parse`` found, by command name,
 flags in any spelling, and targets resolved against the directory they run in. The refusal
 texts are the reference's; the rules it lacks have their own.
 
@@ -26,8 +26,8 @@ from __future__ import annotations
 
 import os
 
-from tools.policy.shell_parse import DECODED, Doubt, Parsed
-from tools.policy.shell_words import INTERPRETERS, SHELLS, Simple, Word, find_starts, reads_script_from_stdin
+from paicli.tools.policy.shell_parse import DECODED, Doubt, Parsed
+from paicli.tools.policy.shell_words import INTERPRETERS, SHELLS, Simple, Word, find_starts, reads_script_from_stdin
 
 # reference (v.6): the denial texts
 SUDO = "禁止 sudo 提权"

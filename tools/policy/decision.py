@@ -1,6 +1,6 @@
 """What happens to one tool call: the one set of decision types (reference o.5, v.1, v.4, v.7).
 
-``nodes.core.policy.decide`` returns one of these per call, once per iteration: the turn policy
+``paicli.nodes.core.policy.decide`` returns one of these per call, once per iteration: the turn policy
 may ``Deny``, the approval level may ``Ask``, everything else is an ``Allow``. The gate turns
 each ``Ask`` into the user's ``Allow`` or ``Deny``; execution runs the ``Allow``s and answers the
 ``Deny``s with their text. ``approver`` and ``reason`` are what the audit log records (v.7).

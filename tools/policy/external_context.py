@@ -14,9 +14,9 @@ from __future__ import annotations
 
 from typing import Any
 
-from tools.policy.classify import WEB_COMMAND, command_of, has_explicit_remember_intent
-from tools.sandbox.flags import command_flags
-from tools.specs import facts_of
+from paicli.tools.policy.classify import WEB_COMMAND, command_of, has_explicit_remember_intent
+from paicli.tools.sandbox.flags import command_flags
+from paicli.tools.specs import facts_of
 
 MAX_RECORDED_SOURCES = 8  # reference o.1
 WEB_COMMAND_SOURCE = "execute_command(curl/wget)"  # reference o.1

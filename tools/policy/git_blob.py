@@ -13,7 +13,7 @@ import hashlib
 import os
 import subprocess
 
-from tools.sandbox.own import child_environment, git
+from paicli.tools.sandbox.own import child_environment, git
 
 GIT_TIMEOUT = 2.0  # seconds; the guard runs before every command
 MAX_BYTES = 32 * 1024 * 1024  # a larger file is not hashed: it stays fresh

@@ -1,8 +1,8 @@
 """PathGuard and CommandGuard: the built-in refusals no approval can override (v.4).
 
-CommandGuard parses the command (``tools.policy.shell_parse``) and judges each simple command
-(``tools.policy.command_rules``), then reads the shell scripts it runs and judges them the same
-way (``tools.policy.scripts``). What bashlex cannot parse falls back to the reference's text rules,
+CommandGuard parses the command (``paicli.tools.policy.shell_parse``) and judges each simple command
+(``paicli.tools.policy.command_rules``), then reads the shell scripts it runs and judges them the same
+way (``paicli.tools.policy.scripts``). What bashlex cannot parse falls back to the reference's text rules,
 and is refused outright when it names a command the rules watch: a check that cannot read
 the command must not let it through under ``--yes`` (there is nobody to ask then).
 A script a command runs is judged as strictly only when it is fresh (written since this process
@@ -18,13 +18,13 @@ import re
 import shlex
 from pathlib import Path
 
-from tools.base import PolicyError
-from tools.policy.command_rules import refusal
-from tools.policy.script_files import PROCESS_STARTED
-from tools.policy.scripts import script_refusal
-from tools.policy.shell_parse import Doubt, parse
-from tools.policy.shell_words import SHELLS
-from tools.policy.protected_paths import notice, protected_write
+from paicli.tools.base import PolicyError
+from paicli.tools.policy.command_rules import refusal
+from paicli.tools.policy.script_files import PROCESS_STARTED
+from paicli.tools.policy.scripts import script_refusal
+from paicli.tools.policy.shell_parse import Doubt, parse
+from paicli.tools.policy.shell_words import SHELLS
+from paicli.tools.policy.protected_paths import notice, protected_write
 
 
 class PathGuard:
@@ -108,7 +108,7 @@ class CommandGuard:
     def refusal(cls, command: str, root: str, home: str | None, started: float = PROCESS_STARTED) -> str | None:
         """Why ``command``, run in ``root``, is refused, or None. Reads the scripts it runs, so
         it blocks: the tool calls it in a worker thread. A script changed at or after ``started``
-        is fresh (see ``tools.policy.script_files``)."""
+        is fresh (see ``paicli.tools.policy.script_files``)."""
         normalized = " ".join(command.split())
         if cls.rules[_FORK_BOMB][1].search(normalized):
             return cls.rules[_FORK_BOMB][0]

@@ -19,7 +19,7 @@ import socket
 from collections.abc import Awaitable, Callable, Iterable
 from urllib.parse import SplitResult, urlsplit
 
-from tools.urls import WEB_SCHEMES
+from paicli.tools.urls import WEB_SCHEMES
 
 IPAddress = ipaddress.IPv4Address | ipaddress.IPv6Address
 Resolver = Callable[[str, int], Awaitable[list[str]]]

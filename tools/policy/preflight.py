@@ -3,7 +3,7 @@
 PaiCLI runs PathGuard and CommandGuard inside the tool, after the approval question (reference
 v.4 step 3), so ``rm -rf ~`` first shows the 🔴 question and is refused only after a ``y``, and
 the audit log then reads as an approved call that failed. paicli runs the same guards while it
-decides the call (``nodes.core.policy.decide``): a call they refuse is a ``Deny`` with the
+decides the call (``paicli.nodes.core.policy.decide``): a call they refuse is a ``Deny`` with the
 guard's own ``🛡️ 策略拒绝: <reason>`` text, approver ``policy``, and nobody is asked.
 
 The tools still run their guards when they execute: the user may have edited the arguments at the
@@ -20,12 +20,12 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
-from tools.base import PolicyError
-from tools.common import str_arg
-from tools.policy.guards import CommandGuard, PathGuard
-from tools.specs import facts_of
+from paicli.tools.base import PolicyError
+from paicli.tools.common import str_arg
+from paicli.tools.policy.guards import CommandGuard, PathGuard
+from paicli.tools.specs import facts_of
 
-REFUSED = "🛡️ 策略拒绝: {}"  # the text the tool itself gives for a PolicyError (tools.registry)
+REFUSED = "🛡️ 策略拒绝: {}"  # the text the tool itself gives for a PolicyError (paicli.tools.registry)
 
 
 def guard_refusal(tool: str, args: Any, root: str | Path) -> str | None:

@@ -28,7 +28,7 @@ from __future__ import annotations
 import os
 from typing import Any
 
-from tools.specs import facts_of
+from paicli.tools.specs import facts_of
 
 
 # Why each is protected, shown in the approval dialog and in a refusal the model reads.

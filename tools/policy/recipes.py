@@ -1,5 +1,5 @@
 """The shell command lines ``make`` and ``npm``/``yarn``/``pnpm`` would run, read from the
-Makefile or package.json, for the command guard (``tools.policy.scripts`` judges them).
+Makefile or package.json, for the command guard (``paicli.tools.policy.scripts`` judges them).
 
 Pure functions over the file's text. ``npm_commands`` returns ``(line number, command text)``
 pairs, ``make_commands`` ``((file, line number), command text)`` (file ``""``: the Makefile, else

@@ -3,20 +3,20 @@
 ``bash F``, ``sh -- F``, ``source F`` / ``. F`` run F as a shell script; ``./F`` or ``dir/F``
 does when F starts with a shell shebang or has none (bash then runs it itself); so do the hooks
 in ``git -c core.hooksPath=DIR``. ``make`` runs its Makefile's recipes and ``npm``/``yarn``/
-``pnpm`` the scripts of the nearest package.json (``tools.policy.recipes`` says which lines).
+``pnpm`` the scripts of the nearest package.json (``paicli.tools.policy.recipes`` says which lines).
 Other interpreters (``python x.py``, ``node x.js``) and compiled programs are not read.
 
 A script is **fresh** when it was written or changed since this process started (its mtime or
 ctime is at or after ``PROCESS_STARTED``; the ctime cannot be set back, so ``touch -d`` does not
 hide a rewrite) or when it is not there yet. One exception: when only the ctime is that recent
 (``chmod +x gradlew``, a ``chown``, a rename; or a write hidden by ``touch -d``), a file whose
-content is byte for byte its entry in the git index is pre-existing (``tools.policy.git_blob``).
+content is byte for byte its entry in the git index is pre-existing (``paicli.tools.policy.git_blob``).
 A model could still write a script, ``git add`` it and back-date it: three deliberate steps, and
 the script still gets the rules for what it certainly does. A recent mtime is never excused by
 git (``git add`` alone is easy). A fresh script is what a model could have written
 to slip past the guard: it gets every rule, and what the guard cannot tell is refused. A
 script that was already there (**pre-existing**: the repository's ``./gradlew``, the machine's
-``~/.nvm/nvm.sh``) is refused only for what it certainly does (``tools.policy.scripts``); one
+``~/.nvm/nvm.sh``) is refused only for what it certainly does (``paicli.tools.policy.scripts``); one
 outside the project is not even read. A fresh one outside the project is refused unread.
 
 This module touches the file system: ``CommandGuard.check`` runs in a worker thread.
@@ -29,11 +29,11 @@ import os
 import stat
 from dataclasses import dataclass
 
-from tools.base import PROCESS_STARTED  # noqa: F401 (the guards read it here; see the note below)
-from tools.policy.command_rules import inside, location
-from tools.policy.git_blob import matches_index
-from tools.policy.shell_parse import Doubt
-from tools.policy.shell_words import SHELLS, STDIN_NAMES, Simple, Word, getopt, git_settings, script_file, shell_operand
+from paicli.tools.base import PROCESS_STARTED  # noqa: F401 (the guards read it here; see the note below)
+from paicli.tools.policy.command_rules import inside, location
+from paicli.tools.policy.git_blob import matches_index
+from paicli.tools.policy.shell_parse import Doubt
+from paicli.tools.policy.shell_words import SHELLS, STDIN_NAMES, Simple, Word, getopt, git_settings, script_file, shell_operand
 
 # PROCESS_STARTED is taken when the tools' base module is first imported, before any tool can
 # run: in `paicli -p`, the REPL and the Studio server alike it predates every file a tool wrote,
@@ -77,7 +77,7 @@ class Run:
 
     path: str  # absolute, symlinks resolved, inside the project
     shown: str  # relative to the project root, for messages
-    how: str  # also "make" (a Makefile) and "npm" (a package.json): see tools.policy.recipes
+    how: str  # also "make" (a Makefile) and "npm" (a package.json): see paicli.tools.policy.recipes
     cwd: str | None  # the script runs in its caller's directory, not its own
     home: str | None
     fresh: bool  # judged strictly: see the module's docstring

@@ -1,7 +1,7 @@
 """CommandGuard reads the shell scripts a command runs and judges them line by line.
 
 ``write_file("clean.sh", "rm -rf ~")`` then ``bash clean.sh`` would otherwise slip past a guard
-that only reads the command line. Each script a command runs (``tools.policy.script_files``)
+that only reads the command line. Each script a command runs (``paicli.tools.policy.script_files``)
 is parsed like a command, in the caller's directory, and every top-level command in it gets
 the same rules; scripts that run scripts are followed up to MAX_DEPTH. A refusal names the
 script and the line: ``禁止 rm -rf 删除全盘或用户目录（脚本 clean.sh 第 1 行: rm -rf ~）``.
@@ -26,12 +26,12 @@ import re
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 
-from tools.base import PolicyError
-from tools.policy.command_rules import FORK_BOMB, judge, location, piped_script
-from tools.policy.recipes import MAX_INCLUDES, include_names, make_commands, npm_commands
-from tools.policy.script_files import Refused, Run, read, runs
-from tools.policy.shell_parse import Doubt, Parsed, parse
-from tools.policy.shell_words import Simple, Word
+from paicli.tools.base import PolicyError
+from paicli.tools.policy.command_rules import FORK_BOMB, judge, location, piped_script
+from paicli.tools.policy.recipes import MAX_INCLUDES, include_names, make_commands, npm_commands
+from paicli.tools.policy.script_files import Refused, Run, read, runs
+from paicli.tools.policy.shell_parse import Doubt, Parsed, parse
+from paicli.tools.policy.shell_words import Simple, Word
 
 MAX_DEPTH = 3  # scripts running scripts; a deeper fresh one is refused, a pre-existing one not read
 LINE_CHARS = 60  # how much of the refused line the message quotes
@@ -118,7 +118,7 @@ def _judge_part(run: Run, text: str, part: Parsed, start: int, j: _Judge, depth:
 
 def _judge_recipes(run: Run, text: str, j: _Judge, depth: int) -> None:
     """The command lines a Makefile (and the files it includes) or a package.json runs
-    (``tools.policy.recipes``), each judged like a line of a script in its file, in the
+    (``paicli.tools.policy.recipes``), each judged like a line of a script in its file, in the
     directory make / npm runs it; a line is judged strictly when its own file is fresh."""
     files = {"": (run, text)}
     try:

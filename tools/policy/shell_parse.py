@@ -26,10 +26,10 @@ import shlex
 from dataclasses import dataclass, field, replace
 from typing import Any
 
-from tools.base import PolicyError
-from tools.policy.shell_quote import expand
-from tools.policy.shell_quote import heredoc as read_heredoc
-from tools.policy.shell_words import (SHELLS, STDIN_NAMES, STDIN_SCRIPTS, Simple, Word, has_braces, literal_output,
+from paicli.tools.base import PolicyError
+from paicli.tools.policy.shell_quote import expand
+from paicli.tools.policy.shell_quote import heredoc as read_heredoc
+from paicli.tools.policy.shell_words import (SHELLS, STDIN_NAMES, STDIN_SCRIPTS, Simple, Word, has_braces, literal_output,
                                       script_file, script_source, trap_action, unwrap)
 
 

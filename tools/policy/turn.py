@@ -5,7 +5,7 @@ Pure functions on plain data, for the ``gate_tools`` / ``execute_tools`` nodes:
 - ``classify`` (tools/policy/classify.py) reads the submitted text once per turn;
 - ``expose`` picks the tool names advertised to the model (o.4);
 - ``authorize`` judges one call (o.5): ``None`` when no rule objects, else a
-  ``tools.policy.decision.Deny`` whose text is the tool result
+  ``paicli.tools.policy.decision.Deny`` whose text is the tool result
   ``🛡️ 工具调用已拒绝 [<CODE>]: <message>``; HITL is never asked about it (v.4);
 - ``add_discovered`` is the observe step (o.6).
 
@@ -13,11 +13,11 @@ URL authority: a web_fetch, browser or network-command URL must come from the su
 text or from the structured results of a ``web_search`` in the same turn. Prose URLs in
 tool output never grant anything.
 
-Browser tools are those whose facts say ``web="browser"`` (``tools.browser.facts``: paicli's
+Browser tools are those whose facts say ``web="browser"`` (``paicli.tools.browser.facts``: paicli's
 ``browser_*`` tools and the tools of a browser MCP server, set by the MCP adapter). Which of them
-the model sees (o.4 rule 4) and the browser rules of o.5 (4 and 5) are ``tools.browser.rules``';
+the model sees (o.4 rule 4) and the browser rules of o.5 (4 and 5) are ``paicli.tools.browser.rules``';
 what this branch of the turn established in the browser (o.6) comes in as a
-``tools.browser.rules.BrowserState``. Other MCP tools are exposed like built-ins.
+``paicli.tools.browser.rules.BrowserState``. Other MCP tools are exposed like built-ins.
 """
 
 from __future__ import annotations
@@ -27,14 +27,14 @@ import re
 from collections.abc import Iterable
 from typing import Any
 
-from tools.browser import rules as browser_rules
-from tools.browser.names import NAVIGATION, is_history_navigation
-from tools.browser.rules import BrowserState
-from tools.policy.decision import Deny
-from tools.policy.external_context import blocks_automatic_memory
-from tools.policy.classify import NETWORK_COMMAND, WEB_COMMAND, TurnClass, classify, command_of
-from tools.specs import facts_of
-from tools.urls import extract_urls, normalize_url
+from paicli.tools.browser import rules as browser_rules
+from paicli.tools.browser.names import NAVIGATION, is_history_navigation
+from paicli.tools.browser.rules import BrowserState
+from paicli.tools.policy.decision import Deny
+from paicli.tools.policy.external_context import blocks_automatic_memory
+from paicli.tools.policy.classify import NETWORK_COMMAND, WEB_COMMAND, TurnClass, classify, command_of
+from paicli.tools.specs import facts_of
+from paicli.tools.urls import extract_urls, normalize_url
 
 __all__ = [
     "NETWORK_COMMAND", "TurnClass", "WEB_COMMAND", "add_discovered", "authorize", "classify",

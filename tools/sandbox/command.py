@@ -17,10 +17,10 @@ from functools import cached_property, lru_cache
 from pathlib import Path
 from typing import Callable, Mapping
 
-from tools.sandbox import bwrap, seatbelt
-from tools.sandbox.layout import Layout, cache_layer, data_dir, layout, prepare
-from tools.sandbox.options import MODES, SandboxOptions
-from tools.sandbox.sweep import Before, before, undo
+from paicli.tools.sandbox import bwrap, seatbelt
+from paicli.tools.sandbox.layout import Layout, cache_layer, data_dir, layout, prepare
+from paicli.tools.sandbox.options import MODES, SandboxOptions
+from paicli.tools.sandbox.sweep import Before, before, undo
 
 __all__ = ["MODES", "CommandSandbox", "Launch", "Mechanism", "SandboxOptions", "SandboxState", "Unavailable",
            "find_mechanism"]
@@ -74,7 +74,7 @@ def find_mechanism() -> Mechanism | Unavailable:
 
 def find_network():
     """slirp4netns (with nsenter and ip), or None: then a network command uses the host's network."""
-    from tools.sandbox.network import find_helper
+    from paicli.tools.sandbox.network import find_helper
 
     return find_helper()
 
@@ -135,7 +135,7 @@ class Launch:
         self.fds = ()
         if self._helper is None or len(self._mine) < 2:
             return
-        from tools.sandbox.network import attach, read_info
+        from paicli.tools.sandbox.network import attach, read_info
 
         info, block = self._mine
         try:
@@ -150,7 +150,7 @@ class Launch:
         self.close()
         if self.plan is None or self.seen is None:
             return ""
-        from tools.sandbox.explain import explain  # its patterns only after a sandboxed command (issue 30)
+        from paicli.tools.sandbox.explain import explain  # its patterns only after a sandboxed command (issue 30)
 
         removed = undo(self.plan, self.seen)
         return explain(self.plan, output, removed, network=self.how == NETWORK, command=self.command, ok=ok)
@@ -247,14 +247,14 @@ class CommandSandbox:
             raise RuntimeError(REQUIRED_REFUSAL.format(why=self.why_outside() or getattr(found, "why", "")))
         import shlex
 
-        from tools.sandbox.secrets import command_environment
+        from paicli.tools.sandbox.secrets import command_environment
 
         return self._sandboxed(found, list(argv), root, command_environment(env), False, session,
                                "exec " + shlex.join(argv), read_only=read_only)
 
     def _sandboxed(self, found: Mechanism, argv: list[str], root: Path, env: Mapping[str, str], network: bool,
                    session: str, command: str, *, read_only: bool = False) -> Launch:
-        from tools.sandbox import own
+        from paicli.tools.sandbox import own
 
         # paicli's own data directory, made before it can be mounted read-only: swept instead, it
         # would take with it what a parallel Plan task's offloader wrote there meanwhile. Empty,
@@ -273,8 +273,8 @@ class CommandSandbox:
             seen = None if read_only else before(plan)
             return Launch(seatbelt.argv(plan, command, network), NETWORK if network else SANDBOXED, plan, seen,
                           command, env)
-        from tools.sandbox import seccomp
-        from tools.sandbox.sockets import bound_paths
+        from paicli.tools.sandbox import seccomp
+        from paicli.tools.sandbox.sockets import bound_paths
 
         plan = layout(root, env, self.settings, session, copy_on_write=self._copy_on_write(found.path, str(root)),
                       sockets=bound_paths(), read_only=read_only)
@@ -300,7 +300,7 @@ class CommandSandbox:
                 mine = [info_r, block_w]
             else:
                 how = HOST
-                from tools.sandbox import landlock
+                from paicli.tools.sandbox import landlock
 
                 preexec = landlock.restrict_scopes if landlock.available() else None
         args = bwrap.argv(found.path, plan, argv, network=how, seccomp_fd=sc, info_fd=info_w, block_fd=block_r,
@@ -328,7 +328,7 @@ class CommandSandbox:
         home = source.get("HOME") or ""
         shown = tuple(_tilde(str(p), home) for p in (*plan.writable, *plan.caches)) + ("/tmp", "/var/tmp")
         hidden = tuple(_tilde(str(p), home) for p in (*plan.hidden, *plan.masked))[:8]
-        from tools.sandbox import seccomp
+        from paicli.tools.sandbox import seccomp
 
         kind = getattr(found, "kind", "bwrap")
         return SandboxState(True, getattr(found, "label", ""), "", shown, "on" if self.settings.network else "off",
@@ -336,7 +336,7 @@ class CommandSandbox:
 
 
 def _resolv(options: SandboxOptions) -> str:
-    from tools.sandbox.network import RESOLV_CONF
+    from paicli.tools.sandbox.network import RESOLV_CONF
 
     path = os.path.join(data_dir(options), "resolv.conf")
     try:

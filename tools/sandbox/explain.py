@@ -7,7 +7,7 @@ from __future__ import annotations
 import re
 from pathlib import Path
 
-from tools.sandbox.layout import Layout, rule_for
+from paicli.tools.sandbox.layout import Layout, rule_for
 
 # "touch: cannot touch '/x': Read-only file system", "bash: /x: Read-only file system",
 # "[Errno 30] Read-only file system: '/x'", "rm: cannot remove 'PAI.md': Device or resource busy"

@@ -177,7 +177,7 @@ class Tracked:
 
 
 def _read_index(top: str) -> tuple[tuple[str, ...], tuple[str, ...]]:
-    from tools.sandbox.own import child_environment, git
+    from paicli.tools.sandbox.own import child_environment, git
 
     try:
         done = subprocess.run([git(), "--no-optional-locks", "-c", "core.fsmonitor=false", "-c",

@@ -12,10 +12,10 @@ undoes what a command created at a protected path, ``prepare`` makes the directo
   sandbox reads (so a ``~/.cargo/bin/git`` or a line in ``~/.nvm/nvm.sh`` never reaches a later
   shell, paicli or git).
 - Empty: the host's temp dirs, ``/run`` (runtime and socket directories), ``$PAICLI_HOME`` and
-  paicli's memory and audit folders, the credential stores (``tools.sandbox.secrets``), every
-  Unix socket still visible (``tools.sandbox.sockets``).
+  paicli's memory and audit folders, the credential stores (``paicli.tools.sandbox.secrets``), every
+  Unix socket still visible (``paicli.tools.sandbox.sockets``).
 - Read-only: everything else; inside the project ``PAI.md``, ``.mcp.json``, ``.env*``, CI workflows,
-  ``.paicli/`` and all of ``.git`` but what git writes (``tools.sandbox.gitdirs``), and the
+  ``.paicli/`` and all of ``.git`` but what git writes (``paicli.tools.sandbox.gitdirs``), and the
   interpreter paicli runs on when it lives inside a writable root.
 - ``read_only`` (a language server, issue 38): the whole project is read-only, mounted after every
   writable root that holds it, and no ``PAICLI_SANDBOX_WRITABLE`` root inside it stays writable;
@@ -34,9 +34,9 @@ from dataclasses import dataclass, field
 from functools import lru_cache
 from pathlib import Path
 
-from tools.sandbox import gitdirs
-from tools.sandbox.options import SandboxOptions
-from tools.sandbox.secrets import CREDENTIAL_PATHS, SYSTEM_SECRETS
+from paicli.tools.sandbox import gitdirs
+from paicli.tools.sandbox.options import SandboxOptions
+from paicli.tools.sandbox.secrets import CREDENTIAL_PATHS, SYSTEM_SECRETS
 
 # Regenerable toolchain caches under HOME (issue 24): a sandbox that breaks `./gradlew test` gets switched off.
 HOME_CACHES = (".cache", ".npm", ".yarn", ".pnpm-store", ".cargo", ".rustup", "go", ".gradle", ".m2", ".gem",
@@ -173,7 +173,7 @@ def layout(root: Path, env: dict[str, str], options: SandboxOptions = SandboxOpt
     """``env``: the command's environment (HOME, TMPDIR); ``copy_on_write``: the caches get a
     persistent per-project layer (False: writes vanish with the command, where the data folder's
     file system cannot hold an overlay layer); ``sockets``: bound socket paths
-    (``tools.sandbox.sockets.bound_paths``), masked where still visible; ``read_only``: the
+    (``paicli.tools.sandbox.sockets.bound_paths``), masked where still visible; ``read_only``: the
     project as a whole cannot be written (a language server, ``CommandSandbox.wrap``)."""
     top = str(root)
     home = env.get("HOME") or ""
@@ -223,7 +223,7 @@ def layout(root: Path, env: dict[str, str], options: SandboxOptions = SandboxOpt
         writable = _existing_dirs([top, *extra])
     for path in writable:
         mounts.append(Mount("bind", path, path))
-    # 5. Protected paths of the project: .git (tools.sandbox.gitdirs), PAI.md and the rest; or,
+    # 5. Protected paths of the project: .git (paicli.tools.sandbox.gitdirs), PAI.md and the rest; or,
     # read-only, the project itself, mounted after every writable root that may hold it.
     protected, missing, pinned, guarded = [], [], set(), []
     nested, seen_nested, linked, git_dir = [], set(), [], ""
@@ -318,7 +318,7 @@ def _protected(top: str, root: Path, tracked: gitdirs.Tracked | None, protected:
 
 
 def _visible_sockets(paths: set[str], gone: list[str], shown: list[str], masked: list[str]) -> list[str]:
-    from tools.sandbox.sockets import visible
+    from paicli.tools.sandbox.sockets import visible
 
     found = []
     for path in visible(paths, ()):

@@ -10,7 +10,7 @@ host's other addresses, not its Unix sockets. slirp4netns rather than pasta: Deb
 drops root to ``nobody`` and then cannot join a root-owned namespace, and slirp4netns's
 ``--ready-fd``/``--exit-fd`` fit bwrap's descriptors. Where slirp4netns (or ``nsenter``/``ip``)
 is missing a network command asks for a typed y to use the host's network
-(``tools.policy.approval``), and says so.
+(``paicli.tools.policy.approval``), and says so.
 """
 
 from __future__ import annotations
@@ -23,7 +23,7 @@ import time
 from dataclasses import dataclass, field
 from functools import lru_cache
 
-from tools.sandbox.own import child_environment, program
+from paicli.tools.sandbox.own import child_environment, program
 
 GUEST_DNS = "10.0.2.3"  # slirp4netns's resolver inside the namespace (it forwards to the host's)
 RESOLV_CONF = f"nameserver {GUEST_DNS}\n"

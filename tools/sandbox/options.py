@@ -1,4 +1,4 @@
-"""The user's sandbox choices (``paicli/settings.py`` fills them, never from a project's .env)."""
+"""The user's sandbox choices (``paicli/config/settings.py`` fills them, never from a project's .env)."""
 
 from __future__ import annotations
 

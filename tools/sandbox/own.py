@@ -4,7 +4,7 @@ sandboxed command can write, and they run without paicli's key or database URL.
 
 A command that plants ``~/.cargo/bin/git`` (first on PATH where rustup is installed) must not
 have paicli's next snapshot run it unsandboxed. The caches are copy-on-write inside the sandbox
-(``tools.sandbox.layout``), so nothing lands there; this module is the second line: a PATH entry
+(``paicli.tools.sandbox.layout``), so nothing lands there; this module is the second line: a PATH entry
 that is relative, a temp dir, a toolchain cache, the project or a ``PAICLI_SANDBOX_WRITABLE``
 root is skipped, whatever the sandbox mechanism.
 """
@@ -16,7 +16,7 @@ import shutil
 import threading
 from typing import Iterable, Mapping
 
-from tools.sandbox.secrets import command_environment
+from paicli.tools.sandbox.secrets import command_environment
 
 _lock = threading.Lock()
 _found: dict[str, str | None] = {}

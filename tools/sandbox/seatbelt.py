@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import os
 
-from tools.sandbox.layout import PROTECTED, TEMP_DIRS, Layout
+from paicli.tools.sandbox.layout import PROTECTED, TEMP_DIRS, Layout
 
 SANDBOX_EXEC = "/usr/bin/sandbox-exec"
 # Inside a writable cache, what a later shell or build runs: never writable.

@@ -15,7 +15,7 @@ what reaches past the sandbox's namespaces or its capability drop:
 
 Unix sockets are not blocked: a command's own test server, ``socketpair`` and multiprocessing
 need them, and BPF cannot see which path a ``connect()`` names. The file system view keeps
-foreign sockets away instead (``tools.sandbox.sockets``). Where libseccomp is missing the
+foreign sockets away instead (``paicli.tools.sandbox.sockets``). Where libseccomp is missing the
 sandbox runs without the filter and ``/context`` says so.
 """
 

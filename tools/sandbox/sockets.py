@@ -9,7 +9,7 @@ namespace's Unix sockets with the path they were bound to (``/proc/<pid>/net/uni
 sandbox mounts ``/dev/null`` over each path it can still see, so ``connect()`` meets a character
 device and fails. Abstract sockets (``@name``) belong to a network namespace: a sandbox has its
 own (``--unshare-net``, or slirp4netns's), and under host networking Landlock's
-``LANDLOCK_SCOPE_ABSTRACT_UNIX_SOCKET`` cuts them (``tools.sandbox.landlock``).
+``LANDLOCK_SCOPE_ABSTRACT_UNIX_SOCKET`` cuts them (``paicli.tools.sandbox.landlock``).
 """
 
 from __future__ import annotations

@@ -17,8 +17,8 @@ import os
 from dataclasses import dataclass
 from pathlib import Path
 
-from tools.sandbox import gitdirs
-from tools.sandbox.layout import GIT_RULE, Layout, env_files, nested_candidates, rule_for
+from paicli.tools.sandbox import gitdirs
+from paicli.tools.sandbox.layout import GIT_RULE, Layout, env_files, nested_candidates, rule_for
 
 
 @dataclass(frozen=True)

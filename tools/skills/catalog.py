@@ -19,7 +19,7 @@ from pathlib import Path
 
 import yaml
 
-BUILTIN_DIR = Path(__file__).parent / "builtin"
+BUILTIN_DIR = Path(__file__).resolve().parent / "builtin"  # resolved once (paicli/tools is a symlink in a checkout)
 SKILL_FILE = "SKILL.md"
 SOURCES = ("builtin", "user", "project")  # lowest priority first
 MAX_SKILL_BYTES = 1024 * 1024  # a SKILL.md is instructions, not data; a bigger one is a mistake

@@ -20,9 +20,9 @@ from pathlib import Path
 
 from langchain_core.messages import BaseMessage, HumanMessage, ToolMessage
 
-from memory.context.rounds import SKILL_INJECTION, internal, internal_kind
-from tools.boundary import wrap
-from tools.skills.limits import BODY_LIMIT
+from paicli.memory.context.rounds import SKILL_INJECTION, internal, internal_kind
+from paicli.tools.boundary import wrap
+from paicli.tools.skills.limits import BODY_LIMIT
 
 MARKER = "[PAICLI_SKILL_INJECTION]"
 INTRO = "以下是刚才 load_skill 加载的 Skill 指引，请按指引继续当前任务。"

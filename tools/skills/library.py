@@ -13,10 +13,10 @@ import threading
 from dataclasses import dataclass
 from pathlib import Path
 
-from prompts import PromptSources, load_resource
-from tools.skills.catalog import BUILTIN_DIR, Skill, find, scan_all, source_dirs
-from tools.skills.limits import DEFAULT_BUDGET
-from tools.skills.state import SkillState, StateFile
+from paicli.prompts import PromptSources, load_resource
+from paicli.tools.skills.catalog import BUILTIN_DIR, Skill, find, scan_all, source_dirs
+from paicli.tools.skills.limits import DEFAULT_BUDGET
+from paicli.tools.skills.state import SkillState, StateFile
 
 
 @dataclass(frozen=True)

@@ -1,6 +1,6 @@
 """The ``load_skill`` tool (reference t, s.6).
 
-``load_skill(name)`` asks for the skill's body to be injected (``tools.skills.injection``) and
+``load_skill(name)`` asks for the skill's body to be injected (``paicli.tools.skills.injection``) and
 answers with a confirmation; ``offset`` continues a body that was cut. An untrusted project
 skill is not injected: its body comes back as this call's result, inside the untrusted-data
 boundary like any file. ``file=`` reads a file of the skill's directory (``references/…``) the
@@ -12,12 +12,12 @@ from __future__ import annotations
 from pathlib import Path, PurePosixPath
 from typing import Any
 
-from tools.base import PolicyError, ToolContext, ToolSpec, ToolText, failed
-from tools.common import int_arg, str_arg
-from tools.skills.catalog import SKILL_FILE
-from tools.skills.injection import ARTIFACT_KEY, confirmation, continuation_hint, cut, section
-from tools.skills.library import Listed, SkillLibrary
-from tools.skills.limits import BODY_LIMIT
+from paicli.tools.base import PolicyError, ToolContext, ToolSpec, ToolText, failed
+from paicli.tools.common import int_arg, str_arg
+from paicli.tools.skills.catalog import SKILL_FILE
+from paicli.tools.skills.injection import ARTIFACT_KEY, confirmation, continuation_hint, cut, section
+from paicli.tools.skills.library import Listed, SkillLibrary
+from paicli.tools.skills.limits import BODY_LIMIT
 
 FILE_LIMIT = 20_000  # characters of a skill file per call; `offset` reads on
 MAX_FILE_BYTES = 5 * 1024 * 1024

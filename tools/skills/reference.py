@@ -18,7 +18,7 @@ reference is silent:
 - **Append** separates entries with a blank line; **overwrite** writes a temporary file in the
   same directory, fsyncs it and renames it over the old one, so a reader sees old or new.
 
-Whether the call may run (approval, external content) is the policy's: ``tools.policy``.
+Whether the call may run (approval, external content) is the policy's: ``paicli.tools.policy``.
 """
 
 from __future__ import annotations
@@ -32,10 +32,10 @@ from typing import Any
 
 from filelock import FileLock, Timeout
 
-from tools.base import PolicyError, ToolContext, ToolSpec, failed
-from tools.common import bool_arg, str_arg
-from tools.skills.library import SkillLibrary
-from tools.specs import SAVE_SKILL_REFERENCE
+from paicli.tools.base import PolicyError, ToolContext, ToolSpec, failed
+from paicli.tools.common import bool_arg, str_arg
+from paicli.tools.skills.library import SkillLibrary
+from paicli.tools.specs import SAVE_SKILL_REFERENCE
 
 TOOL = "save_skill_reference"
 REFERENCES = "references"

@@ -18,7 +18,7 @@ from pathlib import Path
 
 from filelock import FileLock
 
-from memory.errors import PaicliError
+from paicli.memory.errors import PaicliError
 
 STATE_FILE = "skills.json"
 

@@ -18,7 +18,7 @@ import subprocess
 from dataclasses import dataclass
 from pathlib import Path
 
-from tools.sandbox.own import git as git_program, safe_path
+from paicli.tools.sandbox.own import git as git_program, safe_path
 
 PINNED = (
     "core.hooksPath=/dev/null", "core.excludesFile=/dev/null", "core.fsmonitor=false",

@@ -1,4 +1,4 @@
-"""The turn snapshots' settings (``paicli/settings.py`` fills them); no imports, so settings stay light."""
+"""The turn snapshots' settings (``paicli/config/settings.py`` fills them); no imports, so settings stay light."""
 
 from __future__ import annotations
 

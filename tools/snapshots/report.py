@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from tools.snapshots.store import Restore, describe, size_text
+from paicli.tools.snapshots.store import Restore, describe, size_text
 
 SHOWN_PATHS = 20  # per kind; the rest is counted
 

@@ -2,7 +2,7 @@
 
 It restores the working tree to the snapshot taken before the N-th most recent run, after
 recording the tree as it is, so the user can undo it with ``/restore 1``. Whether it may run is
-the policy's (``tools.policy.approval``): asked every time, never covered by "approve all", and
+the policy's (``paicli.tools.policy.approval``): asked every time, never covered by "approve all", and
 refused under ``--yes`` without a terminal unless ``PAICLI_ALLOW_REVERT=yes``.
 """
 
@@ -10,11 +10,11 @@ from __future__ import annotations
 
 from typing import Any
 
-from tools.base import ToolContext, ToolSpec, failed
-from tools.common import int_arg
-from tools.specs import REVERT_TURN
-from tools.snapshots.report import change_lines
-from tools.snapshots.store import Label, SnapshotError, TurnSnapshots
+from paicli.tools.base import ToolContext, ToolSpec, failed
+from paicli.tools.common import int_arg
+from paicli.tools.specs import REVERT_TURN
+from paicli.tools.snapshots.report import change_lines
+from paicli.tools.snapshots.store import Label, SnapshotError, TurnSnapshots
 
 TOOL = "revert_turn"
 FAIL = "恢复快照失败: "  # reference t

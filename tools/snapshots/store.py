@@ -37,8 +37,8 @@ from typing import Any
 
 from filelock import FileLock, Timeout
 
-from tools.snapshots.git import Git, GitError, init_bare, nul_join, nul_list
-from tools.snapshots.options import SnapshotOptions
+from paicli.tools.snapshots.git import Git, GitError, init_bare, nul_join, nul_list
+from paicli.tools.snapshots.options import SnapshotOptions
 
 INPUT_CHARS = 80  # of the input's first line, in a label
 RESTORE_MODE = "restore"

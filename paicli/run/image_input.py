@@ -2,7 +2,7 @@
 image path (what a terminal types when a file is dropped on it, quoted or not), become
 ``image_url`` parts of the user's message, for a model with vision.
 
-The path rules and size limit are ``tools.images``': only a file inside the project, at most
+The path rules and size limit are ``paicli.tools.images``': only a file inside the project, at most
 5 MB, a real png/jpeg/gif/webp/bmp. Each image that cannot go gets one line saying why, and the
 text goes on without it; a model without vision gets one line instead of the images, never a
 request the provider would refuse with a 400. The message's text stays exactly what was typed
@@ -16,8 +16,8 @@ import re
 from pathlib import Path
 from typing import Any
 
-from tools.base import PolicyError
-from tools.images import Image, ImageError, is_image_path, load_image
+from paicli.tools.base import PolicyError
+from paicli.tools.images import Image, ImageError, is_image_path, load_image
 
 MENTION = re.compile(r"(?<![\w@])@image:(\"[^\"]+\"|'[^']+'|\S+)")
 # A pasted path, as a terminal types a dropped file: quoted, or starting with / ~ ./ ../, on its

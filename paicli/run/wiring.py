@@ -10,23 +10,23 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
-from memory.longterm.enrichment import Enricher, model_proposer
-from nodes.core.background import Background
-from nodes.core.state import Deps
-from paicli.models import make_chat_model, make_review_model
-from paicli.settings import Settings
-from prompts import PromptSources, load_resource
-from tools.base import WebOptions
-from tools.builtin.code_search import code_index_specs
-from tools.policy.audit import AuditLog
-from tools.policy.auto_review import REVIEW_TIMEOUT, AutoReviewer
-from tools.registry import BUILTIN_TOOLS
-from tools.sandbox.command import CommandSandbox
-from tools.skills.library import SkillLibrary
-from tools.skills.load import load_skill_spec
-from tools.skills.reference import save_skill_reference_spec
-from tools.snapshots.revert import revert_turn_spec
-from tools.snapshots.store import TurnSnapshots, snapshot_home
+from paicli.memory.longterm.enrichment import Enricher, model_proposer
+from paicli.nodes.core.background import Background
+from paicli.nodes.core.state import Deps
+from paicli.run.models import make_chat_model, make_review_model
+from paicli.config.settings import Settings
+from paicli.prompts import PromptSources, load_resource
+from paicli.tools.base import WebOptions
+from paicli.tools.builtin.code_search import code_index_specs
+from paicli.tools.policy.audit import AuditLog
+from paicli.tools.policy.auto_review import REVIEW_TIMEOUT, AutoReviewer
+from paicli.tools.registry import BUILTIN_TOOLS
+from paicli.tools.sandbox.command import CommandSandbox
+from paicli.tools.skills.library import SkillLibrary
+from paicli.tools.skills.load import load_skill_spec
+from paicli.tools.skills.reference import save_skill_reference_spec
+from paicli.tools.snapshots.revert import revert_turn_spec
+from paicli.tools.snapshots.store import TurnSnapshots, snapshot_home
 
 
 def search_term_enricher(settings: Settings, deps: Deps) -> Enricher:
@@ -86,9 +86,9 @@ def make_deps(settings: Settings, *, auto_extract: bool, skills: SkillLibrary | 
 
 
 def attach_browser(deps: Deps, browser: Any) -> None:
-    """Issue 40: the session's browser (``tools.browser.session.BrowserSession``) and its
+    """Issue 40: the session's browser (``paicli.tools.browser.session.BrowserSession``) and its
     ``browser_*`` tools; before ``attach_mcp``, which then watches the browser server's tools."""
-    from tools.browser.tools import browser_specs
+    from paicli.tools.browser.tools import browser_specs
 
     deps.browser = browser
     deps.tools = {**deps.tools, **browser_specs(browser)}
@@ -115,8 +115,8 @@ def make_language_servers(settings: Settings, sandbox: CommandSandbox) -> Any:
         return None
     import os
 
-    from tools.leash import leash_command
-    from tools.lsp.manager import LanguageServers
+    from paicli.tools.leash import leash_command
+    from paicli.tools.lsp.manager import LanguageServers
 
     def on_leash(argv: list[str], fds: tuple[int, ...]) -> list[str]:
         # PR_SET_PDEATHSIG fires when the *thread* that started the server ends: only the main

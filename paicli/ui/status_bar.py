@@ -3,7 +3,7 @@
 It is drawn only while the prompt waits for input: streamed answers and approval questions are
 printed with no toolbar on screen, so it never draws over them. Its figures are taken after each
 turn (and after each command): the model, the next request's estimate against the window, the
-last turn's input/output/cached tokens, its estimated cost (``paicli.prices``; a model without a
+last turn's input/output/cached tokens, its estimated cost (``paicli.config.prices``; a model without a
 price shows none), the approval level, the turn's time, the session mode, MCP servers ready/total
 and skills enabled/total. ``PAICLI_STATUS_BAR=off`` hides it. Reference u.4's ``phase`` is left
 out: drawn only at the prompt, the bar could only ever say ``idle``.
@@ -20,8 +20,8 @@ from typing import TYPE_CHECKING, Any
 
 from rich.cells import cell_len
 
-from paicli.context_view import tokens
-from paicli.terminal import visible
+from paicli.ui.context_view import tokens
+from paicli.ui.terminal import visible
 
 if TYPE_CHECKING:
     from paicli.app import App

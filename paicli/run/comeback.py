@@ -68,7 +68,7 @@ def has_ledger(history: Path, session_id: str) -> bool:
 
 def unfinished_mode(saver: Any, session_id: str) -> str | None:
     """The mode of the session's run that did not end, read from ``saver`` (the ledger)."""
-    from memory.ledger.namespaced import NamespacedSaver
+    from paicli.memory.ledger.namespaced import NamespacedSaver
 
     for mode in RUN_MODES:
         found = NamespacedSaver(saver, mode).get_tuple({"configurable": {"thread_id": session_id,
@@ -84,7 +84,7 @@ def startup_line(home: Path, history: Path, project_root: Path, session: str | N
     sid = newest_session(home, project_root) if session is None else session
     if sid is None or not has_ledger(history, sid):
         return None
-    from memory.ledger.saver import JsonlLedgerSaver
+    from paicli.memory.ledger.saver import JsonlLedgerSaver
 
     mode = unfinished_mode(JsonlLedgerSaver(history), sid)
     return (STARTUP if session is None else NAMED).format(sid=sid, mode=mode) if mode else None

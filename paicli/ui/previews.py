@@ -1,7 +1,7 @@
 """What a command printed and what an edit changed, shown under the call (issue 26 "show,
 don't paraphrase"): folded and bounded, so a long output or file costs a few lines on screen.
 Plain functions on the call's arguments and its result text; the printer makes them inert
-(``paicli.terminal``)."""
+(``paicli.ui.terminal``)."""
 
 from __future__ import annotations
 
@@ -47,9 +47,9 @@ def _saved(printed: dict[str, Any]) -> str:
 
 
 def change_lines(record: dict[str, Any], limit: int, indent: str = "    ") -> list[str]:
-    """A change (``tools.diffs``): its summary line, then at most ``limit`` diff lines and the
+    """A change (``paicli.tools.diffs``): its summary line, then at most ``limit`` diff lines and the
     count of those left out."""
-    from tools.diffs import shown, summary
+    from paicli.tools.diffs import shown, summary
 
     body, left = shown(record, limit)
     lines = [f"{indent}⎿ {summary(record)}", *(f"{indent}│ {_cut(line)}" for line in body)]

@@ -9,7 +9,7 @@ adds or overrides entries under ``"providers"`` with the same shape, field by fi
                             "model": "m-1", "models": {"m-1": {"window": 64000, "vision": true}}}}}
 
 A model's window sets every compaction threshold (reference b); one the catalog does not list gets
-the default window (128K) and the user is told so once. Pure data and parsing: ``paicli.settings``
+the default window (128K) and the user is told so once. Pure data and parsing: ``paicli.config.settings``
 reads the files and raises.
 """
 
@@ -20,7 +20,7 @@ from dataclasses import dataclass, field
 from importlib import resources
 from typing import Any
 
-from paicli.prices import Price, price_problem
+from paicli.config.prices import Price, price_problem
 
 DEFAULT_WINDOW = 128_000  # reference (b): when nothing is known of the model
 SEARCH_KINDS = ("zhipu", "serpapi", "searxng")  # web_search's back ends (tools/builtin/search_providers.py)

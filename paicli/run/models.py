@@ -8,14 +8,14 @@ Final answers are sent without their reasoning, as the reference's delivery view
 
 Every past tool call goes out with a JSON-object arguments string and a name: servers such as
 Kimi, vLLM and llama.cpp reject the whole request otherwise, and a session stored before refused
-calls were kept as ``{}`` (``nodes.guards.cutoff``) may still hold a cut-off call's raw text.
+calls were kept as ``{}`` (``paicli.nodes.guards.cutoff``) may still hold a cut-off call's raw text.
 
 Cached input tokens are read in every provider's spelling, and Kimi's streamed usage in
-``choices[0].usage`` is read too, counted once (``paicli.cache_usage``).
+``choices[0].usage`` is read too, counted once (``paicli.run.cache_usage``).
 
 Retries: the openai client retries 408/409/429/5xx and connection errors with exponential
 backoff, honouring ``Retry-After``; 400 and 401 are never retried. We set the count, and its
-clients say each retry as it waits (``paicli.retries``, issue 41).
+clients say each retry as it waits (``paicli.run.retries``, issue 41).
 
 TLS: every client of the process shares one context, made as the openai SDK makes its own
 (``_tls_context``). Left to itself the SDK loads the CA bundle for each model's sync and async
@@ -35,9 +35,9 @@ from langchain_core.messages import AIMessage, AIMessageChunk
 from langchain_core.outputs import ChatGenerationChunk
 from langchain_deepseek import ChatDeepSeek
 
-from nodes.guards.cutoff import NAMELESS, REFUSED_ARGUMENTS
-from paicli.cache_usage import CHOICE_USAGE, StreamUsage, choice_usage, record_cache_read, response_usage
-from paicli.settings import Settings
+from paicli.nodes.guards.cutoff import NAMELESS, REFUSED_ARGUMENTS
+from paicli.run.cache_usage import CHOICE_USAGE, StreamUsage, choice_usage, record_cache_read, response_usage
+from paicli.config.settings import Settings
 
 MAX_RETRIES = 3  # reference (x): LLM retry, 3 attempts for 408/429/5xx
 REQUEST_TIMEOUT = 300.0  # seconds for one streamed completion
@@ -165,7 +165,7 @@ def make_chat_model(settings: Settings, model: str | None = None, **overrides: A
     # The SDK's own clients and defaults, with the process's one TLS context.
     options.setdefault("http_client", openai.DefaultHttpxClient(verify=_tls_context()))
     options.setdefault("http_async_client", openai.DefaultAsyncHttpxClient(verify=_tls_context()))
-    from paicli.retries import clients
+    from paicli.run.retries import clients
 
     return ReasoningChatModel(**options, **clients(options))
 

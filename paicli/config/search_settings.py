@@ -9,16 +9,16 @@ named explicitly but not configured is a setting to fix. With none, ``web_search
 and the system prompt says there is no web search (``prompts/tools/no-web-search.md``); the
 choice is made once per session, so the tool list and the prompt stay the same from turn to turn.
 The URLs (``PAICLI_SERPAPI_URL``, ``PAICLI_ZHIPU_SEARCH_URL``) decide where queries and the key go,
-so a project's ``.env`` may set none of these (``paicli.credentials``).
+so a project's ``.env`` may set none of these (``paicli.config.credentials``).
 """
 
 from __future__ import annotations
 
 from collections.abc import Callable
 
-from paicli.catalog import Catalog
-from paicli.feature_settings import ConfigError
-from tools.base import SearchService
+from paicli.config.catalog import Catalog
+from paicli.config.feature_settings import ConfigError
+from paicli.tools.base import SearchService
 
 SEARCH_KEYS = ("PAICLI_SERPAPI_KEY", "SERPAPI_API_KEY")  # kept from commands' environment too
 CHOICES = ("auto", "zhipu", "serpapi", "searxng", "off")

@@ -11,10 +11,10 @@ from __future__ import annotations
 import asyncio
 from typing import Any
 
-from tools.policy.audit import is_audited
+from paicli.tools.policy.audit import is_audited
 
 APPROVE_ALL = "approve_all"
-PLAN_REVIEW_KIND = "plan_review"  # nodes.plan.review.PLAN_REVIEW_KIND (not imported: the REPL starts light)
+PLAN_REVIEW_KIND = "plan_review"  # paicli.nodes.plan.review.PLAN_REVIEW_KIND (not imported: the REPL starts light)
 
 
 CANCELLED_REASON = "审批时被 Ctrl-C 取消"
@@ -34,7 +34,7 @@ async def ask_audited(ui: Any, request: Any, audit: Any = None) -> Any:
 
 class Answers:
     def __init__(self, ui: Any, audit: Any = None):
-        self.ui, self.audit = ui, audit  # audit: tools.policy.audit.AuditLog, for cancelled questions
+        self.ui, self.audit = ui, audit  # audit: paicli.tools.policy.audit.AuditLog, for cancelled questions
         self.approved_all: set[str] = set()
 
     async def answer_all(self, interrupts: list[Any]) -> dict[str, Any]:

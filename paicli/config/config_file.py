@@ -12,7 +12,7 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
-from paicli.feature_settings import ConfigError
+from paicli.config.feature_settings import ConfigError
 
 
 def update_config(home: Path, change: Callable[[dict[str, Any]], None]) -> Path:

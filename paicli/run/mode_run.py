@@ -1,16 +1,16 @@
 """Running a Plan (or Team) graph for a session: the CLI side the two modes share. The run
-itself goes through the driver every mode shares (``paicli.driver``).
+itself goes through the driver every mode shares (``paicli.run.driver``).
 
 - **Where it lives.** The mode's graph is compiled over the session's ledger under a namespace
-  of its own (``memory.ledger.namespaced``): a run belongs to the session (same file, the same
+  of its own (``paicli.memory.ledger.namespaced``): a run belongs to the session (same file, the same
   turn lock), its lines say ``mode: plan`` and ``actor: planner`` (the graph) or
   ``task:<id>`` (``graphs/unit.py``), and the ReAct conversation is not touched.
 - **Interrupts.** A run may stop on several at once (parallel tasks asking for approval, or the
-  plan review). They are answered one at a time (``paicli.answers``) and resumed together.
+  plan review). They are answered one at a time (``paicli.run.answers``) and resumed together.
 - **Unfinished runs.** A run cut short (Ctrl-C, ``kill -9``) is still pending in the ledger:
   ``unfinished`` says so and ``run(None, …)`` finishes it; LangGraph re-runs only the tasks that
   had not finished, each from its last checkpoint (Q11).
-- **What the units do (issue 26).** ``paicli.driver.UnitWatcher``: each task's or step's tool
+- **What the units do (issue 26).** ``paicli.run.driver.UnitWatcher``: each task's or step's tool
   calls and failed results are shown as ReAct's, prefixed with its id, the running units feed one
   live status line, and every model call of the run counts in the closing token line.
 - **Handoff (Q20).** A finished run leaves the goal and its result in the ReAct conversation, so
@@ -25,11 +25,11 @@ from typing import Any
 
 from langchain_core.messages import AIMessage, HumanMessage
 
-from memory.ledger.namespaced import NamespacedSaver
-from paicli.answers import Answers
-from paicli.driver import UnitWatcher, drive
+from paicli.memory.ledger.namespaced import NamespacedSaver
+from paicli.run.answers import Answers
+from paicli.run.driver import UnitWatcher, drive
 from paicli.modes import ModeSpec
-from paicli.render import RunLine
+from paicli.ui.render import RunLine
 
 HANDOFF_CHARS = 4000  # Q20: the result left in the ReAct conversation, cut to this
 CANCELLED_STATUS = "cancelled"

@@ -16,7 +16,7 @@ _NAMED: list[str] = []  # the database the process opened, named without its pas
 
 
 def remember(url: str) -> None:
-    """``paicli.database.open_database``: the database later failures are named after."""
+    """``paicli.run.database.open_database``: the database later failures are named after."""
     _NAMED[:] = [describe(url)]
 
 

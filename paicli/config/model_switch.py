@@ -4,7 +4,7 @@ A switch changes the endpoint, the key and the model together, and everything th
 model: the window (so every compaction threshold, reference b), the light model unless the user
 named one for this provider, the auto reviewer's model (reference v.2: it follows the session's
 model unless PAICLI_AUTO_CLASSIFIER_MODEL names one for the same provider) and the prices. The
-session then rebuilds its clients and drops session-memory summaries (``paicli.session``).
+session then rebuilds its clients and drops session-memory summaries (``paicli.run.session``).
 
 A target is ``<provider>/<model>`` when the part before the first ``/`` is a catalog provider;
 anything else is a model id on the current endpoint (ids such as ``Qwen/Qwen3-8B`` stay whole).
@@ -15,10 +15,10 @@ from __future__ import annotations
 from dataclasses import replace
 from typing import Any
 
-from paicli.catalog import Catalog, ProviderInfo
-from paicli.feature_settings import ConfigError
+from paicli.config.catalog import Catalog, ProviderInfo
+from paicli.config.feature_settings import ConfigError
 
-Settings = Any  # paicli.settings.Settings (which does not import this module)
+Settings = Any  # paicli.config.settings.Settings (which does not import this module)
 
 
 def split_target(catalog: Catalog, target: str, current: str) -> tuple[str, str]:

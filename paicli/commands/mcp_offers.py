@@ -13,9 +13,9 @@ from __future__ import annotations
 
 from typing import Any
 
-from paicli.terminal import visible
-from tools.mcp.requests import Unavailable
-from tools.mcp.resources import get_prompt, list_prompts, list_resources, list_templates
+from paicli.ui.terminal import visible
+from paicli.tools.mcp.requests import Unavailable
+from paicli.tools.mcp.resources import get_prompt, list_prompts, list_resources, list_templates
 
 MAX_FIELD = 200  # characters of one server-written field on a listing line
 

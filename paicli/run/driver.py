@@ -3,8 +3,8 @@
 watcher, answers the interrupts the graph stopped on and resumes it with ``Command(resume)``
 until it ends. What differs between modes is only what the watcher does with what it sees
 (:class:`TurnWatcher` for the conversation, :class:`UnitWatcher` for a run of units) and how
-interrupts are answered (one question each, or ``paicli.answers.Answers`` with the plan review).
-A ReAct turn is :func:`run_turn` here; a Plan or Team run is ``paicli.mode_run.ModeRun``.
+interrupts are answered (one question each, or ``paicli.run.answers.Answers`` with the plan review).
+A ReAct turn is :func:`run_turn` here; a Plan or Team run is ``paicli.run.mode_run.ModeRun``.
 
 Graph steps are saved before the next one starts (``durability="sync"``), so a killed process
 loses at most the graph step that was running.
@@ -20,8 +20,8 @@ from typing import Any, Awaitable, Callable, Protocol
 from langchain_core.messages import AIMessage, AIMessageChunk, HumanMessage, ToolMessage
 from langgraph.types import Command
 
-from memory.tokens import text_of
-from paicli.answers import ask_audited
+from paicli.memory.tokens import text_of
+from paicli.run.answers import ask_audited
 
 Answer = Callable[[list[Any]], Awaitable[dict[str, Any]]]
 
@@ -50,14 +50,14 @@ class TurnResult:
 
 
 class Conversation(Protocol):
-    """What a ReAct turn reads of the session (``paicli.session.Session``, which imports this module)."""
+    """What a ReAct turn reads of the session (``paicli.run.session.Session``, which imports this module)."""
 
     graph: Any
     deps: Any
-    mcp: Any  # tools.mcp.servers.McpServers, or None
-    stats: Any  # paicli.session.TokenStats
+    mcp: Any  # paicli.tools.mcp.servers.McpServers, or None
+    stats: Any  # paicli.run.session.TokenStats
     external_sources: tuple[str, ...]
-    settings: Any  # paicli.settings.Settings: the model's vision, the project root (images)
+    settings: Any  # paicli.config.settings.Settings: the model's vision, the project root (images)
 
     @property
     def config(self) -> dict[str, Any]: ...
@@ -110,8 +110,8 @@ async def run_turn(session: Conversation, text: str, ui: TurnUI) -> TurnResult:
 
 
 def image_content(session: Any, text: str, ui: TurnUI) -> Any:
-    """The user's message content with the images it attaches (``paicli.image_input``, issue 39)."""
-    from paicli.image_input import attach
+    """The user's message content with the images it attaches (``paicli.run.image_input``, issue 39)."""
+    from paicli.run.image_input import attach
 
     settings = session.settings
     content, notes = attach(text, settings.project_root, settings.model_info.vision, settings.model)
@@ -122,11 +122,11 @@ def image_content(session: Any, text: str, ui: TurnUI) -> Any:
 
 async def user_messages(mcp: Any, text: str, ui: TurnUI, content: Any = None) -> list[Any]:
     """The user's message as typed (``content``: with its images), then the MCP resources it
-    mentions (``tools.mcp.mentions``)."""
+    mentions (``paicli.tools.mcp.mentions``)."""
     content = text if content is None else content
     if mcp is None:  # no servers: a mention is just text, and no MCP module is imported
         return [HumanMessage(content)]
-    from tools.mcp.mentions import expand, expansion_message
+    from paicli.tools.mcp.mentions import expand, expansion_message
 
     expansion = await expand(text, mcp)
     for warning in expansion.warnings:
@@ -180,7 +180,7 @@ class TurnWatcher:
             return
         reasoning = chunk.additional_kwargs.get("reasoning_content")
         if isinstance(reasoning, str) and reasoning and hasattr(self.ui, "reasoning"):
-            self.ui.reasoning(reasoning)  # issue 39: shown as it arrives, dimmed (paicli.thinking)
+            self.ui.reasoning(reasoning)  # issue 39: shown as it arrives, dimmed (paicli.ui.thinking)
         if chunk.content:
             self.ui.token(text_of(chunk))
 
@@ -238,13 +238,13 @@ class UnitWatcher:
     stream_modes = ["updates", "custom"]
 
     def __init__(self, ui: Any, result: Any, role: str = "plan"):
-        self.ui, self.result, self.role = ui, result, role  # role: whose reasoning a unit's is (paicli.thinking)
+        self.ui, self.result, self.role = ui, result, role  # role: whose reasoning a unit's is (paicli.ui.thinking)
         self.units: dict[str, str] = {}  # a unit's namespace (its node's checkpoint_ns) -> its id
 
     def _reasoning(self, message: AIMessage, unit: str) -> None:
         reasoning = message.additional_kwargs.get("reasoning_content")
         if isinstance(reasoning, str) and reasoning.strip() and hasattr(self.ui, "reasoning_block"):
-            from paicli.thinking import label_for
+            from paicli.ui.thinking import label_for
 
             self.ui.reasoning_block(reasoning, label_for(self.role, unit))
 
@@ -270,7 +270,7 @@ class UnitWatcher:
         if isinstance(data.get("usage"), dict):  # a model call outside any unit (the Plan planner)
             count_usage(data["usage"], self.result)
         if isinstance(data.get("reasoning"), str) and hasattr(ui, "reasoning_block"):  # a planner's or reviewer's
-            from paicli.thinking import label_for
+            from paicli.ui.thinking import label_for
 
             ui.reasoning_block(data["reasoning"], label_for(str(data.get("role") or "planner"), data.get("name")))
 

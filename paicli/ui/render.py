@@ -12,11 +12,11 @@ from typing import Any, TextIO
 from rich.status import Status
 from rich.text import Text
 
-from paicli.terminal import SafeConsole, visible
-from paicli.thinking import CONVERSATION, ThinkingView
+from paicli.ui.terminal import SafeConsole, visible
+from paicli.ui.thinking import CONVERSATION, ThinkingView
 
-from tools.boundary import unwrap
-from tools.specs import facts_of
+from paicli.tools.boundary import unwrap
+from paicli.tools.specs import facts_of
 
 EMPTY_ANSWER = "⚠️ 模型返回了空回复"  # a turn that ends without text is not an answer
 # Issue 26: an approval nobody can answer (``-p`` without a terminal or ``--yes``) is refused
@@ -46,7 +46,7 @@ def group_lines(calls: list[dict[str, Any]]) -> list[str]:
     lines: list[str] = []
     for name, members in groups.items():
         if facts_of(name).web == "browser":  # issue 40: a browser call is its action and page, one line each
-            from tools.browser.display import browser_line
+            from paicli.tools.browser.display import browser_line
 
             lines += [browser_line(name, c.get("args")) for c in members]
             continue
@@ -105,7 +105,7 @@ class Renderer:
         self.previews = previews  # a command's output, an edit's diff under the call (-p: --verbose)
         self._calls: dict[str, dict[str, Any]] = {}  # call id -> the call, for its preview
         self.read_line = read_line  # async (prompt) -> str | None, for approval questions
-        self.read_plan_review = read_plan_review  # the same, with the plan review's keys bound (paicli.plan_review.KEYS)
+        self.read_plan_review = read_plan_review  # the same, with the plan review's keys bound (paicli.ui.plan_review.KEYS)
         # Everything shown here comes from the model or a tool: SafeConsole makes it inert.
         self.out = SafeConsole(file=out or sys.stdout, soft_wrap=True)
         self.err = SafeConsole(file=err or sys.stderr, soft_wrap=True)
@@ -211,7 +211,7 @@ class Renderer:
         self.waiting()
 
     def _preview(self, message: Any, prefix: str) -> list[str]:
-        from paicli.previews import command_preview, edit_preview
+        from paicli.ui.previews import command_preview, edit_preview
 
         call = self._calls.pop(message.tool_call_id, None) or {}
         name = call.get("name") or message.name
@@ -224,7 +224,7 @@ class Renderer:
         return [f"  {prefix}↳ {key_param(call.get('args'))}", *lines] if lines else []
 
     async def approve(self, request: dict[str, Any]) -> Any:
-        from paicli.approve import ask_approval
+        from paicli.ui.approve import ask_approval
 
         self.thinking.close()
         self.stop_waiting()
@@ -246,7 +246,7 @@ class Renderer:
         return {"decision": "reject", "reason": NO_TERMINAL_REASON}
 
     async def review(self, request: dict[str, Any]) -> Any:
-        from paicli.plan_review import ask_plan_review
+        from paicli.ui.plan_review import ask_plan_review
 
         self.stop_waiting()
         self._end_line()

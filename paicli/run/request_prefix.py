@@ -14,11 +14,11 @@ from typing import Any
 
 from langchain_core.messages import BaseMessage, SystemMessage
 
-from memory.context.prefix_cache import PrefixShare, prefix_share
-from nodes.core.request import assemble_request
-from nodes.core.state import Deps, RunContext
-from nodes.load_context import project_context
-from nodes.model.call_model import system_prompt
+from paicli.memory.context.prefix_cache import PrefixShare, prefix_share
+from paicli.nodes.core.request import assemble_request
+from paicli.nodes.core.state import Deps, RunContext
+from paicli.nodes.load_context import project_context
+from paicli.nodes.model.call_model import system_prompt
 
 
 async def last_request(graph: Any, config: dict, deps: Deps, ctx: RunContext) -> list[BaseMessage] | None:

@@ -5,7 +5,7 @@ set harmless things (the model id, compaction settings) and it may bring its own
 may not pick the endpoint for a key that came from somewhere else (the environment or
 `$PAICLI_HOME/config.json`): that would send the user's key to a server the project chose.
 
-Pure functions over the already-read sources; ``paicli.settings`` reads them and raises.
+Pure functions over the already-read sources; ``paicli.config.settings`` reads them and raises.
 """
 
 from __future__ import annotations

@@ -1,5 +1,5 @@
 """The plan review in the terminal (reference s.4 "Plan review"; issue 26): the task table,
-the keys, then ``操作/补充> ``. The request is data (``nodes.plan.review.plan_review_request``); this
+the keys, then ``操作/补充> ``. The request is data (``paicli.nodes.plan.review.plan_review_request``); this
 module draws it. Every key the hint lists does what it says:
 
 - Enter on an empty line (or ``y`` / ``run``) executes;

@@ -1,7 +1,7 @@
 """The one place that reads the environment, `.env` and `$PAICLI_HOME/config.json`.
 
 Precedence, highest first: process environment, the project's `.env`, `$PAICLI_HOME/config.json`,
-the provider preset. One exception keeps the user's key safe (``paicli.credentials``): a project's
+the provider preset. One exception keeps the user's key safe (``paicli.config.credentials``): a project's
 `.env` may pick the endpoint only together with its own key. Everything else in paicli receives a
 frozen ``Settings``.
 """
@@ -14,24 +14,24 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path
 from urllib.parse import urlsplit
 
-from paicli.credentials import CONFIG, DOTENV, ENVIRONMENT, Sources, endpoint_refusal, guard_refusal, key_variable, secret_variables
-from paicli.catalog import DEFAULT_WINDOW, Catalog, CatalogError, ModelInfo, load_catalog
-from paicli.prices import Price, price_problem
-from paicli.search_settings import SEARCH_KEYS, search_service
-from nodes.core.options import BudgetOptions, CompactionOptions
-from tools.skills.limits import DEFAULT_BUDGET as DEFAULT_SKILL_BUDGET
-from paicli.feature_settings import (ConfigError, Get, MemorySettings, WebSettings, budget_options, compaction_options, memory_settings,
+from paicli.config.credentials import CONFIG, DOTENV, ENVIRONMENT, Sources, endpoint_refusal, guard_refusal, key_variable, secret_variables
+from paicli.config.catalog import DEFAULT_WINDOW, Catalog, CatalogError, ModelInfo, load_catalog
+from paicli.config.prices import Price, price_problem
+from paicli.config.search_settings import SEARCH_KEYS, search_service
+from paicli.nodes.core.options import BudgetOptions, CompactionOptions
+from paicli.tools.skills.limits import DEFAULT_BUDGET as DEFAULT_SKILL_BUDGET
+from paicli.config.feature_settings import (ConfigError, Get, MemorySettings, WebSettings, budget_options, compaction_options, memory_settings,
                           number, snapshot_options, web_settings)
-from paicli.feature_settings import code_index_options  # issue 37
-from codeindex.options import CodeIndexOptions
-from tools.snapshots.options import SnapshotOptions
-from tools.mcp.config import DEFAULT_CALL_TIMEOUT, DEFAULT_STARTUP_WAIT, McpSetup, merge, parse_document
-from tools.sandbox.command import MODES as SANDBOX_MODES, SandboxOptions
-from tools.browser.launch import BrowserOptions, browser_options, with_browser
-from tools.lsp.options import MODES as LSP_MODES, LspOptions
+from paicli.config.feature_settings import code_index_options  # issue 37
+from paicli.codeindex.options import CodeIndexOptions
+from paicli.tools.snapshots.options import SnapshotOptions
+from paicli.tools.mcp.config import DEFAULT_CALL_TIMEOUT, DEFAULT_STARTUP_WAIT, McpSetup, merge, parse_document
+from paicli.tools.sandbox.command import MODES as SANDBOX_MODES, SandboxOptions
+from paicli.tools.browser.launch import BrowserOptions, browser_options, with_browser
+from paicli.tools.lsp.options import MODES as LSP_MODES, LspOptions
 
 
-# The providers and models paicli knows are the catalog's (paicli/data/models.json, paicli.catalog);
+# The providers and models paicli knows are the catalog's (paicli/data/models.json, paicli.config.catalog);
 # config.json's "providers" adds or overrides entries.
 DEFAULT_PROVIDER = "glm"
 DEFAULT_CONTEXT_WINDOW = DEFAULT_WINDOW  # reference (b): window when nothing else is known
@@ -74,7 +74,7 @@ class Settings:
     plan_max_replans: int = 2  # PAICLI_PLAN_MAX_REPLANS: re-plans a failing plan may use (reference s.4)
     # Environment variables commands must not see: the key variables and any holding the key.
     secret_env: frozenset[str] = frozenset()
-    mcp: McpSetup = McpSetup()  # $PAICLI_HOME/mcp.json and <project>/.mcp.json (tools.mcp.config)
+    mcp: McpSetup = McpSetup()  # $PAICLI_HOME/mcp.json and <project>/.mcp.json (paicli.tools.mcp.config)
     # PAICLI_HITL: the approval level a session starts at, "auto" (`default`, the reference's
     # startup level) or "ask" (`on`); `--yes` makes it "yes" (reference v.1).
     approval: str = "auto"
@@ -84,19 +84,19 @@ class Settings:
     # Where each variable's value came from: the environment, .env, config.json or default (/config).
     origins: dict[str, str] = field(default_factory=dict)
     # PAICLI_STUDIO_ORIGINS: web origins `paicli studio` serves besides its own and Studio's
-    # (environment or config.json only: a guard setting, see paicli.credentials).
+    # (environment or config.json only: a guard setting, see paicli.config.credentials).
     studio_origins: tuple[str, ...] = ()
-    snapshots: SnapshotOptions = SnapshotOptions()  # PAICLI_SNAPSHOT_*, PAICLI_ALLOW_REVERT (tools.snapshots)
+    snapshots: SnapshotOptions = SnapshotOptions()  # PAICLI_SNAPSHOT_*, PAICLI_ALLOW_REVERT (paicli.tools.snapshots)
     # PAICLI_COMMAND_SANDBOX, PAICLI_SANDBOX_NETWORK, PAICLI_SANDBOX_WRITABLE (issue 24): the user's
     # environment and config.json only, never a project's .env (a repository must not loosen it).
     sandbox: SandboxOptions = SandboxOptions()
     # PAICLI_DATABASE_URL: sessions and long-term memory in this PostgreSQL database (issue 28;
-    # paicli.database). None: the ledger files and long_term_memory.json. A guard setting.
+    # paicli.run.database). None: the ledger files and long_term_memory.json. A guard setting.
     database_url: str | None = None
     # PAICLI_BROWSER off | isolated | shared, PAICLI_BROWSER_EXECUTABLE, PAICLI_BROWSER_MCP (issue 40):
-    # the user's environment and config.json only (tools.browser.launch).
+    # the user's environment and config.json only (paicli.tools.browser.launch).
     browser: BrowserOptions = BrowserOptions()
-    # issue 39: the provider and model catalog (paicli.catalog), what the window came from (False:
+    # issue 39: the provider and model catalog (paicli.config.catalog), what the window came from (False:
     # the model is not in it and got the default), whether PAICLI_LIGHT_MODEL named the light
     # model, the key variables' values (a /model switch to another provider reads its key there),
     # and how reasoning is shown (PAICLI_SHOW_THINKING: off | on | folded).
@@ -106,7 +106,7 @@ class Settings:
     keys: dict[str, str] = field(default_factory=dict, repr=False)
     show_thinking: str = "folded"
     # PAICLI_EMBEDDING_URL / _MODEL / _API_KEY / _INPUT_TYPE, PAICLI_CODE_INDEX_MAX_FILE_BYTES,
-    # PAICLI_CODE_INDEX_AUTO_MAX_FILES (issue 37): the code index's vectors and limits (codeindex.options).
+    # PAICLI_CODE_INDEX_AUTO_MAX_FILES (issue 37): the code index's vectors and limits (paicli.codeindex.options).
     code_index: CodeIndexOptions = CodeIndexOptions()
     # PAICLI_LSP, PAICLI_LSP_<LANGUAGE>, PAICLI_LSP_WAIT_SECONDS, PAICLI_LSP_IDLE_SECONDS (issue 38):
     # the user's environment and config.json only, never a project's .env (it would pick the
@@ -301,7 +301,7 @@ def _show_thinking(raw: str | None) -> str:
 
 
 def _config_catalog(home: Path) -> Catalog:
-    """The model catalog with config.json's "providers" over it (``paicli.catalog``)."""
+    """The model catalog with config.json's "providers" over it (``paicli.config.catalog``)."""
     path = home / "config.json"
     try:
         data = json.loads(path.read_text(encoding="utf-8"))
@@ -314,7 +314,7 @@ def _config_catalog(home: Path) -> Catalog:
 
 
 def _config_prices(home: Path) -> dict[str, Price]:
-    """config.json's "prices" (``paicli.prices``); the file parsed already in ``_read_config``."""
+    """config.json's "prices" (``paicli.config.prices``); the file parsed already in ``_read_config``."""
     path = home / "config.json"
     try:
         data = json.loads(path.read_text(encoding="utf-8"))
@@ -362,7 +362,7 @@ def lsp_options(user: dict[str, str]) -> LspOptions:
     """Language servers (issue 38), from the user's own settings (environment over config.json)."""
     import shlex
 
-    from tools.lsp.languages import BY_KEY
+    from paicli.tools.lsp.languages import BY_KEY
 
     mode = (user.get("PAICLI_LSP") or "auto").strip().lower()
     if mode not in LSP_MODES:

@@ -10,7 +10,7 @@ under an advisory lock (``SETUP_LOCK``), so several processes opening a fresh da
 The saver and the store share a ``psycopg_pool`` pool that checks each connection before handing
 it out: a server restarted between two turns costs nothing but a reconnect; one that goes away
 during a turn fails that call with ``psycopg.OperationalError``, which the front ends turn into one
-line naming the database (``paicli.database_errors``), and the next call reconnects.
+line naming the database (``paicli.run.database_errors``), and the next call reconnects.
 
 ``SessionSaver`` is ``PostgresSaver`` with what the CLI asks of its ledger besides checkpoints:
 the async methods (the CLI streams graphs; the sync saver runs them on a worker thread), each
@@ -42,12 +42,12 @@ from langgraph.store.postgres import PostgresStore
 from psycopg.rows import dict_row
 from psycopg.types.json import Jsonb
 
-from memory.errors import PaicliError
-from memory.ledger.owner import wait_for_turn
-from memory.longterm.config import MemoryOptions
-from memory.longterm.manager import LongTermMemory
-from memory.longterm.store_entries import memory_of
-from paicli.database_errors import remember
+from paicli.memory.errors import PaicliError
+from paicli.memory.ledger.owner import wait_for_turn
+from paicli.memory.longterm.config import MemoryOptions
+from paicli.memory.longterm.manager import LongTermMemory
+from paicli.memory.longterm.store_entries import memory_of
+from paicli.run.database_errors import remember
 
 SETTING = "PAICLI_DATABASE_URL"
 PROJECT_KEY = "paicli_project"  # checkpoint metadata: the project key of the session
@@ -77,7 +77,7 @@ EVENTS_TABLE = """CREATE TABLE IF NOT EXISTS paicli_session_events (
 
 
 # psycopg and its pool report a connection they drop as a warning: without a handler Python would print it on
-# stderr, beside the one line the front ends print (paicli.database_errors). ``--debug`` logs it.
+# stderr, beside the one line the front ends print (paicli.run.database_errors). ``--debug`` logs it.
 logging.getLogger("psycopg").addHandler(logging.NullHandler())
 
 
@@ -208,7 +208,7 @@ class AdvisoryTurnLock:
 
     @property
     def _key(self) -> str:
-        return f"paicli.session:{self.session}"
+        return f"paicli.run.session:{self.session}"
 
     async def acquire(self, wait: float, notice: Callable[[str], None]) -> None:
         try:
@@ -297,7 +297,7 @@ def prepare(url: str, project_key: str = "") -> None:
         raise DatabaseError(f"{SETTING} 指向的数据库无法连接：{reason}") from None
     with probe:
         set_up(probe, url, project_key)
-    remember(url)  # a failure later names this database (paicli.database_errors)
+    remember(url)  # a failure later names this database (paicli.run.database_errors)
 
 
 SETUP_POLL = 0.05  # seconds between two tries for SETUP_LOCK
@@ -340,8 +340,8 @@ def project_key(root: Path) -> str:
     """With a database, the key that scopes project memory and lists sessions: the repository's
     ``origin`` remote, normalised (so every clone, on any machine, shares the project's memory),
     else the project path as without one (reference j.1)."""
-    from memory.longterm.entry import normalize_project_key
-    from tools.sandbox.own import child_environment, git  # issue 34 item 5: never a planted git, never the key
+    from paicli.memory.longterm.entry import normalize_project_key
+    from paicli.tools.sandbox.own import child_environment, git  # issue 34 item 5: never a planted git, never the key
 
     try:
         found = subprocess.run([git(), "-C", str(root), "config", "--get", "remote.origin.url"],

@@ -1,13 +1,13 @@
 """A session: the conversation the REPL and ``-p`` share: the compiled graph, one ledger thread,
 and what a person does with it besides asking (``/clear``, ``/compact``, ``/context``, ``/resume``,
 ``/model``), and which runner takes the next input. The graph's live objects come from
-``paicli.wiring``; a turn runs through ``paicli.driver`` (ReAct) or ``paicli.mode_run`` (Plan, Team).
+``paicli.run.wiring``; a turn runs through ``paicli.run.driver`` (ReAct) or ``paicli.run.mode_run`` (Plan, Team).
 
 The checkpointer is the session ledger (``$PAICLI_HOME/history/raw/<id>.jsonl``), so a
 session is a LangGraph thread: ``--session ID`` and ``/resume`` just continue it. Graph steps
 are saved before the next one starts (``durability="sync"``), so a killed process loses at most
 the graph step that was running. One process at a time runs a turn on a session: a second one waits for
-the turn lock (``memory.ledger.owner``) up to ``PAICLI_SESSION_WAIT`` seconds, saying whose turn
+the turn lock (``paicli.memory.ledger.owner``) up to ``PAICLI_SESSION_WAIT`` seconds, saying whose turn
 it waits for, then gives up naming that process; ``/clear`` and ``/compact`` take it too. Heavy imports (LangGraph, the model client) happen here, so the
 CLI can show its prompt before they finish.
 """
@@ -24,22 +24,22 @@ from typing import Any
 from langchain_core.messages import RemoveMessage
 from langgraph.graph.message import REMOVE_ALL_MESSAGES
 
-from graphs.react import build_react
-from memory.context.rounds import SKILL_INJECTION, internal_kind
-from memory.context.turn_memory import memory_context_messages
-from memory.ledger.saver import JsonlLedgerSaver
-from memory.longterm.manager import LongTermMemory
-from memory.longterm.store_entries import store_of
-from nodes.compact import state_update
-from nodes.core.background import Background
-from nodes.core.state import Deps, RunContext
-from nodes.model.call_model import skill_index
-from paicli.context_view import ContextUsage
-from paicli.driver import run_turn
-from paicli.models import make_chat_model
-from paicli.settings import Settings
-from paicli.wiring import attach_browser, attach_mcp, history_dir, make_deps, make_reviewer, search_term_enricher
-from tools.skills.library import SkillLibrary
+from paicli.graphs.react import build_react
+from paicli.memory.context.rounds import SKILL_INJECTION, internal_kind
+from paicli.memory.context.turn_memory import memory_context_messages
+from paicli.memory.ledger.saver import JsonlLedgerSaver
+from paicli.memory.longterm.manager import LongTermMemory
+from paicli.memory.longterm.store_entries import store_of
+from paicli.nodes.compact import state_update
+from paicli.nodes.core.background import Background
+from paicli.nodes.core.state import Deps, RunContext
+from paicli.nodes.model.call_model import skill_index
+from paicli.ui.context_view import ContextUsage
+from paicli.run.driver import run_turn
+from paicli.run.models import make_chat_model
+from paicli.config.settings import Settings
+from paicli.run.wiring import attach_browser, attach_mcp, history_dir, make_deps, make_reviewer, search_term_enricher
+from paicli.tools.skills.library import SkillLibrary
 
 RECURSION_LIMIT = 10_000  # reference s.2.9: no iteration cap; this only stops a runaway graph
 
@@ -57,20 +57,20 @@ class TokenStats:
 @dataclass
 class Session:
     """The running conversation: its graph, ledger, session id, token counts and the external
-    content it has read. Built from the ``App``'s settings (``paicli.wiring``); ``/model`` reaches
+    content it has read. Built from the ``App``'s settings (``paicli.run.wiring``); ``/model`` reaches
     it through ``App.switch_model``, which changes the App's settings the same way."""
 
     settings: Settings
     approval: str = "auto"
     session_id: str = "default"
     deps: Deps | None = None
-    checkpointer: JsonlLedgerSaver | None = None  # or paicli.database.SessionSaver (PAICLI_DATABASE_URL)
+    checkpointer: JsonlLedgerSaver | None = None  # or paicli.run.database.SessionSaver (PAICLI_DATABASE_URL)
     memory: LongTermMemory | None = None  # the App's, shared with /save and /memory
     skills: SkillLibrary | None = None  # the App's, shared with /skill
     stats: TokenStats = field(default_factory=TokenStats)
     external_sources: tuple[str, ...] = ()  # reference (o.1), as of the last finished step
-    mcp: Any = None  # tools.mcp.servers.McpServers: its tools join the table as servers get ready
-    browser: Any = None  # tools.browser.session.BrowserSession (PAICLI_BROWSER, issue 40); None: off
+    mcp: Any = None  # paicli.tools.mcp.servers.McpServers: its tools join the table as servers get ready
+    browser: Any = None  # paicli.tools.browser.session.BrowserSession (PAICLI_BROWSER, issue 40); None: off
     project_key: str = ""  # with a database, the origin remote's key (RunContext.project_key); "": the path
 
     def __post_init__(self) -> None:
@@ -81,7 +81,7 @@ class Session:
             attach_browser(self.deps, self.browser)
         if self.mcp is not None:
             attach_mcp(self.deps, self.mcp)
-            from tools.mcp.resource_index import ResourceIndex
+            from paicli.tools.mcp.resource_index import ResourceIndex
 
             self.mcp_index = ResourceIndex()
         self.checkpointer = self.checkpointer or JsonlLedgerSaver(history_dir(self.settings))
@@ -140,10 +140,10 @@ class Session:
         messages, extra = list(values.get("messages") or []), values.get("project_context", "")
         profile, options = c.profile(ctx), self.deps.compaction
         index, bodies = skill_index(self.deps, ctx), [m for m in messages if internal_kind(m) == SKILL_INJECTION]
-        from paicli.request_prefix import stable_prefix  # /context only: a turn never imports it
+        from paicli.run.request_prefix import stable_prefix  # /context only: a turn never imports it
 
         stable = await stable_prefix(self.graph, self.config, self.deps, ctx, messages)
-        from memory.context.images import count_images
+        from paicli.memory.context.images import count_images
 
         images = count_images(messages)
         return ContextUsage(
@@ -231,9 +231,9 @@ class Session:
         return replace(self.context, mode=mode, review=review, max_replans=self.settings.plan_max_replans)
 
     def mode_run(self, mode: str) -> Any:
-        """The session's runner for ``mode`` (``paicli.mode_run``), compiled on first use."""
+        """The session's runner for ``mode`` (``paicli.run.mode_run``), compiled on first use."""
         if mode not in self._mode_runs:
-            from paicli.mode_run import ModeRun
+            from paicli.run.mode_run import ModeRun
             from paicli.modes import MODE_SPECS
 
             self._mode_runs[mode] = ModeRun(self, MODE_SPECS[mode])
@@ -273,13 +273,13 @@ class Session:
 
     def remember(self) -> None:
         """This project's newest session is this one (``paicli --continue``; issue 26)."""
-        from paicli.comeback import remember_session
+        from paicli.run.comeback import remember_session
 
         remember_session(self.settings.home, self.settings.project_root, self.session_id)
 
     async def run(self, mode: str, text: str | None, ui: Any, *, review: bool) -> Any:
         """A run in ``mode`` (``paicli.modes``): a ReAct turn (``TurnResult``) or a run apart
-        (``paicli.mode_run.RunResult``; text None finishes the unfinished one)."""
+        (``paicli.run.mode_run.RunResult``; text None finishes the unfinished one)."""
         from paicli.modes import RUN_MODES
 
         if mode in RUN_MODES:

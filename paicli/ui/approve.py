@@ -9,7 +9,7 @@ from __future__ import annotations
 import json
 from typing import Any, Awaitable, Callable
 
-from tools.mcp.names import server_of
+from paicli.tools.mcp.names import server_of
 
 ReadLine = Callable[[str], Awaitable[str | None]]
 MAX_INVALID_ROUNDS = 5  # reference v.3
@@ -45,7 +45,7 @@ def describe(request: dict[str, Any]) -> list[str]:
 
 def _change(change: dict[str, Any]) -> list[str]:
     """What the write would change, against the file as it is now."""
-    from paicli.previews import change_lines
+    from paicli.ui.previews import change_lines
 
     head = "将新建文件:" if change.get("new_file") else "将改动（与现有文件比较）:"
     return [head, *change_lines(change, QUESTION_DIFF_LINES, indent="  ")]

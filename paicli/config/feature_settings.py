@@ -1,4 +1,4 @@
-"""The feature settings (reference j–o, s.3, t, v.7, x), parsed for ``paicli.settings``.
+"""The feature settings (reference j–o, s.3, t, v.7, x), parsed for ``paicli.config.settings``.
 
 ``get`` is the settings loader's lookup (environment > ``.env`` > ``config.json``). Each
 setting is declared once, in the options class its layer uses (``CompactionOptions``,
@@ -18,12 +18,12 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 
-from codeindex.options import AUTO_INDEX_MAX_FILES, DEFAULT_MAX_FILE_BYTES, CodeIndexOptions, EmbeddingOptions
-from memory.errors import PaicliError
-from memory.longterm.config import MemoryOptions, parse_stale_days, parse_threshold
-from nodes.core.options import BudgetOptions, CompactionOptions
-from tools.base import SearchService
-from tools.snapshots.options import DEFAULT_KEEP, DEFAULT_MAX_FILE, DEFAULT_MAX_SNAPSHOT, MiB, SnapshotOptions
+from paicli.codeindex.options import AUTO_INDEX_MAX_FILES, DEFAULT_MAX_FILE_BYTES, CodeIndexOptions, EmbeddingOptions
+from paicli.memory.errors import PaicliError
+from paicli.memory.longterm.config import MemoryOptions, parse_stale_days, parse_threshold
+from paicli.nodes.core.options import BudgetOptions, CompactionOptions
+from paicli.tools.base import SearchService
+from paicli.tools.snapshots.options import DEFAULT_KEEP, DEFAULT_MAX_FILE, DEFAULT_MAX_SNAPSHOT, MiB, SnapshotOptions
 
 Get = Callable[[str], "str | None"]
 OFF_WORDS = frozenset({"false", "0", "no", "off"})  # reference (e, n.1, o.1, x)
@@ -47,7 +47,7 @@ class WebSettings:
     searxng_url: str | None = None  # PAICLI_SEARXNG_URL: web_search's endpoint
     allow_hosts: tuple[str, ...] = ()  # PAICLI_WEB_ALLOW_HOSTS: may be private or loopback
     audit_dir: Path | None = None  # PAICLI_AUDIT_DIR (v.7); None: $PAICLI_HOME/audit
-    search: SearchService | None = None  # web_search's back end (paicli.search_settings); None: no web_search
+    search: SearchService | None = None  # web_search's back end (paicli.config.search_settings); None: no web_search
 
 
 FLAG_SETTINGS = {  # every on/off setting and its default
@@ -88,7 +88,7 @@ def number(get: Get, name: str, default: int) -> int:
 
 def user_name(get: Get) -> str | None:
     """``PAICLI_USER`` (issue 35): whose global memories a database holds; unset or blank: the OS
-    user's (``memory.longterm.store_entries.os_user``). One line names a value that cannot be a name."""
+    user's (``paicli.memory.longterm.store_entries.os_user``). One line names a value that cannot be a name."""
     raw = get("PAICLI_USER")
     name = (raw or "").strip()
     if name and (len(name) > 128 or any(not c.isprintable() for c in name)):
@@ -142,7 +142,7 @@ def web_settings(get: Get) -> WebSettings:
 
 
 def snapshot_options(get: Get, env_get: Get) -> SnapshotOptions:
-    """Turn snapshots (tools.snapshots). ``env_get`` reads the process environment only:
+    """Turn snapshots (paicli.tools.snapshots). ``env_get`` reads the process environment only:
     PAICLI_ALLOW_REVERT is a person's choice for their scripts, never a project's ``.env``."""
 
     def positive(name: str, default: int) -> int:
@@ -162,7 +162,7 @@ def snapshot_options(get: Get, env_get: Get) -> SnapshotOptions:
 def code_index_options(get: Get, chat_url: str, chat_key: str | None) -> CodeIndexOptions:
     """Issue 37: the code index's limits and its embeddings endpoint. ``PAICLI_EMBEDDING_URL=provider``
     uses the chat endpoint and its key; a URL and no model is a mistake to fix. The URL and the
-    key are guard settings (``paicli.credentials``): a project's .env cannot set them."""
+    key are guard settings (``paicli.config.credentials``): a project's .env cannot set them."""
     url = (get("PAICLI_EMBEDDING_URL") or "").strip()
     model = (get("PAICLI_EMBEDDING_MODEL") or "").strip()
     provider = url.lower() == "provider"
