@@ -1,11 +1,21 @@
 """Suite-wide fixtures, options and the Hypothesis profile."""
 
 import os
+import sys
+from pathlib import Path
 
 import pytest
 from hypothesis import settings
 
 from tests.support.properties import DEV
+
+# The checkout's root is no import root (issue 36): paicli is imported as installed, and its
+# packages are paicli.graphs, paicli.tools..., never the checkout's graphs/ or tools/ as top-level
+# packages of their own. `python -m pytest` puts the working directory first on sys.path, and
+# pytest itself adds nothing (--import-mode=importlib); `tests` is imported already (this module
+# is tests.conftest), so it stays importable.
+ROOT = Path(__file__).resolve().parents[1]
+sys.path[:] = [p for p in sys.path if Path(p or ".").resolve() != ROOT]
 
 # pytest-xdist's workers export COLUMNS=80 and LINES=24; a child paicli (and rich in process)
 # would take them over the pseudo-terminal's size and wrap lines a serial run does not.

@@ -1,6 +1,8 @@
-"""paicli installed from its wheel, not from the checkout: every sub-package and the package data ship.
+"""paicli installed from its wheel, not from the checkout: every sub-package and the package data
+ship, all inside ``paicli/`` (issue 36: nothing generic at the top of site-packages).
 
-The wheel is built from a copy of the sources (so the checkout gets no build/ or egg-info) and
+The wheel is built from a copy of the sources, symlinks kept as in the checkout (``paicli/tools`` ->
+``../tools``...; so the checkout gets no build/ or egg-info) and
 installed with ``pip install --target``. The children run with ``python -S`` and a PYTHONPATH of
 that target plus the environment's site-packages: ``-S`` skips the .pth files, among them the
 editable install's finder, which would otherwise fill a sub-package missing from the wheel from
@@ -13,6 +15,7 @@ import shutil
 import subprocess
 import sys
 import sysconfig
+import zipfile
 from pathlib import Path
 
 import pytest
@@ -47,7 +50,8 @@ def installed(tmp_path_factory: pytest.TempPathFactory) -> Path:
     work = tmp_path_factory.mktemp("wheel")
     src = work / "src"
     ignore = shutil.ignore_patterns("__pycache__", "*.pyc")
-    shutil.copytree(ROOT / "paicli", src / "paicli", ignore=ignore)  # the symlinked roots as folders
+    for folder in ("paicli", *ROOTS):
+        shutil.copytree(ROOT / folder, src / folder, ignore=ignore, symlinks=True)
     for name in ("pyproject.toml", "README.md"):
         shutil.copy2(ROOT / name, src / name)
     pip = [sys.executable, "-m", "pip", "--disable-pip-version-check", "--no-input", "-q"]
@@ -66,6 +70,16 @@ def wheel_env(base: dict[str, str], target: Path) -> dict[str, str]:
 
 def test_the_wheel_holds_every_module_and_data_file(installed):
     assert source_files(installed) == source_files(ROOT)
+
+
+def test_the_wheels_only_top_level_package_is_paicli(installed):
+    (wheel,) = (installed.parent / "dist").glob("paicli-*.whl")
+    with zipfile.ZipFile(wheel) as archive:
+        tops = {name.split("/")[0] for name in archive.namelist()}
+        info = next(top for top in tops if top.endswith(".dist-info"))
+        assert archive.read(f"{info}/top_level.txt").decode().split() == ["paicli"]
+    assert tops == {"paicli", info}
+    assert sorted(p.name for p in installed.iterdir() if p.name != "bin") == sorted(tops)
 
 
 def test_paicli_help_runs_from_the_wheel(installed, paicli_env, server, tmp_path):
