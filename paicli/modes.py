@@ -1,7 +1,7 @@
 """The modes, one row each (issue 25): every surface that names a mode reads :data:`MODES`.
 
 From a :class:`ModeSpec` come ``--mode``'s choices and help (``paicli/__main__.py``), its slash
-command, ``/help`` line, completion and "next input" text (``paicli/commands/dispatch.py``), the banner and
+command, ``/help`` line, completion and "next input" text (``paicli/commands/table.py``), the banner and
 cancel line a run prints (``paicli/repl.py``, ``paicli/oneshot.py``), the graph ``paicli studio``
 serves (``paicli/studio/graphs.py``, ``paicli/studio/command.write_config`` and the repository's
 ``langgraph.json``, which a test keeps equal), which runs ``/continue`` looks for
@@ -37,6 +37,7 @@ class ModeSpec:
     dropped: str = ""  # reference s.1 item 8: ESC (or /cancel) at the next prompt drops it
     banner: str = ""  # reference s.1 item 5: what a run prints when it starts
     cancelled: str = ""  # reference s.7: what Ctrl-C prints
+    command_doc: tuple[str, str] = ("", "")  # its command's row in the README: (arguments, what it does)
     studio_options: tuple[tuple[str, Any], ...] = ()  # extra builder arguments for the Studio graph
 
     @property
@@ -80,14 +81,18 @@ MODES: tuple[ModeSpec, ...] = (
              command_help="用 Plan-and-Execute 模式执行任务；不带任务时下一条输入使用该模式",
              next_input="📋 下一条任务将使用 Plan-and-Execute 模式，输入任务前按 ESC 可取消，执行完成后自动回到默认 ReAct。",
              dropped="↩️ 已取消待执行的 Plan-and-Execute，回到默认 ReAct。",
-             banner="📋 使用 Plan-and-Execute 模式", cancelled="⏹️ 已取消当前计划执行。"),
+             banner="📋 使用 Plan-and-Execute 模式", cancelled="⏹️ 已取消当前计划执行。",
+             command_doc=("[task]", "plan the task and run it with Plan-and-Execute; without a task, the next input "
+                          "is planned")),
     ModeSpec(name="team", graph="paicli.graphs.team:build_team", actor="orchestrator",
              summary="team：规划者、执行者和检查者分工完成任务",
              command_help="用多 Agent 协作模式（规划者 + 执行者 + 检查者）执行任务；不带任务时下一条输入使用该模式",
              next_input="👥 下一条任务将使用多 Agent 协作模式（规划者 + 执行者 + 检查者），输入任务前按 ESC 可取消，"
              "执行完成后自动回到默认 ReAct。",
              dropped="↩️ 已取消待执行的多 Agent 协作，回到默认 ReAct。",
-             banner="👥 使用多 Agent 协作模式", cancelled="⏹️ 已取消当前多 Agent 任务。"),
+             banner="👥 使用多 Agent 协作模式", cancelled="⏹️ 已取消当前多 Agent 任务。",
+             command_doc=("[goal]", "run the goal in Team mode (planner, two workers, reviewer); alone: the next "
+                          "input runs in Team mode")),
 )
 MODE_SPECS: dict[str, ModeSpec] = {spec.name: spec for spec in MODES}
 RUN_MODES = tuple(spec.name for spec in MODES if spec.runs_apart)  # the modes paicli.run.mode_run runs

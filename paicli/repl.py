@@ -16,7 +16,7 @@ from typing import Any
 
 from prompt_toolkit import PromptSession
 from prompt_toolkit.application import run_in_terminal
-from prompt_toolkit.completion import WordCompleter
+from prompt_toolkit.completion import Completer, Completion
 from prompt_toolkit.history import FileHistory
 from prompt_toolkit.key_binding import KeyBindings
 from rich.console import Console
@@ -64,6 +64,17 @@ def banner(app: App, console: Console) -> None:
     console.print("输入任务开始工作；/help 查看命令，Ctrl-C 或 ESC 取消当前任务，连按两次 Ctrl-C 退出。", style="dim")
 
 
+class CommandCompleter(Completer):
+    """Slash commands as they are typed, then a command's sub-commands and flags
+    (``paicli.commands.dispatch.completions``, from the command specs)."""
+
+    def get_completions(self, document: Any, complete_event: Any) -> Any:
+        text = document.text_before_cursor.lstrip()
+        typed = text.rpartition(" ")[2]
+        for word in commands.completions(text):
+            yield Completion(word, start_position=-len(typed))
+
+
 def mode_bindings(repl: "Repl") -> KeyBindings:
     """Shift+Tab (``ESC [ Z``) cycles the session mode auto → plan → ask (reference s.1 item 9)."""
     bindings = KeyBindings()
@@ -105,7 +116,7 @@ class Repl:
         self.status = StatusBar(app)
         self.prompt = PromptSession(
             history=history_file(app.settings.home),
-            completer=WordCompleter(commands.NAMES, sentence=True),
+            completer=CommandCompleter(),
             key_bindings=mode_bindings(self),
             bottom_toolbar=self.status.toolbar if app.settings.status_bar else None,  # reference u.4
         )

@@ -22,7 +22,8 @@ READY_WAIT = 40.0  # seconds the browser server has to start for a command
 NOBODY = "❌ /browser connect 需要在终端中输入 y 确认，-p 模式无法连接你的 Chrome"
 
 
-async def browser(payload: str, app: Any, say: Any, read_line: Any) -> None:
+async def browser(app: Any, payload: str, say: Any) -> None:
+    read_line = say.read_line  # None under -p: nobody can confirm a connection
     verb, _, rest = payload.partition(" ")
     verb, rest = verb.lower(), rest.strip()
     options = app.settings.browser

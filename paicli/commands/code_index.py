@@ -43,7 +43,7 @@ def project(app: App) -> ProjectIndex:
     return CodeIndexes(app.settings.home, app.settings.code_index).project(root, normalize_project_key(str(root)))
 
 
-async def index(payload: str, app: App, say: Output) -> None:
+async def index(app: App, payload: str, say: Output) -> None:
     word = payload.lower()
     if word == "status":
         status(app, say)
@@ -157,7 +157,7 @@ def status(app: App, say: Output) -> None:
     say("   " + _mode_line(index_of, state))
 
 
-async def search(payload: str, app: App, say: Output) -> None:
+async def search(app: App, payload: str, say: Output) -> None:
     if not payload:
         say.fail("❌ 请提供要检索的内容，例如 /search 解析 HTTP 日期")
         return
@@ -188,7 +188,7 @@ async def search(payload: str, app: App, say: Output) -> None:
         say(note)
 
 
-async def graph(payload: str, app: App, say: Output) -> None:
+async def graph(app: App, payload: str, say: Output) -> None:
     index_of = project(app)
     if not index_of.indexed():
         say.fail("代码库尚未索引，请先使用 /index 命令索引当前项目。")

@@ -10,6 +10,8 @@ from __future__ import annotations
 import asyncio
 from typing import TYPE_CHECKING
 
+from paicli.commands.spec import CommandResult
+
 if TYPE_CHECKING:
     from paicli.app import App
     from paicli.commands.output import Output, ReadLine
@@ -21,8 +23,14 @@ HOW = ELSEWHERE + "：paicli --session {sid} --continue"
 SWITCHED = "✅ 已切换到会话 {sid}，继续它的 {mode} 运行"
 
 
-async def continue_run(app: App, say: Output, read_line: ReadLine | None) -> tuple[str, None] | None:
-    """The run to finish, as ``(mode, None)``; None when there is none (said why)."""
+async def continue_run(app: App, payload: str, say: Output) -> CommandResult | None:
+    """``/continue``: the run to finish, as ``CommandResult(run=(mode, None))``; None when there is
+    none (said why)."""
+    run = await _unfinished(app, say, say.read_line)
+    return None if run is None else CommandResult(run=run)
+
+
+async def _unfinished(app: App, say: Output, read_line: ReadLine | None) -> tuple[str, None] | None:
     mode = await app.session.unfinished_mode()
     if mode is not None:
         return mode, None

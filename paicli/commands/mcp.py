@@ -17,7 +17,22 @@ STATE_LABELS = {"ready": "就绪", "starting": "启动中", "failed": "失败", 
 VERBS = ("restart", "disable", "enable", "trust", "logs")
 
 
-async def mcp(payload: str, app: Any, say: Any, interactive: bool) -> str | None:
+async def mcp(app: Any, payload: str, say: Any) -> Any:
+    """``/mcp``; a fetched prompt (``/mcp prompts <s> <name>``, issue 39) goes into the REPL's next
+    input (``CommandResult.prefill``), or to stdout under ``-p``."""
+    from paicli.commands.spec import CommandResult
+
+    prompt = await _mcp(payload, app, say, interactive=say.read_line is not None)
+    if not prompt:
+        return None
+    if say.read_line is None:
+        say(prompt)
+        return None
+    say("📝 已把 MCP 提示词放入输入框：编辑后回车发送，Ctrl-C 放弃")
+    return CommandResult(prefill=prompt)
+
+
+async def _mcp(payload: str, app: Any, say: Any, interactive: bool) -> str | None:
     """None, or the text of a fetched prompt for the user's input (``/mcp prompts <s> <name>``)."""
     verb, _, name = payload.partition(" ")
     verb, name = verb.lower(), name.strip()

@@ -9,18 +9,20 @@ after a question (``paicli.commands.memory_clear``, issue 35).
 
 from __future__ import annotations
 
+from collections.abc import Iterator
+from contextlib import contextmanager
 from datetime import datetime
 from pathlib import PurePath
 from typing import TYPE_CHECKING
 
 from paicli.memory.context.profile import ContextProfile
 from paicli.memory.longterm.entry import SCOPE_GLOBAL, Entry, owner_of
+from paicli.memory.longterm.file import MemoryAccessError
 from paicli.memory.longterm.staleness import staleness
 from paicli.commands.output import Output
 
 if TYPE_CHECKING:  # the App imports this module lazily
     from paicli.app import App
-    from paicli.commands.output import ReadLine
 
 # Usage errors, ids not found and facts not written go to ``say.fail``: the command failed.
 Say = Output
@@ -60,7 +62,30 @@ def parse_save(payload: str) -> tuple[str, bool, str]:
     return scope, force, rest
 
 
-def save(payload: str, app: App, say: Say) -> None:
+async def save(app: App, payload: str, say: Say) -> None:
+    """``/save``: tagged with the external content the session read so far (reference o.1)."""
+    if app.started:
+        await app.session.load_external()
+    with _readable(say):
+        _save(payload, app, say)
+
+
+async def memory(app: App, payload: str, say: Say) -> None:
+    if app.started:
+        await app.session.load_external()
+    with _readable(say):
+        await _memory(payload, app, say)
+
+
+@contextmanager
+def _readable(say: Say) -> Iterator[None]:
+    try:
+        yield
+    except MemoryAccessError as error:  # one line naming the path; nothing was written
+        say.fail(f"❌ {error}")
+
+
+def _save(payload: str, app: App, say: Say) -> None:
     scope, force, fact = parse_save(payload)
     if not fact:
         say.fail(SAVE_USAGE)
@@ -70,13 +95,13 @@ def save(payload: str, app: App, say: Say) -> None:
     (say if result.written else say.fail)(result.describe())
 
 
-async def memory(payload: str, app: App, say: Say, read_line: ReadLine | None = None) -> None:
+async def _memory(payload: str, app: App, say: Say) -> None:
     verb, _, rest = payload.strip().partition(" ")
     verb, rest = verb.lower(), rest.strip()
     if verb == "clear":
         from paicli.commands.memory_clear import clear
 
-        await clear(rest, app, say, read_line)
+        await clear(rest, app, say, say.read_line)  # asks first (issue 35)
         return
     handler = {"list": _list, "ls": _list, "search": _search, "delete": _delete, "rm": _delete,
                "verify": _verify, "replace": _replace}.get(verb)

@@ -35,14 +35,14 @@ def drop_pending(app: App, say: Any) -> bool:
     return True
 
 
-def cancel(app: App, say: Any) -> None:
+def cancel(app: App, payload: str, say: Any) -> None:
     """``/cancel`` (or ``cancel``) at the prompt: a run is cancelled with Ctrl-C or ESC, so here it
     drops a pending ``/plan`` or ``/team``, or says there is nothing to cancel."""
     if not drop_pending(app, say):
         say(NOTHING_RUNNING)
 
 
-async def mode(payload: str, app: App, say: Output) -> None:
+async def mode(app: App, payload: str, say: Output) -> None:
     if not payload:
         for line in mode_lines(app.session_mode):
             say(line)
@@ -55,7 +55,7 @@ async def mode(payload: str, app: App, say: Output) -> None:
     say(switched(wanted))
 
 
-async def hitl(payload: str, app: App, say: Output) -> None:
+async def hitl(app: App, payload: str, say: Output) -> None:
     if not payload:
         say(f"🔒 HITL 当前档位：{LEVEL_LABELS[app.approval]}")
         for line in HITL_HINTS:

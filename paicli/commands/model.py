@@ -28,7 +28,7 @@ MAX_LISTED = 60  # endpoint models shown
 _endpoint_models: dict[str, list[str]] = {}  # base URL -> ids it reported (this process)
 
 
-async def model(payload: str, app: Any, say: Any) -> None:
+async def model(app: Any, payload: str, say: Any) -> None:
     verb, _, rest = payload.partition(" ")
     verb = verb.lower()
     if not payload or verb == "info":

@@ -1,6 +1,6 @@
-"""What every slash command writes to and reads from: ``Output`` (its lines, and the one saying
-why it failed), ``Say`` and ``ReadLine``. Apart from ``dispatch`` so the commands it calls need
-not import it back."""
+"""What every slash command writes to and reads from: ``Output`` (its lines, the one saying why
+it failed, and the question it may ask), ``Say`` and ``ReadLine``. Apart from ``dispatch`` so the
+commands it calls need not import it back."""
 
 from __future__ import annotations
 
@@ -13,10 +13,13 @@ ReadLine = Callable[[str], Awaitable[str | None]]
 class Output:
     """Where a command's lines go. Call it for results; ``fail`` for the line saying why the
     command did not do what was asked, which marks it failed (``-p`` sends that line to
-    stderr). The REPL shows both in the same place."""
+    stderr). The REPL shows both in the same place. ``read_line`` asks the person a question
+    (``/resume``'s choice, ``/restore``'s confirmation); None when nobody can answer (``-p``)."""
 
-    def __init__(self, say: Say, fail: Say | None = None):
+    def __init__(self, say: Say, fail: Say | None = None, read_line: ReadLine | None = None):
         self._say, self._fail = say, fail or say
+        self.read_line = read_line
+        self.word = ""  # the command word as typed, lower-cased (set by dispatch): "/clear", "clear"
         self.failed = False
 
     def __call__(self, text: str) -> None:

@@ -22,7 +22,7 @@ EXPORT_RESULT_CHARS = 4_000  # a tool result in the export, cut to this
 ORIGIN_LABELS = {"the environment": "环境变量", ".env": "项目 .env", "config.json": "config.json", "default": "默认"}
 
 
-def init(payload: str, app: App, say: Output) -> None:
+def init(app: App, payload: str, say: Output) -> None:
     """reference (i): ``/init [--force]``."""
     from paicli.commands.project_init import USAGE, init_pai_md
 
@@ -34,7 +34,7 @@ def init(payload: str, app: App, say: Output) -> None:
     (say if written else say.fail)(line)
 
 
-def history(payload: str, app: App, say: Output) -> None:
+def history(app: App, payload: str, say: Output) -> None:
     """reference (u.1): ``/history clear`` empties the REPL's input history (the file and what
     the open prompt remembers)."""
     if payload.lower() != "clear":
@@ -91,7 +91,7 @@ def export_markdown(messages: list[Any], session_id: str, model: str, project: P
     return "\n".join(out)
 
 
-async def export(payload: str, app: App, say: Output) -> None:
+async def export(app: App, payload: str, say: Output) -> None:
     """reference (u.1, x): ``/export`` writes the conversation under ``$PAICLI_HOME/exports/``."""
     if payload:
         say.fail("❌ /export 不带参数，用法: /export")
@@ -120,7 +120,7 @@ def refused(entry: dict[str, Any]) -> bool:
     return entry.get("outcome") == "deny" or str(entry.get("reason") or "").startswith("🛡️")
 
 
-async def policy(app: App, say: Output) -> None:
+async def policy(app: App, payload: str, say: Output) -> None:
     """reference (v.7) ``/policy``, with the approval level, the "approve all" choices and the
     day's recent denials."""
     from paicli.app import sandbox_lines
@@ -166,8 +166,15 @@ def mask(key: str | None) -> str:
     return f"已设置（••••{key[-4:]}，{len(key)} 个字符）" if len(key) >= 16 else "已设置（••••）"
 
 
-def config(payload: str, app: App, say: Output) -> None:
-    """``/config``: the effective settings and where each came from; the key masked."""
+def config(app: App, payload: str, say: Output) -> None:
+    """``/config``: the effective settings and where each came from; the key masked.
+    ``/config provider [名称]`` lists the providers or makes one the default (issue 39)."""
+    sub, _, rest = payload.partition(" ")
+    if sub.lower() == "provider":
+        from paicli.commands.model import config_provider
+
+        config_provider(rest, app, say)
+        return
     if payload:
         say.fail(f"❌ /config 只用于查看；修改请设置环境变量或编辑 {app.settings.home / 'config.json'}")
         return
@@ -202,3 +209,11 @@ def config(payload: str, app: App, say: Output) -> None:
     say(f"   config.json: {s.home / 'config.json'}{'' if (s.home / 'config.json').exists() else '（不存在）'}")
     level = {"ask": "on", "auto": "default", "yes": "--yes"}.get(app.approval, app.approval)
     say(f"   当前会话: 模式 {app.session_mode}，审批档位 {level}")
+
+
+def audit(app: App, payload: str, say: Output) -> None:
+    """reference (v.7): today's last N risky tool calls (N defaults to 10, clamped to 1..100)."""
+    from paicli.tools.policy.audit import AuditLog, format_recent, recent_count
+
+    count = recent_count(payload or None)
+    say(format_recent(AuditLog(app.audit_dir).recent(count), count))

@@ -15,7 +15,7 @@ from paicli.tools.skills.state import SkillStateError
 USAGE = "用法: /skill list | show <名称> | on <名称> | off <名称> | trust <名称> | reload"
 
 
-def skill(payload: str, app: Any, say: Any) -> None:
+def skill(app: Any, payload: str, say: Any) -> None:
     sub, _, name = payload.partition(" ")
     sub, name = sub.lower() or "list", name.strip()
     if sub == "list":

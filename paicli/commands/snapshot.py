@@ -41,7 +41,7 @@ def project_snapshots(app: App) -> ProjectSnapshots:
     return TurnSnapshots(snapshot_home(s.home), s.snapshots).project(s.project_root)
 
 
-async def snapshot(payload: str, app: App, say: Output) -> None:
+async def snapshot(app: App, payload: str, say: Output) -> None:
     verb, _, rest = payload.partition(" ")
     verb, rest = verb.lower() or "list", rest.strip()
     store = project_snapshots(app)
@@ -95,7 +95,7 @@ def _number(text: str) -> int | None:
     return int(text) if text.isdigit() and int(text) >= 1 else None
 
 
-async def restore(payload: str, app: App, say: Output, read_line: ReadLine | None) -> None:
+async def restore(app: App, payload: str, say: Output) -> None:
     number = _number(payload) if payload else 1
     if number is None:
         say.fail(f"❌ {RESTORE_USAGE}")
@@ -113,7 +113,7 @@ async def restore(payload: str, app: App, say: Output, read_line: ReadLine | Non
         return
     for line in change_lines(plan, done=False):
         say(line)
-    if not await _confirmed(app, say, read_line):
+    if not await _confirmed(app, say, say.read_line):
         return
     label = Label.of(RESTORE_MODE, f"/restore {number}", app.session_id)
     try:

@@ -20,7 +20,7 @@ async def test_team_with_a_goal_starts_a_run_and_without_one_makes_the_next_inpu
     assert (await commands.handle("/TEAM", app, said.append)).run is None
     assert said == ["👥 下一条任务将使用多 Agent 协作模式（规划者 + 执行者 + 检查者），输入任务前按 ESC 可取消，执行完成后自动回到默认 ReAct。"]
     assert app.mode_for_input() == "team" and app.mode_for_input() == "react"  # the next input only
-    assert "/team" in commands.NAMES and any(d.startswith("/team") for d, _ in commands.HELP)
+    assert "/team" in commands.NAMES and any(line.startswith("   /team [任务] - ") for line in commands.help_lines())
 
 
 def test_team_is_registered_with_the_shared_runner():
