@@ -24,6 +24,7 @@ from __future__ import annotations
 from langgraph.graph import END, START, StateGraph
 from langgraph.runtime import get_runtime
 
+from paicli.graphs.builder import GraphBuilder
 from paicli.memory.context.pairing import call_ids
 from paicli.nodes.compact import Compaction, make_compact
 from paicli.nodes.core.state import AgentState, Deps, RunContext, run_context
@@ -86,6 +87,6 @@ def add_agent_loop(builder: StateGraph, deps: Deps, *, after: str, exit_to: str 
 
 
 def build_agent_loop(deps: Deps) -> StateGraph:
-    builder = StateGraph(AgentState, context_schema=RunContext)
+    builder = GraphBuilder(AgentState, context_schema=RunContext)
     add_agent_loop(builder, deps, after=START)
     return builder

@@ -21,6 +21,7 @@ from langgraph.checkpoint.base import BaseCheckpointSaver
 from langgraph.graph import END, START, StateGraph
 from langgraph.store.base import BaseStore
 
+from paicli.graphs.builder import GraphBuilder
 from paicli.graphs.start import link_start
 from paicli.graphs.unit import make_unit_node
 from paicli.graphs.wave import fan_out
@@ -66,7 +67,7 @@ def after_summary(state: PlanState) -> str:
 
 
 def build_plan(deps: Deps, *, context_schema: type[RunContext] = RunContext) -> StateGraph:
-    builder = StateGraph(PlanState, input_schema=MessagesInput, context_schema=context_schema)
+    builder = GraphBuilder(PlanState, input_schema=MessagesInput, context_schema=context_schema)
     builder.add_node("plan_start", plan_start)
     builder.add_node("planner", make_planner(make_planning(deps)))
     builder.add_node("review", plan_review)

@@ -12,6 +12,7 @@ from langgraph.checkpoint.base import BaseCheckpointSaver
 from langgraph.graph import END, START, StateGraph
 from langgraph.store.base import BaseStore
 
+from paicli.graphs.builder import GraphBuilder
 from paicli.graphs.loop import add_agent_loop
 from paicli.graphs.start import link_start
 from paicli.nodes.compact import Compaction
@@ -31,7 +32,7 @@ def build_react(deps: Deps, *, context_schema: type[RunContext] = RunContext,
     callers that only see a run's status; the CLI reads ``state["error"]`` instead.
     """
     # The input is the user's message only: Studio builds its input form from this schema.
-    builder = StateGraph(AgentState, input_schema=MessagesInput, context_schema=context_schema)
+    builder = GraphBuilder(AgentState, input_schema=MessagesInput, context_schema=context_schema)
     builder.add_node("prepare_turn", prepare_turn)
     builder.add_node("load_context", make_load_context(deps))
     builder.add_edge(START, "prepare_turn")

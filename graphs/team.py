@@ -27,6 +27,7 @@ from langgraph.config import get_stream_writer
 from langgraph.graph import END, START, StateGraph
 from langgraph.store.base import BaseStore
 
+from paicli.graphs.builder import GraphBuilder
 from paicli.graphs.start import link_start
 from paicli.graphs.unit import add_unit, make_unit_node, unit_config
 from paicli.graphs.wave import fan_out
@@ -49,7 +50,7 @@ def member_config(config: RunnableConfig, actor: str) -> RunnableConfig:
 
 
 def build_member(deps: Deps, mode: str):
-    builder = StateGraph(MemberState, context_schema=RunContext)
+    builder = GraphBuilder(MemberState, context_schema=RunContext)
     builder.add_node("ask", make_ask(deps, mode))
     builder.add_edge(START, "ask")
     builder.add_edge("ask", END)
@@ -58,7 +59,7 @@ def build_member(deps: Deps, mode: str):
 
 def build_step(deps: Deps, inputs: TeamInputs) -> StateGraph:
     """A step: one execution unit (``graphs/unit.py``) with its review after the loop."""
-    builder = StateGraph(StepState, input_schema=StepInput, output_schema=UnitOutput, context_schema=RunContext)
+    builder = GraphBuilder(StepState, input_schema=StepInput, output_schema=UnitOutput, context_schema=RunContext)
     add_unit(builder, deps, finish_to="worker_done")
     builder.add_node("worker_done", worker_done)
     builder.add_node("review", make_verdict(build_member(deps, "team-reviewer"), inputs, member_config))
@@ -94,7 +95,7 @@ def build_team(deps: Deps, *, context_schema: type[RunContext] = RunContext) -> 
     def after_finish(state: TeamState) -> str:
         return "extract_facts" if state.get("status") == "completed" else END
 
-    builder = StateGraph(TeamState, input_schema=MessagesInput, context_schema=context_schema)
+    builder = GraphBuilder(TeamState, input_schema=MessagesInput, context_schema=context_schema)
     builder.add_node("team_start", team_start)
     builder.add_node("plan_team", make_planner(make_planning(deps, build_member(deps, "team-planner"), inputs,
                                                            member_config)))

@@ -32,6 +32,7 @@ from langgraph.types import Interrupt
 # where the unit's checkpoints are, and whether the parent run resumes.
 CHECKPOINTER_KEY, RESUMING_KEY = "__pregel_checkpointer", "__pregel_resuming"
 
+from paicli.graphs.builder import GraphBuilder
 from paicli.graphs.loop import add_agent_loop
 from paicli.memory.context.pairing import repair_pairing
 from paicli.nodes.core.state import Deps, RunContext
@@ -52,7 +53,7 @@ def add_unit(builder: StateGraph, deps: Deps, *, finish_to: str) -> None:
 
 
 def build_unit(deps: Deps) -> StateGraph:
-    builder = StateGraph(UnitState, input_schema=UnitInput, output_schema=UnitOutput, context_schema=RunContext)
+    builder = GraphBuilder(UnitState, input_schema=UnitInput, output_schema=UnitOutput, context_schema=RunContext)
     add_unit(builder, deps, finish_to=END)
     return builder
 

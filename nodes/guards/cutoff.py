@@ -5,11 +5,16 @@ A streamed response can end early: the connection closes before the provider's l
 LangChain's streaming parser then *completes* half-written arguments
 (``{"content": "def g(): ret`` becomes ``{"content": "def g(): ret"}``), so a cut-off
 ``write_file`` would overwrite a file with half its text. The decision here uses only what the
-provider sent: the finish reason and each call's raw argument string.
+provider sent: how it said the response stopped, and each call's raw argument string.
 
 reference c.4: a stream is complete only after ``[DONE]`` or a non-empty ``finish_reason``.
-The openai client swallows ``[DONE]``, so only the finish reason is visible here: a stream
-that sent ``[DONE]`` without any finish reason (no provider we know does) counts as unfinished.
+The openai client swallows ``[DONE]``, so only the finish reason is visible here: a stream in
+OpenAI's protocol (which langchain-openai and langchain-deepseek mark on every chunk as its
+``model_provider``) that ended without one counts as unfinished. Other chat models say it their
+own way or not at all (issue 36): Anthropic-style APIs send ``stop_reason`` (``max_tokens`` at the
+limit), and a model that reports nothing (langchain_core's fakes, a local wrapper) is judged by
+its message alone: each call runs only when its raw arguments are one complete JSON object, so a
+cut-off argument string is still refused.
 
 Plain data in, plain data out; ``paicli.nodes.model.response`` applies it to LangChain messages.
 """
@@ -18,11 +23,17 @@ from __future__ import annotations
 
 import json
 import re
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
-# Some OpenAI-compatible gateways pass an Anthropic-style reason through unchanged.
+# Some OpenAI-compatible gateways pass an Anthropic-style reason through unchanged; Gemini's
+# is MAX_TOKENS (reasons are compared lower-cased).
 LENGTH_REASONS = frozenset({"length", "max_tokens"})
+# The streaming protocols whose every finished response names its finish reason (reference c.4):
+# OpenAI's chat completions, as langchain-openai ("openai") and langchain-deepseek ("deepseek")
+# mark their chunks in ``response_metadata["model_provider"]``.
+REPORTING_PROVIDERS = frozenset({"openai", "deepseek"})
 
 UNFINISHED = "响应流在结束标记之前中断"
 AT_LIMIT = "输出达到模型的长度上限"
@@ -32,9 +43,20 @@ def stop_problem(finish_reason: str | None) -> str | None:
     """Why a response did not finish normally, or None when the provider says it did."""
     if not finish_reason:
         return UNFINISHED
-    if finish_reason in LENGTH_REASONS:
+    if finish_reason.lower() in LENGTH_REASONS:
         return AT_LIMIT
     return None
+
+
+def response_problem(metadata: Mapping[str, Any], empty: bool = False) -> str | None:
+    """Why a response (its ``response_metadata``) did not finish, or None: from the reason it
+    reports (``finish_reason``, or ``stop_reason``); without one, unfinished in a protocol that
+    always reports one, or when it holds nothing at all (``empty``: no text, no call). Otherwise
+    the model reports none and its message is judged by itself (``sort_calls``)."""
+    reason = metadata.get("finish_reason") or metadata.get("stop_reason")
+    if reason:
+        return stop_problem(str(reason))
+    return UNFINISHED if empty or metadata.get("model_provider") in REPORTING_PROVIDERS else None
 
 
 def parse_arguments(raw: str | None) -> tuple[dict[str, Any] | None, str | None]:
@@ -115,10 +137,9 @@ class Sorted:
     the raw arguments, which the stored call no longer carries)."""
 
 
-def sort_calls(calls: list[RawCall], finish_reason: str | None) -> Sorted:
-    """A response that did not finish runs none of its calls; otherwise a call runs only
-    when its raw arguments are one complete JSON object."""
-    problem = stop_problem(finish_reason)
+def sort_calls(calls: list[RawCall], problem: str | None) -> Sorted:
+    """A response that did not finish (``problem``: ``response_problem``) runs none of its calls;
+    otherwise a call runs only when its raw arguments are one complete JSON object."""
     result = Sorted()
     for call in calls:
         args, detail = parse_arguments(call.arguments)
@@ -133,9 +154,8 @@ def sort_calls(calls: list[RawCall], finish_reason: str | None) -> Sorted:
     return result
 
 
-def rejected_notice(rejected: int, finish_reason: str | None) -> str:
+def rejected_notice(rejected: int, problem: str | None) -> str:
     """The one line the user sees when a response's calls were not run."""
-    problem = stop_problem(finish_reason)
     if problem:
         return f"⚠️ 模型输出被截断（{problem}），其中 {rejected} 个工具调用未执行"
     return f"⚠️ {rejected} 个工具调用的参数不是完整的 JSON 对象，未执行"

@@ -16,6 +16,7 @@ from datetime import datetime
 from pathlib import Path
 from typing import Any
 
+from langchain_core.language_models import BaseChatModel
 from langchain_core.messages import AIMessage, BaseMessage, SystemMessage
 from langgraph.config import get_stream_writer
 from langgraph.runtime import Runtime
@@ -65,6 +66,16 @@ def with_call_ids(message: AIMessage) -> AIMessage:
     return message.model_copy(update={"tool_calls": calls, "invalid_tool_calls": invalid})
 
 
+def with_tools(model: BaseChatModel, tool_schemas: list[dict[str, Any]]) -> Any:
+    """The model, told the tools' schemas. A chat model that cannot be told (``bind_tools`` not
+    implemented, as langchain_core's fakes) is called as it is: the calls it makes still go
+    through the same checks, decisions and tools (issue 36: the graphs run with any chat model)."""
+    try:
+        return model.bind_tools(tool_schemas)
+    except NotImplementedError:
+        return model
+
+
 class ModelCaller:
     """What one model call needs, cached: the system prompt, the tool schemas, the bound model."""
 
@@ -97,7 +108,7 @@ class ModelCaller:
         exposed = self.exposed_schemas(names)
         cached = self._bound.get(id(exposed))
         if cached is None or cached[0] is not self.deps.model or cached[1] is not exposed:
-            cached = self._bound[id(exposed)] = (self.deps.model, exposed, self.deps.model.bind_tools(exposed))
+            cached = self._bound[id(exposed)] = (self.deps.model, exposed, with_tools(self.deps.model, exposed))
         return cached[2]
 
     async def invoke(self, messages: list[BaseMessage], ctx: RunContext, project_context: str = "",

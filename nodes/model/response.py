@@ -33,10 +33,11 @@ from paicli.nodes.guards.cutoff import (
     UNFINISHED,
     RawCall,
     rejected_notice,
+    response_problem,
     sort_calls,
-    stop_problem,
     stored_name,
 )
+from paicli.memory.tokens import text_of
 from paicli.nodes.guards.provider_errors import is_dropped_connection
 
 PROVIDER_ERRORS = (openai.APIError, LangChainException)
@@ -91,17 +92,16 @@ def as_ai_message(message: BaseMessage) -> AIMessage:
 
 
 def check_response(message: BaseMessage) -> Checked:
-    finish = (message.response_metadata or {}).get("finish_reason")
     calls = raw_calls(message)
-    decided = sort_calls(calls, finish)
+    problem = response_problem(message.response_metadata or {}, empty=not calls and not text_of(message).strip())
+    decided = sort_calls(calls, problem)
     checked = as_ai_message(message).model_copy(update={
         "tool_calls": [tool_call(name=c.name or "", args=args, id=c.id) for c, args in decided.runnable],
         "invalid_tool_calls": [invalid_tool_call(name=stored_name(c.name), args=REFUSED_ARGUMENTS, id=c.id,
                                                  error=error) for c, error in decided.rejected],
     })
-    problem = stop_problem(finish)
     if decided.rejected:
-        return Checked(checked, rejected_notice(len(decided.rejected), finish))
+        return Checked(checked, rejected_notice(len(decided.rejected), problem))
     if not calls and problem == AT_LIMIT:
         return Checked(checked, CUT_TEXT_NOTICE)
     return Checked(checked, unfinished=UNFINISHED if not calls and problem == UNFINISHED else None)

@@ -252,10 +252,12 @@ def _with_call_ids(step: Any, index: int) -> Any:
 
 
 def _with_finish_reason(step: Any) -> Any:
-    """What a provider sends unless the step says otherwise; None means none was sent."""
+    """What a provider sends unless the step says otherwise; None means none was sent. The model
+    speaks OpenAI's protocol, as langchain-openai marks it (``model_provider``): a stream without a
+    finish reason was cut (``paicli.nodes.guards.cutoff``)."""
     if not isinstance(step, AIMessage):
         return step
-    metadata = dict(step.response_metadata)
+    metadata = {"model_provider": "openai", **step.response_metadata}
     if "finish_reason" not in metadata:
         metadata["finish_reason"] = "tool_calls" if step.tool_calls or step.invalid_tool_calls else "stop"
     elif metadata["finish_reason"] is None:
