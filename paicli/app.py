@@ -18,6 +18,7 @@ from typing import TYPE_CHECKING, Any
 
 from paicli.modes import DEFAULT_MODE
 from paicli.config.settings import ConfigError, Settings, load_settings
+from paicli.run.state import SessionState
 
 if TYPE_CHECKING:  # both import LangGraph or jieba: the REPL imports them in the background
     from paicli.memory.longterm.manager import LongTermMemory
@@ -103,9 +104,11 @@ def sandbox_warning(settings: Settings) -> str | None:
 
 
 class App:
-    """Settings and wiring: what the user configured, the session id, the shared long-term
-    memory, and the ``Session`` (the running conversation) once it is needed. ``settings`` is the
-    one way to the settings: ``/model`` changes them here and hands the session the same model."""
+    """Settings and wiring: what the user configured, the shared long-term memory, the session's
+    ``SessionState`` (its id, approval level, mode, counts: one object, which the ``Session`` shares
+    once it is built), and the ``Session`` (the running conversation) once it is needed.
+    ``settings`` is the one way to the settings: ``/model`` changes them here and hands the session
+    the same model."""
 
     def __init__(self, args: Any, settings: Settings | None = None):
         self.args = args
@@ -118,7 +121,6 @@ class App:
         self._browser: BrowserSession | None = None
         if args.session is not None:
             check_session_id(args.session)
-        self._session_id = args.session or new_session_id()
         self.next_mode: str | None = None  # `/plan` without a task: the next input is planned (s.1 item 8)
         self._database: Database | None = None  # PAICLI_DATABASE_URL (issue 28): a bad one stops here
         self._project_key: str | None = None
@@ -133,8 +135,10 @@ class App:
         # `--mode <a run apart>` (paicli.modes) makes every input such a run; `--mode plan` does so
         # through the `plan` session mode, which Shift+Tab can leave.
         self.flag_mode = mode if mode != "plan" and mode != DEFAULT_MODE else None
-        self.session_mode = "plan" if mode == "plan" else "ask" if self._settings.approval == "ask" else "auto"
-        self._approval = "yes" if getattr(args, "yes", False) else self._settings.approval
+        self.state = SessionState(
+            session_id=args.session or new_session_id(),
+            approval="yes" if getattr(args, "yes", False) else self._settings.approval,
+            mode="plan" if mode == "plan" else "ask" if self._settings.approval == "ask" else "auto")
         self.on_history_clear: Any = None  # the REPL forgets its in-memory input history (/history clear)
         self._warm = threading.Thread(target=import_session, daemon=True)
 
@@ -156,8 +160,7 @@ class App:
                 self._warm.join()
             from paicli.run.session import Session
 
-            self._session = Session(self.settings, approval=self._approval,
-                                    session_id=self._session_id, memory=self.memory, skills=self.skills,
+            self._session = Session(self.settings, state=self.state, memory=self.memory, skills=self.skills,
                                     mcp=self.mcp if self.settings.mcp.servers else None,  # none: no MCP import
                                     browser=self.browser,
                                     checkpointer=self._database.saver if self._database else None,
@@ -173,21 +176,29 @@ class App:
     @property
     def approval(self) -> str:
         """The approval level (``RunContext.approval``): auto | ask | yes."""
-        return self._session.approval if self._session is not None else self._approval
+        return self.state.approval
+
+    @property
+    def session_mode(self) -> str:
+        """The session mode (``paicli.run.session_modes``): auto | plan | ask."""
+        return self.state.mode
+
+    @session_mode.setter
+    def session_mode(self, mode: str) -> None:
+        self.state.mode = mode
 
     async def set_approval(self, level: str) -> None:
-        """``/hitl``: takes effect from the next turn; ``auto`` forgets every "approve all" (v.1)."""
-        self._approval = level
-        if self._session is not None:
-            self._session.approval = level
-            if level == "auto":
-                await self._session.forget_approvals()
+        """``/hitl``: takes effect from the next turn; ``auto`` forgets every "approve all" (v.1),
+        which the session's ledger keeps (so a resumed session's too, before its first turn)."""
+        self.state.approval = level
+        if level == "auto":
+            await self.session.forget_approvals()
 
     async def set_mode(self, mode: str) -> None:
         """``/mode`` and Shift+Tab (reference s.1 item 9): the mode, and the level it implies."""
         from paicli.run.session_modes import level_of
 
-        self.session_mode = mode
+        self.state.mode = mode
         await self.set_approval(level_of(mode))
 
     @property
@@ -255,7 +266,7 @@ class App:
         known = saver.has_session(sid) if saver is not None else has_ledger(self.settings.home / "history" / "raw", sid)
         if not known:
             raise ConfigError(UNKNOWN_SESSION.format(sid=sid))
-        self._session_id = sid
+        self.state.session_id = sid
         return sid
 
     def new_session_line(self) -> str | None:
@@ -271,7 +282,7 @@ class App:
 
     @property
     def session_id(self) -> str:
-        return self._session.session_id if self._session is not None else self._session_id
+        return self.state.session_id
 
     def switch_model(self, target: str) -> Settings:
         """``/model <model>`` or ``/model <provider>/<model>`` (paicli.config.model_switch); a
@@ -330,7 +341,7 @@ class App:
 
     def external_sources(self) -> tuple[str, ...]:
         """External content this session has read (reference o.1); tags explicit saves."""
-        return tuple(self._session.external_sources) if self._session is not None else ()
+        return tuple(self.state.external_sources)
 
     def auto_extract_status(self) -> str:
         """reference (u.2): 开启 | 开启（外部内容防护暂停） | 关闭."""
@@ -340,8 +351,8 @@ class App:
         return "开启（外部内容防护暂停）" if memory.external_guard and self.external_sources() else "开启"
 
     def token_stats_line(self) -> str:
-        stats = self._session.stats if self._session is not None else None
-        calls, inp, out, cached = (stats.calls, stats.input, stats.output, stats.cached) if stats else (0, 0, 0, 0)
+        stats = self.state.stats
+        calls, inp, out, cached = stats.calls, stats.input, stats.output, stats.cached
         budget = self.settings.budget.token_budget
         limit = f"{budget} (可用: {max(0, budget - inp - out)})" if budget else "不限"
         share = f" ({cached / inp:.0%})" if cached and inp else ""
@@ -349,12 +360,12 @@ class App:
                 f"平均输入: {inp / calls if calls else 0:.0f} | 预算: {limit}")
 
     def background_notices(self) -> list[str]:
-        return self._session.background.pop_notices() if self._session is not None else []
+        return self.state.background.pop_notices()
 
     async def finish_background(self) -> None:
         """Q7: a pending fact extraction is awaited at exit, for at most BACKGROUND_EXIT_WAIT s."""
-        if self._session is not None and self._session.background.pending:
-            await self._session.background.drain(BACKGROUND_EXIT_WAIT)
+        if self.state.background.pending:
+            await self.state.background.drain(BACKGROUND_EXIT_WAIT)
         enricher = self._memory.enricher if self._memory is not None else None
         if enricher is not None and enricher.pending:  # after extraction: it may have queued more
             await asyncio.to_thread(enricher.wait_idle, SEARCH_TERMS_EXIT_WAIT)

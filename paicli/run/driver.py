@@ -55,7 +55,7 @@ class Conversation(Protocol):
     graph: Any
     deps: Any
     mcp: Any  # paicli.tools.mcp.servers.McpServers, or None
-    stats: Any  # paicli.run.session.TokenStats
+    stats: Any  # paicli.run.state.TokenStats
     external_sources: tuple[str, ...]
     settings: Any  # paicli.config.settings.Settings: the model's vision, the project root (images)
 

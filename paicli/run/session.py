@@ -37,6 +37,7 @@ from paicli.nodes.model.call_model import skill_index
 from paicli.ui.context_view import ContextUsage
 from paicli.run.driver import run_turn
 from paicli.run.models import make_chat_model
+from paicli.run.state import SessionState, TokenStats
 from paicli.config.settings import Settings
 from paicli.run.wiring import attach_browser, attach_mcp, history_dir, make_deps, make_reviewer, search_term_enricher
 from paicli.tools.skills.library import SkillLibrary
@@ -45,30 +46,18 @@ RECURSION_LIMIT = 10_000  # reference s.2.9: no iteration cap; this only stops a
 
 
 @dataclass
-class TokenStats:
-    """The session's model calls so far, for ``/memory`` (reference u.2)."""
-
-    calls: int = 0
-    input: int = 0
-    output: int = 0
-    cached: int = 0
-
-
-@dataclass
 class Session:
-    """The running conversation: its graph, ledger, session id, token counts and the external
-    content it has read. Built from the ``App``'s settings (``paicli.run.wiring``); ``/model`` reaches
-    it through ``App.switch_model``, which changes the App's settings the same way."""
+    """The running conversation: its graph and ledger, over the session's ``SessionState`` (its id,
+    approval level, token counts, the external content it has read), which it shares with the
+    ``App``. Built from the App's settings (``paicli.run.wiring``); ``/model`` reaches it through
+    ``App.switch_model``, which changes the App's settings the same way."""
 
     settings: Settings
-    approval: str = "auto"
-    session_id: str = "default"
+    state: SessionState = field(default_factory=lambda: SessionState("default"))
     deps: Deps | None = None
     checkpointer: JsonlLedgerSaver | None = None  # or paicli.run.database.SessionSaver (PAICLI_DATABASE_URL)
     memory: LongTermMemory | None = None  # the App's, shared with /save and /memory
     skills: SkillLibrary | None = None  # the App's, shared with /skill
-    stats: TokenStats = field(default_factory=TokenStats)
-    external_sources: tuple[str, ...] = ()  # reference (o.1), as of the last finished step
     mcp: Any = None  # paicli.tools.mcp.servers.McpServers: its tools join the table as servers get ready
     browser: Any = None  # paicli.tools.browser.session.BrowserSession (PAICLI_BROWSER, issue 40); None: off
     project_key: str = ""  # with a database, the origin remote's key (RunContext.project_key); "": the path
@@ -77,6 +66,7 @@ class Session:
         if self.deps is None:
             self.deps = make_deps(self.settings, auto_extract=self.settings.memory.auto_extract, skills=self.skills,
                                   review=True)
+        self.deps.background = self.state.background  # the App reads its notices before the session exists
         if self.browser is not None:
             attach_browser(self.deps, self.browser)
         if self.mcp is not None:
@@ -101,9 +91,29 @@ class Session:
     def sessions(self) -> list[dict[str, Any]]:
         return self.checkpointer.sessions()
 
+    @property
+    def session_id(self) -> str:
+        return self.state.session_id
+
+    @property
+    def approval(self) -> str:
+        return self.state.approval
+
+    @property
+    def stats(self) -> TokenStats:
+        return self.state.stats
+
+    @property
+    def external_sources(self) -> tuple[str, ...]:
+        return self.state.external_sources
+
+    @external_sources.setter
+    def external_sources(self, sources: tuple[str, ...]) -> None:
+        self.state.external_sources = sources
+
     def resume(self, session_id: str) -> None:
         """Continue another thread of the same ledger (reference h.5; Q2/Q10, docs/behavior.md#decisions)."""
-        self.session_id = session_id
+        self.state.session_id = session_id
         self.external_sources = ()  # refreshed from the thread's state by `load_external`
 
     async def load_external(self) -> tuple[str, ...]:
@@ -265,11 +275,11 @@ class Session:
         session_memory = self.compaction.compactor.session_memory
         if session_memory is not None:
             session_memory.reset_all()
-        self.stats = TokenStats()
+        self.state.stats = TokenStats()  # counts start again for the new model
 
     @property
     def background(self) -> Background:
-        return self.deps.background
+        return self.state.background
 
     def remember(self) -> None:
         """This project's newest session is this one (``paicli --continue``; issue 26)."""

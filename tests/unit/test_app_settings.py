@@ -22,3 +22,29 @@ async def test_model_switch_changes_the_apps_settings_before_and_after_the_sessi
     assert app.settings.model == session.settings.model == "glm-b"
     assert session.deps.model.model_name == "glm-b"
     assert [line for line in said if "glm-b" in line]
+
+
+class ResumedArgs(Args):
+    session, yes = "kept-1", True
+
+
+async def test_the_app_and_its_session_share_one_state_before_and_after_it_starts(tmp_path, monkeypatch):
+    """Issue 36 item 2: the session id, approval level, mode and counts live in one SessionState;
+    the App holds no copy, so what /hitl, /mode or /resume change is what the other side reads."""
+    monkeypatch.setenv("PAICLI_HOME", str(tmp_path / "home"))
+    monkeypatch.setenv("PAICLI_API_KEY", "k")
+    monkeypatch.chdir(tmp_path)
+    said, app = [], App(ResumedArgs())
+    assert (app.session_id, app.approval, app.session_mode) == ("kept-1", "yes", "auto") and not app.started
+    await commands.handle("/hitl on", app, said.append)  # before the session exists
+    assert app.approval == "ask" and app.session_mode == "ask" and not app.started
+    assert app.token_stats_line().startswith("Token 统计: 调用 0 次") and app.background_notices() == []
+    session = app.session
+    assert session.state is app.state and (session.session_id, session.approval) == ("kept-1", "ask")
+    assert session.context.approval == "ask" and session.deps.background is app.state.background
+    await commands.handle("/mode auto", app, said.append)
+    assert session.approval == session.context.approval == "auto"
+    session.stats.calls += 2
+    assert app.token_stats_line().startswith("Token 统计: 调用 2 次")
+    session.resume("other-2")
+    assert app.session_id == "other-2" and session.config["configurable"]["thread_id"] == "other-2"

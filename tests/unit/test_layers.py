@@ -17,3 +17,10 @@ def test_layers_are_respected():
         pytest.fail("import-linter is not installed (pip install -e '.[test]')")
     done = subprocess.run([exe], cwd=ROOT, capture_output=True, text=True)
     assert done.returncode == 0, done.stdout + done.stderr
+
+
+def test_paicli_keeps_a_handful_of_top_level_modules():
+    """Issue 36 item 2: paicli/ is grouped by purpose (config/, run/, ui/, commands/, studio/); a
+    new module goes into the sub-package it serves."""
+    modules = sorted(p.name for p in (ROOT / "paicli").glob("*.py"))
+    assert len(modules) <= 12, modules

@@ -1,0 +1,31 @@
+"""What a session is while paicli runs, kept in one object the ``App`` and its ``Session`` share
+(issue 36): the App holds no copy of it and need not ask whether the session exists yet, so
+``/hitl``, ``/mode``, the status bar and the token line read the same values before the first turn
+as after it. Light on purpose: the App builds it before LangGraph is imported."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+from paicli.nodes.core.background import Background
+from paicli.run.session_modes import DEFAULT_SESSION_MODE
+
+
+@dataclass
+class TokenStats:
+    """The session's model calls so far, for ``/memory`` (reference u.2)."""
+
+    calls: int = 0
+    input: int = 0
+    output: int = 0
+    cached: int = 0
+
+
+@dataclass
+class SessionState:
+    session_id: str
+    approval: str = "auto"  # RunContext.approval: auto | ask | yes (paicli.run.session_modes)
+    mode: str = DEFAULT_SESSION_MODE  # the session mode Shift+Tab cycles: auto | plan | ask
+    stats: TokenStats = field(default_factory=TokenStats)
+    external_sources: tuple[str, ...] = ()  # reference (o.1), as of the last finished step
+    background: Background = field(default_factory=Background)  # fact extraction (Q7): the graph's Deps.background
