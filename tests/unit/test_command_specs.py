@@ -80,3 +80,21 @@ async def test_a_bare_alias_runs_its_command_only_alone():
     outcome = await commands.handle("cancel now", object(), said.append)
     assert outcome.failed and said == ["❌ 未知命令: cancel now"]
     assert not commands.is_command("exit now") and commands.is_command(" Exit ")
+
+
+async def test_a_handler_knows_the_word_it_was_called_by_and_lines_can_be_for_one_surface_only():
+    from paicli.commands.output import Output
+    from paicli.commands.spec import CommandSpec, Line
+
+    spec = CommandSpec("/x", lambda app, payload, say: say(f"{say.word} {payload}"), "帮助", "doc", aliases=("x",),
+                       more=(Line("more", "", "readme only"), Line("help", "只在帮助里", "")))
+    said: list[str] = []
+    out = Output(said.append)
+    out.word = "x"
+    await spec.run(object(), "1", out)
+    assert said == ["x 1"]
+    assert [line.help for line in spec.lines() if line.help] == ["帮助", "只在帮助里"]
+    assert [line.doc for line in spec.lines() if line.doc] == ["doc", "readme only"]
+    typed = Output(said.append)
+    await commands.handle("/HELP", object(), typed)
+    assert typed.word == "/help"
