@@ -3,8 +3,8 @@
 ``python -m paicli`` puts the working directory, the user's project, first on ``sys.path``, and a
 ``PYTHONPATH`` may name it too. paicli's packages are ``paicli.tools``, ``paicli.memory``... so a
 project's own ``tools/`` (or ``memory/``, ``nodes/``, ``graphs/``, ``prompts/``) is never imported in
-their place: before issue 36 such a project stopped every run with ``ModuleNotFoundError: No module
-named 'tools.base'``. Here each look-alike package refuses to be imported at all.
+their place: before issue 36 such a project stopped every run with a ``ModuleNotFoundError`` (its
+``tools`` has no ``base`` module). Here each look-alike package refuses to be imported at all.
 """
 
 from __future__ import annotations
