@@ -170,3 +170,14 @@ def test_a_new_event_loop_gets_new_servers_and_the_old_ones_are_killed(project):
         time.sleep(0.1)
     else:
         raise AssertionError("the first loop's server is still running")
+
+
+def test_a_language_with_no_server_shows_the_programs_looked_for(project):
+    """/lsp's table names what to install in the server column, not the language twice."""
+    lsp = LanguageServers(LspOptions(), sandbox_in(project.parent), path=str(project))  # a PATH with nothing
+    go = next(r for r in lsp.status() if r.key == "go")
+    assert (go.state, go.server, go.reason) == ("missing", "gopls", "")
+    configured = LanguageServers(LspOptions(commands={"python": ("/nonexistent/pyls",)}), sandbox_in(project.parent))
+    python = next(r for r in configured.status() if r.key == "python")
+    assert (python.state, python.server) == ("missing", "")
+    assert python.reason == "PAICLI_LSP_PYTHON 指定的 /nonexistent/pyls 不存在或不可执行"

@@ -42,7 +42,7 @@ NOT_CONFINED = "{icon} 语言服务器不在沙箱中运行（{why}）"
 class ServerStatus:
     language: str  # the language's name
     key: str
-    server: str  # the program, or "" when none was found
+    server: str  # the program (missing: the programs looked for; "" when a setting named one)
     root: str
     state: str  # starting | ready | failed | stopped | off | missing
     reason: str = ""
@@ -229,8 +229,11 @@ class LanguageServers:
                 state = OFF
             else:
                 state = "missing" if isinstance(found, Missing) else "idle"
-            rows.append(ServerStatus(language.name, language.key, getattr(found, "name", ""), "", state,
-                                     found.why if isinstance(found, Missing) else ""))
+            if isinstance(found, Missing):  # the programs looked for in the server's column, else why
+                program, why = found.looked_for, "" if found.looked_for else found.why
+            else:
+                program, why = found.name, ""
+            rows.append(ServerStatus(language.name, language.key, program, "", state, why))
         return rows
 
     async def restart(self, key: str) -> int:

@@ -35,6 +35,7 @@ class ServerCommand:
 @dataclass(frozen=True)
 class Missing:
     why: str
+    looked_for: str = ""  # the programs searched for ("" when a setting named the command)
 
 
 def find_server(language: Language, options: LspOptions, path: str | None = None) -> ServerCommand | Missing:
@@ -49,7 +50,7 @@ def find_server(language: Language, options: LspOptions, path: str | None = None
         if found is not None:
             return found
     names = "、".join(c.name for c in language.candidates)
-    return Missing(f"未找到 {language.name} 的语言服务器（{names}）")
+    return Missing(f"未找到 {language.name} 的语言服务器（{names}）", names)
 
 
 def _configured(language: Language, argv: tuple[str, ...], search: str) -> ServerCommand | Missing:
