@@ -98,3 +98,37 @@ async def test_a_handler_knows_the_word_it_was_called_by_and_lines_can_be_for_on
     typed = Output(said.append)
     await commands.handle("/HELP", object(), typed)
     assert typed.word == "/help"
+
+
+def test_the_commands_a_wave_added_complete_their_sub_commands():
+    """/model, /config provider, /browser, /lsp and /index (issues 37-40) are specs like the rest."""
+    assert commands.completions("/model ") == ["list", "info", "refresh", "add"]
+    assert commands.completions("/config p") == ["provider"]
+    assert commands.completions("/browser c") == ["connect"]
+    assert commands.completions("/lsp o") == ["off", "on"]
+    assert commands.completions("/index s") == ["status"]
+    assert commands.completions("/gr") == ["/graph"] and commands.completions("/sea") == ["/search"]
+    assert any(line.startswith("   /clear（或 clear，先确认） - ") for line in commands.help_lines())
+
+
+async def test_a_bare_clear_asks_first_and_slash_clear_does_not():
+    class Session:
+        cleared = 0
+
+        async def clear(self):
+            Session.cleared += 1
+
+    class App:
+        session = Session()
+
+    asked: list[str] = []
+
+    async def no(question: str) -> str:
+        asked.append(question)
+        return "n"
+
+    said: list[str] = []
+    await commands.handle("clear", App(), said.append, no)
+    assert len(asked) == 1 and Session.cleared == 0 and said[-1].startswith("已取消")
+    await commands.handle("/clear", App(), said.append, no)
+    assert len(asked) == 1 and Session.cleared == 1
