@@ -27,7 +27,8 @@ from tests.support.openai_server import Reply
 pytestmark = [pytest.mark.process, pytest.mark.xdist_group("wheel")]
 
 ROOT = Path(__file__).resolve().parents[2]
-ROOTS = ("graphs", "memory", "nodes", "prompts", "tools")  # in the checkout beside paicli/, installed as paicli.<name>
+# In the checkout beside paicli/, installed as paicli.<name>: every paicli/<root> symlink (codeindex too).
+ROOTS = tuple(sorted(p.name for p in (ROOT / "paicli").iterdir() if p.is_symlink()))
 BUILD_TIMEOUT = 120  # seconds; building and installing take a few on an idle machine
 
 

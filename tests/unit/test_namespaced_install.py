@@ -22,7 +22,7 @@ from paicli.nodes.core.state import Deps, RunContext
 from tests.support.scripted_model import ScriptedChatModel, ai, tool_call
 
 ROOT = Path(__file__).resolve().parents[2]
-ROOTS = ("graphs", "memory", "nodes", "prompts", "tools")
+ROOTS = tuple(sorted(p.name for p in (ROOT / "paicli").iterdir() if p.is_symlink()))  # codeindex, graphs, memory, ...
 
 
 def top_level_copies() -> list[str]:
