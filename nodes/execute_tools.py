@@ -32,7 +32,7 @@ from nodes.gate_tools import last_ai
 from nodes.guards.cutoff import NAMELESS, invalid_json_error, refusal
 from nodes.guards.turn import RUNAWAY_NOTICE, current_turn, runaway_reminder
 from tools.base import ToolContext, ToolText
-from tools.boundary import mask_secrets, wrap
+from tools.boundary import mask_secrets, mask_secrets_in, wrap
 from tools.diffs import summary as change_summary
 from tools.policy.audit import is_audited
 from tools.policy.decision import Allow, Ask, Deny
@@ -81,7 +81,8 @@ async def run_allowed(steps: list[tuple[dict[str, Any], Allow | Deny]], tool_ctx
             continue
         result, took = next(results)
         text = mask_secrets(str(result), deps.masked)  # issue 34: before the offloader, the model, the ledger
-        outcomes.append(CallResult(text, result.ok, result.refused, result.artifact or None, took))
+        artifact = mask_secrets_in(result.artifact, deps.masked) if result.artifact else None  # the ledger keeps it too
+        outcomes.append(CallResult(text, result.ok, result.refused, artifact, took))
     return outcomes
 
 

@@ -13,6 +13,7 @@ import shutil
 import subprocess
 import sys
 import sysconfig
+import tomllib
 from pathlib import Path
 
 import pytest
@@ -24,12 +25,14 @@ from tests.support.openai_server import Reply
 pytestmark = [pytest.mark.process, pytest.mark.xdist_group("wheel")]
 
 ROOT = Path(__file__).resolve().parents[2]
-PACKAGES = ("memory", "prompts", "tools", "nodes", "graphs", "paicli")
+# The packages pyproject.toml ships (its packages.find include), so a new one cannot be left out here.
+PACKAGES = tuple(name.rstrip("*") for name in
+                 tomllib.loads((ROOT / "pyproject.toml").read_text())["tool"]["setuptools"]["packages"]["find"]["include"])
 BUILD_TIMEOUT = 120  # seconds; building and installing take a few on an idle machine
 
 
 def source_files(base: Path) -> set[str]:
-    """Every module and data file of the six packages, relative to ``base``: any suffix, so the
+    """Every module and data file of the packages, relative to ``base``: any suffix, so the
     thesaurus (``memory/longterm/data/thesaurus.txt``) and a skill's scripts count too."""
     found = set()
     for package in PACKAGES:
