@@ -186,6 +186,28 @@ def test_item4_esc_cancels_a_running_turn_as_ctrl_c_does(open_repl, server, colu
 
 
 @pytest.mark.parametrize("columns", COLUMNS)
+def test_item4_a_line_typed_with_enter_while_a_run_works_runs_after_it(open_repl, server, columns):
+    """What the cooked terminal would have done: ``/exit`` + Enter typed during a run runs once the
+    run ends (shown after the prompt), the text typed after it waits in the next prompt."""
+    server.script = [Hang(2, Reply("第一轮的回答")), Reply("第二轮的回答")]
+    repl = open_repl(columns)
+    ask(repl, "慢慢想")
+    deadline = time.monotonic() + 30
+    while len(server.requests) < 1:  # the turn waits for the model
+        assert time.monotonic() < deadline
+        time.sleep(0.05)
+    repl.type("再来一轮\r/he")
+    repl.expect("第一轮的回答")
+    repl.expect("第二轮的回答")  # the typed line ran as a turn of its own
+    assert [m["content"] for m in server.requests[1]["messages"] if m["role"] == "user"][-1] == "再来一轮"
+    repl.settle()
+    assert any(row.rstrip().endswith("❯ /he") for row in repl.screen())  # the rest waits, unsent
+    repl.type("lp\r")
+    repl.expect("可用命令：")
+    fits(repl.screen(), columns)
+
+
+@pytest.mark.parametrize("columns", COLUMNS)
 def test_item4_esc_at_the_prompt_drops_a_pending_plan_which_the_prompt_shows(open_repl, server, columns):
     server.script = [Reply("普通回答")]
     repl = open_repl(columns)
