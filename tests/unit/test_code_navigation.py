@@ -138,3 +138,19 @@ async def test_basedpyright_tells_two_methods_of_one_name_apart_where_the_index_
         assert render(graph, "🕸️ Cart.total")[0] == "🕸️ Cart.total · 精确（basedpyright）"
     finally:
         await lsp.close()
+
+
+async def test_a_decorated_definition_is_asked_at_the_line_that_names_it(tmp_path):
+    project = (tmp_path / "project").resolve()
+    project.mkdir()
+    (project / "m.py").write_text("import functools\n\n\n@functools.cache\ndef heavy(x):\n    return x\n\n\n"
+                                  "def use():\n    return heavy(1)\n")
+    store = Store(tmp_path / "index")
+    update(store, project)
+    lsp = fake(tmp_path, "ok")
+    try:
+        graph = await symbol_graph(store, lsp, str(project), "heavy", wait=SLOW_MACHINE)
+        assert [(d.line, d.end_line) for d in graph.definitions] == [(4, 6)]  # the index's, from the decorator
+        assert graph.exact and [(u.line, u.qualified) for u in graph.users] == [(10, "use")]
+    finally:
+        await lsp.close()

@@ -17,6 +17,7 @@ never read.
 from __future__ import annotations
 
 import asyncio
+import os
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
@@ -31,6 +32,7 @@ WAIT = navigate.DEFAULT_TIMEOUT  # seconds for a server to come up and answer, t
 ANCHORS = 5  # definitions (or uses) a server is asked about
 SHOWN_FILES = 30  # files the index says use the name, synced to the server before references
 CALL_SITES = 20
+USERS_SHOWN = 40  # a server's references listed (the index's are 20 at most)
 TOTAL_WAITS = 2  # the whole exact part within this many waits (start-up included), else the index's
 
 
@@ -75,17 +77,23 @@ class SymbolGraph:
         return not self.definitions and not self.users and not self.subclasses
 
 
-async def symbol_graph(store: Store, lsp: Any, project: str, name: str, wait: float = WAIT) -> SymbolGraph:
+async def symbol_graph(store: Store, lsp: Any, project: str, name: str, wait: float | None = None) -> SymbolGraph:
     """The graph of ``name`` (``Name`` or ``Outer.name``); ``lsp``: the session's
-    ``LanguageServers`` or None. Never raises for a server's sake: no answer is the index's."""
+    ``LanguageServers`` or None. Never raises for a server's sake: no answer is the index's.
+    ``wait``: seconds per wait, by default ``WAIT`` or the diagnostics bound if that is longer
+    (``PAICLI_LSP_WAIT_SECONDS``: a slow machine's setting is a slow machine's for this too)."""
     from codeindex.graph import definitions, relations
+
+    if wait is None:
+        wait = max(WAIT, getattr(getattr(lsp, "options", None), "wait", 0.0))
 
     found = await asyncio.to_thread(relations, store, name)
     graph = SymbolGraph(found, list(found.definitions), list(found.users), list(found.calls))
     if lsp is None or graph.empty:
         return graph
     ids = [sid for sid, _place in await asyncio.to_thread(definitions, store, name)]
-    anchors = [(sid, place.path, place.line) for sid, place in zip(ids, found.definitions)][:ANCHORS]
+    anchors = [(sid, place.path, await asyncio.to_thread(_name_line, project, place, found.name))
+               for sid, place in list(zip(ids, found.definitions))[:ANCHORS]]
     if not anchors and found.users:  # defined outside the project: ask where its first use leads
         anchors = [(None, found.users[0].path, found.users[0].line)]
 
@@ -154,6 +162,16 @@ async def _anchor(store: Store, lsp: Any, project: str, name: str, anchor: tuple
     return _Answer(found.server, users, list(calls.items()))
 
 
+def _name_line(project: str, place: Place, name: str) -> int:
+    """The first line of a definition that names it (a decorator or an annotation may come first)."""
+    try:
+        with open(os.path.join(project, place.path), encoding="utf-8", errors="replace") as f:
+            lines = f.read().splitlines()[place.line - 1:place.end_line]
+    except OSError:
+        return place.line
+    return next((place.line + i for i, text in enumerate(lines) if navigate.column_of(text, name)), place.line)
+
+
 def _language(path: str) -> str | None:
     from tools.lsp.languages import language_of
 
@@ -208,7 +226,9 @@ def render(graph: SymbolGraph, head: str) -> list[str]:
     lines.append("  定义:" if graph.definitions else "  定义: 未在索引中找到（可能来自依赖库）")
     lines += [f"    {d.path}:{d.line}  {d.kind} {d.qualified}  {d.signature}".rstrip() for d in graph.definitions]
     lines.append(f"  使用它的地方（{len(graph.users)}）:" if graph.users else "  使用它的地方: 无")
-    lines += [f"    {u.path}:{u.line}  {u.qualified or '模块顶层'} ({u.kind})" for u in graph.users]
+    lines += [f"    {u.path}:{u.line}  {u.qualified or '模块顶层'} ({u.kind})" for u in graph.users[:USERS_SHOWN]]
+    if len(graph.users) > USERS_SHOWN:
+        lines.append(f"    …另有 {len(graph.users) - USERS_SHOWN} 处未列出")
     if graph.other_users:
         lines.append(f"  其他语言中按名称匹配的使用（{len(graph.other_users)}）{guess}:")
         lines += [f"    {u.path}:{u.line}  {u.qualified or '模块顶层'} ({u.kind})" for u in graph.other_users]

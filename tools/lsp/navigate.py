@@ -75,7 +75,7 @@ async def _ask(lsp: Any, project: str, path: str, method: str, line: int, column
     lines = text.splitlines()
     if not 1 <= line <= len(lines):
         return None
-    column = column or _column_of(lines[line - 1], symbol or "")
+    column = column or column_of(lines[line - 1], symbol or "")
     if column is None:
         return None
     uri, _ = server.sync(full, text)
@@ -118,7 +118,7 @@ def _inside(project: str, path: str) -> str | None:
     return full if full.startswith(root.rstrip("/") + "/") and os.path.isfile(full) else None
 
 
-def _column_of(line_text: str, symbol: str) -> int | None:
+def column_of(line_text: str, symbol: str) -> int | None:
     match = re.search(rf"(?<![\w$]){re.escape(symbol)}(?![\w$])", line_text) if symbol else None
     return match.start() + 1 if match else None
 
