@@ -23,8 +23,8 @@ from tools.registry import BUILTIN_TOOLS
 
 @pytest.fixture
 async def lsp(tmp_path):
-    servers = LanguageServers(LspOptions(commands={"python": (sys.executable, FAKE, "ok"), "java": ()}),
-                              sandbox_in(tmp_path))
+    commands = {"python": (sys.executable, FAKE, "ok"), "java": ()}
+    servers = LanguageServers(LspOptions(commands=commands, wait=SLOW_MACHINE), sandbox_in(tmp_path))
     yield servers
     await servers.close()
 
