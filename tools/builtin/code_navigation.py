@@ -119,7 +119,7 @@ async def symbol_graph(store: Store, lsp: Any, project: str, name: str, wait: fl
         if answer.definitions is not None:
             graph.definitions = answer.definitions
     graph.users = [users[k] for k in sorted(users)]
-    graph.users_by = [a.server for a in answered]
+    graph.users_by = list(dict.fromkeys(a.server for a in answered))
     exact_languages = {_language(path) for path in exact_paths}
     graph.other_users = [u for u in found.users if _language(u.path) not in exact_languages]
     if any(a.calls is not None for a in answered):
@@ -127,7 +127,7 @@ async def symbol_graph(store: Store, lsp: Any, project: str, name: str, wait: fl
         exact_ids = {sid for (sid, _path, _line), a in zip(anchors, answers) if a is not None}
         rest = await asyncio.to_thread(_calls_of, store, [i for i in ids if i not in exact_ids])
         graph.calls = [*calls.items(), *((c, p) for c, p in rest if c not in calls)]
-        graph.calls_by = [a.server for a in answered if a.calls is not None]
+        graph.calls_by = list(dict.fromkeys(a.server for a in answered if a.calls is not None))
     return graph
 
 
