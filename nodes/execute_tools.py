@@ -263,7 +263,7 @@ def make_execute_tools(deps: Deps):
                            memory=long_term_memory(runtime, deps), project_key=key,
                            external_sources=tuple(state.get("external_sources") or ()),
                            files_of_turn=partial(turn_files, state["messages"]), hidden_env=deps.hidden_env,
-                           sandbox=deps.sandbox, vision=ctx.vision)
+                           sandbox=deps.sandbox, vision=ctx.vision, lsp=deps.lsp)
 
     async def execute_tools(state: AgentState, runtime: Runtime[RunContext]) -> dict[str, Any]:
         ctx, ai = run_context(runtime), last_ai(state)
