@@ -91,7 +91,7 @@ def test_seatbelt_profile_quotes_a_project_path_with_quotes(tmp_path):
 def test_a_sandboxed_true_leaves_the_project_tree_unchanged(project):
     before = files(project)
     out = asyncio.run(execute_command({"command": "true"}, ctx(project)))
-    assert "exit code: 0" in out and out.artifact == {"sandbox": "sandboxed"}
+    assert "exit code: 0" in out and out.artifact["sandbox"] == "sandboxed"
     # paicli's own data directory, empty (git does not see it), is the only addition: mounted
     # read-only rather than swept, so a parallel task's offloaded output there is never removed.
     assert files(project) == {**before, ".paicli": None} and not any((project / ".paicli").iterdir())
@@ -150,7 +150,7 @@ def test_required_refuses_without_a_sandbox_with_the_reference_text(project):
 def test_auto_without_a_sandbox_runs_the_command_and_says_why_once_in_the_state(project):
     sandbox = CommandSandbox(SandboxOptions(), finder=nothing)
     out = asyncio.run(execute_command({"command": "touch made.txt"}, ToolContext(root=project, sandbox=sandbox)))
-    assert (project / "made.txt").exists() and out.artifact == {"sandbox": "outside"}
+    assert (project / "made.txt").exists() and out.artifact["sandbox"] == "outside"
     assert sandbox.state(project).lines() == ["⚠️ 命令沙箱未启用：模拟：本平台没有沙箱；命令直接在本机执行"]
 
 

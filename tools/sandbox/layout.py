@@ -41,6 +41,12 @@ from tools.sandbox.secrets import CREDENTIAL_PATHS, SYSTEM_SECRETS
 # Regenerable toolchain caches under HOME (issue 24): a sandbox that breaks `./gradlew test` gets switched off.
 HOME_CACHES = (".cache", ".npm", ".yarn", ".pnpm-store", ".cargo", ".rustup", "go", ".gradle", ".m2", ".gem",
                ".bun", ".deno", ".nvm", ".local/share/pnpm", "Library/Caches")
+# Of those, the ones a build writes without the network and later builds reuse (Go's build cache, pip's
+# built wheels, ccache, Gradle's build cache): their layer persists for every command. The others hold
+# downloads, which only a network command can add: their layer persists for network commands, and an
+# offline command reads it beneath a layer of its own that ends with it (bug 34b: a persistent overlay
+# on the disk costs a few ms to mount and a sync of that file system at its end).
+BUILD_CACHES = (".cache", ".gradle", "Library/Caches")
 TEMP_DIRS = ("/tmp", "/var/tmp")
 RUN_DIRS = ("/run", "/var/run")
 # Under the emptied /run, what programs need that holds no socket (NixOS's system profile, resolver files).
@@ -69,6 +75,7 @@ class Mount:
     src: str = ""
     upper: str = ""
     work: str = ""
+    above: tuple[str, ...] = ()  # tmp-overlay: read-only layers over ``src`` (a cache's persistent layer)
 
 
 @dataclass(frozen=True)
@@ -169,10 +176,12 @@ def _own_install() -> list[str]:
 
 def layout(root: Path, env: dict[str, str], options: SandboxOptions = SandboxOptions(), session: str = "default",
            *, copy_on_write: bool = True, sockets: set[str] | None = None,
-           tracked: gitdirs.Tracked | None = gitdirs.TRACKED, read_only: bool = False) -> Layout:
+           tracked: gitdirs.Tracked | None = gitdirs.TRACKED, read_only: bool = False,
+           network: bool = False) -> Layout:
     """``env``: the command's environment (HOME, TMPDIR); ``copy_on_write``: the caches get a
     persistent per-project layer (False: writes vanish with the command, where the data folder's
-    file system cannot hold an overlay layer); ``sockets``: bound socket paths
+    file system cannot hold an overlay layer), for a download cache only when ``network`` (else
+    the command reads that layer and its own writes vanish); ``sockets``: bound socket paths
     (``tools.sandbox.sockets.bound_paths``), masked where still visible; ``read_only``: the
     project as a whole cannot be written (a language server, ``CommandSandbox.wrap``)."""
     top = str(root)
@@ -205,15 +214,15 @@ def layout(root: Path, env: dict[str, str], options: SandboxOptions = SandboxOpt
     # 3. Caches, copy-on-write.
     data = os.path.realpath(data_dir(options))
     caches = []
-    for cache in _home_caches(home):
+    for cache, builds in _home_caches(home):
         if _under(data, [cache]) or _under(cache, [data]):
             continue  # the layer cannot sit inside what it covers
-        if copy_on_write:
-            upper, work = cache_layer(options, top, cache)
+        upper, work = cache_layer(options, top, cache) if copy_on_write else ("", "")
+        if copy_on_write and (network or builds):
             mounts.append(Mount("overlay", cache, cache, upper, work))
             make += [upper, work]
-        else:
-            mounts.append(Mount("tmp-overlay", cache, cache))
+        else:  # what an earlier network command downloaded stays visible, read-only
+            mounts.append(Mount("tmp-overlay", cache, cache, above=(upper,) if upper and _has_entries(upper) else ()))
         caches.append(Path(cache))
     # 4. The project and the user's writable roots.
     extra = [os.path.expanduser(e) for e in options.writable]
@@ -380,19 +389,29 @@ def _clear_links(base: str, rel: str) -> None:
 
 
 _CACHE_SECONDS = 2.0  # how long the list of caches under a HOME is reused (realpath of each costs)
-_caches_seen: dict[str, tuple[float, list[str]]] = {}
+_caches_seen: dict[str, tuple[float, list[tuple[str, bool]]]] = {}
 
 
-def _home_caches(home: str) -> list[str]:
-    """The toolchain caches that exist under ``home``, at their real paths."""
+def _home_caches(home: str) -> list[tuple[str, bool]]:
+    """The toolchain caches that exist under ``home``, at their real paths, and whether each is a
+    build cache (``BUILD_CACHES``)."""
     if not home:
         return []
     now = time.monotonic()
     seen = _caches_seen.get(home)
     if seen is None or now - seen[0] > _CACHE_SECONDS:
-        seen = (now, _existing_dirs([os.path.join(home, c) for c in HOME_CACHES]))
+        builds = set(_existing_dirs([os.path.join(home, c) for c in BUILD_CACHES]))
+        seen = (now, [(c, c in builds) for c in _existing_dirs([os.path.join(home, c) for c in HOME_CACHES])])
         _caches_seen[home] = seen
     return list(seen[1])
+
+
+def _has_entries(path: str) -> bool:
+    try:
+        with os.scandir(path) as it:
+            return next(it, None) is not None
+    except OSError:
+        return False
 
 
 def _existing_dirs(paths: list[str]) -> list[str]:
