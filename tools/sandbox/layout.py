@@ -168,10 +168,11 @@ def _account_home() -> str:
         return ""
 
 
-def _own_install() -> list[str]:
+@lru_cache(maxsize=1)
+def _own_install() -> tuple[str, ...]:
     """The interpreter paicli runs on and paicli's own code (read-only when inside a writable root)."""
     here = os.path.dirname(os.path.dirname(os.path.dirname(os.path.realpath(__file__))))
-    return [os.path.realpath(sys.prefix), here]
+    return os.path.realpath(sys.prefix), here
 
 
 def layout(root: Path, env: dict[str, str], options: SandboxOptions = SandboxOptions(), session: str = "default",
@@ -186,6 +187,7 @@ def layout(root: Path, env: dict[str, str], options: SandboxOptions = SandboxOpt
     project as a whole cannot be written (a language server, ``CommandSandbox.wrap``)."""
     top = str(root)
     home = env.get("HOME") or ""
+    homes = _homes(env)
     mounts: list[Mount] = [Mount("ro", "/", "/")]
     make: list[str] = []
     gone = ["/dev", "/proc"]
@@ -194,9 +196,9 @@ def layout(root: Path, env: dict[str, str], options: SandboxOptions = SandboxOpt
         if os.path.isdir(run) and not os.path.islink(run):
             mounts.append(Mount("tmpfs", run))
             gone.append(run)
-    for kept in RUN_KEPT:
-        if os.path.lexists(kept):
-            mounts.append(Mount("ro", kept, kept))
+    run_kept = [k for k in RUN_KEPT if os.path.lexists(k)]
+    for kept in run_kept:
+        mounts.append(Mount("ro", kept, kept))
     # 2. The session's private temp dirs, then the host's TMPDIR emptied.
     tmp, var_tmp = session_temp(options, session)
     temp = []
@@ -208,7 +210,7 @@ def layout(root: Path, env: dict[str, str], options: SandboxOptions = SandboxOpt
             gone.append(dest)
     host_tmp = os.path.realpath(env["TMPDIR"]) if env.get("TMPDIR") else ""
     if host_tmp and not _under(host_tmp, gone) and os.path.isdir(host_tmp) and host_tmp != "/" \
-            and not _under(top, [host_tmp]) and not any(_under(h, [host_tmp]) for h in _homes(env)):
+            and not _under(top, [host_tmp]) and not any(_under(h, [host_tmp]) for h in homes):
         mounts.append(Mount("tmpfs", host_tmp))
         gone.append(host_tmp)
     # 3. Caches, copy-on-write.
@@ -259,7 +261,7 @@ def layout(root: Path, env: dict[str, str], options: SandboxOptions = SandboxOpt
     # 6. Secrets: empty, even inside a writable root.
     readable = {os.path.realpath(os.path.expanduser(r)) for r in options.readable}
     secret_candidates = [os.path.realpath(os.path.expanduser(h)) for h in options.hidden if h]
-    secret_candidates += [os.path.join(h, c) for h in _homes(env) for c in CREDENTIAL_PATHS]
+    secret_candidates += [os.path.join(h, c) for h in homes for c in CREDENTIAL_PATHS]
     secret_candidates += list(SYSTEM_SECRETS)
     hidden, masked = [], []
     seen_inside = [top] if read_only else []  # visible though not writable
@@ -270,11 +272,11 @@ def layout(root: Path, env: dict[str, str], options: SandboxOptions = SandboxOpt
         if os.path.isdir(path):
             hidden.append(path)
             mounts.append(Mount("tmpfs", path))
-        elif os.path.lexists(path):
+        else:
             masked.append(path)
             mounts.append(Mount("null", path))
     # 7. Every Unix socket still visible.
-    shown = writable + seen_inside + [str(c) for c in caches] + [k for k in RUN_KEPT if os.path.lexists(k)]
+    shown = writable + seen_inside + [str(c) for c in caches] + run_kept
     for path in _visible_sockets(sockets or set(), gone + hidden, shown, masked):
         masked.append(path)
         mounts.append(Mount("null", path))
