@@ -5,7 +5,8 @@ Runs the same short command through ``tools.builtin.shell.execute_command`` unsa
 in a git project with the protected paths present, the session's private /tmp and the caches'
 copy-on-write layers in a temporary data folder;
 prints the fastest run, the median and the 90th percentile of each, and the milliseconds the
-sandbox adds. The machine's load average is printed too: on a busy machine the median measures
+sandbox adds; a run whose command did not succeed is left out of the figures and counted (with
+what it said) beside them. The machine's load average is printed too: on a busy machine the median measures
 the queue for a CPU more than the sandbox, and the fastest run is the better estimate.
 
 ``--baseline DIR`` (another tree, e.g. ``git archive integ | tar -x -C DIR``) measures that tree the
@@ -53,8 +54,8 @@ def options():
 async def timed(ctx, args):
     start = time.perf_counter()
     out = await execute_command(args, ctx)
-    assert "exit code: 0" in out, out
-    return (time.perf_counter() - start) * 1000
+    ms = (time.perf_counter() - start) * 1000
+    return {"ms": ms} if "exit code: 0" in out else {"failed": str(out).strip()[:200]}
 
 async def main():
     sandbox = CommandSandbox(options())
@@ -72,12 +73,12 @@ async def main():
              "sandboxed + network": (boxed, {"command": COMMAND, "network": True})}
     for _ in range(3):  # warm-up: imports, the probe, the page cache
         for ctx, args in cases.values():
-            await timed(ctx, args)
+            await timed(ctx, args)  # a failure here shows in the runs that follow
     helper = getattr(sandbox, "network_isolation", lambda: "host")()
     print(json.dumps({"mechanism": sandbox.mechanism().label, "network": helper}), flush=True)
     for line in sys.stdin:
         ctx, args = cases[line.strip()]
-        print(json.dumps({"ms": await timed(ctx, args)}), flush=True)
+        print(json.dumps(await timed(ctx, args)), flush=True)
 
 COMMAND = sys.argv[3]
 asyncio.run(main())
@@ -99,10 +100,11 @@ class Worker:
             raise SystemExit("a worker ended early (see its error above)")
         return json.loads(line)
 
-    def run(self, case: str) -> float:
+    def run(self, case: str) -> dict:
+        """``{"ms": ...}``, or ``{"failed": what it said}`` when the command did not succeed."""
         self.process.stdin.write(case + "\n")  # type: ignore[union-attr]
         self.process.stdin.flush()  # type: ignore[union-attr]
-        return self._read()["ms"]
+        return self._read()
 
     def close(self) -> None:
         self.process.stdin.close()  # type: ignore[union-attr]
@@ -118,12 +120,17 @@ def main(runs: int, baseline: Path | None) -> None:
     with tempfile.TemporaryDirectory(prefix="paicli-bench-sandbox-") as tmp:
         workers = {name: Worker(tree, Path(tmp) / name) for name, tree in trees}
         times = {name: {case: [] for case in CASES} for name in workers}
+        failed: dict[str, dict[str, list[str]]] = {name: {case: [] for case in CASES} for name in workers}
         before = os.getloadavg()
         try:
             for _ in range(runs):
                 for case in CASES:
                     for name, worker in workers.items():
-                        times[name][case].append(worker.run(case))
+                        done = worker.run(case)
+                        if "ms" in done:
+                            times[name][case].append(done["ms"])
+                        else:
+                            failed[name][case].append(done["failed"])
         finally:
             for worker in workers.values():
                 worker.close()
@@ -140,8 +147,10 @@ def main(runs: int, baseline: Path | None) -> None:
         for case, values in by_case.items():
             fastest, median, p90 = summary(values)
             added[name][case] = (fastest - fastest0, median - median0)
+            errors = failed[name][case]
             print(f"  {case:<20} fastest {fastest:6.1f} ms (+{fastest - fastest0:5.1f})   "
-                  f"median {median:6.1f} ms (+{median - median0:5.1f})   p90 {p90:6.1f} ms")
+                  f"median {median:6.1f} ms (+{median - median0:5.1f})   p90 {p90:6.1f} ms"
+                  + (f"   FAILED {len(errors)} of {runs}: {errors[0]}" if errors else ""))
     if baseline:
         print("added over unsandboxed, fastest / median (ms):")
         for case in CASES[1:]:
