@@ -15,7 +15,8 @@ from tools.sandbox.command import Mechanism, find_mechanism
 from tools.sandbox.layout import cache_layer, layout, prepare
 from tools.sandbox.options import SandboxOptions
 
-real = pytest.mark.skipif(not isinstance(find_mechanism(), Mechanism) or find_mechanism().kind != "bwrap",
+CI = os.environ.get("CI") == "true"  # there a missing bubblewrap fails these tests instead of skipping them
+real = pytest.mark.skipif(not CI and (not isinstance(find_mechanism(), Mechanism) or find_mechanism().kind != "bwrap"),
                           reason="no bubblewrap here")
 
 

@@ -19,7 +19,7 @@ from tools.sandbox.layout import layout, prepare
 from tools.sandbox.network import BLOCKED_RANGES, attach, find_helper, host_addresses, read_info, route_request
 from tools.sandbox.options import SandboxOptions
 
-CI = os.environ.get("CI") == "true"
+CI = os.environ.get("CI") == "true"  # there a missing bubblewrap or slirp4netns fails these tests instead
 real = pytest.mark.skipif(not CI and (not isinstance(find_mechanism(), Mechanism) or find_helper() is None),
                           reason="no bubblewrap or slirp4netns here")
 
