@@ -88,6 +88,20 @@ def test_seatbelt_profile_quotes_a_project_path_with_quotes(tmp_path):
 
 
 @real
+def test_paicli_s_own_interpreter_and_code_run_inside_wherever_they_are_installed(project):
+    """A checkout or venv under /tmp (as CI clones one) is hidden by the private /tmp unless it is
+    shown again, read-only: language servers and paicli's helpers run from it."""
+    import shlex
+    import sys
+
+    here = str(Path(__file__).resolve().parents[2])
+    probe = f"{shlex.quote(sys.executable)} -c " + shlex.quote(f"import sys; sys.path.insert(0, {here!r}); import tools.sandbox")
+    out = asyncio.run(execute_command({"command": f"{probe} && echo ran && touch {shlex.quote(here)}/x"}, ctx(project)))
+    assert "ran" in out and out.artifact["sandbox"] == "sandboxed", out
+    assert not (Path(here) / "x").exists()  # shown read-only
+
+
+@real
 def test_a_sandboxed_true_leaves_the_project_tree_unchanged(project):
     before = files(project)
     out = asyncio.run(execute_command({"command": "true"}, ctx(project)))

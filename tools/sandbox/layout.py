@@ -16,7 +16,8 @@ undoes what a command created at a protected path, ``prepare`` makes the directo
   Unix socket still visible (``tools.sandbox.sockets``).
 - Read-only: everything else; inside the project ``PAI.md``, ``.mcp.json``, ``.env*``, CI workflows,
   ``.paicli/`` and all of ``.git`` but what git writes (``tools.sandbox.gitdirs``), and the
-  interpreter paicli runs on when it lives inside a writable root.
+  interpreter paicli runs on and paicli's own code when they live inside a writable root, and
+  shown again read-only where an emptied temp dir would hide them (a checkout or venv under /tmp).
 - ``read_only`` (a language server, issue 38): the whole project is read-only, mounted after every
   writable root that holds it, and no ``PAICLI_SANDBOX_WRITABLE`` root inside it stays writable;
   there are no protected paths to pin or sweep, since nothing in the project can be written.
@@ -242,7 +243,11 @@ def layout(root: Path, env: dict[str, str], options: SandboxOptions = SandboxOpt
         protected.append(top)
     else:
         git_dir, linked, nested, seen_nested = _protected(top, root, tracked, protected, missing, pinned, guarded)
-    own = [p for p in _own_install() if _under(p, writable) and os.path.exists(p)]
+    # paicli's own install: read-only inside a writable root, shown again (read-only) where an
+    # emptied temp dir hides it (a checkout or venv under /tmp: language servers and paicli's
+    # own helpers run from it).
+    emptied = [str(t) for t in ("/tmp", "/var/tmp", host_tmp) if t and _under(str(t), gone)]
+    own = [p for p in _own_install() if (_under(p, writable) or _under(p, emptied)) and os.path.exists(p)]
     protected += own
     for path in sorted(pinned):
         mounts.append(Mount("bind", path, path))
