@@ -13,6 +13,7 @@ import shutil
 import subprocess
 import sys
 import sysconfig
+import tomllib
 from pathlib import Path
 
 import pytest
@@ -24,20 +25,20 @@ from tests.support.openai_server import Reply
 pytestmark = [pytest.mark.process, pytest.mark.xdist_group("wheel")]
 
 ROOT = Path(__file__).resolve().parents[2]
-ROOTS = ("graphs", "memory", "nodes", "prompts", "tools")  # in the checkout beside paicli/, installed as paicli.<name>
+# The packages pyproject.toml ships (its packages.find include), so a new one cannot be left out here.
+PACKAGES = tuple(name.rstrip("*") for name in
+                 tomllib.loads((ROOT / "pyproject.toml").read_text())["tool"]["setuptools"]["packages"]["find"]["include"])
 BUILD_TIMEOUT = 120  # seconds; building and installing take a few on an idle machine
 
 
 def source_files(base: Path) -> set[str]:
-    """Every module and data file of the package, as installed under ``base``: any suffix, so the
-    thesaurus (``memory/longterm/data/thesaurus.txt``) and a skill's scripts count too. In the
-    checkout ``paicli/<root>`` is a symlink to ``<root>/``, which ``rglob`` does not follow."""
+    """Every module and data file of the packages, relative to ``base``: any suffix, so the
+    thesaurus (``memory/longterm/data/thesaurus.txt``) and a skill's scripts count too."""
     found = set()
-    places = [(base / "paicli", "paicli")] + [(base / "paicli" / root, f"paicli/{root}") for root in ROOTS]
-    for folder, name in places:
-        for path in folder.rglob("*"):
+    for package in PACKAGES:
+        for path in (base / package).rglob("*"):
             if path.is_file() and "__pycache__" not in path.parts and path.suffix != ".pyc":
-                found.add(f"{name}/{path.relative_to(folder).as_posix()}")
+                found.add(path.relative_to(base).as_posix())
     return found
 
 
