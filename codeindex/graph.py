@@ -63,7 +63,7 @@ def relations(store: Store, symbol: str, limit: int = 20) -> Relations:
     result = Relations(name, [place for _sid, place in found])
     result.users = _uses(store, name, USE_KINDS, limit)
     result.subclasses = _uses(store, name, CLASS_KINDS, limit)
-    result.calls = _calls(store, [sid for sid, _place in found], limit)
+    result.calls = calls_of(store, [sid for sid, _place in found], limit)
     return result
 
 
@@ -76,7 +76,7 @@ def _uses(store: Store, name: str, kinds: tuple[str, ...], limit: int) -> list[P
     return [Place(*row) for row in rows]
 
 
-def _calls(store: Store, ids: list[int], limit: int) -> list[tuple[str, list[Place]]]:
+def calls_of(store: Store, ids: list[int], limit: int) -> list[tuple[str, list[Place]]]:
     if not ids:
         return []
     conn = store.connection()

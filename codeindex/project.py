@@ -63,7 +63,7 @@ class ProjectIndex:
         self.options = owner.options
         self._checked = 0.0
         self._said_lexical = False
-        self._lock = threading.Lock()
+        self._lock = threading.RLock()  # updates from this process's threads, one at a time
 
     def indexed(self) -> bool:
         """Whether a complete update ever finished (a damaged index counts as none)."""
@@ -83,8 +83,15 @@ class ProjectIndex:
                only: Iterable[str] | None = None, wait: float | None = None, embed: bool = True,
                embed_progress: Callable[[int, int], None] | None = None, workers: int | None = None) -> Report:
         kwargs = {"wait": wait} if wait is not None else {}
-        report = update(self.store, self.root, max_file_bytes=self.options.max_file_bytes, only=only,
-                        progress=progress, cancel=cancel, workers=workers, **kwargs)
+        # The file lock keeps other processes out, not this one's threads (it is one lock object,
+        # re-entrant across threads): two first-use tool calls at once take turns here.
+        if not self._lock.acquire(timeout=-1 if wait is None else wait):
+            raise Busy("另一个检索正在更新代码索引")
+        try:
+            report = update(self.store, self.root, max_file_bytes=self.options.max_file_bytes, only=only,
+                            progress=progress, cancel=cancel, workers=workers, **kwargs)
+        finally:
+            self._lock.release()
         if only is None:
             self._checked = time.monotonic()
         if embed and self.owner.vectors is not None and not report.cancelled:

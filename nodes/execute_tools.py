@@ -32,7 +32,7 @@ from paicli.nodes.gate_tools import last_ai
 from paicli.nodes.guards.cutoff import NAMELESS, invalid_json_error, refusal
 from paicli.nodes.guards.turn import RUNAWAY_NOTICE, current_turn, runaway_reminder
 from paicli.tools.base import ToolContext, ToolText
-from paicli.tools.boundary import mask_secrets, wrap
+from paicli.tools.boundary import mask_secrets, mask_secrets_in, wrap
 from paicli.tools.diffs import summary as change_summary
 from paicli.tools.policy.audit import is_audited
 from paicli.tools.policy.decision import Allow, Ask, Deny
@@ -81,7 +81,8 @@ async def run_allowed(steps: list[tuple[dict[str, Any], Allow | Deny]], tool_ctx
             continue
         result, took = next(results)
         text = mask_secrets(str(result), deps.masked)  # issue 34: before the offloader, the model, the ledger
-        outcomes.append(CallResult(text, result.ok, result.refused, result.artifact or None, took))
+        artifact = mask_secrets_in(result.artifact, deps.masked) if result.artifact else None  # the ledger keeps it too
+        outcomes.append(CallResult(text, result.ok, result.refused, artifact, took))
     return outcomes
 
 
@@ -262,7 +263,7 @@ def make_execute_tools(deps: Deps):
                            memory=long_term_memory(runtime, deps), project_key=key,
                            external_sources=tuple(state.get("external_sources") or ()),
                            files_of_turn=partial(turn_files, state["messages"]), hidden_env=deps.hidden_env,
-                           sandbox=deps.sandbox, vision=ctx.vision)
+                           sandbox=deps.sandbox, vision=ctx.vision, lsp=deps.lsp)
 
     async def execute_tools(state: AgentState, runtime: Runtime[RunContext]) -> dict[str, Any]:
         ctx, ai = run_context(runtime), last_ai(state)

@@ -254,8 +254,14 @@ class Repl:
             self.background_notices()
             default, prefill = prefill, ""
             try:
-                # an MCP prompt to edit (issue 39), else what was typed while a run worked (issue 41)
-                text, self.typed_ahead = await self.prompt.prompt_async(self.prompt_text, default=default or self.typed_ahead), ""
+                if not default and "\n" in self.typed_ahead:  # Enter typed while a run worked: that line runs now
+                    text, self.typed_ahead = self.typed_ahead.split("\n", 1)
+                    self.console.print(self.prompt_text() + text, markup=False, highlight=False)
+                    if text.strip():
+                        self.prompt.history.append_string(text)
+                else:  # an MCP prompt to edit (issue 39), else what was typed while a run worked (issue 41)
+                    text, self.typed_ahead = await self.prompt.prompt_async(self.prompt_text,
+                                                                            default=default or self.typed_ahead), ""
             except KeyboardInterrupt:
                 if interrupted:
                     return 0
@@ -327,7 +333,7 @@ class Repl:
         finally:
             loop.remove_signal_handler(signal.SIGINT)
             if self.keys is not None:
-                self.typed_ahead, self.keys = self.keys.stop(), None
+                self.typed_ahead, self.keys = self.typed_ahead + self.keys.stop(), None  # after what still waits
         if spec.runs_apart:
             self.show_run(renderer, result)
         else:

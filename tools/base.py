@@ -122,6 +122,9 @@ class ToolContext:
     files_of_turn: Callable[[], tuple[str, ...]] = field(default=tuple, compare=False, repr=False)  # see source_files
     sandbox: CommandSandbox | None = None  # how execute_command runs (issue 24); None: outside, as before it
     vision: bool = False  # the model takes images (issue 39): read_file of an image returns it
+    # issue 38: the session's language servers (paicli.tools.lsp.manager.LanguageServers, Deps.lsp), for
+    # code_map's exact definitions and references; None: none (the code index's answer only)
+    lsp: Any = None
 
     @cached_property
     def source_files(self) -> tuple[str, ...]:

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import html
 import re
+from typing import Any
 
 _UNSAFE_NAME_CHARS = re.compile(r"[^A-Za-z0-9_.:-]")
 # reference (r), Q17: escape `<tool_result` / `</tool_result` case-insensitively; spaced forms stay.
@@ -28,6 +29,20 @@ def mask_secrets(text: str, secrets: tuple[str, ...]) -> str:
         if len(secret) >= MIN_MASKED_CHARS and secret in text:
             text = text.replace(secret, MASK)
     return text
+
+
+def mask_secrets_in(value: Any, secrets: tuple[str, ...]) -> Any:
+    """``mask_secrets`` through a tool's artifact (dicts, lists and their strings): it is kept in
+    the ledger beside the text, e.g. the last lines of a command's output (issue 41)."""
+    if not secrets:
+        return value
+    if isinstance(value, str):
+        return mask_secrets(value, secrets)
+    if isinstance(value, dict):
+        return {k: mask_secrets_in(v, secrets) for k, v in value.items()}
+    if isinstance(value, (list, tuple)):
+        return type(value)(mask_secrets_in(v, secrets) for v in value)
+    return value
 
 
 def sanitize_name(tool_name: str) -> str:

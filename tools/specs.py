@@ -212,9 +212,13 @@ SEARCH_CODE = ToolSpec(
 CODE_MAP = ToolSpec(
     "code_map",
     "给出仓库的代码地图：按引用关系（PageRank）排序最重要的类和函数的签名，按文件分组，"
-    "并以本轮读写过的文件和 focus 为中心。刚接触一个陌生仓库、需要了解整体结构时使用。",
+    "并以本轮读写过的文件和 focus 为中心。刚接触一个陌生仓库、需要了解整体结构时使用。"
+    "给出 symbol 时改为列出这个符号的定义、使用它的地方、它调用的和子类/实现（文件:行号）；"
+    "结果第一行标明来源：“精确（<语言服务器>）”来自该语言的语言服务器，"
+    "“近似（代码索引）”是代码索引按名称匹配（同名符号会混在一起）。",
     _params([], focus=_string("可选：作为中心的文件路径或符号名、关键词，空格分隔"),
-            max_tokens=_integer("地图最多多少 token，默认 1500，范围 200 到 6000")),
-    None, parallel_safe=True,
+            max_tokens=_integer("地图最多多少 token，默认 1500，范围 200 到 6000"),
+            symbol=_string("可选：要查看定义和引用的符号，如 parse_date 或 Cart.total（给出时不返回地图）")),
+    None, is_async=True, parallel_safe=True,
     facts=ToolFacts(label="🗺️ 代码地图 {n} 次"),
 )

@@ -6,7 +6,8 @@ keeps what was done. ``/index <path>`` first moves the project root there, as Pa
 ``setProjectPath`` does (reference v.5): memory's project key, offloaded output, snapshots and
 the sandbox follow (``App.move_project``). ``/search`` is search_code for a person, each hit a
 ``path:line`` a terminal can open; ``/graph <Symbol>`` lists its definition, users, calls and
-subclasses, and ``/graph`` alone the repository map, centred on the conversation's files.
+subclasses (exact from a language server where one is up: issue 38), and ``/graph`` alone the
+repository map, centred on the conversation's files.
 """
 
 from __future__ import annotations
@@ -195,34 +196,23 @@ async def graph(app: App, payload: str, say: Output) -> None:
         return
     await asyncio.to_thread(index_of.refresh)
     if payload:
-        _symbol(payload, index_of, say)
+        await _symbol(payload, app, index_of, say)
     else:
         await _map(app, index_of, say)
 
 
-def _symbol(name: str, index_of: ProjectIndex, say: Output) -> None:
-    from paicli.codeindex.graph import APPROXIMATE, relations
+async def _symbol(name: str, app: App, index_of: ProjectIndex, say: Output) -> None:
+    """Issue 38 item 4: exact where the session's language servers answer, the index's otherwise;
+    the head line says which (``tools/builtin/code_navigation.py``)."""
+    from paicli.tools.builtin.code_navigation import render, symbol_graph
 
-    found = relations(index_of.store, name)
-    if not found.definitions and not found.users and not found.subclasses:
+    lsp = app.session.deps.lsp if app.settings.lsp.on else None  # off: no session needed
+    found = await symbol_graph(index_of.store, lsp, str(app.settings.project_root), name)
+    if found.empty:
         say.fail(f"📭 索引里没有名为 {name} 的符号")
         return
-    say(f"🕸️ {name}")
-    say("  定义:" if found.definitions else "  定义: 未在索引中找到（可能来自依赖库）")
-    for d in found.definitions:
-        say(f"    {d.path}:{d.line}  {d.kind} {d.qualified}  {d.signature}")
-    say(f"  使用它的地方（{len(found.users)}）:" if found.users else "  使用它的地方: 无")
-    for u in found.users:
-        say(f"    {u.path}:{u.line}  {_where(u.qualified)} ({u.kind})")
-    if found.calls:
-        say("  它调用的:")
-        for callee, places in found.calls:
-            at = ", ".join(f"{p.path}:{p.line}" for p in places) or "未在索引中定义"
-            say(f"    {callee} → {at}")
-    say(f"  子类/实现（{len(found.subclasses)}）:" if found.subclasses else "  子类/实现: 无")
-    for s in found.subclasses:
-        say(f"    {s.path}:{s.line}  {s.qualified} ({'继承' if s.kind == 'extends' else '实现'})")
-    say(APPROXIMATE)
+    for line in render(found, f"🕸️ {name}"):
+        say(line)
 
 
 async def _map(app: App, index_of: ProjectIndex, say: Output) -> None:
@@ -252,6 +242,3 @@ async def conversation_files(app: App) -> list[str]:
                 found.setdefault(path)
     return list(found)
 
-
-def _where(qualified: str) -> str:
-    return qualified or "模块顶层"

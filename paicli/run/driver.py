@@ -91,13 +91,20 @@ async def drive(graph: Any, graph_input: Any, config: dict[str, Any], context: A
             await finish()
 
 
+async def servers_started(session: Any) -> None:
+    """Before a run in any mode: MCP servers still starting get the startup wait (reference x),
+    and the MCP index follows the ready set (q.2 item 9), so a Plan task or Team step sees the
+    same tools a ReAct turn would."""
+    if session.mcp is not None:
+        await session.mcp.wait_started()
+        session.deps.mcp_index = await session.mcp_index.refresh(session.mcp)
+
+
 async def run_turn(session: Conversation, text: str, ui: TurnUI) -> TurnResult:
     """One ReAct turn of ``session``: the user's message, then :func:`drive` under its turn lock."""
     result, started = TurnResult(), time.monotonic()
     session.remember()
-    if session.mcp is not None:  # servers still starting get the startup wait (reference x)
-        await session.mcp.wait_started()
-        session.deps.mcp_index = await session.mcp_index.refresh(session.mcp)  # q.2 item 9: per ready set
+    await servers_started(session)
     pending: Any = {"messages": await user_messages(session.mcp, text, ui, image_content(session, text, ui))}
 
     async def answer(interrupts: list[Any]) -> dict[str, Any]:

@@ -27,7 +27,7 @@ from langchain_core.messages import AIMessage, HumanMessage
 
 from paicli.memory.ledger.namespaced import NamespacedSaver
 from paicli.run.answers import Answers
-from paicli.run.driver import UnitWatcher, drive
+from paicli.run.driver import UnitWatcher, drive, servers_started
 from paicli.modes import ModeSpec
 from paicli.ui.render import RunLine
 
@@ -71,6 +71,7 @@ class ModeRun:
         context = self.session.mode_context(self.mode, review=review)
         ui.run_line = RunLine()
         self.session.remember()
+        await servers_started(self.session)
 
         async def finish() -> None:
             values = (await self.graph.aget_state(self.config)).values

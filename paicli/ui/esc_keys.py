@@ -23,6 +23,8 @@ ESC = b"\x1b"
 CTRL_C = b"\x03"  # a terminal that is not the process's controlling one sends it as a byte
 SEQUENCE_WAIT = 0.05  # seconds: a key's escape sequence arrives whole, well within this
 _SEQUENCE = re.compile(r"\x1b(\[[0-9;?]*[ -/]*[@-~]|O.|.)?")
+PASTE_START, PASTE_END = "\x1b[200~", "\x1b[201~"  # a bracketed paste's markers
+_PASTE = re.compile(r"(\x1b\[20[01]~)")
 
 
 class EscWatcher:
@@ -65,7 +67,7 @@ class EscWatcher:
             self._watch()
 
     def stop(self) -> str:
-        """Give the terminal back; returns what was typed meanwhile (printable text only)."""
+        """Give the terminal back; returns what was typed meanwhile (``typed_text``)."""
         if self._saved is not None:
             self._unwatch()
             self._saved = None
@@ -93,6 +95,22 @@ class EscWatcher:
 
 
 def typed_text(data: bytes) -> str:
-    """Type-ahead as the next prompt's text: printable characters, no line breaks or escapes."""
-    text = _SEQUENCE.sub("", data.decode("utf-8", errors="ignore"))
-    return "".join(c for c in text if c.isprintable())
+    """Type-ahead as the cooked terminal would have kept it: printable characters, Backspace
+    taking back the character before it, and Enter ending a line (``"\n"``: the REPL runs that
+    line as if typed at the prompt, the rest waits in the next one). Keys' escape sequences go;
+    a bracketed paste's line breaks are spaces (pasting does not submit)."""
+    out: list[str] = []
+    pasting = False
+    for part in _PASTE.split(data.decode("utf-8", errors="ignore")):
+        if part in (PASTE_START, PASTE_END):
+            pasting = part == PASTE_START
+            continue
+        for c in _SEQUENCE.sub("", part):
+            if c in "\r\n":
+                out.append(" " if pasting else "\n")
+            elif c in "\x7f\b":
+                if out and out[-1] != "\n":
+                    out.pop()
+            elif c.isprintable():
+                out.append(c)
+    return "".join(out)

@@ -116,7 +116,7 @@ def test_with_yes_a_script_written_first_and_run_afterwards_is_read_and_refused(
 
 @pytest.mark.process  # "written since paicli started" is measured from the process start
 def test_with_yes_the_projects_own_gradle_wrapper_runs(server, run_paicli, project, fake_home, tmp_path):
-    java = tmp_path / "jdk" / "bin" / "java"
+    java = project / "jdk" / "bin" / "java"  # inside the project: the sandbox's /tmp is its own (issue 34)
     java.parent.mkdir(parents=True)
     java.write_text('#!/bin/sh\necho "fake java: $*"\n', encoding="utf-8")
     java.chmod(0o755)
@@ -126,7 +126,7 @@ def test_with_yes_the_projects_own_gradle_wrapper_runs(server, run_paicli, proje
     time.sleep(CLOCK_SLACK + 0.2)  # the repository's wrapper predates paicli's start, whatever the clock
     server.script = [Reply("", tool_calls=[call("execute_command", {"command": "./gradlew test"}, "c")]),
                      Reply("Tests ran.")]
-    done = run_paicli("-p", "run the tests", "--yes", env={"HOME": str(fake_home), "JAVA_HOME": str(tmp_path / "jdk")})
+    done = run_paicli("-p", "run the tests", "--yes", env={"HOME": str(fake_home), "JAVA_HOME": str(project / "jdk")})
     assert done.returncode == 0, done.stderr
     assert (project / "gradle-ran.txt").read_text(encoding="utf-8") == "test\n"
     result = tool_results(server.requests[1])[0]["content"]

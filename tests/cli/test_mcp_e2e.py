@@ -130,3 +130,23 @@ def test_the_server_table_lines_up_in_terminal_cells(run_paicli, server, paicli_
     rows = [line for line in listing.stdout.splitlines() if " stdio " in line]
     assert ["就绪" in rows[0], "失败" in rows[1]] == [True, True], rows
     assert len({cell_len(row[:row.index(" stdio ")]) for row in rows}) == 1, rows
+
+
+def test_plan_tasks_wait_for_a_slow_server_as_a_react_turn_does(run_paicli, server, paicli_home, tmp_path):
+    """Reference (x): a run in any mode waits for servers still starting (the startup wait); a
+    Plan run once went straight to its tasks, which then had no MCP tools."""
+    entry = {"command": sys.executable, "args": [SERVER, "--start-delay", "3"]}
+    (paicli_home / "mcp.json").write_text(json.dumps({"mcpServers": {"demo": entry}}), encoding="utf-8")
+    from tests.cli.test_plan_mode import PLANNING, plan_reply
+    from tests.support.openai_server import ByContent
+
+    routes = ByContent({PLANNING: [plan_reply([{"id": "a", "description": "调用 demo 的 echo", "type": "ANALYSIS"}])],
+                        "当前任务：调用 demo 的 echo": [_call("mcp__demo__echo", text="慢"), Reply("回声收到")]})
+    server.script = routes.script()
+    done = run_paicli("--mode", "plan", "-p", "调用 demo 的 echo", "--yes",
+                      env={"PAICLI_MCP_STARTUP_WAIT_SECONDS": "60"})
+    assert done.returncode == 0, done.stderr
+    task_calls = [r for r in server.requests if "当前任务：调用 demo 的 echo" in json.dumps(r, ensure_ascii=False)]
+    assert "mcp__demo__echo" in _tool_names(task_calls[0])
+    assert "echo: 慢" in _tool_results(task_calls[-1])[-1]
+    assert routes.left() == {}

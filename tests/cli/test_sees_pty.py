@@ -168,20 +168,44 @@ def test_item3_after_continue_the_bar_shows_that_runs_totals(open_repl, server, 
     assert routes.left() == {}
 
 
+def model_asked(server, within: float = 30) -> None:
+    """Returns once the running turn's first request reached the model."""
+    deadline = time.monotonic() + within
+    while len(server.requests) < 1:
+        assert time.monotonic() < deadline
+        time.sleep(0.05)
+
+
 @pytest.mark.parametrize("columns", COLUMNS)
 def test_item4_esc_cancels_a_running_turn_as_ctrl_c_does(open_repl, server, columns):
     server.script = [Hang(30, Reply("太晚了")), Reply("第二轮")]
     repl = open_repl(columns)
     ask(repl, "慢慢想")
-    deadline = time.monotonic() + 30
-    while len(server.requests) < 1:  # the turn waits for the model
-        assert time.monotonic() < deadline
-        time.sleep(0.05)
+    model_asked(server)  # the turn waits for the model
     repl.type("\x1b")
     repl.expect("⏹️ 已取消当前任务。")
     ask(repl, "再来")
     repl.expect("第二轮")
     assert "太晚了" not in repl.text
+    fits(repl.screen(), columns)
+
+
+@pytest.mark.parametrize("columns", COLUMNS)
+def test_item4_a_line_typed_with_enter_while_a_run_works_runs_after_it(open_repl, server, columns):
+    """What the cooked terminal would have done: a line + Enter typed during a run runs once the
+    run ends (shown after the prompt), the text typed after it waits in the next prompt."""
+    server.script = [Hang(2, Reply("第一轮的回答")), Reply("第二轮的回答")]
+    repl = open_repl(columns)
+    ask(repl, "慢慢想")
+    model_asked(server)  # the turn waits for the model
+    repl.type("再来一轮\r/he")
+    repl.expect("第一轮的回答")
+    repl.expect("第二轮的回答")  # the typed line ran as a turn of its own
+    assert [m["content"] for m in server.requests[1]["messages"] if m["role"] == "user"][-1] == "再来一轮"
+    repl.settle()
+    assert any(row.rstrip().endswith("❯ /he") for row in repl.screen())  # the rest waits, unsent
+    repl.type("lp\r")
+    repl.expect("可用命令：")
     fits(repl.screen(), columns)
 
 

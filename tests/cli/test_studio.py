@@ -65,7 +65,7 @@ def fake_model() -> Iterator[FakeOpenAIServer]:
 
 
 @pytest.fixture
-def studio_url(fake_model: FakeOpenAIServer, paicli_home: Path, tmp_path: Path) -> Iterator[str]:
+def studio_url(fake_model: FakeOpenAIServer, paicli_home: Path, project: Path, tmp_path: Path) -> Iterator[str]:
     if not LANGGRAPH.exists():
         pytest.skip(f"langgraph CLI not installed next to {sys.executable}")
     port = closed_port()
@@ -73,7 +73,9 @@ def studio_url(fake_model: FakeOpenAIServer, paicli_home: Path, tmp_path: Path) 
     # The graph module reads settings when the server imports it, so they must be set here.
     env.update(LANGGRAPH_CLI_NO_ANALYTICS="1", LANGGRAPH_NO_VERSION_CHECK="true", LANGSMITH_TRACING="false",
                PAICLI_API_KEY="test-key", PAICLI_BASE_URL=fake_model.base_url, PAICLI_MODEL="m",
-               PAICLI_HOME=str(paicli_home))
+               PAICLI_HOME=str(paicli_home),
+               # as `paicli studio` does: a run's project is the server's, whatever its context says (issue 34)
+               PAICLI_PROJECT_ROOT=str(project))
     log = tmp_path / "langgraph-dev.log"
     with log.open("wb") as out:
         proc = subprocess.Popen([str(LANGGRAPH), "dev", "--no-browser", "--no-reload", "--port", str(port)],

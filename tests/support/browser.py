@@ -33,7 +33,8 @@ def browser_env(mode: str = "isolated") -> dict[str, str]:
     server = find_server(os.environ.get("PAICLI_TEST_BROWSER_MCP"), Path("/nonexistent"), node, dict(os.environ))
     if not node or not server:
         _missing("chrome-devtools-mcp (npm) or Node.js")
-    return {"PAICLI_BROWSER": mode, "PAICLI_BROWSER_MCP": server}
+    # node starts the server slowly from a fresh npm install on a busy machine: paicli waits for it
+    return {"PAICLI_BROWSER": mode, "PAICLI_BROWSER_MCP": server, "PAICLI_MCP_STARTUP_WAIT_SECONDS": "60"}
 
 
 class UserChrome:

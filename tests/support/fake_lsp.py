@@ -9,14 +9,22 @@
 - ``mute``: reads its input and never answers (not even ``initialize``);
 - ``die-after-open``: answers ``initialize``, then exits 4 at the first document;
 - ``pidfile PATH``: as ``ok``, and writes its pid to PATH first (the lifecycle tests).
-Definitions: ``textDocument/definition`` answers the first line holding ``def <word>``.
+- ``slow-nav SECONDS``: as ``ok``, each definition or references request answered that much later;
+- ``elsewhere PATH``: as ``ok``, and a word defined in no document it was sent is "defined" in PATH.
+
+Navigation over the documents it was sent (opened or changed), as a server that has scanned
+nothing else: ``textDocument/definition`` answers the first line holding ``def <word>`` or
+``class <word>`` (the asking document's first); ``textDocument/references`` every whole-word
+occurrence, the declaration's only when asked for.
 """
 
 from __future__ import annotations
 
 import os
+import re
 import sys
 import time
+from pathlib import Path
 
 from lsprotocol import types as t
 from pygls.lsp.server import LanguageServer
@@ -55,22 +63,57 @@ def did_change(ls: LanguageServer, params: t.DidChangeTextDocumentParams) -> Non
     publish(params.text_document.uri, params.text_document.version, text)
 
 
-@server.feature(t.TEXT_DOCUMENT_DEFINITION)
-def definition(ls: LanguageServer, params: t.DefinitionParams) -> list[t.Location]:
-    text = texts.get(params.text_document.uri, "")
-    line = text.splitlines()[params.position.line]
-    start = params.position.character
+def word_at(uri: str, position: t.Position) -> str:
+    lines = texts.get(uri, "").splitlines()
+    line = lines[position.line] if position.line < len(lines) else ""
+    start = end = position.character
     while start > 0 and (line[start - 1].isalnum() or line[start - 1] == "_"):
         start -= 1
-    end = params.position.character
     while end < len(line) and (line[end].isalnum() or line[end] == "_"):
         end += 1
-    word = line[start:end]
-    for number, candidate in enumerate(text.splitlines()):
-        if f"def {word}" in candidate:
-            at = candidate.index(word)
-            return [t.Location(params.text_document.uri, t.Range(t.Position(number, at), t.Position(number, at + len(word))))]
+    return line[start:end]
+
+
+def occurrences(word: str, uri: str):
+    """(uri, line, column, line text) of every whole-word ``word`` in the documents it was sent,
+    ``uri``'s first."""
+    for where in sorted(texts, key=lambda u: u != uri):
+        for number, text in enumerate(texts[where].splitlines()):
+            for found in re.finditer(rf"(?<!\w){re.escape(word)}(?!\w)", text):
+                yield where, number, found.start(), text
+
+
+def location(uri: str, line: int, column: int, word: str) -> t.Location:
+    return t.Location(uri, t.Range(t.Position(line, column), t.Position(line, column + len(word))))
+
+
+def navigating() -> None:
+    if MODE == "slow-nav":
+        time.sleep(float(ARG))
+
+
+@server.feature(t.TEXT_DOCUMENT_DEFINITION)
+def definition(ls: LanguageServer, params: t.DefinitionParams) -> list[t.Location]:
+    navigating()
+    word = word_at(params.text_document.uri, params.position)
+    for uri, number, at, text in occurrences(word, params.text_document.uri):
+        if re.search(rf"\b(def|class)\s+{re.escape(word)}\b", text):
+            return [location(uri, number, at, word)]
+    if MODE == "elsewhere" and word:
+        return [location(Path(ARG).as_uri(), 0, 0, word)]
     return []
+
+
+@server.feature(t.TEXT_DOCUMENT_REFERENCES)
+def references(ls: LanguageServer, params: t.ReferenceParams) -> list[t.Location]:
+    navigating()
+    word = word_at(params.text_document.uri, params.position)
+    found = []
+    for uri, number, at, text in occurrences(word, params.text_document.uri):
+        declaration = re.search(rf"\b(def|class)\s+{re.escape(word)}\b", text)
+        if params.context.include_declaration or not declaration:
+            found.append(location(uri, number, at, word))
+    return found
 
 
 if __name__ == "__main__":

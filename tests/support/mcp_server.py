@@ -1,5 +1,6 @@
 """A small MCP server written with the ``mcp`` SDK, for tests: ``python mcp_server.py [--http PORT]
-[--marker FILE]``. ``--marker`` writes FILE at start, so a test can prove a server never ran.
+[--marker FILE] [--start-delay SECONDS]``. ``--marker`` writes FILE at start, so a test can prove a
+server never ran; ``--start-delay`` makes it slow to start, as node servers are on a busy machine.
 
 Tools: ``echo`` (returns its text), ``slow`` (sleeps), ``crash`` (the process exits mid-call),
 ``broken`` (the tool reports an error). Resources: ``file:///x`` (text), ``file:///big`` (long
@@ -14,6 +15,7 @@ import argparse
 import asyncio
 import os
 import sys
+import time
 from pathlib import Path
 
 from mcp.server.fastmcp import FastMCP
@@ -83,7 +85,9 @@ def main() -> None:
     parser.add_argument("--http", type=int, default=0)
     parser.add_argument("--marker", default="")
     parser.add_argument("--no-resources", action="store_true")
+    parser.add_argument("--start-delay", type=float, default=0.0, help="seconds to wait before serving")
     args = parser.parse_args()
+    time.sleep(args.start_delay)
     if args.no_resources:
         _drop_resources_and_prompts()
     if args.marker:

@@ -229,6 +229,20 @@ def test_a_second_writer_waits_or_is_told_the_index_is_busy(poly, store):
             update(store, poly, wait=0)
 
 
+def test_two_threads_indexing_one_project_at_once_take_turns(tmp_path, poly):
+    """Two first-use tool calls in one process (parallel-safe code_map/search_code): the file lock
+    is one re-entrant object across threads, so the project's own lock makes them take turns."""
+    from concurrent.futures import ThreadPoolExecutor
+
+    from paicli.codeindex.project import CodeIndexes
+
+    project = CodeIndexes(tmp_path / "home").project(poly, str(poly))
+    with ThreadPoolExecutor(2) as pool:
+        reports = list(pool.map(lambda _: project.update(embed=False, workers=1), range(2)))
+    assert sorted(r.added for r in reports) == [0, 12] and project.indexed()
+    assert project.store.connection().execute("SELECT count(*) FROM files").fetchone()[0] == 12
+
+
 @pytest.mark.parametrize("damage", ["garbage", "truncated", "newer"])
 def test_a_damaged_or_newer_index_is_rebuilt_with_one_line(poly, store, damage):
     update(store, poly)

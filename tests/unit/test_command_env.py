@@ -3,7 +3,7 @@
 import os
 
 from paicli.tools.base import ToolContext
-from paicli.tools.sandbox.secrets import is_secret_name
+from paicli.tools.sandbox.secrets import command_environment
 from paicli.tools.builtin.shell import execute_command
 
 
@@ -18,4 +18,4 @@ async def test_hidden_variables_are_not_in_the_commands_environment(tmp_path):
 def test_command_env_copies_this_process_environment_when_none_is_given(tmp_path):
     hidden = next(iter(os.environ))
     env = ToolContext(root=tmp_path, hidden_env=frozenset({hidden})).command_env()
-    assert hidden not in env and set(env) == {n for n in os.environ if not is_secret_name(n)} - {hidden}
+    assert hidden not in env and set(env) == set(command_environment(os.environ, frozenset({hidden})))

@@ -52,6 +52,8 @@ async def test_pausing_gives_a_question_the_terminal_as_it_was():
         os.close(slave)
 
 
-def test_typed_text_keeps_printable_text_only():
-    assert typed_text(b"ab\x1b[Acd\r\x7f") == "abcd"
+def test_typed_text_is_what_the_cooked_terminal_would_have_kept():
+    assert typed_text(b"ab\x1b[Acd\r\x7f") == "abcd\n"  # an arrow's sequence goes; Enter ends the line
+    assert typed_text(b"/exiz\x7ft\rnext") == "/exit\nnext"  # Backspace takes a character back
+    assert typed_text(b"\x1b[200~line 1\nline 2\x1b[201~!") == "line 1 line 2!"  # a paste does not submit
     assert not EscWatcher(os.open(os.devnull, os.O_RDONLY), lambda: None, asyncio.new_event_loop()).start()

@@ -19,7 +19,7 @@ from paicli.tools.registry import run_tool
 from paicli.tools.sandbox import seatbelt
 from paicli.tools.sandbox.command import (REQUIRED_REFUSAL, CommandSandbox, Mechanism, SandboxOptions, Unavailable,
                                    find_mechanism)
-from paicli.tools.sandbox.explain import denied_paths
+from paicli.tools.sandbox.explain import denied_paths, explain
 from paicli.tools.sandbox.layout import layout
 from paicli.tools.builtin.shell import execute_command
 
@@ -85,6 +85,20 @@ def test_seatbelt_profile_quotes_a_project_path_with_quotes(tmp_path):
     odd.mkdir()
     plan = layout(odd.resolve(), {}, SandboxOptions(data=str(tmp_path / "data")))
     assert '"' + str(odd).replace('"', '\\"') + '"' in seatbelt.profile(plan, False)
+
+
+@real
+def test_paicli_s_own_interpreter_and_code_run_inside_wherever_they_are_installed(project):
+    """A checkout or venv under /tmp (as CI clones one) is hidden by the private /tmp unless it is
+    shown again, read-only: language servers and paicli's helpers run from it."""
+    import shlex
+    import sys
+
+    here = str(Path(__file__).resolve().parents[2])
+    probe = f"{shlex.quote(sys.executable)} -c " + shlex.quote(f"import sys; sys.path.insert(0, {here!r}); import paicli.tools.sandbox")
+    out = asyncio.run(execute_command({"command": f"{probe} && echo ran && touch {shlex.quote(here)}/x"}, ctx(project)))
+    assert "ran" in out and out.artifact["sandbox"] == "sandboxed", out
+    assert not (Path(here) / "x").exists()  # shown read-only
 
 
 @real
@@ -184,6 +198,26 @@ def test_denied_paths_are_read_from_the_usual_error_shapes():
               "bash: line 1: /root/b: Read-only file system\n"
               "PermissionError: [Errno 30] Read-only file system: '/root/c'\n")
     assert denied_paths(output) == ["/root/a", "/root/b", "/root/c"]
+
+
+def test_a_refused_move_names_the_protected_source_not_the_destination(project):
+    (project / ".github" / "workflows").mkdir(parents=True)
+    plan = layout(project, {}, SandboxOptions(data=str(project.parent / "data")), sockets=set())
+    notes = explain(plan, "mv: cannot move '.git' to 'x': Device or resource busy\n", [], network=True)
+    assert notes.startswith("🔒 沙箱拒绝移动 .git（git 仓库") and "x" not in notes.split("）")[0] and notes.count("🔒") == 1
+    notes = explain(plan, "mv: cannot move '.github' to 'z': Device or resource busy\n", [], network=True)
+    assert "拒绝移动 .github（其中有受保护路径 .github/workflows：CI 工作流" in notes and "z" not in notes
+    notes = explain(plan, "mv: cannot move 'b' to 'PAI.md': Device or resource busy\n", [], network=True)
+    assert notes.startswith("🔒 沙箱拒绝写入受保护路径 PAI.md（项目指令文件")  # the destination is the protected one
+    notes = explain(plan, "mv: inter-device move failed: 'a' to '/etc/a'; unable to remove target: "
+                          "Read-only file system\n", [], network=True)
+    assert notes.startswith("🔒 沙箱拒绝写入 /etc/a（项目外") and "target" not in notes
+
+
+@real
+def test_mv_git_in_the_sandbox_is_explained_as_the_protected_git_dir(project):
+    out = asyncio.run(execute_command({"command": "mv .git x"}, ctx(project)))
+    assert "拒绝移动 .git（git 仓库" in out and "拒绝写入 x" not in out and (project / ".git" / "config").exists()
 
 
 def test_secret_variables_never_reach_a_command(tmp_path):

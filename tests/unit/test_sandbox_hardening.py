@@ -11,7 +11,7 @@ from pathlib import Path
 
 import pytest
 
-from paicli.tools.boundary import MASK, mask_secrets
+from paicli.tools.boundary import MASK, mask_secrets, mask_secrets_in
 from paicli.tools.policy.approval import (EDIT_WIDENS, HOST_NETWORK_UNDER_YES, Unclear, decide, person_decides,
                                    read_answer)
 from paicli.tools.policy.auto_review import parse_reply
@@ -141,6 +141,15 @@ def test_the_key_and_the_database_password_are_masked_in_tool_output():
     text = "key=sk-canary-123 url=postgresql://u:pw-canary-9@h/db short=abc"
     assert mask_secrets(text, ("sk-canary-123", "pw-canary-9", "abc")) == \
         f"key={MASK} url=postgresql://u:{MASK}@h/db short=abc"
+
+
+def test_the_artifact_kept_beside_a_tool_result_is_masked_too():
+    """A command's artifact keeps its last lines for the ledger (issue 41): masked like its text."""
+    artifact = {"sandbox": "sandboxed", "output": {"lines": 2, "tail": ["DB_PASSWORD=pw-canary-9", "ok"],
+                                                 "file": None, "kept": None}}
+    assert mask_secrets_in(artifact, ("pw-canary-9",)) == \
+        {"sandbox": "sandboxed", "output": {"lines": 2, "tail": [f"DB_PASSWORD={MASK}", "ok"], "file": None, "kept": None}}
+    assert mask_secrets_in(artifact, ()) is artifact
 
 
 @pytest.mark.parametrize("args,expected", [

@@ -6,12 +6,16 @@ indexed yet is indexed on the first call (progress shown as notices) unless it h
 than ``CodeIndexOptions.auto_index_max_files``, then the reference's message asks for ``/index``.
 Before each search the index takes in the turn's edits (``ProjectIndex.refresh``).
 
+``code_map(symbol=…)`` is ``/graph <Symbol>`` for the model: exact where a language server
+answers (``ToolContext.lsp``), the index's by-name graph otherwise, its first line saying which.
+
 A result lists each hit's path, line range, kind and qualified name, signature, doc line and
 the first lines of its source, the whole within ``TOKEN_BUDGET`` tokens (at least one hit).
 """
 
 from __future__ import annotations
 
+import asyncio
 import json
 import threading
 from pathlib import Path
@@ -32,6 +36,7 @@ if TYPE_CHECKING:  # numpy, tree-sitter and SQLite load on the first call, not a
 NOT_INDEXED = "代码库尚未索引，请先使用 /index 命令索引当前项目。"
 NOTHING_FOUND = "未找到与查询相关的代码。"
 FAILED = "代码检索失败: {}"
+NO_SYMBOL = "代码索引里没有名为 {} 的符号。"
 TOKEN_BUDGET = 3_000
 SNIPPET_LINES, SNIPPET_CHARS = 14, 1_400
 MODES = {"lexical": "BM25 关键词检索", "hybrid": "混合检索: BM25 + 向量"}
@@ -155,24 +160,38 @@ def _first_sentence(doc: str) -> str:
     return text if len(text) <= 200 else text[:199] + "…"
 
 
-def code_map(args: dict[str, Any], ctx: ToolContext, indexes: CodeIndexes) -> str:
+async def code_map(args: dict[str, Any], ctx: ToolContext, indexes: CodeIndexes) -> str:
+    """The map; with ``symbol``, that symbol's graph instead, exact where the session's language
+    servers answer (``tools/builtin/code_navigation.py``, issue 38), its first line saying which."""
     from paicli.codeindex.graph import APPROXIMATE
     from paicli.codeindex.store import Busy, Damaged
 
     focus = (str_arg(args, "focus") or "").strip()
+    symbol = (str_arg(args, "symbol") or "").strip()
     budget = clamp(int_arg(args, "max_tokens", MAP_BUDGET), MAP_MIN, MAP_MAX)
     project = project_of(indexes, ctx)
     try:
-        refused = ready(project, ctx, notifier())
+        refused = await asyncio.to_thread(ready, project, ctx, notifier())
         if refused:
             return failed(refused)
-        lines = map_lines(project, focus, list(ctx.files_of_turn()), budget)
+        if symbol:
+            return await symbol_text(project, ctx, symbol)
+        lines = await asyncio.to_thread(map_lines, project, focus, list(ctx.files_of_turn()), budget)
     except (Busy, Damaged, OSError, ValueError) as error:
         return failed(FAILED.format(error))
     if not lines:
         return NOTHING_FOUND
     center = f"，以 {focus} 为中心" if focus else ""
     return "\n".join([f"代码地图（引用关系 PageRank 排名最高的定义{center}；行号│签名）:", *lines, APPROXIMATE])
+
+
+async def symbol_text(project: ProjectIndex, ctx: ToolContext, symbol: str) -> str:
+    from paicli.tools.builtin.code_navigation import render, symbol_graph
+
+    graph = await symbol_graph(project.store, ctx.lsp, str(ctx.root), symbol)
+    if graph.empty:
+        return NO_SYMBOL.format(symbol)
+    return "\n".join(render(graph, f"符号 {symbol}"))
 
 
 def map_lines(project: ProjectIndex, focus: str, files: list[str], budget: int) -> list[str]:

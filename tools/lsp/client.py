@@ -269,15 +269,16 @@ class LanguageServer:
         return self.state == READY
 
     # -- navigation --------------------------------------------------------------------------
-    async def request(self, method: str, params: Any, timeout: float) -> Any:
-        """One request by method name; None on a timeout, an error, or a server that is not ready."""
+    async def request(self, method: str, params: Any, timeout: float, unanswered: Any = None) -> Any:
+        """One request by method name: the server's answer (None for its ``null``), or
+        ``unanswered`` on a timeout, an error, or a server that is not ready."""
         if self.state != READY:
-            return None
+            return unanswered
         self.last_used = time.monotonic()
         try:
             return await asyncio.wait_for(self._client.protocol.send_request_async(method, params), timeout)
         except Exception:
-            return None
+            return unanswered
 
     # -- the end -----------------------------------------------------------------------------
     async def stop(self) -> None:

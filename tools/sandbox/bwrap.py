@@ -90,7 +90,7 @@ def _mount(m: Mount) -> list[str]:
     if m.kind == "overlay":
         return ["--overlay-src", m.src, "--overlay", m.upper, m.work, m.dest]
     if m.kind == "tmp-overlay":
-        return ["--overlay-src", m.src, "--tmp-overlay", m.dest]
+        return ["--overlay-src", m.src, *(a for layer in m.above for a in ("--overlay-src", layer)), "--tmp-overlay", m.dest]
     raise ValueError(m.kind)
 
 

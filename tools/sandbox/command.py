@@ -277,7 +277,7 @@ class CommandSandbox:
         from paicli.tools.sandbox.sockets import bound_paths
 
         plan = layout(root, env, self.settings, session, copy_on_write=self._copy_on_write(found.path, str(root)),
-                      sockets=bound_paths(), read_only=read_only)
+                      sockets=bound_paths(), read_only=read_only, network=network)
         prepare(plan)
         seen = None if read_only else before(plan)  # no sweep: finish() only releases what the launch holds
         env["TMPDIR"] = "/tmp"  # the session's private one

@@ -16,7 +16,8 @@ undoes what a command created at a protected path, ``prepare`` makes the directo
   Unix socket still visible (``paicli.tools.sandbox.sockets``).
 - Read-only: everything else; inside the project ``PAI.md``, ``.mcp.json``, ``.env*``, CI workflows,
   ``.paicli/`` and all of ``.git`` but what git writes (``paicli.tools.sandbox.gitdirs``), and the
-  interpreter paicli runs on when it lives inside a writable root.
+  interpreter paicli runs on and paicli's own code when they live inside a writable root, and
+  shown again read-only where an emptied temp dir would hide them (a checkout or venv under /tmp).
 - ``read_only`` (a language server, issue 38): the whole project is read-only, mounted after every
   writable root that holds it, and no ``PAICLI_SANDBOX_WRITABLE`` root inside it stays writable;
   there are no protected paths to pin or sweep, since nothing in the project can be written.
@@ -41,6 +42,12 @@ from paicli.tools.sandbox.secrets import CREDENTIAL_PATHS, SYSTEM_SECRETS
 # Regenerable toolchain caches under HOME (issue 24): a sandbox that breaks `./gradlew test` gets switched off.
 HOME_CACHES = (".cache", ".npm", ".yarn", ".pnpm-store", ".cargo", ".rustup", "go", ".gradle", ".m2", ".gem",
                ".bun", ".deno", ".nvm", ".local/share/pnpm", "Library/Caches")
+# Of those, the ones a build writes without the network and later builds reuse (Go's build cache, pip's
+# built wheels, ccache, Gradle's build cache): their layer persists for every command. The others hold
+# downloads, which only a network command can add: their layer persists for network commands, and an
+# offline command reads it beneath a layer of its own that ends with it (bug 34b: a persistent overlay
+# on the disk costs a few ms to mount and a sync of that file system at its end).
+BUILD_CACHES = (".cache", ".gradle", "Library/Caches")
 TEMP_DIRS = ("/tmp", "/var/tmp")
 RUN_DIRS = ("/run", "/var/run")
 # Under the emptied /run, what programs need that holds no socket (NixOS's system profile, resolver files).
@@ -69,6 +76,7 @@ class Mount:
     src: str = ""
     upper: str = ""
     work: str = ""
+    above: tuple[str, ...] = ()  # tmp-overlay: read-only layers over ``src`` (a cache's persistent layer)
 
 
 @dataclass(frozen=True)
@@ -161,22 +169,26 @@ def _account_home() -> str:
         return ""
 
 
-def _own_install() -> list[str]:
+@lru_cache(maxsize=1)
+def _own_install() -> tuple[str, ...]:
     """The interpreter paicli runs on and paicli's own code (read-only when inside a writable root)."""
     here = os.path.dirname(os.path.dirname(os.path.dirname(os.path.realpath(__file__))))
-    return [os.path.realpath(sys.prefix), here]
+    return os.path.realpath(sys.prefix), here
 
 
 def layout(root: Path, env: dict[str, str], options: SandboxOptions = SandboxOptions(), session: str = "default",
            *, copy_on_write: bool = True, sockets: set[str] | None = None,
-           tracked: gitdirs.Tracked | None = gitdirs.TRACKED, read_only: bool = False) -> Layout:
+           tracked: gitdirs.Tracked | None = gitdirs.TRACKED, read_only: bool = False,
+           network: bool = False) -> Layout:
     """``env``: the command's environment (HOME, TMPDIR); ``copy_on_write``: the caches get a
     persistent per-project layer (False: writes vanish with the command, where the data folder's
-    file system cannot hold an overlay layer); ``sockets``: bound socket paths
+    file system cannot hold an overlay layer), for a download cache only when ``network`` (else
+    the command reads that layer and its own writes vanish); ``sockets``: bound socket paths
     (``paicli.tools.sandbox.sockets.bound_paths``), masked where still visible; ``read_only``: the
     project as a whole cannot be written (a language server, ``CommandSandbox.wrap``)."""
     top = str(root)
     home = env.get("HOME") or ""
+    homes = _homes(env)
     mounts: list[Mount] = [Mount("ro", "/", "/")]
     make: list[str] = []
     gone = ["/dev", "/proc"]
@@ -185,9 +197,9 @@ def layout(root: Path, env: dict[str, str], options: SandboxOptions = SandboxOpt
         if os.path.isdir(run) and not os.path.islink(run):
             mounts.append(Mount("tmpfs", run))
             gone.append(run)
-    for kept in RUN_KEPT:
-        if os.path.lexists(kept):
-            mounts.append(Mount("ro", kept, kept))
+    run_kept = [k for k in RUN_KEPT if os.path.lexists(k)]
+    for kept in run_kept:
+        mounts.append(Mount("ro", kept, kept))
     # 2. The session's private temp dirs, then the host's TMPDIR emptied.
     tmp, var_tmp = session_temp(options, session)
     temp = []
@@ -199,21 +211,21 @@ def layout(root: Path, env: dict[str, str], options: SandboxOptions = SandboxOpt
             gone.append(dest)
     host_tmp = os.path.realpath(env["TMPDIR"]) if env.get("TMPDIR") else ""
     if host_tmp and not _under(host_tmp, gone) and os.path.isdir(host_tmp) and host_tmp != "/" \
-            and not _under(top, [host_tmp]) and not any(_under(h, [host_tmp]) for h in _homes(env)):
+            and not _under(top, [host_tmp]) and not any(_under(h, [host_tmp]) for h in homes):
         mounts.append(Mount("tmpfs", host_tmp))
         gone.append(host_tmp)
     # 3. Caches, copy-on-write.
     data = os.path.realpath(data_dir(options))
     caches = []
-    for cache in _home_caches(home):
+    for cache, builds in _home_caches(home):
         if _under(data, [cache]) or _under(cache, [data]):
             continue  # the layer cannot sit inside what it covers
-        if copy_on_write:
-            upper, work = cache_layer(options, top, cache)
+        upper, work = cache_layer(options, top, cache) if copy_on_write else ("", "")
+        if copy_on_write and (network or builds):
             mounts.append(Mount("overlay", cache, cache, upper, work))
             make += [upper, work]
-        else:
-            mounts.append(Mount("tmp-overlay", cache, cache))
+        else:  # what an earlier network command downloaded stays visible, read-only
+            mounts.append(Mount("tmp-overlay", cache, cache, above=(upper,) if upper and _has_entries(upper) else ()))
         caches.append(Path(cache))
     # 4. The project and the user's writable roots.
     extra = [os.path.expanduser(e) for e in options.writable]
@@ -231,7 +243,11 @@ def layout(root: Path, env: dict[str, str], options: SandboxOptions = SandboxOpt
         protected.append(top)
     else:
         git_dir, linked, nested, seen_nested = _protected(top, root, tracked, protected, missing, pinned, guarded)
-    own = [p for p in _own_install() if _under(p, writable) and os.path.exists(p)]
+    # paicli's own install: read-only inside a writable root, shown again (read-only) where an
+    # emptied temp dir hides it (a checkout or venv under /tmp: language servers and paicli's
+    # own helpers run from it).
+    emptied = [str(t) for t in ("/tmp", "/var/tmp", host_tmp) if t and _under(str(t), gone)]
+    own = [p for p in _own_install() if (_under(p, writable) or _under(p, emptied)) and os.path.exists(p)]
     protected += own
     for path in sorted(pinned):
         mounts.append(Mount("bind", path, path))
@@ -250,7 +266,7 @@ def layout(root: Path, env: dict[str, str], options: SandboxOptions = SandboxOpt
     # 6. Secrets: empty, even inside a writable root.
     readable = {os.path.realpath(os.path.expanduser(r)) for r in options.readable}
     secret_candidates = [os.path.realpath(os.path.expanduser(h)) for h in options.hidden if h]
-    secret_candidates += [os.path.join(h, c) for h in _homes(env) for c in CREDENTIAL_PATHS]
+    secret_candidates += [os.path.join(h, c) for h in homes for c in CREDENTIAL_PATHS]
     secret_candidates += list(SYSTEM_SECRETS)
     hidden, masked = [], []
     seen_inside = [top] if read_only else []  # visible though not writable
@@ -261,11 +277,11 @@ def layout(root: Path, env: dict[str, str], options: SandboxOptions = SandboxOpt
         if os.path.isdir(path):
             hidden.append(path)
             mounts.append(Mount("tmpfs", path))
-        elif os.path.lexists(path):
+        else:
             masked.append(path)
             mounts.append(Mount("null", path))
     # 7. Every Unix socket still visible.
-    shown = writable + seen_inside + [str(c) for c in caches] + [k for k in RUN_KEPT if os.path.lexists(k)]
+    shown = writable + seen_inside + [str(c) for c in caches] + run_kept
     for path in _visible_sockets(sockets or set(), gone + hidden, shown, masked):
         masked.append(path)
         mounts.append(Mount("null", path))
@@ -380,19 +396,29 @@ def _clear_links(base: str, rel: str) -> None:
 
 
 _CACHE_SECONDS = 2.0  # how long the list of caches under a HOME is reused (realpath of each costs)
-_caches_seen: dict[str, tuple[float, list[str]]] = {}
+_caches_seen: dict[str, tuple[float, list[tuple[str, bool]]]] = {}
 
 
-def _home_caches(home: str) -> list[str]:
-    """The toolchain caches that exist under ``home``, at their real paths."""
+def _home_caches(home: str) -> list[tuple[str, bool]]:
+    """The toolchain caches that exist under ``home``, at their real paths, and whether each is a
+    build cache (``BUILD_CACHES``)."""
     if not home:
         return []
     now = time.monotonic()
     seen = _caches_seen.get(home)
     if seen is None or now - seen[0] > _CACHE_SECONDS:
-        seen = (now, _existing_dirs([os.path.join(home, c) for c in HOME_CACHES]))
+        builds = set(_existing_dirs([os.path.join(home, c) for c in BUILD_CACHES]))
+        seen = (now, [(c, c in builds) for c in _existing_dirs([os.path.join(home, c) for c in HOME_CACHES])])
         _caches_seen[home] = seen
     return list(seen[1])
+
+
+def _has_entries(path: str) -> bool:
+    try:
+        with os.scandir(path) as it:
+            return next(it, None) is not None
+    except OSError:
+        return False
 
 
 def _existing_dirs(paths: list[str]) -> list[str]:

@@ -15,10 +15,15 @@ is missing a network command asks for a typed y to use the host's network
 
 from __future__ import annotations
 
+import ctypes
+import fcntl
 import json
 import os
 import select
+import socket
+import struct
 import subprocess
+import threading
 import time
 from dataclasses import dataclass, field
 from functools import lru_cache
@@ -108,39 +113,82 @@ class Link:
     routes: list[str] = field(default_factory=list)
 
     def close(self) -> None:
+        """slirp4netns exits once its exit fd closes; that takes it a while (tens of ms on a busy
+        machine) and nothing needs to wait for it: a thread reaps it, killing it if it lingers."""
         if self.exit_fd is not None:
-            os.close(self.exit_fd)  # slirp4netns exits when this closes
+            os.close(self.exit_fd)
             self.exit_fd = None
         if self.process is not None:
-            try:
-                self.process.wait(timeout=0.5)
-            except subprocess.TimeoutExpired:
-                self.process.kill()
-                try:
-                    self.process.wait(timeout=2)
-                except subprocess.TimeoutExpired:
-                    pass
+            if self.process.poll() is None:
+                threading.Thread(target=_reap, args=(self.process,), name="paicli-slirp-reaper", daemon=True).start()
             self.process = None
 
 
-def attach(helper: Helper, pid: int) -> Link:
-    """Connect the namespace of ``pid`` to the internet; raises ``OSError`` saying why not."""
+def _reap(process: subprocess.Popen) -> None:
+    try:
+        process.wait(timeout=0.5)
+    except subprocess.TimeoutExpired:
+        process.kill()
+        try:
+            process.wait(timeout=2)
+        except subprocess.TimeoutExpired:
+            pass
+
+
+NS_GET_USERNS = 0xB701  # ioctl: the user namespace that owns a namespace
+
+
+def attach(helper: Helper, pid: int, in_process: bool | None = None) -> Link:
+    """Connect the namespace of ``pid`` to the internet; raises ``OSError`` saying why not.
+
+    The network namespace and the user namespace that owns it are opened here, once, and handed
+    to slirp4netns (and ``nsenter``) as descriptors: bwrap's ``--disable-userns`` moves the
+    sandbox into a second, nested user namespace as its setup ends, and a helper told only the pid
+    joined that one, from which the network namespace cannot be entered (slirp4netns failed with
+    ``setns(CLONE_NEWNET): Operation not permitted`` whenever it started after bwrap's setup, so
+    more often the busier the machine). ``in_process``: route the host's addresses away over
+    netlink from a thread of paicli's (``routes_in``; root only, whose capabilities cover the
+    sandbox's namespaces) instead of ``nsenter ip`` (None: root does)."""
     _wait_loopback(pid)
     env = child_environment()
     blocked = [*host_addresses(), *BLOCKED_RANGES]
-    enter = [helper.nsenter, "-t", str(pid), "-n"]
-    if os.geteuid() != 0:  # the namespace belongs to bwrap's user namespace: join it to gain the right
-        enter = [helper.nsenter, "-t", str(pid), "-U", "-n", "--preserve-credentials"]
-    routes = subprocess.Popen([*enter, helper.ip, "-batch", "-"], stdin=subprocess.PIPE, stdout=subprocess.DEVNULL,
-                              stderr=subprocess.PIPE, env=env)
+    if in_process is None:
+        in_process = os.geteuid() == 0
+    try:
+        net = os.open(f"/proc/{pid}/ns/net", os.O_RDONLY | os.O_CLOEXEC)
+    except OSError as exc:
+        raise OSError(f"沙箱的网络命名空间: {exc.strerror}") from None
+    try:
+        try:
+            user = fcntl.ioctl(net, NS_GET_USERNS)
+        except OSError as exc:
+            raise OSError(f"沙箱的用户命名空间: {exc.strerror}") from None
+        try:
+            return _attach(helper, net, user, blocked, env, in_process)
+        finally:
+            os.close(user)
+    finally:
+        os.close(net)
+
+
+def _attach(helper: Helper, net: int, user: int, blocked: list[str], env: dict[str, str], in_process: bool) -> Link:
+    routes = None
+    if not in_process:
+        enter = [helper.nsenter, f"--net=/proc/self/fd/{net}"]
+        if os.geteuid() != 0:  # the network namespace's owner grants the right to change its routes
+            enter = [helper.nsenter, f"--user=/proc/self/fd/{user}", f"--net=/proc/self/fd/{net}",
+                     "--preserve-credentials"]
+        routes = subprocess.Popen([*enter, helper.ip, "-batch", "-"], stdin=subprocess.PIPE, stdout=subprocess.DEVNULL,
+                                  stderr=subprocess.PIPE, env=env, pass_fds=(net, user))
     ready_r, ready_w = os.pipe()
     exit_r, exit_w = os.pipe()
     try:
         slirp = subprocess.Popen([helper.slirp, "--configure", f"--mtu={MTU}", "--disable-host-loopback",
                                   "--enable-sandbox", "--enable-seccomp", "--ready-fd", str(ready_w),
-                                  "--exit-fd", str(exit_r), str(pid), "tap0"],
-                                 pass_fds=(ready_w, exit_r), stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL,
-                                 stderr=subprocess.DEVNULL, env=env, start_new_session=True)
+                                  "--exit-fd", str(exit_r), "--netns-type=path", f"--userns-path=/proc/self/fd/{user}",
+                                  f"/proc/self/fd/{net}", "tap0"],
+                                 pass_fds=(ready_w, exit_r, net, user), stdin=subprocess.DEVNULL,
+                                 stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, env=env, start_new_session=True)
     except OSError:
         os.close(exit_w)
         raise
@@ -149,10 +197,13 @@ def attach(helper: Helper, pid: int) -> Link:
         os.close(exit_r)
     link = Link(slirp, exit_w, blocked)
     try:
-        _, errors = routes.communicate("".join(f"route add unreachable {a}\n" for a in blocked).encode(),
-                                       timeout=READY_SECONDS)
-        if routes.returncode != 0:
-            raise OSError(f"ip route: {errors.decode(errors='replace').strip()[:200]}")
+        if routes is None:
+            routes_in(net, blocked)
+        else:
+            _, errors = routes.communicate("".join(f"route add unreachable {a}\n" for a in blocked).encode(),
+                                           timeout=READY_SECONDS)
+            if routes.returncode != 0:
+                raise OSError(f"ip route: {errors.decode(errors='replace').strip()[:200]}")
         ready, _, _ = select.select([ready_r], [], [], READY_SECONDS)
         if not ready or not os.read(ready_r, 1):
             code = slirp.poll()
@@ -162,7 +213,79 @@ def attach(helper: Helper, pid: int) -> Link:
         raise
     finally:
         os.close(ready_r)
-        if routes.poll() is None:
+        if routes is not None and routes.poll() is None:
             routes.kill()
             routes.wait()
     return link
+
+
+CLONE_NEWNET = 0x40000000
+RTM_NEWROUTE, NLMSG_ERROR = 24, 2
+NLM_F_REQUEST, NLM_F_ACK, NLM_F_EXCL, NLM_F_CREATE = 0x1, 0x4, 0x200, 0x400
+RT_TABLE_MAIN, RTPROT_BOOT, RT_SCOPE_UNIVERSE, RTN_UNREACHABLE, RTA_DST = 254, 3, 0, 7, 1
+
+
+def routes_in(net: int, blocked: list[str]) -> None:
+    """``ip route add unreachable <each>`` in the network namespace ``net`` (a descriptor) without
+    a process: a thread of its own enters the namespace (``setns``), opens a netlink socket there
+    and ends (a socket stays in the namespace it was made in, so no thread of paicli's is left
+    inside); the requests go through that socket. Raises ``OSError`` saying why not."""
+    sock = _netlink_socket_in(net)
+    try:
+        sock.settimeout(READY_SECONDS)
+        for seq, network in enumerate(blocked, 1):
+            sock.send(route_request(seq, network))
+        acked: set[int] = set()
+        while len(acked) < len(blocked):
+            data = sock.recv(65536)
+            while len(data) >= 20:
+                length, kind, _, seq, _ = struct.unpack_from("=IHHII", data)
+                if kind == NLMSG_ERROR:
+                    (code,) = struct.unpack_from("=i", data, 16)
+                    if code:
+                        what = blocked[seq - 1] if 0 < seq <= len(blocked) else "?"
+                        raise OSError(-code, f"ip route add unreachable {what}: {os.strerror(-code)}")
+                    acked.add(seq)
+                data = data[(max(length, 16) + 3) & ~3:]  # messages are 4-byte aligned
+    except socket.timeout:
+        raise OSError("ip route: 网络命名空间没有回应") from None
+    finally:
+        sock.close()
+
+
+def route_request(seq: int, network: str) -> bytes:
+    """The netlink request of ``ip route add unreachable <network>`` (IPv4, the main table)."""
+    address, _, bits = network.partition("/")
+    body = struct.pack("=BBBBBBBBI", socket.AF_INET, int(bits) if bits else 32, 0, 0, RT_TABLE_MAIN, RTPROT_BOOT,
+                       RT_SCOPE_UNIVERSE, RTN_UNREACHABLE, 0)
+    body += struct.pack("=HH4s", 8, RTA_DST, socket.inet_aton(address))
+    flags = NLM_F_REQUEST | NLM_F_ACK | NLM_F_EXCL | NLM_F_CREATE
+    return struct.pack("=IHHII", 16 + len(body), RTM_NEWROUTE, flags, seq, 0) + body
+
+
+def _netlink_socket_in(net: int) -> socket.socket:
+    found: list = []
+
+    def inside() -> None:
+        try:
+            _setns(net, CLONE_NEWNET)
+            found.append(socket.socket(socket.AF_NETLINK, socket.SOCK_RAW | socket.SOCK_CLOEXEC, 0))
+        except OSError as exc:
+            found.append(exc)
+
+    thread = threading.Thread(target=inside, name="paicli-sandbox-netns")
+    thread.start()
+    thread.join()
+    if not found or isinstance(found[0], OSError):
+        raise OSError(f"setns: {found[0] if found else '?'}")
+    return found[0]
+
+
+def _setns(fd: int, kind: int) -> None:
+    if hasattr(os, "setns"):  # Python 3.12
+        os.setns(fd, kind)
+        return
+    libc = ctypes.CDLL(None, use_errno=True)
+    if libc.setns(fd, kind) != 0:
+        err = ctypes.get_errno()
+        raise OSError(err, os.strerror(err))

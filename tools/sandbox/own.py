@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import os
 import shutil
+import sys
 import threading
 from typing import Iterable, Mapping
 
@@ -75,11 +76,22 @@ def program(name: str, *extra: str) -> str | None:
     with _lock:
         if key in _found:
             return _found[key]
-    roots = _defaults() | _unsafe
+    defaults = _defaults()
+    roots = defaults | _unsafe
+    # paicli's own install (the ripgrep wheel's bin) may sit in a temp dir (a CI clone under /tmp):
+    # there a sandboxed command cannot write it (bubblewrap's /tmp is private, the install shown
+    # read-only), so only the roots a command really writes rule it out.
+    own_roots = roots
+    if sys.platform.startswith("linux"):
+        temps = [os.path.realpath(p) for p in UNSAFE_FIXED]
+        own_roots = _unsafe | {r for r in defaults if not _under(r, temps)}
+    prefix = [os.path.realpath(sys.prefix)]
     found = None
     for directory in extra:
         candidate = os.path.join(directory, name)
-        if os.path.isabs(candidate) and os.access(candidate, os.X_OK) and not _under(os.path.realpath(candidate), roots):
+        real = os.path.realpath(candidate)
+        bar = own_roots if _under(real, prefix) else roots
+        if os.path.isabs(candidate) and os.access(candidate, os.X_OK) and not _under(real, bar):
             found = candidate
             break
     if found is None:
