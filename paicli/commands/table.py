@@ -123,7 +123,8 @@ COMMANDS: tuple[CommandSpec, ...] = (
                 "search the code index as the model's `search_code` does (words, Chinese or English, or "
                 "identifiers): `path:line`, symbol, signature", arguments="<查询>", doc_arguments="<query>"),
     CommandSpec("/graph", C + "code_index:graph", "查看符号的定义、使用处、调用和子类；不带符号时显示仓库的代码地图",
-                "a symbol's definition, users, calls and subclasses (matched by name); alone: the repository map, "
+                "a symbol's definition, users, calls and subclasses: exact from the language server where one is "
+                "up (`精确（basedpyright）`), else matched by name (`近似（代码索引）`); alone: the repository map, "
                 "its most referenced definitions", arguments="[符号]", doc_arguments="[Symbol]"),
     CommandSpec("/snapshot", C + "snapshot:snapshot", "查看每次运行前自动保存的项目快照、仓库占用；clean 只保留最近 N 个",
                 "the project's turn snapshots, newest first (time, mode, input, files changed since); where "
