@@ -29,7 +29,7 @@ from paicli.app import App, sandbox_lines
 from paicli.modes import MODE_SPECS, STOPPED_REPL
 from paicli.ui.render import Renderer, usage_line
 from paicli.ui.status_bar import StatusBar
-from paicli.ui.terminal import SafeConsole, visible
+from paicli.ui.terminal import Hanging, SafeConsole, visible
 
 
 
@@ -60,7 +60,7 @@ def banner(app: App, console: Console) -> None:
     if not getattr(app.args, "resume_run", False) and (line := app.new_session_line()):
         console.print(visible(line), style="yellow", highlight=False)
     for line in sandbox_lines(s):  # issue 24: mechanism, writable roots, network, or why not
-        console.print(visible(line), style="yellow" if line.startswith("⚠️") else "dim", highlight=False)
+        console.print(Hanging.of(line), style="yellow" if line.startswith("⚠️") else "dim", highlight=False)
     console.print("输入任务开始工作；/help 查看命令，Ctrl-C 或 ESC 取消当前任务，连按两次 Ctrl-C 退出。", style="dim")
 
 

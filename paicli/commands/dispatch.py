@@ -12,6 +12,7 @@ from typing import TYPE_CHECKING
 from paicli.commands.output import Output, ReadLine, Say
 from paicli.commands.spec import CommandResult, CommandSpec
 from paicli.commands.table import COMMANDS
+from paicli.ui.terminal import Hanging
 
 if TYPE_CHECKING:  # the App imports this module lazily
     from paicli.app import App
@@ -34,14 +35,19 @@ def display(spec_name: str, arguments: str, mention: tuple[str, ...], note: str 
     return f"{shown}（或 {'、'.join(mention)}{note}）" if mention else shown
 
 
-def help_lines() -> list[str]:
-    lines = ["可用命令："]
+def help_rows() -> list[str | Hanging]:
+    """``/help``: a heading, then one line per command form, its text hanging under itself."""
+    rows: list[str | Hanging] = ["可用命令："]
     for spec in COMMANDS:
         for n, line in enumerate(spec.lines()):
             if line.help:
                 shown = display(spec.name, line.arguments, spec.mention if n == 0 else (), spec.mention_note[0])
-                lines.append(f"   {shown} - {line.help}")
-    return lines
+                rows.append(Hanging(f"   {shown} - ", line.help))
+    return rows
+
+
+def help_lines() -> list[str]:
+    return [str(row) for row in help_rows()]
 
 
 def completions(text: str) -> list[str]:
@@ -93,14 +99,14 @@ async def handle(text: str, app: App, say: Say | Output, read_line: ReadLine | N
 def unknown(stripped: str, say: Output) -> CommandResult:
     say.fail(f"❌ 未知命令: {stripped}")
     if say.read_line is not None:  # a person at the REPL gets the list; a script, one line
-        for line in help_lines():
-            say(line)
+        for row in help_rows():
+            say(row)
     return CommandResult()
 
 
 def show_help(app: App, payload: str, say: Output) -> None:
-    for line in help_lines():
-        say(line)
+    for row in help_rows():
+        say(row)
 
 
 def leave(app: App, payload: str, say: Output) -> CommandResult:

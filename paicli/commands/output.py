@@ -6,7 +6,7 @@ from __future__ import annotations
 
 from typing import Awaitable, Callable
 
-Say = Callable[[str], None]
+Say = Callable[[str], None]  # a line; /help's may be a ``paicli.ui.terminal.Hanging`` (``str()`` is the line)
 ReadLine = Callable[[str], Awaitable[str | None]]
 
 

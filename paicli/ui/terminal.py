@@ -15,7 +15,9 @@ import re
 import sys
 from typing import Any
 
-from rich.console import Console
+from rich.cells import cell_len
+from rich.console import Console, ConsoleOptions, RenderResult
+from rich.text import Text
 
 # C0 controls except \t and \n, DEL, the C1 controls, and the bidi embeddings, overrides
 # and isolates (Trojan Source, CVE-2021-42574). Plain RTL marks (U+200E/F) stay: they
@@ -51,9 +53,44 @@ class SafeConsole(Console):
         super().print(*(visible(o) if isinstance(o, str) else o for o in objects), **kwargs)
 
 
-def write_line(text: str, stream: Any) -> None:
+class Hanging:
+    """One line whose continuation lines start under its body, not at the margin: ``/help``'s
+    ``   /command [参数] - what it does`` and the banner's ``   可写: a, b, c`` stay readable
+    in a narrow terminal. As a string (``-p``, a pipe) it is the line unwrapped. When the head
+    takes more than half the width, the line wraps as any other."""
+
+    _LABEL = re.compile(r"^(\s*[^:：\s][^:：]{0,23}(?:: |：))")
+
+    def __init__(self, head: str, body: str):
+        self.head, self.body = visible(head), visible(body)
+
+    @classmethod
+    def of(cls, line: str) -> "Hanging":
+        """A ``label: text`` line, split after its label (within 24 characters); else at its indentation."""
+        found = cls._LABEL.match(line)
+        head = found.group(1) if found else line[:len(line) - len(line.lstrip(" "))]
+        return cls(head, line[len(head):])
+
+    def __str__(self) -> str:
+        return self.head + self.body
+
+    def __rich_console__(self, console: Console, options: ConsoleOptions) -> RenderResult:
+        indent = cell_len(self.head)
+        if indent > options.max_width // 2:
+            yield Text(str(self))
+            return
+        wrapped = Text(self.body).wrap(console, options.max_width - indent)
+        out = Text(self.head)
+        for n, line in enumerate(wrapped):
+            if n:
+                out.append("\n" + " " * indent)
+            out.append_text(line)
+        yield out
+
+
+def write_line(text: str | Hanging, stream: Any) -> None:
     """A plain ``print`` for ``-p`` output, through the same gate."""
-    print(visible(text), file=stream, flush=True)
+    print(visible(str(text)), file=stream, flush=True)
 
 
 async def read_stdin_line(prompt: str) -> str | None:

@@ -44,3 +44,39 @@ def test_an_empty_answer_gets_a_notice():
     Renderer(stream_answer=False, out=io.StringIO(), err=err).finish(
         SimpleNamespace(error=None, answer="  \n", model_calls=0))
     assert err.getvalue().strip() == "⚠️ 模型返回了空回复"
+
+
+def _rendered(renderable, width: int) -> list[str]:
+    import io
+
+    from rich.console import Console
+
+    console = Console(file=io.StringIO(), width=width, color_system=None, legacy_windows=False)
+    console.print(renderable)
+    return console.file.getvalue().splitlines()
+
+
+def test_a_hanging_line_wraps_under_its_body_within_the_width():
+    from rich.cells import cell_len
+
+    from paicli.ui.terminal import Hanging
+
+    line = Hanging("   /memory clear [--global] - ", "清空当前项目的项目记忆；带 --global 时同时清空全局记忆，先按作用域列出条数并确认")
+    shown = _rendered(line, 60)
+    assert len(shown) > 1 and shown[0].startswith("   /memory clear [--global] - 清空")
+    indent = cell_len("   /memory clear [--global] - ")
+    assert all(row.startswith(" " * indent) and row[indent] != " " for row in shown[1:])
+    assert all(cell_len(row) <= 60 for row in shown)
+    assert "".join(row.strip() for row in shown).endswith("条数并确认") and str(line).endswith("条数并确认")
+
+
+def test_a_label_line_hangs_after_its_label_and_a_wide_head_wraps_as_usual():
+    from paicli.ui.terminal import Hanging
+
+    banner = Hanging.of("   可写: /home/u/project, /home/u/.cache/pip, /home/u/.npm（受保护路径除外）")
+    assert (banner.head, str(banner)) == ("   可写: ", "   可写: /home/u/project, /home/u/.cache/pip, /home/u/.npm（受保护路径除外）")
+    assert all(row.startswith(" " * 9) for row in _rendered(banner, 40)[1:])
+    assert Hanging.of("no label here at all").head == ""
+    wide = Hanging("x" * 30 + " - ", "y " * 20)
+    assert _rendered(wide, 40)[1].startswith("y")  # a head over half the width: no hanging indent
+    assert Hanging("\x1b[2J", "\x1b]52;c;aGk=\x07").head == "␛[2J"  # the gate applies to both parts
