@@ -12,7 +12,7 @@ from typing import Any, TextIO
 from rich.status import Status
 from rich.text import Text
 
-from paicli.ui.terminal import SafeConsole, visible
+from paicli.ui.terminal import Hanging, SafeConsole, visible
 from paicli.ui.thinking import CONVERSATION, ThinkingView
 
 from paicli.tools.boundary import unwrap
@@ -204,7 +204,7 @@ class Renderer:
         for m in messages:
             if m.status == "error":
                 first = unwrap(str(m.content)).splitlines()[0:1] or [""]
-                self.progress.print(f"  {prefix}→ {first[0][:160]}", style="yellow")
+                self.progress.print(Hanging(f"  {prefix}→ ", first[0][:160]), style="yellow")
             if self.previews:
                 for line in self._preview(m, prefix):
                     self.progress.print(line, style="dim")
@@ -260,7 +260,7 @@ class Renderer:
         self.thinking.close()
         self.stop_waiting()
         self._end_line()
-        self.progress.print(text, style=style)
+        self.progress.print(Hanging.marked(text), style=style)
 
     def diagnostics(self, lines: list[str]) -> None:
         """Issue 38: the folded 🩺 line per edited file, and a server missing, failed or slow;

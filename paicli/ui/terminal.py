@@ -57,8 +57,9 @@ class Hanging:
     """One line whose continuation lines start under its body, not at the margin: ``/help``'s
     ``   /command [参数] - what it does`` and the banner's ``   可写: a, b, c`` stay readable
     in a narrow terminal. As a string (``-p``, a pipe) it is the line unwrapped. When the head
-    takes more than half the width, the line wraps as any other."""
+    takes more than half the width, the text goes on four columns in from the line's own indent."""
 
+    _MARK = re.compile(r"^(\s*(?:\[[^\]\s]{1,40}\] )?[^\w\s\[]{1,2}\ufe0f? )")
     _LABEL = re.compile(r"^(\s*[^:：\s][^:：]{0,23}(?:: |：))")
 
     def __init__(self, head: str, body: str):
@@ -71,21 +72,84 @@ class Hanging:
         head = found.group(1) if found else line[:len(line) - len(line.lstrip(" "))]
         return cls(head, line[len(head):])
 
+    @classmethod
+    def marked(cls, line: str) -> "str | Hanging":
+        """A progress line led by a mark (``  ⊘ …``, ``⚡ …``, ``→ …``) hangs after the mark;
+        a line of several lines is left as it is."""
+        if "\n" in line:
+            return line
+        found = cls._MARK.match(line)
+        return cls(found.group(1), line[found.end():]) if found else cls.of(line)
+
     def __str__(self) -> str:
         return self.head + self.body
 
     def __rich_console__(self, console: Console, options: ConsoleOptions) -> RenderResult:
-        indent = cell_len(self.head)
-        if indent > options.max_width // 2:
-            yield Text(str(self))
-            return
-        wrapped = Text(self.body).wrap(console, options.max_width - indent)
-        out = Text(self.head)
-        for n, line in enumerate(wrapped):
-            if n:
-                out.append("\n" + " " * indent)
-            out.append_text(line)
-        yield out
+        head = cell_len(self.head)
+        indent = head if head <= options.max_width // 2 else len(self.head) - len(self.head.lstrip(" ")) + 4
+        room = max(options.max_width - head, 0)
+        lines = wrap_cells(self.body, options.max_width - indent, first=room)
+        yield Text(self.head + ("\n" + " " * indent).join(lines))
+
+
+_PIECES = re.compile(r"[\u2e80-\u9fff\uf900-\ufaff\uff00-\uffef\u3000-\u303f]|[^\s\u2e80-\u9fff\uf900-\ufaff\uff00-\uffef\u3000-\u303f]+\s*|\s+")
+_NO_LINE_START = frozenset("，。；：、）」』】》？！,.;:)")
+
+
+def wrap_cells(text: str, width: int, first: int | None = None) -> list[str]:
+    """``text`` in lines of at most ``width`` terminal cells (the first line ``first``, when
+    given: 0 starts the text on the next line). Chinese breaks between any two characters (a
+    closing mark never starts a line), other text at spaces, and a word longer than a line (a
+    path) is cut where it reaches the edge."""
+    width = max(width, 4)
+    lines: list[str] = []
+    line: list[str] = []
+
+    def limit() -> int:
+        return width if lines or first is None else first
+
+    for piece in _PIECES.findall(text):
+        while cell_len(piece.rstrip()) > width:  # a path longer than a line: fill this one, go on
+            room = limit() - cell_len("".join(line))
+            if room <= 0:
+                lines.append("".join(line).rstrip())
+                line, room = [], width
+            cut = _fit(piece, room)
+            line.append(piece[:cut])
+            lines.append("".join(line).rstrip())
+            line, piece = [], piece[cut:]
+        if cell_len("".join(line) + piece.rstrip()) > limit() and (line or not lines and first is not None):
+            carried = _carried(line) if piece[0] in _NO_LINE_START else []
+            lines.append("".join(line).rstrip())
+            line = carried
+            piece = piece if carried else piece.lstrip()
+        line.append(piece)
+    if line or not lines:
+        lines.append("".join(line).rstrip())
+    return lines
+
+
+def _carried(line: list[str]) -> list[str]:
+    """What moves down with a closing mark that does not fit: the character it closes on (and
+    the marks between), when the line keeps something."""
+    back = len(line) - 1
+    while back > 0 and line[back][0] in _NO_LINE_START:
+        back -= 1
+    if back <= 0:
+        return []
+    carried = line[back:]
+    del line[back:]
+    return carried
+
+
+def _fit(piece: str, cells: int) -> int:
+    """How many characters of ``piece`` fit in ``cells`` (at least one)."""
+    used = 0
+    for n, char in enumerate(piece):
+        used += cell_len(char)
+        if used > cells:
+            return max(n, 1)
+    return len(piece)
 
 
 def write_line(text: str | Hanging, stream: Any) -> None:

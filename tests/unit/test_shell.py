@@ -6,6 +6,7 @@ from blockbuster import blockbuster_ctx
 
 from paicli.tools.base import PolicyError, ToolContext
 from paicli.tools.builtin.shell import MAX_COMMAND_OUTPUT_CHARS, execute_command, limit_output
+from tests.support.waiting import until
 
 
 @pytest.fixture
@@ -23,19 +24,17 @@ def is_alive(pid: int) -> bool:
 
 
 async def wait_dead(pid: int) -> bool:
-    for _ in range(100):
-        if not is_alive(pid):
-            return True
-        await asyncio.sleep(0.05)
-    return False
+    try:
+        return bool(await until(lambda: not is_alive(pid), 5, f"process {pid} ending"))
+    except AssertionError:
+        return False
 
 
 async def wait_for_file(path: Path) -> str:
-    for _ in range(200):
-        if path.exists() and path.read_text().strip():
-            return path.read_text().strip()
-        await asyncio.sleep(0.025)
-    raise AssertionError(f"{path} never written")
+    def written() -> str:
+        return path.read_text().strip() if path.exists() else ""
+
+    return str(await until(written, 5, f"{path} written"))
 
 
 async def test_execute_command_merges_stderr_into_output(ctx):
@@ -71,6 +70,7 @@ async def test_execute_command_timeout_kills_the_process_group(ctx):
 
 
 async def test_execute_command_cancellation_kills_the_child(ctx):
+    ctx = ctx.__class__(root=ctx.root, command_timeout=60)  # cancelled, not timed out, however busy the machine
     task = asyncio.create_task(execute_command({"command": "sleep 30 & echo $! > child.pid; wait"}, ctx))
     pid = int(await wait_for_file(ctx.root / "child.pid"))
     assert is_alive(pid)

@@ -70,7 +70,7 @@ def test_a_hanging_line_wraps_under_its_body_within_the_width():
     assert "".join(row.strip() for row in shown).endswith("条数并确认") and str(line).endswith("条数并确认")
 
 
-def test_a_label_line_hangs_after_its_label_and_a_wide_head_wraps_as_usual():
+def test_a_label_line_hangs_after_its_label():
     from paicli.ui.terminal import Hanging
 
     banner = Hanging.of("   可写: /home/u/project, /home/u/.cache/pip, /home/u/.npm（受保护路径除外）")
@@ -78,5 +78,35 @@ def test_a_label_line_hangs_after_its_label_and_a_wide_head_wraps_as_usual():
     assert all(row.startswith(" " * 9) for row in _rendered(banner, 40)[1:])
     assert Hanging.of("no label here at all").head == ""
     wide = Hanging("x" * 30 + " - ", "y " * 20)
-    assert _rendered(wide, 40)[1].startswith("y")  # a head over half the width: no hanging indent
+    assert _rendered(wide, 40)[1].startswith("    y")  # a head over half the width: four columns in
     assert Hanging("\x1b[2J", "\x1b]52;c;aGk=\x07").head == "␛[2J"  # the gate applies to both parts
+
+
+def test_chinese_wraps_between_characters_and_a_closing_mark_never_starts_a_line():
+    from rich.cells import cell_len
+
+    from paicli.ui.terminal import wrap_cells
+
+    text = "网络: 关闭（单条命令可申请 network: true，需要批准；联网方式：独立网络命名空间（slirp4netns，无本机回环与本机地址））"
+    for width in range(16, 70):  # the narrowest a hanging body gets is half of 32 columns
+        lines = wrap_cells(text, width)
+        assert all(cell_len(line) <= width for line in lines), width
+        assert not any(line[:1] in "，。；：、）" for line in lines[1:]), (width, lines)
+        assert "".join(lines).replace(" ", "") == text.replace(" ", "")
+    assert wrap_cells("network: true，需要批准", 40) == ["network: true，需要批准"]
+    long_path = "/very/long/" * 6 + " 后面"
+    assert [cell_len(line) for line in wrap_cells(long_path, 20)][:3] == [20, 20, 20]
+    assert wrap_cells("", 10) == [""]
+
+
+def test_a_head_wider_than_half_the_line_goes_on_four_columns_in():
+    from rich.cells import cell_len
+
+    from paicli.ui.terminal import Hanging, wrap_cells
+
+    head = "   /mcp prompts <name> <提示词> [参数=值 …] - "
+    shown = _rendered(Hanging(head, "取回 MCP 提示词（prompts/get）放入输入框，编辑后发送"), 60)
+    assert shown[0].startswith(head.rstrip()) and cell_len(shown[0]) <= 60
+    assert all(row.startswith(" " * 7) and row[7] != " " for row in shown[1:])
+    assert wrap_cells("一二三四五", 10, first=0) == ["", "一二三四五"]
+    assert wrap_cells("一二三四五", 10, first=4) == ["一二", "三四五"]
