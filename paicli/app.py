@@ -351,8 +351,8 @@ class App:
         return "开启（外部内容防护暂停）" if memory.external_guard and self.external_sources() else "开启"
 
     def token_stats_line(self) -> str:
-        stats = self.state.stats
-        calls, inp, out, cached = stats.calls, stats.input, stats.output, stats.cached
+        usage = self.state.usage
+        calls, inp, out, cached = usage.calls, usage.input, usage.output, usage.cached
         budget = self.settings.budget.token_budget
         limit = f"{budget} (可用: {max(0, budget - inp - out)})" if budget else "不限"
         share = f" ({cached / inp:.0%})" if cached and inp else ""

@@ -19,8 +19,9 @@ from typing import Any
 from paicli.app import App, sandbox_warning
 from paicli.commands import dispatch as commands
 from paicli.errors import CANCELLED_EXIT
-from paicli.modes import MODE_SPECS, NOT_COMPLETED, STOPPED
-from paicli.ui.render import REFUSED_CLOSING, Renderer, usage_line
+from paicli.modes import MODE_SPECS, NOT_COMPLETED, STOPPED, ModeSpec
+from paicli.run.result import RunResult
+from paicli.ui.render import REFUSED_CLOSING, Renderer
 from paicli.ui.terminal import read_stdin_line, write_line
 
 
@@ -101,7 +102,8 @@ def renderer(app: App) -> Renderer:
     interactive = bool(sys.stdin) and sys.stdin.isatty()
     verbose = bool(getattr(app.args, "verbose", False))
     return Renderer(stream_answer=False, read_line=read_stdin_line, interactive=interactive, previews=verbose,
-                    thinking=app.settings.show_thinking if verbose else "off")
+                    thinking=app.settings.show_thinking if verbose else "off",
+                    show_answer=lambda answer: write_line(answer, sys.stdout))
 
 
 def refused(renderer: Renderer, app: App) -> bool:
@@ -134,29 +136,23 @@ async def _run(app: App, mode: str, text: str | None) -> int:
     finally:
         await app.close_mcp()
         await app.close_lsp()
-    return await (_summary if spec.runs_apart else _answer)(app, shown, result)
+    return await _close(app, spec, shown, result)
 
 
-async def _summary(app: App, shown: Renderer, result: Any) -> int:
-    """A Plan (or Team) run's end: 0 only when it completed and no approval was refused."""
-    shown.stop_waiting()
-    if result.status == "failed":  # no summary to give: why, and what the model sent, on stderr
-        for line in (result.answer, result.detail):
-            if line.strip():
-                write_line(line, sys.stderr)
-    elif result.answer.strip():
-        write_line(result.answer, sys.stdout)
-    if result.model_calls:
-        write_line(usage_line(result), sys.stderr)
+async def _close(app: App, spec: ModeSpec, shown: Renderer, result: RunResult) -> int:
+    """A run's end in any mode: its closing lines (``Renderer.finish``: why it failed on stderr,
+    else the answer or the run's summary on stdout; the token line on stderr); 0 only when it
+    completed with an answer and no approval was refused."""
+    shown.finish(result)
     if result.completed:
-        await app.finish_background()
+        await app.finish_background()  # Q7: the answer first, then a bounded wait for extraction
         for notice in app.background_notices():
             write_line(notice, sys.stderr)
     if refused(shown, app):
         return 1
-    if not result.completed:
+    if not result.completed and spec.runs_apart:  # a run apart is still there to go back to
         write_line(NOT_COMPLETED.format(sid=app.session_id), sys.stderr)
-    return 0 if result.completed else 1
+    return 0 if result.completed and result.answer.strip() else 1  # an empty answer is an incomplete one
 
 
 def _command(text: str, app: App) -> int:
@@ -175,20 +171,3 @@ async def _run_command(text: str, app: App, out: commands.Output) -> int:
     finally:
         await app.close_mcp()
         await app.close_lsp()
-
-
-async def _answer(app: App, shown: Renderer, result: Any) -> int:
-    """A ReAct turn's end: 0 when it answered and no approval was refused."""
-    shown.finish(result)  # names the error, or an empty answer, on stderr
-    if result.error:
-        refused(shown, app)
-        return 1
-    answered = bool(result.answer.strip())
-    if answered:
-        write_line(result.answer, sys.stdout)
-    await app.finish_background()  # Q7: the answer first, then a bounded wait for extraction
-    for notice in app.background_notices():
-        write_line(notice, sys.stderr)
-    if refused(shown, app):
-        return 1
-    return 0 if answered else 1  # an empty answer is an incomplete one

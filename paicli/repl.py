@@ -25,9 +25,10 @@ from rich.text import Text
 from paicli.memory.ledger.owner import LedgerConflict, SessionBusy
 from paicli.commands import dispatch as commands
 from paicli.run.database_errors import failure_line
+from paicli.run.result import RunResult
 from paicli.app import App, sandbox_lines
 from paicli.modes import MODE_SPECS, STOPPED_REPL
-from paicli.ui.render import Renderer, usage_line
+from paicli.ui.render import Renderer
 from paicli.ui.status_bar import StatusBar
 from paicli.ui.terminal import Hanging, SafeConsole, visible
 
@@ -293,7 +294,7 @@ class Repl:
             mode = self.app.mode_for_input()
             await self.status.after_turn(await self.run_mode(mode, text.strip()))  # any mode's run (issue 41)
 
-    async def run_mode(self, mode: str, text: str | None) -> Any:
+    async def run_mode(self, mode: str, text: str | None) -> RunResult | None:
         """The one entry point for a run in any mode (``paicli.modes``; text None: finish the
         session's unfinished run). ReAct streams its answer; a run apart (Plan, Team) prints its
         banner, is reviewed here and ends with its summary and token line (every unit's calls).
@@ -301,7 +302,8 @@ class Repl:
         Returns its result, or None when it was cancelled or refused."""
         spec = MODE_SPECS[mode]
         renderer = Renderer(stream_answer=True, read_line=self.read_answer, read_plan_review=self.read_plan_review,
-                            thinking=self.app.settings.show_thinking)
+                            thinking=self.app.settings.show_thinking,
+                            show_answer=lambda answer: self.console.print(answer, markup=False))
         if spec.banner:
             renderer.notice(spec.banner, style="bold")
         if not spec.runs_apart:
@@ -334,21 +336,9 @@ class Repl:
             loop.remove_signal_handler(signal.SIGINT)
             if self.keys is not None:
                 self.typed_ahead, self.keys = self.typed_ahead + self.keys.stop(), None  # after what still waits
-        if spec.runs_apart:
-            self.show_run(renderer, result)
-        else:
-            renderer.finish(result)
+        renderer.finish(result)  # any mode: a run's summary (a ReAct answer streamed already), the token line
         self.console.print()
         return result
-
-    def show_run(self, renderer: Renderer, result: Any) -> None:
-        renderer.stop_waiting()
-        if result.answer.strip():
-            self.console.print(result.answer, markup=False)
-        if result.detail.strip():
-            self.console.print(result.detail, markup=False, style="yellow")
-        if result.model_calls:
-            self.console.print(usage_line(result), style="dim")
 
 
 def run_repl(args: Any) -> int:

@@ -13,15 +13,15 @@ loses at most the graph step that was running.
 from __future__ import annotations
 
 import time
-from contextlib import AbstractAsyncContextManager
-from dataclasses import dataclass
-from typing import Any, Awaitable, Callable, Protocol
+from contextlib import AbstractAsyncContextManager, contextmanager
+from typing import Any, Awaitable, Callable, Iterator, Protocol
 
 from langchain_core.messages import AIMessage, AIMessageChunk, HumanMessage, ToolMessage
 from langgraph.types import Command
 
 from paicli.memory.tokens import text_of
 from paicli.run.answers import ask_audited
+from paicli.run.result import COMPLETED, FAILED, RunResult, Usage
 
 Answer = Callable[[list[Any]], Awaitable[dict[str, Any]]]
 
@@ -37,25 +37,13 @@ class TurnUI(Protocol):
     async def approve(self, request: dict[str, Any]) -> Any: ...
 
 
-@dataclass
-class TurnResult:
-    answer: str = ""
-    error: str | None = None
-    input_tokens: int = 0
-    output_tokens: int = 0
-    cached_tokens: int = 0  # input tokens the provider served from its prefix cache
-    model_calls: int = 0
-    seconds: float = 0.0
-    tool_calls: int = 0
-
-
 class Conversation(Protocol):
     """What a ReAct turn reads of the session (``paicli.run.session.Session``, which imports this module)."""
 
     graph: Any
     deps: Any
     mcp: Any  # paicli.tools.mcp.servers.McpServers, or None
-    stats: Any  # paicli.run.state.TokenStats
+    usage: Usage  # the session's model calls so far (every mode's)
     external_sources: tuple[str, ...]
     settings: Any  # paicli.config.settings.Settings: the model's vision, the project root (images)
 
@@ -100,9 +88,11 @@ async def servers_started(session: Any) -> None:
         session.deps.mcp_index = await session.mcp_index.refresh(session.mcp)
 
 
-async def run_turn(session: Conversation, text: str, ui: TurnUI) -> TurnResult:
-    """One ReAct turn of ``session``: the user's message, then :func:`drive` under its turn lock."""
-    result, started = TurnResult(), time.monotonic()
+async def run_turn(session: Conversation, text: str, ui: TurnUI) -> RunResult:
+    """One ReAct turn of ``session``: the user's message, then :func:`drive` under its turn lock.
+    Its status is ``failed`` when the model call failed for good (``detail`` says why), else
+    ``completed`` (an empty answer too: the front ends say so)."""
+    result, started = RunResult(), time.monotonic()
     session.remember()
     await servers_started(session)
     pending: Any = {"messages": await user_messages(session.mcp, text, ui, image_content(session, text, ui))}
@@ -110,10 +100,22 @@ async def run_turn(session: Conversation, text: str, ui: TurnUI) -> TurnResult:
     async def answer(interrupts: list[Any]) -> dict[str, Any]:
         return {i.id: await ask_audited(ui, i.value, session.deps.audit) for i in interrupts}
 
-    await drive(session.graph, pending, session.config, session.context, TurnWatcher(session, ui, result), answer,
-                session.turn_lock(ui.notice))
+    with counted(session, result):
+        await drive(session.graph, pending, session.config, session.context, TurnWatcher(session, ui, result),
+                    answer, session.turn_lock(ui.notice))
+    result.status = result.status or COMPLETED
     result.seconds = time.monotonic() - started
     return result
+
+
+@contextmanager
+def counted(session: Any, result: RunResult) -> Iterator[None]:
+    """The run's model calls join the session's (``/memory``'s token statistics), in any mode and
+    however the run ends (a cancelled one's calls were made too)."""
+    try:
+        yield
+    finally:
+        session.usage += result.usage
 
 
 def image_content(session: Any, text: str, ui: TurnUI) -> Any:
@@ -162,24 +164,14 @@ async def _stream(graph: Any, graph_input: Any, config: dict[str, Any], context:
     return list(found.values())
 
 
-def count_usage(usage: dict[str, Any], result: Any) -> int:
-    """Add one model call's usage to ``result`` (a ``TurnResult`` or ``RunResult``); its cached tokens."""
-    cached = (usage.get("input_token_details") or {}).get("cache_read") or 0
-    result.model_calls += 1
-    result.input_tokens += usage.get("input_tokens", 0)
-    result.output_tokens += usage.get("output_tokens", 0)
-    result.cached_tokens += cached
-    return cached
-
-
 class TurnWatcher:
     """A ReAct turn: the answer's tokens as they come, notices, each model message and tool
-    result; the turn's counts in ``result`` and the session's ``stats``; the external content
-    read so far on the session."""
+    result; the answer, the failure and every model call's usage in ``result``; the external
+    content read so far on the session."""
 
     stream_modes = ["messages", "updates", "custom"]
 
-    def __init__(self, session: Conversation, ui: TurnUI, result: TurnResult):
+    def __init__(self, session: Conversation, ui: TurnUI, result: RunResult):
         self.session, self.ui, self.result = session, ui, result
 
     def on_token(self, chunk: Any, meta: dict[str, Any]) -> None:
@@ -205,7 +197,7 @@ class TurnWatcher:
         ui, result = self.ui, self.result
         if node == "call_model":
             if update.get("error"):
-                result.error = update["error"]
+                result.status, result.detail = FAILED, update["error"]
             for message in update.get("messages") or []:
                 if isinstance(message, AIMessage):
                     self._count(message)
@@ -216,15 +208,9 @@ class TurnWatcher:
             self.session.external_sources = tuple(update["external_sources"] or ())
 
     def _count(self, message: AIMessage) -> None:
-        usage, result, stats = message.usage_metadata or {}, self.result, self.session.stats
-        cached = count_usage(usage, result)
-        stats.calls += 1
-        stats.input += usage.get("input_tokens", 0)
-        stats.output += usage.get("output_tokens", 0)
-        stats.cached += cached
-        result.tool_calls += len(message.tool_calls) + len(message.invalid_tool_calls)
+        self.result.usage += Usage.of_call(message.usage_metadata)
         if not message.tool_calls and not message.invalid_tool_calls:
-            result.answer = text_of(message)
+            self.result.answer = text_of(message)
 
 
 def unit_line(text: str, unit: str | None) -> str:
@@ -244,7 +230,7 @@ class UnitWatcher:
 
     stream_modes = ["updates", "custom"]
 
-    def __init__(self, ui: Any, result: Any, role: str = "plan"):
+    def __init__(self, ui: Any, result: RunResult, role: str = "plan"):
         self.ui, self.result, self.role = ui, result, role  # role: whose reasoning a unit's is (paicli.ui.thinking)
         self.units: dict[str, str] = {}  # a unit's namespace (its node's checkpoint_ns) -> its id
 
@@ -275,7 +261,7 @@ class UnitWatcher:
             if data["browser_wait"]:
                 ui.run_line.waiting[unit] = str(data["browser_wait"])
         if isinstance(data.get("usage"), dict):  # a model call outside any unit (the Plan planner)
-            count_usage(data["usage"], self.result)
+            self.result.usage += Usage.of_call(data["usage"])
         if isinstance(data.get("reasoning"), str) and hasattr(ui, "reasoning_block"):  # a planner's or reviewer's
             from paicli.ui.thinking import label_for
 
@@ -286,7 +272,7 @@ class UnitWatcher:
         messages = list(update.get("messages") or [])
         for message in messages:
             if isinstance(message, AIMessage) and message.usage_metadata:
-                count_usage(message.usage_metadata, self.result)
+                self.result.usage += Usage.of_call(message.usage_metadata)
         if unit is None:
             if isinstance(update.get("results"), dict):  # a unit finished: it leaves the status line
                 ui.run_line.running = [u for u in ui.run_line.running if u not in update["results"]]

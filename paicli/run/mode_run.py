@@ -20,35 +20,18 @@ itself goes through the driver every mode shares (``paicli.run.driver``).
 from __future__ import annotations
 
 import time
-from dataclasses import dataclass
 from typing import Any
 
 from langchain_core.messages import AIMessage, HumanMessage
 
 from paicli.memory.ledger.namespaced import NamespacedSaver
 from paicli.run.answers import Answers
-from paicli.run.driver import UnitWatcher, drive, servers_started
+from paicli.run.driver import UnitWatcher, counted, drive, servers_started
+from paicli.run.result import CANCELLED, RunResult
 from paicli.modes import ModeSpec
 from paicli.ui.render import RunLine
 
 HANDOFF_CHARS = 4000  # Q20: the result left in the ReAct conversation, cut to this
-CANCELLED_STATUS = "cancelled"
-
-
-@dataclass
-class RunResult:
-    answer: str = ""
-    status: str = ""  # completed | partial | failed | cancelled
-    seconds: float = 0.0
-    detail: str = ""  # why a failed run failed, with a preview of what the model sent (state "error")
-    input_tokens: int = 0  # every model call of the run: planner, units, reviewers
-    output_tokens: int = 0
-    cached_tokens: int = 0
-    model_calls: int = 0
-
-    @property
-    def completed(self) -> bool:
-        return self.status == "completed"
 
 
 class ModeRun:
@@ -77,12 +60,13 @@ class ModeRun:
             values = (await self.graph.aget_state(self.config)).values
             result.answer, result.status = values.get("outcome") or "", values.get("status") or ""
             result.detail, result.seconds = values.get("error") or "", time.monotonic() - started
-            if result.answer and result.status != CANCELLED_STATUS:
+            if result.answer and result.status != CANCELLED:
                 await self.handoff(values.get("submitted") or text or "", result.answer)
 
-        await drive(self.graph, pending, self.config, context, UnitWatcher(ui, result, "team-worker" if self.mode == "team" else "plan"),
-                    answers.answer_all,
-                    self.session.turn_lock(ui.notice), finish)
+        watcher = UnitWatcher(ui, result, "team-worker" if self.mode == "team" else "plan")
+        with counted(self.session, result):
+            await drive(self.graph, pending, self.config, context, watcher, answers.answer_all,
+                        self.session.turn_lock(ui.notice), finish)
         return result
 
     async def handoff(self, goal: str, answer: str) -> None:

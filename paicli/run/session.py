@@ -37,7 +37,8 @@ from paicli.nodes.model.call_model import skill_index
 from paicli.ui.context_view import ContextUsage
 from paicli.run.driver import run_turn
 from paicli.run.models import make_chat_model
-from paicli.run.state import SessionState, TokenStats
+from paicli.run.result import RunResult, Usage
+from paicli.run.state import SessionState
 from paicli.config.settings import Settings
 from paicli.run.wiring import attach_browser, attach_mcp, history_dir, make_deps, make_reviewer, search_term_enricher
 from paicli.tools.skills.library import SkillLibrary
@@ -100,8 +101,12 @@ class Session:
         return self.state.approval
 
     @property
-    def stats(self) -> TokenStats:
-        return self.state.stats
+    def usage(self) -> Usage:
+        return self.state.usage
+
+    @usage.setter
+    def usage(self, usage: Usage) -> None:
+        self.state.usage = usage
 
     @property
     def external_sources(self) -> tuple[str, ...]:
@@ -275,7 +280,7 @@ class Session:
         session_memory = self.compaction.compactor.session_memory
         if session_memory is not None:
             session_memory.reset_all()
-        self.state.stats = TokenStats()  # counts start again for the new model
+        self.state.usage = Usage()  # counts start again for the new model
 
     @property
     def background(self) -> Background:
@@ -287,9 +292,9 @@ class Session:
 
         remember_session(self.settings.home, self.settings.project_root, self.session_id)
 
-    async def run(self, mode: str, text: str | None, ui: Any, *, review: bool) -> Any:
-        """A run in ``mode`` (``paicli.modes``): a ReAct turn (``TurnResult``) or a run apart
-        (``paicli.run.mode_run.RunResult``; text None finishes the unfinished one)."""
+    async def run(self, mode: str, text: str | None, ui: Any, *, review: bool) -> RunResult:
+        """A run in ``mode`` (``paicli.modes``): a ReAct turn or a run apart (text None finishes
+        the unfinished one); either way a ``paicli.run.result.RunResult``."""
         from paicli.modes import RUN_MODES
 
         if mode in RUN_MODES:

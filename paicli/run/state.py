@@ -8,17 +8,8 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 
 from paicli.nodes.core.background import Background
+from paicli.run.result import Usage
 from paicli.run.session_modes import DEFAULT_SESSION_MODE
-
-
-@dataclass
-class TokenStats:
-    """The session's model calls so far, for ``/memory`` (reference u.2)."""
-
-    calls: int = 0
-    input: int = 0
-    output: int = 0
-    cached: int = 0
 
 
 @dataclass
@@ -26,6 +17,6 @@ class SessionState:
     session_id: str
     approval: str = "auto"  # RunContext.approval: auto | ask | yes (paicli.run.session_modes)
     mode: str = DEFAULT_SESSION_MODE  # the session mode Shift+Tab cycles: auto | plan | ask
-    stats: TokenStats = field(default_factory=TokenStats)
+    usage: Usage = Usage()  # the session's model calls so far, in every mode (``/memory``, reference u.2)
     external_sources: tuple[str, ...] = ()  # reference (o.1), as of the last finished step
     background: Background = field(default_factory=Background)  # fact extraction (Q7): the graph's Deps.background

@@ -7,11 +7,12 @@ import json
 import sys
 import time
 from collections import OrderedDict
-from typing import Any, TextIO
+from typing import Any, Callable, TextIO
 
 from rich.status import Status
 from rich.text import Text
 
+from paicli.run.result import RunResult
 from paicli.ui.terminal import Hanging, SafeConsole, visible
 from paicli.ui.thinking import CONVERSATION, ThinkingView
 
@@ -63,12 +64,12 @@ def rows_of(text: str, width: int) -> int:
     return sum(max(1, -(-cell_len(line) // max(1, width))) for line in text.split("\n"))
 
 
-def usage_line(result: Any) -> str:
-    """reference (u.3), with the input the provider's prefix cache served (issue 13), if any."""
-    total = result.input_tokens + result.output_tokens
-    cached = getattr(result, "cached_tokens", 0)
-    served = f" (缓存命中 {cached}, {cached / result.input_tokens:.0%})" if cached and result.input_tokens else ""
-    return (f"📊 Token: {result.input_tokens} 输入{served} / {result.output_tokens} 输出 / {total} 合计 "
+def usage_line(result: RunResult) -> str:
+    """reference (u.3), with the input the provider's prefix cache served (issue 13), if any; the
+    same line for a run in any mode: its ``usage`` counts every model call of it."""
+    usage = result.usage
+    served = f" (缓存命中 {usage.cached}, {usage.cached / usage.input:.0%})" if usage.cached and usage.input else ""
+    return (f"📊 Token: {usage.input} 输入{served} / {usage.output} 输出 / {usage.total} 合计 "
             f"| ⏱ {result.seconds:.1f}s")
 
 
@@ -98,8 +99,9 @@ class Renderer:
 
     def __init__(self, *, stream_answer: bool, read_line: Any = None, read_plan_review: Any = None,
                  out: TextIO | None = None, err: TextIO | None = None, interactive: bool = True,
-                 previews: bool = True, thinking: str = "off"):
+                 previews: bool = True, thinking: str = "off", show_answer: Callable[[str], None] | None = None):
         self.stream_answer = stream_answer
+        self._answered = False  # a ReAct answer was shown as it came (streamed, or printed whole): finish leaves it
         self.interactive = interactive  # False: approvals cannot be asked, they are refused and counted
         self.refused: list[str] = []  # one line per approval refused that way
         self.previews = previews  # a command's output, an edit's diff under the call (-p: --verbose)
@@ -110,6 +112,7 @@ class Renderer:
         self.out = SafeConsole(file=out or sys.stdout, soft_wrap=True)
         self.err = SafeConsole(file=err or sys.stderr, soft_wrap=True)
         self.progress = self.out if stream_answer else self.err
+        self.show_answer = show_answer or (lambda text: self.out.print(text, markup=False))
         self._status: Status | None = None
         self._mid_line = False
         self._streamed = False  # tokens of the current model message were shown
@@ -187,6 +190,8 @@ class Renderer:
         calls = [*message.tool_calls, *message.invalid_tool_calls]
         if self.stream_answer and not calls and not self._streamed and message.text and unit is None:
             self.out.print(message.text)  # an answer that was not streamed (finalization)
+        if self.stream_answer and not calls and unit is None:
+            self._answered = True
         self._streamed, self._shown = False, ""
         self._calls.update({c["id"]: c for c in message.tool_calls if c.get("id")})
         if calls:
@@ -273,13 +278,21 @@ class Renderer:
             self.progress.print(line, style="dim")
         self.waiting()
 
-    def finish(self, result: Any) -> None:
+    def finish(self, result: RunResult) -> None:
+        """A run's closing lines, in any mode: why it failed (its text and ``detail``, on stderr),
+        else its answer unless it was shown as it came (a ReAct answer in the REPL; a run's summary
+        or ``-p``'s answer are shown here, through ``show_answer``), or that a completed run came
+        back empty; then the token line."""
         self.thinking.close()
         self.stop_waiting()
         self._end_line()
-        if result.error:
-            self.err.print(result.error, style="red")
-        elif not result.answer.strip():
+        if result.failed:
+            for line in (result.answer, result.detail):
+                if line.strip():
+                    self.err.print(line, style="red")
+        elif result.answer.strip() and not self._answered:
+            self.show_answer(result.answer)
+        elif result.completed and not result.answer.strip():
             self.err.print(EMPTY_ANSWER, style="yellow")
-        if result.model_calls:
+        if result.usage.calls:
             self.progress.print(usage_line(result), style="dim")

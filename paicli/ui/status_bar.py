@@ -8,18 +8,18 @@ price shows none), the approval level, the turn's time, the session mode, MCP se
 and skills enabled/total. ``PAICLI_STATUS_BAR=off`` hides it. Reference u.4's ``phase`` is left
 out: drawn only at the prompt, the bar could only ever say ``idle``.
 
-Issue 41: the figures are those of the last run in any mode (a ReAct turn's ``TurnResult``, a Plan
-or Team run's ``RunResult``, ``--continue`` and ``/continue`` included), and a bar wider than the
+Issue 41: the figures are those of the last run in any mode (its ``paicli.run.result.RunResult``,
+whichever mode returned it, ``--continue`` and ``/continue`` included), and a bar wider than the
 terminal drops its fields by :data:`PRIORITY` (mode and context stay longest) and ends in ``…``.
 """
 
 from __future__ import annotations
 
-from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 from rich.cells import cell_len
 
+from paicli.run.result import RunResult
 from paicli.ui.context_view import tokens
 from paicli.ui.terminal import visible
 
@@ -32,14 +32,6 @@ PRIORITY = ("mode", "context", "level", "model", "turn", "cost", "seconds", "mcp
 SEPARATOR, MORE = " · ", "…"
 
 
-@dataclass
-class TurnFigures:
-    input: int = 0
-    output: int = 0
-    cached: int = 0
-    seconds: float = 0.0
-
-
 def cost_text(cost: float | None) -> str | None:
     if cost is None:
         return None
@@ -49,18 +41,18 @@ def cost_text(cost: float | None) -> str | None:
 class StatusBar:
     def __init__(self, app: App):
         self.app = app
-        self.turn = TurnFigures()
+        self.last = RunResult()  # the last run's figures: none before the first
         self.context_tokens: int | None = None  # None until a turn has run: the estimate needs the session
         self.skills = "Skill -"  # scanning the skill folders takes a moment: done off the first prompt's path
 
-    async def after_turn(self, result: Any | None) -> None:
-        """Take the figures of a finished run: a turn's ``TurnResult`` or a Plan or Team run's
-        ``RunResult`` (None: a command, or a cancelled run, keeps the last figures). With the bar
-        off (PAICLI_STATUS_BAR=off) nothing is read: no estimate over the history."""
+    async def after_turn(self, result: RunResult | None) -> None:
+        """Take the figures of a finished run in any mode (None: a command, or a cancelled run,
+        keeps the last figures). With the bar off (PAICLI_STATUS_BAR=off) nothing is read: no
+        estimate over the history."""
         if not self.app.settings.status_bar:
             return
         if result is not None:
-            self.turn = TurnFigures(result.input_tokens, result.output_tokens, result.cached_tokens, result.seconds)
+            self.last = result
         if self.app.started:
             try:
                 self.context_tokens = await self.app.session.next_request_tokens()
@@ -76,13 +68,13 @@ class StatusBar:
         return self.app.mcp.status_label() if self.app.settings.mcp.servers else "MCP 0"
 
     def fields(self) -> dict[str, str]:
-        s, t = self.app.settings, self.turn
+        s, t = self.app.settings, self.last.usage
         price = s.price()
         context = tokens(self.context_tokens) if self.context_tokens is not None else "-"
         cost = cost_text(price.cost(t.input, t.output, t.cached) if price else None)
         shown = {"model": s.model, "context": f"上下文 {context}/{tokens(s.context_window)}",
                  "turn": f"本轮 输入 {t.input} 输出 {t.output} 缓存 {t.cached}", "cost": cost,
-                 "level": LEVELS.get(self.app.approval, self.app.approval), "seconds": f"{t.seconds:.1f}s",
+                 "level": LEVELS.get(self.app.approval, self.app.approval), "seconds": f"{self.last.seconds:.1f}s",
                  "mode": f"模式 {self.app.session_mode}", "mcp": self._mcp(), "skills": self.skills}
         return {name: visible(text).replace("\n", " ") for name, text in shown.items() if text}
 

@@ -139,3 +139,25 @@ def test_verbose_shows_a_commands_output_and_an_edits_diff_on_stderr_only(run_pa
     # issue 41: the change against the file, whole lines, with its hunk and its counts
     assert "  ↳ calc.py" in err and "    │ -    return a - b" in err and "    │ +    return a + b" in err
     assert any(line.startswith("    ⎿ +1 -1 行，32 → 32 字节，sha256 ") for line in err)
+
+
+def test_a_react_turn_and_a_plan_run_with_the_same_calls_end_on_the_same_token_line(run_paicli, server, project):
+    """Issue 36 item 4: one usage value for every mode. A ReAct turn that reads a file then answers,
+    and a Plan run whose planner and one task make calls with the same figures, count the same."""
+    files(project)
+    react = [Reply("", tool_calls=[call("read_file", {"path": "alpha.txt"})], usage=(100, 20)),
+             Reply("alpha 一行", usage=(10, 1))]
+    server.script = react
+    turn = run_paicli("-p", "读一下 alpha.txt")
+    assert turn.returncode == 0, turn.stderr
+    assert turn.stdout == "alpha 一行\n"
+    one = ByContent({PLANNING: [plan_reply([{"id": "a", "description": "读取 alpha", "type": "FILE_READ"}])],
+                     "当前任务：读取 alpha": [Reply("alpha 一行", usage=(10, 1))]})
+    server.script = server.script + one.script()  # the server counts its replies across runs
+    run = run_paicli("--mode", "plan", "-p", GOAL, "--yes")
+    assert run.returncode == 0, run.stderr
+    assert run.stdout.strip() == "✅ 计划执行完成！\n[task_1] alpha 一行"
+    lines = [[line for line in done.stderr.splitlines() if line.startswith("📊 Token:")] for done in (turn, run)]
+    assert [len(found) for found in lines] == [1, 1]
+    same = [found[0].split(" | ⏱ ")[0] for found in lines]
+    assert same == ["📊 Token: 110 输入 / 21 输出 / 131 合计"] * 2, same

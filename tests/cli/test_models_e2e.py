@@ -7,6 +7,7 @@ import pytest
 
 from paicli.app import App
 from paicli.commands import dispatch as commands
+from paicli.run.result import Usage
 from tests.support.openai_server import Reply
 
 
@@ -95,7 +96,7 @@ async def test_a_live_switch_moves_the_thresholds_light_model_and_drops_session_
     from paicli.memory.context.session_memory import _State
 
     session.compaction.compactor.session_memory._states["x"] = _State(summary="旧模型写的摘要")
-    session.stats.calls = 3
+    session.usage = Usage(calls=3)
     out = commands.Output(said.append, said.append)
     await commands.handle("/model deepseek/deepseek-v4-flash", app, out)
     assert said[-1].startswith("✅ 已切换模型: deepseek-v4-flash (deepseek)   上下文窗口: 1,000,000")
@@ -104,7 +105,7 @@ async def test_a_live_switch_moves_the_thresholds_light_model_and_drops_session_
     assert after.prompt_cache == "automatic-prefix-cache" and after.provider == "deepseek"
     assert session.deps.model.model_name == "deepseek-v4-flash" and session.deps.light_model is None
     assert session.deps.model.openai_api_key.get_secret_value() == "ds"
-    assert session.compaction.compactor.session_memory._states == {} and session.stats.calls == 0
+    assert session.compaction.compactor.session_memory._states == {} and session.usage == Usage()
     assert session.context.context_window == 1_000_000
 
 

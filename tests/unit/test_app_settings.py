@@ -3,6 +3,7 @@ and after the session starts, and the session's own model follows."""
 
 from paicli.app import App
 from paicli.commands import dispatch as commands
+from paicli.run.result import Usage
 
 
 class Args:
@@ -44,7 +45,7 @@ async def test_the_app_and_its_session_share_one_state_before_and_after_it_start
     assert session.context.approval == "ask" and session.deps.background is app.state.background
     await commands.handle("/mode auto", app, said.append)
     assert session.approval == session.context.approval == "auto"
-    session.stats.calls += 2
+    session.usage += Usage(calls=2)
     assert app.token_stats_line().startswith("Token 统计: 调用 2 次")
     session.resume("other-2")
     assert app.session_id == "other-2" and session.config["configurable"]["thread_id"] == "other-2"

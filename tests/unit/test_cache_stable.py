@@ -4,7 +4,6 @@ the token line and /context show them."""
 
 from __future__ import annotations
 
-from types import SimpleNamespace
 
 from langchain_core.messages import AIMessage, HumanMessage, SystemMessage
 
@@ -13,6 +12,7 @@ from paicli.memory.context.rounds import MEMORY_CONTEXT, NOT_SUMMARISED, interna
 from paicli.memory.context.turn_memory import memory_message, shown_lines
 from paicli.run.cache_usage import cached_input_tokens, record_cache_read
 from paicli.ui.context_view import ContextUsage, render_context
+from paicli.run.result import RunResult, Usage
 from paicli.ui.render import usage_line
 
 BLOCK = "## 相关长期记忆\n\n以下记忆是线索而不是事实。\n\n- [FACT] 项目使用 Java 17（写入 2026-11-29）\n\n"
@@ -62,9 +62,9 @@ def test_a_cache_count_the_client_already_read_is_kept():
 
 
 def test_the_token_line_shows_cache_hits_only_when_there_are_some():
-    turn = SimpleNamespace(input_tokens=1000, output_tokens=50, cached_tokens=900, seconds=1.25)
+    turn = RunResult(seconds=1.25, usage=Usage(input=1000, output=50, cached=900, calls=1))
     assert usage_line(turn) == "📊 Token: 1000 输入 (缓存命中 900, 90%) / 50 输出 / 1050 合计 | ⏱ 1.2s"
-    turn.cached_tokens = 0
+    turn.usage = Usage(input=1000, output=50, calls=1)
     assert usage_line(turn) == "📊 Token: 1000 输入 / 50 输出 / 1050 合计 | ⏱ 1.2s"
 
 

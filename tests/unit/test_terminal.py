@@ -2,10 +2,10 @@
 and markup or emoji codes in them stay literal, in every place the CLI prints them."""
 
 import io
-from types import SimpleNamespace
 
 from langchain_core.messages import AIMessage, ToolMessage
 
+from paicli.run.result import COMPLETED, FAILED, RunResult
 from paicli.ui.render import Renderer
 from paicli.ui.terminal import SafeConsole, visible
 
@@ -33,7 +33,7 @@ def test_renderer_neutralises_model_text_tool_lines_failures_and_approvals():
     ui.model_message(AIMessage("", tool_calls=[{"name": "read_file", "args": {"path": "f" + ESCAPES}, "id": "1"}]))
     ui.tool_results([ToolMessage("读取文件失败: " + ESCAPES, tool_call_id="1", status="error")])
     ui.notice("notice " + ESCAPES)
-    ui.finish(SimpleNamespace(error="error " + ESCAPES, answer="", model_calls=0))
+    ui.finish(RunResult(status=FAILED, detail="error " + ESCAPES))
     for shown in (out.getvalue(), err.getvalue()):
         assert not any(c in shown for c in "\x1b\x07\x9b\x7f\u202e\x00"), repr(shown)
     assert "answer ␛]52;c;cm0=␇" in out.getvalue() and "error ␛]52" in err.getvalue()
@@ -42,7 +42,7 @@ def test_renderer_neutralises_model_text_tool_lines_failures_and_approvals():
 def test_an_empty_answer_gets_a_notice():
     err = io.StringIO()
     Renderer(stream_answer=False, out=io.StringIO(), err=err).finish(
-        SimpleNamespace(error=None, answer="  \n", model_calls=0))
+        RunResult(answer="  \n", status=COMPLETED))
     assert err.getvalue().strip() == "⚠️ 模型返回了空回复"
 
 
