@@ -136,3 +136,27 @@ async def test_an_offloaded_outputs_preview_counts_the_commands_lines_and_names_
     small = await execute_command({"command": "seq 3000"}, ctx)
     assert command_preview(str(small), small.artifact)[0] == (
         f"    ⎿ exit code 0 · 输出 3000 行，前 2995 行未显示（完整输出已保存到 {small.artifact['output']['file']}）")
+
+
+async def test_a_cancel_before_the_output_is_read_still_kills_the_whole_group(ctx):
+    """A network command's start (slirp4netns joining, ``Launch.started``) can take a while on a
+    busy machine; a Ctrl-C then once left the command's children running after bash was gone."""
+    import time as clock
+
+    from paicli.tools.sandbox.command import Launch
+
+    class SlowStart(Launch):
+        def started(self) -> None:
+            clock.sleep(1.5)
+
+    class Sandbox:
+        def launch(self, command, root, env, **_):
+            return SlowStart(["bash", "-c", command], "sandboxed")
+
+    slow = ctx.__class__(root=ctx.root, command_timeout=60, sandbox=Sandbox())
+    task = asyncio.create_task(execute_command({"command": "sleep 30 & echo $! > child.pid; wait"}, slow))
+    pid = int(await wait_for_file(ctx.root / "child.pid"))
+    task.cancel()
+    with pytest.raises(asyncio.CancelledError):
+        await task
+    assert await wait_dead(pid)

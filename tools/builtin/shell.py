@@ -46,19 +46,16 @@ async def execute_command(args: dict[str, Any], ctx: ToolContext) -> str:
     except BaseException:
         launch.close()
         raise
-    try:  # a network command's namespace joins the internet before the command starts (issue 34)
-        await asyncio.to_thread(launch.started)
-    except OSError as exc:
-        try:
-            os.killpg(proc.pid, signal.SIGKILL)
-        except (ProcessLookupError, PermissionError):
-            pass
-        await proc.wait()
-        await asyncio.to_thread(launch.finish, "", False)
-        return failed(NETWORK_FAILED.format(why=exc))
-    capture = _Capture(ctx.offloader.capture_limit if ctx.offloader else MAX_COMMAND_CAPTURE_CHARS)
-    reader = asyncio.create_task(capture.read_all(proc.stdout))
-    try:
+    reader: asyncio.Task | None = None
+    try:  # from here on a cancel (Ctrl-C) kills the command's whole group, however early it comes
+        try:  # a network command's namespace joins the internet before the command starts (issue 34)
+            await asyncio.to_thread(launch.started)
+        except OSError as exc:
+            await _kill(proc, None)
+            await asyncio.to_thread(launch.finish, "", False)
+            return failed(NETWORK_FAILED.format(why=exc))
+        capture = _Capture(ctx.offloader.capture_limit if ctx.offloader else MAX_COMMAND_CAPTURE_CHARS)
+        reader = asyncio.create_task(capture.read_all(proc.stdout))
         text, ok, saved = await _finish(proc, reader, capture, ctx)
     except asyncio.CancelledError:
         await _kill(proc, reader)
@@ -131,18 +128,20 @@ def _exit_code(returncode: int | None) -> int:
     return 128 - returncode if returncode < 0 else returncode
 
 
-async def _kill(proc: asyncio.subprocess.Process, reader: asyncio.Task) -> None:
+async def _kill(proc: asyncio.subprocess.Process, reader: asyncio.Task | None) -> None:
     """SIGKILL the whole process group, then let the pipe close and reap bash.
 
     Waiting for the reader's EOF (not just the exit code) lets asyncio close the
-    transport; otherwise it is left open and complains once the loop is gone.
+    transport; otherwise it is left open and complains once the loop is gone. Without a
+    reader yet (killed before its output was read), the pipe closes with the process.
     """
     try:
         os.killpg(proc.pid, signal.SIGKILL)  # pgid == pid thanks to start_new_session
     except (ProcessLookupError, PermissionError):
         pass
     try:
-        await asyncio.wait_for(asyncio.shield(reader), OUTPUT_DRAIN_SECONDS)
+        if reader is not None:
+            await asyncio.wait_for(asyncio.shield(reader), OUTPUT_DRAIN_SECONDS)
     except TimeoutError:
         reader.cancel()  # a daemon that left our process group still holds the pipe
     try:
