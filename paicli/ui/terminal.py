@@ -56,7 +56,7 @@ class SafeConsole(Console):
 class Hanging:
     """One line whose continuation lines start under its body, not at the margin: ``/help``'s
     ``   /command [参数] - what it does`` and the banner's ``   可写: a, b, c`` stay readable
-    in a narrow terminal. As a string (``-p``, a pipe) it is the line unwrapped. When the head
+    in a narrow terminal. As a string, or printed to a pipe (``-p``), it is the line unwrapped. When the head
     takes more than half the width, the text goes on four columns in from the line's own indent."""
 
     _MARK = re.compile(r"^(\s*(?:\[[^\]\s]{1,40}\] )?[^\w\s\[]{1,2}\ufe0f? )")
@@ -85,6 +85,9 @@ class Hanging:
         return self.head + self.body
 
     def __rich_console__(self, console: Console, options: ConsoleOptions) -> RenderResult:
+        if not console.is_terminal:  # a pipe or a file: the line as it is, for whatever reads it
+            yield Text(str(self))
+            return
         head = cell_len(self.head)
         indent = head if head <= options.max_width // 2 else len(self.head) - len(self.head.lstrip(" ")) + 4
         room = max(options.max_width - head, 0)

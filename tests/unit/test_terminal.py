@@ -51,7 +51,7 @@ def _rendered(renderable, width: int) -> list[str]:
 
     from rich.console import Console
 
-    console = Console(file=io.StringIO(), width=width, color_system=None, legacy_windows=False)
+    console = Console(file=io.StringIO(), width=width, color_system=None, legacy_windows=False, force_terminal=True)
     console.print(renderable)
     return console.file.getvalue().splitlines()
 
@@ -80,6 +80,9 @@ def test_a_label_line_hangs_after_its_label():
     wide = Hanging("x" * 30 + " - ", "y " * 20)
     assert _rendered(wide, 40)[1].startswith("    y")  # a head over half the width: four columns in
     assert Hanging("\x1b[2J", "\x1b]52;c;aGk=\x07").head == "␛[2J"  # the gate applies to both parts
+    piped = io.StringIO()
+    SafeConsole(file=piped, width=20, soft_wrap=True).print(banner)  # as -p's renderer prints
+    assert piped.getvalue() == str(banner) + "\n"  # not a terminal: one line, unwrapped
 
 
 def test_chinese_wraps_between_characters_and_a_closing_mark_never_starts_a_line():
