@@ -3,16 +3,19 @@
 Runs the react graph in-process on a scripted model (``tests.support.scripted_model``) for two
 turns, each one tool call and an answer: ``read_file`` of a project file, and ``echo`` of a real
 MCP server over stdio (``tests/support/mcp_server.py``, started by ``McpServers`` as a session
-starts it). Each turn runs once untraced first (imports, caches), then traced. The traced window
-is the call's path: from the moment the model's answer is read (``call_model`` deciding its
-calls) until the model is called again with the results, on every thread (deciding and sync
+starts it). Each turn runs twice on one graph, as a session's graph serves its turns: once
+untraced (imports, per-graph caches), then traced. The traced window
+is the call's path: from the moment the model's answer is read (``call_model``'s
+``with_decisions``, which decides its calls) until the model is called again with the results, on every thread (deciding and sync
 tools run in worker threads). In that window, counting only paicli's own code (the installed
 ``paicli`` package, not tests, bench or libraries):
 
 - files passed through: distinct source files with a function called;
-- moves between files: the number of times the innermost paicli frame changes file (a call into
-  another file, or a return to the caller's);
-- returns to a file already left: moves into a file the path had been in before;
+- moves between files: the number of times the innermost paicli frame of a thread changes file
+  (a call into another file, or a return to the caller's), summed over the threads; "loop moves"
+  counts the event loop's thread alone (what ``sys.setprofile`` without ``threading.setprofile``
+  sees: the worker threads' deciding and ``read_file`` itself are left out);
+- returns to a file already left: moves into a file the thread's path had been in before;
 - registry lookups by name: calls of ``paicli.tools.facts.facts_of`` / ``known_tools``, and of
   the name-pattern checks (``is_browser_tool``, ``is_web_fetch``, ``is_web_search``, ``is_mcp``),
   made after the call value was built (``paicli.tools.call.calls_of``; before that value existed,
@@ -57,7 +60,7 @@ OWN = tuple(str(p) for p in {Path(paicli.__file__).resolve().parent, *(
                                                                   "codeindex"))})
 LOOKUPS = {"facts_of", "known_tools"}
 NAME_CHECKS = {"is_browser_tool", "is_web_fetch", "is_web_search", "is_mcp"}
-START = ("policy.py", {"decide_iteration"})  # the model's answer is read: call_model decides its calls
+START = ("call_model.py", {"with_decisions"})  # the model's answer is read: call_model decides its calls
 END = ("loop.py", {"into_model"})  # the results are in: the loop turns to the model again
 BUILT = ("call.py", {"calls_of"})  # the call value (paicli.tools.call), after this change
 
@@ -74,7 +77,9 @@ def _own(filename: str) -> str | None:
 class Trace:
     active: bool = False
     built: bool = False
-    files: list[str] = field(default_factory=list)  # innermost paicli file at each change
+    # per thread: the innermost paicli file at each change (a move is a call or return within a thread)
+    files: dict[int, list[str]] = field(default_factory=dict)
+    main: int = field(default_factory=threading.get_ident)  # the event loop's thread
     lookups: int = 0
     name_checks: int = 0
     lookups_before: int = 0
@@ -107,22 +112,35 @@ class Trace:
                 if code.co_name in LOOKUPS:
                     self.lookups += 1 if self.built else 0
                     self.lookups_before += 0 if self.built else 1
-                elif code.co_name in NAME_CHECKS and self.built:
-                    self.name_checks += 1
+                elif code.co_name in NAME_CHECKS and self.built and frame.f_locals.get("facts") is None:
+                    self.name_checks += 1  # a check by the name alone (handed the call's facts, it reads them)
             if current is None:
                 return
             where = self.own(current.f_code.co_filename)
-            if not self.files or self.files[-1] != where:
-                self.files.append(where)  # type: ignore[arg-type]
+            trail = self.files.setdefault(threading.get_ident(), [])
+            if not trail or trail[-1] != where:
+                trail.append(where)  # type: ignore[arg-type]
+
+    def order(self) -> list[str]:
+        """The files in the order first entered (the event loop's thread first)."""
+        seen: list[str] = []
+        for ident in sorted(self.files, key=lambda i: i != self.main):
+            for where in self.files[ident]:
+                if where not in seen:
+                    seen.append(where)
+        return seen
 
     def figures(self) -> dict[str, int]:
-        seen: set[str] = set()
-        returns = 0
-        for i, where in enumerate(self.files):
-            if where in seen and i > 0:
-                returns += 1
-            seen.add(where)
-        return {"files": len(seen), "moves": max(len(self.files) - 1, 0), "returns": returns,
+        moves = returns = 0
+        for trail in self.files.values():
+            seen: set[str] = set()
+            for i, where in enumerate(trail):
+                returns += 1 if where in seen and i > 0 else 0
+                seen.add(where)
+            moves += max(len(trail) - 1, 0)
+        main = self.files.get(self.main, [])
+        return {"files": len(self.order()), "moves": moves, "returns": returns,
+                "main_moves": max(len(main) - 1, 0),
                 "lookups_after_built": self.lookups if self.built else self.lookups + self.lookups_before,
                 "name_checks_after_built": self.name_checks if self.built else -1,
                 "call_value": int(self.built)}
@@ -137,17 +155,20 @@ def _dispatch(frame: Any, event: str, arg: Any) -> None:
         trace.profile(frame, event, arg)
 
 
-async def one_turn(deps_tools: dict[str, Any], project: Path, call: dict, traced: bool) -> Trace | None:
-    model = ScriptedChatModel([ai("", call), ai("好了")])
-    trace = Trace() if traced else None
+async def one_call(deps_tools: dict[str, Any], project: Path, call: dict) -> Trace:
+    """The same turn twice on one graph (as a session's graph serves every turn), on two threads:
+    the first warms imports and per-graph caches, the second is traced."""
+    model = ScriptedChatModel([ai("", call), ai("好了"), ai("", call), ai("好了")])
     graph = build_graph(Deps(model=model, tools=deps_tools), checkpointer=InMemorySaver())
     context = RunContext(project_root=str(project), approval="yes", context_window=128_000, session_id="s1")
-    _CURRENT[0] = trace
-    try:
-        await graph.ainvoke({"messages": [HumanMessage("看一下")]}, {"configurable": {"thread_id": "t"}},
-                            context=context)
-    finally:
-        _CURRENT[0] = None
+    trace = Trace()
+    for thread, taken in (("warm", None), ("traced", trace)):
+        _CURRENT[0] = taken
+        try:
+            await graph.ainvoke({"messages": [HumanMessage("看一下")]}, {"configurable": {"thread_id": thread}},
+                                context=context)
+        finally:
+            _CURRENT[0] = None
     return trace
 
 
@@ -175,28 +196,22 @@ async def main() -> None:
             rows = []
             for label, call in (("read_file", tool_call("read_file", {"path": "a.txt"})),
                                 ("mcp__demo__echo", tool_call("mcp__demo__echo", {"text": "hi"}))):
-                await one_turn(tools, project, call, traced=False)
-                trace = await one_turn(tools, project, call, traced=True)
-                assert trace is not None
-                rows.append((label, trace))
+                rows.append((label, await one_call(tools, project, call)))
         finally:
             servers.close()
-    print(f"{'call':<18}{'files':>7}{'moves':>8}{'returns':>9}{'lookups':>9}{'name checks':>13}{'call value':>12}")
+    print(f"{'call':<18}{'files':>7}{'moves':>8}{'loop moves':>12}{'returns':>9}{'lookups':>9}{'name checks':>13}"
+          f"{'call value':>12}")
     for label, trace in rows:
         f = trace.figures()
         checks = "-" if f["name_checks_after_built"] < 0 else str(f["name_checks_after_built"])
-        print(f"{label:<18}{f['files']:>7}{f['moves']:>8}{f['returns']:>9}{f['lookups_after_built']:>9}"
-              f"{checks:>13}{'yes' if f['call_value'] else 'no':>12}")
+        print(f"{label:<18}{f['files']:>7}{f['moves']:>8}{f['main_moves']:>12}{f['returns']:>9}"
+              f"{f['lookups_after_built']:>9}{checks:>13}{'yes' if f['call_value'] else 'no':>12}")
     print("lookups: facts_of/known_tools calls after the call value is built (the whole window when there is none);"
           " name checks: is_browser_tool/is_web_fetch/is_web_search/is_mcp after it")
     if options.files:
         for label, trace in rows:
             print(f"\n{label}:")
-            seen: list[str] = []
-            for where in trace.files:
-                if where not in seen:
-                    seen.append(where)
-            for where in seen:
+            for where in trace.order():
                 print("  " + str(Path(where).relative_to(ROOT)) if where.startswith(str(ROOT)) else "  " + where)
 
 

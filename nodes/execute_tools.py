@@ -40,7 +40,7 @@ from paicli.tools.diffs import summary as change_summary
 from paicli.tools.policy.audit import is_audited
 from paicli.tools.policy.decision import Allow, Ask, Deny
 from paicli.tools.policy.external_context import add_source, external_source
-from paicli.tools.registry import run_batch
+from paicli.tools.registry import run_specs
 
 if TYPE_CHECKING:
     from paicli.nodes.core.options import CompactionOptions
@@ -85,9 +85,9 @@ async def settled(state: AgentState, call: Call, ctx: RunContext, deps: Deps) ->
 async def run_allowed(steps: list[Step], tool_ctx: ToolContext, deps: Deps) -> list[Step]:
     """The steps with their results, in call order: the allowed calls run (consecutive
     parallel-safe ones together), the denied ones answer with their text."""
-    allowed = [(step.call.name, step.decision.args) for step in steps if isinstance(step.decision, Allow)]
+    allowed = [(s.call.spec, s.call.name, s.decision.args) for s in steps if isinstance(s.decision, Allow)]
     seconds = [0.0] * len(allowed)
-    results = iter(zip(await run_batch(allowed, tool_ctx, deps.tools, timings=seconds), seconds))
+    results = iter(zip(await run_specs(allowed, tool_ctx, timings=seconds), seconds))
     done = []
     for step in steps:
         if isinstance(step.decision, Deny):
@@ -171,8 +171,9 @@ def invalid_call_results(ai: AIMessage) -> list[ToolMessage]:
 def sources_after(sources: tuple[str, ...], steps: list[Step]) -> tuple[str, ...]:
     """reference (o.1): every call that ran read what it read, success or failure."""
     for step in steps:
-        if isinstance(step.decision, Allow):
-            sources = add_source(sources, external_source(step.call.name, step.decision.args, step.call.facts))
+        source = external_source(step.call.name, step.decision.args, step.call.facts) if step.ran else None
+        if source is not None:
+            sources = add_source(sources, source)
     return sources
 
 

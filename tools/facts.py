@@ -59,6 +59,9 @@ class ToolFacts:
     # the turn policy's web rules (reference o.4–o.6): a search, a fetch, or a browser tool
     web: Literal["search", "fetch", "browser"] | None = None
     label: str = ""  # the batch line's group header, ``{n}`` the count (reference u.3); "": 🔧 name × n
+    # it saves a long-term memory: not after external content unless asked (o.1), and only what the
+    # user asked for, with a typed y for global memory (issue 34; paicli.tools.policy.turn)
+    memory: bool = False
 
 
 DEFAULT = ToolFacts()

@@ -153,13 +153,13 @@ def decide(call: Call | dict[str, Any], context: DecisionContext) -> Decision:
     refused = guard_refusal(name, args, context.project_root, facts)
     if refused is not None:
         return Deny(REFUSED.format(refused), "policy", refused)
-    if is_browser_tool(name, facts):  # issue 40: the user's own pages, sensitive pages, connecting
+    if facts.web == "browser":  # issue 40: the user's own pages, sensitive pages, connecting
         from paicli.tools.browser.decide import browser_decision
 
         decided = browser_decision(context.turn.browser, context.browser.view, name, args, facts)
         if decided is not None:
             return decided
-    if (memory := memory_question(context.turn, name, args)) is not None:  # issue 34: memory from the user
+    if facts.memory and (memory := memory_question(context.turn, name, args, facts)) is not None:  # issue 34: memory from the user
         return approval.person_decides(name, args, context.approval, memory, MEMORY_NEEDS_USER, facts)
     protected = protected_write(name, args, context.project_root, facts)
     return approval.decide(name, args, context.approval, context.approved_all, protected, external=bool(context.sources),

@@ -36,9 +36,11 @@ def external_source(name: str | None, args: Any = None, facts: ToolFacts | None 
     facts = facts if facts is not None else facts_of(tool)
     if external:
         return tool
+    if facts.guard != "command":  # only a command's kind is a source (its ``command`` argument)
+        return None
     if WEB_COMMAND.search(command_of(tool, args, facts)):
         return WEB_COMMAND_SOURCE
-    if facts.guard == "command" and command_flags(args).network:
+    if command_flags(args).network:
         return NETWORK_COMMAND_SOURCE
     return None
 

@@ -134,13 +134,14 @@ def authorize(turn: TurnClass, name: str | None, args: Any, advertised: Iterable
         return policy_denial(TOOL_NOT_ADVERTISED, MSG_INVALID_CALL)
     facts = facts if facts is not None else facts_of(tool)
     grounded = turn.grounded_urls | {normalize_url(url) for url in discovered_urls}
-    denial = (_web_rule(turn, tool, args, facts) or _browser_rule(turn, tool, args, browser or BrowserState(), facts)
-              or _url_rule(tool, args, grounded, facts))
+    command = command_of(tool, args, facts)
+    denial = (_web_rule(turn, tool, command, facts) or _browser_rule(turn, tool, args, browser or BrowserState(), facts)
+              or _url_rule(tool, args, command, grounded, facts))
     if denial:
         return denial
     if tool not in set(advertised):
         return policy_denial(TOOL_NOT_ADVERTISED, MSG_NOT_ADVERTISED)
-    if (tool == "save_memory" and blocks_automatic_memory(external_sources, guard_on)
+    if (facts.memory and blocks_automatic_memory(external_sources, guard_on)
             and not turn.explicit_memory_requested):
         return policy_denial(MEMORY_EXTERNAL_CONTEXT, MSG_MEMORY_EXTERNAL)
     if facts.writes == "skill" and external_sources:  # no intent or setting lifts this one
@@ -155,9 +156,9 @@ MSG_MEMORY_NO_INTENT = "本轮用户没有要求记住任何内容，写入长�
 MSG_MEMORY_GLOBAL = "模型请求写入全局记忆（所有项目的会话都会读到），需要用户输入 y 确认"
 
 
-def memory_question(turn: TurnClass, name: str | None, args: Any) -> str | None:
-    """Why a ``save_memory`` call needs the person (a typed y, never ``--yes``), or None."""
-    if (name or "").strip() != "save_memory":
+def memory_question(turn: TurnClass, name: str | None, args: Any, facts: ToolFacts | None = None) -> str | None:
+    """Why a ``save_memory`` call (its ``memory`` fact) needs the person (a typed y, never ``--yes``), or None."""
+    if not (facts if facts is not None else facts_of((name or "").strip())).memory:
         return None
     scope = args.get("scope") if isinstance(args, dict) else None
     if isinstance(scope, str) and scope.lower() == "global":
@@ -167,9 +168,10 @@ def memory_question(turn: TurnClass, name: str | None, args: Any) -> str | None:
     return None
 
 
-def _web_rule(turn: TurnClass, tool: str, args: Any, facts: ToolFacts) -> Deny | None:
-    """Rules 2–3: no web tool or network command when the turn did not ask for the web."""
-    if not (is_web_tool(tool, facts) or NETWORK_COMMAND.search(command_of(tool, args, facts))):
+def _web_rule(turn: TurnClass, tool: str, command: str, facts: ToolFacts) -> Deny | None:
+    """Rules 2–3: no web tool or network command (``command``: the call's shell command, or "")
+    when the turn did not ask for the web."""
+    if not (is_web_tool(tool, facts) or NETWORK_COMMAND.search(command)):
         return None
     if turn.headline_only:
         return policy_denial(NO_ACTION, MSG_NO_ACTION)
@@ -186,9 +188,8 @@ def _browser_rule(turn: TurnClass, tool: str, args: Any, browser: BrowserState, 
     return policy_denial(browser_rules.refusal_code(message), message) if message else None
 
 
-def _url_rule(tool: str, args: Any, grounded: frozenset[str], facts: ToolFacts) -> Deny | None:
+def _url_rule(tool: str, args: Any, command: str, grounded: frozenset[str], facts: ToolFacts) -> Deny | None:
     """Rules 6–9: every URL a call reaches must be grounded, and it must name one."""
-    command = command_of(tool, args, facts)
     urls = urls_in_args(args)
     if is_web_fetch_tool(tool, facts) and not urls:
         return policy_denial(UNGROUNDED_URL, MSG_FETCH_NO_URL)
