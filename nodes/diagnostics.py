@@ -32,13 +32,12 @@ from langgraph.runtime import Runtime
 from paicli.memory.context.rounds import LSP_DIAGNOSTICS, internal
 from paicli.nodes.core.state import AgentState, Deps, RunContext, run_context
 from paicli.tools.boundary import wrap
-from paicli.tools.facts import facts_of
+from paicli.tools.call import calls_of
 from paicli.tools.lsp.report import HEADER, model_text, person_line
 
-READS = ("read_file",)  # a file the model reads is likely to be edited next: its server is started
 
 
-def step_files(state: AgentState) -> tuple[list[str], list[str]]:
+def step_files(state: AgentState, deps: Deps) -> tuple[list[str], list[str]]:
     """(paths written, paths read) by the last assistant message's calls that succeeded, as the
     model named them: a write is any tool whose facts say it writes a project file at ``path_arg``."""
     messages = state.get("messages") or []
@@ -47,14 +46,14 @@ def step_files(state: AgentState) -> tuple[list[str], list[str]]:
         return [], []
     ok = {m.tool_call_id for m in messages[index + 1:] if isinstance(m, ToolMessage) and m.status != "error"}
     written, read = [], []
-    for call in messages[index].tool_calls:
-        facts = facts_of(call["name"])
-        path = (call.get("args") or {}).get(facts.path_arg or "path")
-        if call.get("id") not in ok or not isinstance(path, str) or not path:
+    for call in calls_of(messages[index], deps.tools):  # each with its tool's facts (paicli.tools.call)
+        facts = call.facts
+        path = (call.args if isinstance(call.args, dict) else {}).get(facts.path_arg or "path")
+        if call.id not in ok or not isinstance(path, str) or not path:
             continue
         if facts.writes == "project":
             written.append(path)
-        elif call["name"] in READS:
+        elif facts.turn_file:  # a file the model reads is likely to be edited next: its server is started
             read.append(path)
     return written, read
 
@@ -72,7 +71,7 @@ def wants_diagnostics(state: AgentState, deps: Deps, ctx: RunContext) -> bool:
     lsp = deps.lsp
     if lsp is None:
         return False
-    written, read = step_files(state)
+    written, read = step_files(state, deps)
     if read:
         lsp.warm(ctx.project_root, [os.path.join(ctx.project_root, p) for p in read])
     return bool((state.get("lsp") or {}).get("late")) or any(lsp.serves(p) for p in written)
@@ -84,7 +83,7 @@ def make_diagnostics(deps: Deps):
         record = dict(state.get("lsp") or {})
         seen = dict(record.get("seen") or {})
         root = os.path.realpath(ctx.project_root)
-        names = [*step_files(state)[0], *(record.get("late") or [])]
+        names = [*step_files(state, deps)[0], *(record.get("late") or [])]
         files = list(dict.fromkeys(f for f in (located(root, p) for p in names) if f is not None))
         found = await lsp.diagnose(root, files, seen)
         lines = [*found.lines, *(line for r in found.reports if (line := person_line(r)))]

@@ -5,9 +5,11 @@ the tool's result, a denial, or why call_model refused it (``invalid_tool_calls`
 cut off with the response, or not one JSON object).
 Each result is wrapped in the untrusted-data boundary (reference r) before the model sees it.
 
-One iteration's calls, top to bottom: their decisions (``settled``), the tool context, the allowed
-calls run (``run_allowed``), oversized results offloaded, the messages, the audit lines, the
-skill injections (``paicli.tools.skills.injection``), the runaway reminder, the state update.
+One iteration's calls, top to bottom: each call one value (``paicli.tools.call.Call``: its spec and
+facts) with its decision (``settled``), one ``Step`` per call; the tool context, the allowed calls run
+(``run_allowed`` fills each step's result), oversized results offloaded, the messages, the audit
+lines, the skill injections (``paicli.tools.skills.injection``), the runaway reminder, the state
+update. Every stage reads the one list of steps.
 """
 
 from __future__ import annotations
@@ -33,12 +35,12 @@ from paicli.nodes.guards.cutoff import NAMELESS, invalid_json_error, refusal
 from paicli.nodes.guards.turn import RUNAWAY_NOTICE, current_turn, runaway_reminder
 from paicli.tools.base import ToolContext, ToolText
 from paicli.tools.boundary import mask_secrets, mask_secrets_in, wrap
+from paicli.tools.call import Call, calls_of
 from paicli.tools.diffs import summary as change_summary
 from paicli.tools.policy.audit import is_audited
 from paicli.tools.policy.decision import Allow, Ask, Deny
 from paicli.tools.policy.external_context import add_source, external_source
-from paicli.tools.policy.turn import is_browser_tool
-from paicli.tools.registry import run_batch
+from paicli.tools.registry import run_specs
 
 if TYPE_CHECKING:
     from paicli.nodes.core.options import CompactionOptions
@@ -60,30 +62,42 @@ class CallResult:
     seconds: float = 0.0
 
 
-async def settled(state: AgentState, call: dict[str, Any], ctx: RunContext, deps: Deps) -> Allow | Deny:
+@dataclass(frozen=True)
+class Step:
+    """One call of the iteration: the call, its decision, and (once run or answered) its result."""
+
+    call: Call
+    decision: Allow | Deny
+    result: CallResult | None = None
+
+    @property
+    def ran(self) -> bool:
+        return isinstance(self.decision, Allow)
+
+
+async def settled(state: AgentState, call: Call, ctx: RunContext, deps: Deps) -> Allow | Deny:
     """The iteration's decision on a call (made by call_model, answered by gate_tools). A call
     without one, in a state edited by hand, is decided now."""
-    decision = recorded(state, call["id"]) or await decide_now(call, decision_context(state, ctx, deps))
+    decision = recorded(state, call.id) or await decide_now(call, decision_context(state, ctx, deps))
     return Deny(UNANSWERED) if isinstance(decision, Ask) else decision
 
 
-async def run_allowed(steps: list[tuple[dict[str, Any], Allow | Deny]], tool_ctx: ToolContext,
-                      deps: Deps) -> list[CallResult]:
-    """Outcomes in call order: the allowed calls run (consecutive parallel-safe ones together),
-    the denied ones answer with their text."""
-    allowed = [(call["name"], decision.args) for call, decision in steps if isinstance(decision, Allow)]
+async def run_allowed(steps: list[Step], tool_ctx: ToolContext, deps: Deps) -> list[Step]:
+    """The steps with their results, in call order: the allowed calls run (consecutive
+    parallel-safe ones together), the denied ones answer with their text."""
+    allowed = [(s.call.spec, s.call.name, s.decision.args) for s in steps if isinstance(s.decision, Allow)]
     seconds = [0.0] * len(allowed)
-    results = iter(zip(await run_batch(allowed, tool_ctx, deps.tools, timings=seconds), seconds))
-    outcomes = []
-    for _call, decision in steps:
-        if isinstance(decision, Deny):
-            outcomes.append(CallResult(decision.text, ok=False, decided=True))
+    results = iter(zip(await run_specs(allowed, tool_ctx, timings=seconds), seconds))
+    done = []
+    for step in steps:
+        if isinstance(step.decision, Deny):
+            done.append(replace(step, result=CallResult(step.decision.text, ok=False, decided=True)))
             continue
         result, took = next(results)
         text = mask_secrets(str(result), deps.masked)  # issue 34: before the offloader, the model, the ledger
         artifact = mask_secrets_in(result.artifact, deps.masked) if result.artifact else None  # the ledger keeps it too
-        outcomes.append(CallResult(text, result.ok, result.refused, artifact, took))
-    return outcomes
+        done.append(replace(step, result=CallResult(text, result.ok, result.refused, artifact, took)))
+    return done
 
 
 class Offloaders:
@@ -103,18 +117,24 @@ class Offloaders:
         return self._made[key]
 
 
-async def offload(offloader: ToolResultOffloader | None, steps: list[tuple[dict[str, Any], Allow | Deny]],
-                  outcomes: list[CallResult]) -> list[CallResult]:
+async def offload(offloader: ToolResultOffloader | None, steps: list[Step]) -> list[Step]:
     """Oversized results go to a file; the model gets a preview (tier 1)."""
-    if offloader is None or all(len(o.text) <= offloader.threshold for o in outcomes):
-        return outcomes
+    if offloader is None or all(len(_result(s).text) <= offloader.threshold for s in steps):
+        return steps
 
-    def shrink(call: dict[str, Any], decision: Allow | Deny, outcome: CallResult) -> CallResult:
-        if isinstance(decision, Deny):
-            return outcome
-        return replace(outcome, text=offloader.offload_if_oversized(call["name"], decision.args, outcome.text))
+    def shrink(step: Step) -> Step:
+        if not isinstance(step.decision, Allow):
+            return step
+        outcome = _result(step)
+        text = offloader.offload_if_oversized(step.call.name, step.decision.args, outcome.text)
+        return replace(step, result=replace(outcome, text=text))
 
-    return await asyncio.to_thread(lambda: [shrink(c, d, o) for (c, d), o in zip(steps, outcomes)])
+    return await asyncio.to_thread(lambda: [shrink(s) for s in steps])
+
+
+def _result(step: Step) -> CallResult:
+    assert step.result is not None, "a step's result is read after run_allowed"
+    return step.result
 
 
 def tool_message(call_id: str, name: str, outcome: CallResult) -> ToolMessage:
@@ -148,21 +168,22 @@ def invalid_call_results(ai: AIMessage) -> list[ToolMessage]:
             for c in ai.invalid_tool_calls if c.get("id")]
 
 
-def sources_after(sources: tuple[str, ...], steps: list[tuple[dict[str, Any], Allow | Deny]]) -> tuple[str, ...]:
+def sources_after(sources: tuple[str, ...], steps: list[Step]) -> tuple[str, ...]:
     """reference (o.1): every call that ran read what it read, success or failure."""
-    for call, decision in steps:
-        if isinstance(decision, Allow):
-            sources = add_source(sources, external_source(call["name"], decision.args))
+    for step in steps:
+        source = external_source(step.call.name, step.decision.args, step.call.facts) if step.ran else None
+        if source is not None:
+            sources = add_source(sources, source)
     return sources
 
 
-def audit_row(call: dict[str, Any], decision: Allow | Deny, verdict: str, reason: str, ms: int = 0,
+def audit_row(call: Call, decision: Allow | Deny, verdict: str, reason: str, ms: int = 0,
               metadata: dict[str, Any] | None = None) -> tuple:
     """The arguments that ran (the user's edit), with the model's beside them when they differ
     (issue 26: the log is what happened)."""
-    ran = decision.args if isinstance(decision, Allow) else call["args"]
-    extra = {**(metadata or {}), **({"proposedArgs": call["args"]} if ran != call["args"] else {})}
-    return call["name"], ran, verdict, reason, decision.approver, ms, extra or None
+    ran = decision.args if isinstance(decision, Allow) else call.args
+    extra = {**(metadata or {}), **({"proposedArgs": call.args} if ran != call.args else {})}
+    return call.name, ran, verdict, reason, decision.approver, ms, extra or None
 
 
 def audit_metadata(outcome: CallResult) -> dict[str, Any] | None:
@@ -176,36 +197,41 @@ def audit_metadata(outcome: CallResult) -> dict[str, Any] | None:
     return metadata or None
 
 
-async def audit(deps: Deps, steps: list[tuple[dict[str, Any], Allow | Deny]], outcomes: list[CallResult]) -> None:
+async def audit(deps: Deps, steps: list[Step]) -> None:
     """reference (v.7): one line per risky call, allowed, denied or failed; failed is the
     status of the call's ToolMessage, so the log and the model agree."""
     if deps.audit is None:
         return
     rows = []
-    for (call, decision), outcome in zip(steps, outcomes):
-        if not is_audited(call["name"]):
+    for step in steps:
+        call, decision, outcome = step.call, step.decision, _result(step)
+        if not is_audited(call.name, call.facts):
             continue
         verdict = "deny" if isinstance(decision, Deny) else "allow" if outcome.ok else "error"
         reason = getattr(decision, "reason", "") or (outcome.text[:200] if verdict != "allow" else "")
         rows.append(audit_row(call, decision, verdict, reason, int(outcome.seconds * 1000),
-                              audit_metadata(outcome) or browser_metadata(deps, call["name"])))
+                              audit_metadata(outcome) or browser_metadata(deps, call)))
     if rows:
         await asyncio.to_thread(lambda: [deps.audit.write(*row) for row in rows])
 
 
-def audit_cancelled(deps: Deps, steps: list[tuple[dict[str, Any], Allow | Deny]]) -> None:
+def audit_cancelled(deps: Deps, steps: list[Step]) -> None:
     """Calls that were allowed and then cancelled (Ctrl-C) while the iteration ran: written at once,
     the task is being cancelled."""
     if deps.audit is not None:
-        for call, decision in steps:
-            if isinstance(decision, Allow) and is_audited(call["name"]):
-                deps.audit.write(*audit_row(call, decision, "cancelled", "执行中被 Ctrl-C 取消"))
+        for step in steps:
+            if isinstance(step.decision, Allow) and is_audited(step.call.name, step.call.facts):
+                deps.audit.write(*audit_row(step.call, step.decision, "cancelled", "执行中被 Ctrl-C 取消"))
 
 
-async def browser_turn(deps: Deps, steps: list[tuple[dict[str, Any], Allow | Deny]]) -> None:
+def _browser_call(call: Call) -> bool:
+    return call.facts.web == "browser"  # reference o.4: its spec says it drives a browser
+
+
+async def browser_turn(deps: Deps, steps: list[Step]) -> None:
     """Issue 40: a batch with a browser call waits for its unit's turn with the browser (the
     lease, ``paicli.tools.browser.lease``); the front end shows the unit waiting meanwhile."""
-    if deps.browser is None or not any(isinstance(d, Allow) and is_browser_tool(c["name"]) for c, d in steps):
+    if deps.browser is None or not any(s.ran and _browser_call(s.call) for s in steps):
         return
     notify = get_stream_writer()
 
@@ -215,37 +241,38 @@ async def browser_turn(deps: Deps, steps: list[tuple[dict[str, Any], Allow | Den
     await deps.browser.lease.acquire(waiting, lambda: notify({"browser_wait": ""}))
 
 
-def browser_metadata(deps: Deps, name: str) -> dict[str, Any] | None:
+def browser_metadata(deps: Deps, call: Call) -> dict[str, Any] | None:
     """reference (v.7): a browser call's audit line says which browser it drove."""
-    if deps.browser is None or not is_browser_tool(name):
+    if deps.browser is None or not _browser_call(call):
         return None
     return {"mode": "shared" if deps.browser.shared else "isolated"}
 
 
-def after_browser_switch(approved: list[str], steps: list[tuple[dict[str, Any], Allow | Deny]],
-                         outcomes: list[CallResult]) -> list[str] | None:
+def after_browser_switch(approved: list[str], steps: list[Step]) -> list[str] | None:
     """reference (v.1): a connect or disconnect that switched the browser forgets "approve all"
     of the browser server; None when nothing changes."""
     from paicli.tools.browser.names import action_of
 
-    switched = any(o.ok and isinstance(d, Allow) and is_browser_tool(c["name"]) and action_of(c["name"]) in ("connect", "disconnect")
-                   for (c, d), o in zip(steps, outcomes))
+    switched = any(_result(s).ok and s.ran and _browser_call(s.call) and action_of(s.call.name) in ("connect", "disconnect")
+                   for s in steps)
     kept = [key for key in approved if not key.startswith("mcp__chrome-devtools__")]
     return kept if switched and kept != approved else None
-def split_images(steps: list[tuple[dict[str, Any], Allow | Deny]],
-                 outcomes: list[CallResult]) -> tuple[list[CallResult], list[Any]]:
+
+
+def split_images(steps: list[Step]) -> tuple[list[Step], list[Any]]:
     """Images a tool returned (``read_file`` of an image, issue 39) leave its result and follow
     the results as one internal user message each (reference r), so they are stored once."""
     from paicli.tools.images import ARTIFACT_KEY, image_followup
 
     kept, images = [], []
-    for (call, _), outcome in zip(steps, outcomes):
+    for step in steps:
+        outcome = _result(step)
         parts = (outcome.artifact or {}).get(ARTIFACT_KEY)
         if parts:
             artifact = {k: v for k, v in outcome.artifact.items() if k != ARTIFACT_KEY}  # type: ignore[union-attr]
-            outcome = replace(outcome, artifact=artifact or None)
-            images.append(image_followup(call["name"], parts))
-        kept.append(outcome)
+            step = replace(step, result=replace(outcome, artifact=artifact or None))
+            images.append(image_followup(step.call.name, parts))
+        kept.append(step)
     return kept, images
 
 
@@ -269,17 +296,17 @@ def make_execute_tools(deps: Deps):
         ctx, ai = run_context(runtime), last_ai(state)
         if ai is None:
             return {}
-        steps = [(call, await settled(state, call, ctx, deps)) for call in ai.tool_calls]
+        steps = [Step(call, await settled(state, call, ctx, deps)) for call in calls_of(ai, deps.tools)]
         tool_ctx = await tool_context(state, ctx, runtime)
         try:
             await browser_turn(deps, steps)
-            outcomes = await offload(tool_ctx.offloader, steps, await run_allowed(steps, tool_ctx, deps))
+            steps = await offload(tool_ctx.offloader, await run_allowed(steps, tool_ctx, deps))
         except asyncio.CancelledError:
             audit_cancelled(deps, steps)
             raise
-        outcomes, images = split_images(steps, outcomes)
-        messages = [tool_message(call["id"], call["name"], o) for (call, _), o in zip(steps, outcomes)]
-        await audit(deps, steps, outcomes)
+        steps, images = split_images(steps)
+        messages = [tool_message(s.call.id, s.call.name, _result(s)) for s in steps]
+        await audit(deps, steps)
         messages += invalid_call_results(ai) + images
         from paicli.tools.skills.injection import settle as settle_skill_loads  # start-up: only once a tool runs
 
@@ -289,7 +316,7 @@ def make_execute_tools(deps: Deps):
             get_stream_writer()({"notice": RUNAWAY_NOTICE})
             messages.append(reminder)
         update: dict[str, Any] = {"messages": messages}
-        if (approved := after_browser_switch(list(state.get("approved_all") or []), steps, outcomes)) is not None:
+        if (approved := after_browser_switch(list(state.get("approved_all") or []), steps)) is not None:
             update["approved_all"] = approved
         if state.get("decisions"):
             update["decisions"] = {}

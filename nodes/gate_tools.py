@@ -27,6 +27,7 @@ from langgraph.types import interrupt
 
 from paicli.nodes.core.policy import decide_now, decision_context, recorded, submitted_text
 from paicli.nodes.core.state import AgentState, Deps, RunContext, run_context
+from paicli.tools.call import Call, calls_of
 from paicli.tools.policy import auto_review
 from paicli.tools.policy.approval import APPROVED_ALL, Unclear, approval_key, approval_request, covered, read_answer
 from paicli.tools.policy.decision import Allow, Ask, Decision, Deny, to_record
@@ -62,27 +63,27 @@ def ask_user(ask: Ask, call_id: str, change: dict[str, Any] | None = None) -> tu
         request = {**request, "problem": decision.problem}
 
 
-async def auto_review_iteration(state: AgentState, calls: list[dict[str, Any]], decisions: dict[str, Decision],
+async def auto_review_iteration(state: AgentState, calls: list[Call], decisions: dict[str, Decision],
                            deps: Deps) -> dict[str, Any] | None:
     """The reviewer's pass over the calls waiting for it; None when there are none (or no reviewer)."""
-    waiting = [c for c in calls if isinstance(decisions[c["id"]], Ask) and decisions[c["id"]].review]
+    waiting = [c for c in calls if isinstance(decisions[c.id], Ask) and decisions[c.id].review]
     if not waiting or deps.reviewer is None:
         return None
     notify, request = get_stream_writer(), submitted_text(list(state.get("messages") or []))
     denials = int(state.get("auto_denials") or 0)
     for call in waiting:
-        ask = decisions[call["id"]]
+        ask = decisions[call.id]
         verdict = await deps.reviewer.review(request, ask.tool, ask.args)
         if verdict.allow:
-            denials, decisions[call["id"]] = 0, Allow(ask.args, "auto")
+            denials, decisions[call.id] = 0, Allow(ask.args, "auto")
             notify({"notice": auto_review.ALLOWED_LINE.format(tool=ask.tool, reason=verdict.reason)})
             continue
         denials += 1
         if denials >= auto_review.AUTO_ESCALATE_AFTER:  # the person decides this one
             denials = 0
-            decisions[call["id"]] = replace(ask, review=False, notice=auto_review.ESCALATION_NOTE.format(reason=verdict.reason))
+            decisions[call.id] = replace(ask, review=False, notice=auto_review.ESCALATION_NOTE.format(reason=verdict.reason))
         else:
-            decisions[call["id"]] = Deny(auto_review.DENIED_TEXT.format(reason=verdict.reason), "auto", verdict.reason)
+            decisions[call.id] = Deny(auto_review.DENIED_TEXT.format(reason=verdict.reason), "auto", verdict.reason)
             notify({"notice": auto_review.DENIED_LINE.format(tool=ask.tool, reason=verdict.reason)})
     return {"decisions": {k: to_record(v) for k, v in decisions.items()}, "auto_denials": denials}
 
@@ -91,16 +92,16 @@ def make_gate_tools(deps: Deps):
     async def gate_tools(state: AgentState, runtime: Runtime[RunContext]) -> dict[str, Any]:
         ai, approved = last_ai(state), set(state.get("approved_all") or ())
         granted = deps.sandbox.settings.network  # PAICLI_SANDBOX_NETWORK=on: as decide_now's context
-        calls = ai.tool_calls if ai else []
-        made = {c["id"]: recorded(state, c["id"]) or await decide_now(c, decision_context(state, run_context(runtime), deps))
+        calls = calls_of(ai, deps.tools)  # one value per call: its spec and facts (paicli.tools.call)
+        made = {c.id: recorded(state, c.id) or await decide_now(c, decision_context(state, run_context(runtime), deps))
                 for c in calls}
         reviewed = await auto_review_iteration(state, calls, made, deps)
         if reviewed is not None:
             return reviewed
         decisions: dict[str, dict[str, Any]] = {}
         for call in calls:
-            decision = made[call["id"]]
-            if isinstance(decision, Ask) and covered(decision, approved, granted):
+            decision = made[call.id]
+            if isinstance(decision, Ask) and covered(decision, approved, granted, call.facts):
                 decision = Allow(decision.args, APPROVED_ALL)  # "approve all" given earlier in this iteration
             elif isinstance(decision, Ask):
                 from paicli.tools.builtin.writing import change_preview  # its guards load with the first question
@@ -108,10 +109,10 @@ def make_gate_tools(deps: Deps):
                 # the file is read and diffed off the event loop (a server refuses blocking calls on it)
                 change = await asyncio.to_thread(change_preview, decision.tool, decision.args,
                                                  Path(run_context(runtime).project_root))
-                decision, approve_all = ask_user(decision, call["id"], change)
+                decision, approve_all = ask_user(decision, call.id, change)
                 if approve_all:
-                    approved.add(approval_key(call["name"], call["args"], granted))
-            decisions[call["id"]] = to_record(decision)
+                    approved.add(approval_key(call.name, call.args, granted, call.facts))
+            decisions[call.id] = to_record(decision)
         return {"decisions": decisions, "approved_all": sorted(approved)}
 
     return gate_tools

@@ -7,10 +7,15 @@ imports no tool and no policy, so ``paicli.tools.policy`` may read it without re
 implementation (the import-linter contract). The built-in tools' specs are in ``paicli.tools.specs``;
 import ``facts_of`` from there so that they are registered before anything is looked up.
 
-An MCP tool whose spec was made without facts gets the ``mcp__`` prefix's: what it does is the
-external server's business, so each asks the person (🟡 MCP), is audited and counts as
-external content. The adapter gives a browser server's tools facts of their own
-(``paicli.tools.browser.facts``: the same, and ``web="browser"``), registered like any spec's.
+An MCP tool's facts come with its spec from the adapter (``paicli.tools.mcp.adapter``), like any
+spec's: what it does is the external server's business, so each asks the person (🟡 MCP), is
+audited and counts as external content (``mcp_default``: a tool named ``web_fetch`` or
+``web_search`` is also a fetch or a search for the turn policy); a browser server's tools have
+facts of their own (``paicli.tools.browser.facts``: the same, and ``web="browser"``).
+
+A tool call carries its tool's facts (``paicli.tools.call.Call``, built once where the model's
+answer is read), so nothing that handles a call looks them up here by name; ``facts_of`` is for
+what has only a name: the listings (``/policy``), the front end's batch line, the turn's history.
 """
 
 from __future__ import annotations
@@ -54,10 +59,15 @@ class ToolFacts:
     # the turn policy's web rules (reference o.4–o.6): a search, a fetch, or a browser tool
     web: Literal["search", "fetch", "browser"] | None = None
     label: str = ""  # the batch line's group header, ``{n}`` the count (reference u.3); "": 🔧 name × n
+    # it saves a long-term memory: not after external content unless asked (o.1), and only what the
+    # user asked for, with a typed y for global memory (issue 34; paicli.tools.policy.turn)
+    memory: bool = False
 
 
 DEFAULT = ToolFacts()
 MCP_FACTS = ToolFacts(approval="auto", danger=MCP_DANGER, risk=MCP_RISK, audited=True, external=True)
+MCP_FETCH = ToolFacts(approval="auto", danger=MCP_DANGER, risk=MCP_RISK, audited=True, external=True, web="fetch")
+MCP_SEARCH = ToolFacts(approval="auto", danger=MCP_DANGER, risk=MCP_RISK, audited=True, external=True, web="search")
 _KNOWN: dict[str, ToolFacts] = {}
 
 
@@ -74,12 +84,25 @@ def unregister(name: str) -> None:
 
 
 def facts_of(name: str | None) -> ToolFacts:
-    """The facts of the tool called ``name``; an unknown name gets the harmless defaults."""
+    """The facts of the tool called ``name``; an unknown name gets the harmless defaults (an
+    unknown ``mcp__`` name an MCP tool's, ``mcp_default``)."""
     tool = name or ""
     known = _KNOWN.get(tool)
     if known is not None:
         return known
-    return MCP_FACTS if is_mcp(tool) else DEFAULT
+    return mcp_default(tool) if is_mcp(tool) else DEFAULT
+
+
+def mcp_default(name: str) -> ToolFacts:
+    """An MCP tool's facts (reference o.4: a server's ``web_fetch`` or ``web_search`` tool is a
+    fetch or a search for the turn policy's web rules)."""
+    lowered = name.strip().lower()
+    return MCP_FETCH if lowered.endswith("__web_fetch") else MCP_SEARCH if lowered.endswith("__web_search") else MCP_FACTS
+
+
+def plain_mcp(facts: ToolFacts) -> bool:
+    """Facts ``mcp_default`` gives: the listings name these tools as "every mcp__ tool"."""
+    return facts in (MCP_FACTS, MCP_FETCH, MCP_SEARCH)
 
 
 def known_tools() -> dict[str, ToolFacts]:

@@ -29,7 +29,11 @@ def schemas(tools: Mapping[str, ToolSpec] | Iterable[ToolSpec]) -> list[dict[str
 
 async def run_tool(name: str, args: dict[str, Any] | None, ctx: ToolContext,
                    tools: Mapping[str, ToolSpec] = BUILTIN_TOOLS) -> ToolText:
-    spec = tools.get(name)
+    return await run_spec(tools.get(name), name, args, ctx)
+
+
+async def run_spec(spec: ToolSpec | None, name: str, args: dict[str, Any] | None, ctx: ToolContext) -> ToolText:
+    """One call of ``spec`` (None: the call named no tool of the table)."""
     if spec is None:
         return failed(f"未知工具: {name}")
     args = args if isinstance(args, dict) else {}
@@ -46,28 +50,35 @@ async def run_batch(calls: list[tuple[str, dict[str, Any]]], ctx: ToolContext,
                     tools: Mapping[str, ToolSpec] = BUILTIN_TOOLS, timings: list[float] | None = None) -> list[ToolText]:
     """Results in call order; runs of consecutive parallel-safe calls go concurrently.
     ``timings``, when given, receives each call's duration in seconds (for the audit log)."""
+    return await run_specs([(tools.get(name), name, args) for name, args in calls], ctx, timings)
+
+
+async def run_specs(calls: list[tuple[ToolSpec | None, str, dict[str, Any]]], ctx: ToolContext,
+                    timings: list[float] | None = None) -> list[ToolText]:
+    """``run_batch`` for calls that carry their spec (``paicli.tools.call.Call``: execution looks
+    nothing up by name): ``(spec, name, args)``, spec None for a name the table does not hold."""
     results: list[ToolText] = [ToolText("")] * len(calls)
     limiter = asyncio.Semaphore(MAX_PARALLEL_TOOLS)
 
     async def run(index: int) -> None:
         async with limiter:
-            name, args = calls[index]
+            spec, name, args = calls[index]
             started = time.monotonic()
-            results[index] = await run_tool(name, args, ctx, tools)
+            results[index] = await run_spec(spec, name, args, ctx)
             if timings is not None:
                 timings[index] = time.monotonic() - started
 
-    for group in _groups(calls, tools):
+    for group in _groups(calls):
         await asyncio.gather(*(run(index) for index in group))
     return results
 
 
-def _groups(calls: list[tuple[str, dict[str, Any]]], tools: Mapping[str, ToolSpec]) -> list[list[int]]:
+def _groups(calls: list[tuple[ToolSpec | None, str, dict[str, Any]]]) -> list[list[int]]:
     """Consecutive parallel-safe calls share a group; every other call is a group of one."""
     groups: list[list[int]] = []
     previous_safe = False
-    for index, (name, _) in enumerate(calls):
-        safe = name in tools and tools[name].parallel_safe
+    for index, (spec, _, _) in enumerate(calls):
+        safe = spec is not None and spec.parallel_safe
         if safe and previous_safe:
             groups[-1].append(index)
         else:

@@ -156,7 +156,7 @@ BUILTIN_SPECS: tuple[ToolSpec, ...] = (
                 replace_id=_string("用户选择替换的已有记忆 id"),
                 keep_both=_boolean("用户选择两条都保留时为 true")),
         "paicli.tools.builtin.memory_tool:save_memory",
-        facts=ToolFacts(label="💾 保存长期记忆 {n} 条", audited=True),
+        facts=ToolFacts(label="💾 保存长期记忆 {n} 条", audited=True, memory=True),
     ),
 )
 

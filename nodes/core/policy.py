@@ -34,7 +34,7 @@ from paicli.tools.policy.decision import Decision, Deny, from_record, to_record
 from paicli.tools.policy.protected_paths import protected_write
 from paicli.tools.policy.turn import (MEMORY_NEEDS_USER, TurnClass, add_discovered, authorize, classify, expose,
                                is_browser_tool, memory_question)
-from paicli.tools.specs import facts_of
+from paicli.tools.call import Call, call_of
 
 
 @dataclass(frozen=True)
@@ -124,68 +124,70 @@ def decision_context(state: AgentState, ctx: RunContext, deps: Deps) -> Decision
                 ctx.allow_revert, deps.sandbox.settings.network, browser, deps.sandbox)
 
 
-def host_network(sandbox: Any, name: Any, args: Any) -> bool:
+def host_network(sandbox: Any, call: Call) -> bool:
     """A sandboxed network call would share the host's network (issue 34 item 8). Asked only
     for a network call: finding the sandbox may run a probe (a subprocess)."""
     from paicli.tools.sandbox.flags import command_flags
 
-    if sandbox is None or facts_of(name).guard != "command" or not command_flags(args).network:
+    if sandbox is None or call.facts.guard != "command" or not command_flags(call.args).network:
         return False
     return sandbox.why_outside() is None and sandbox.network_isolation() == "host"
 
 
-def decide(call: dict[str, Any], context: DecisionContext) -> Decision:
+def decide(call: Call | dict[str, Any], context: DecisionContext) -> Decision:
     """The one decision on a call, in this order: the turn policy (o.5); the path and command
     guards (item 6 of paicli issue 23); protected paths, which need a person after external
     content (item 5); the approval level (v.1). A refusal at any step is final and nobody is
     asked. Blocking when a guard applies (it reads the file system, ``blocking``): ``decide_iteration``
     then runs it in a thread. The guards (a shell parser and its rules) are imported by the first
-    call decided (issue 30)."""
+    call decided (issue 30). Every step reads the call's facts (``paicli.tools.call.Call``); a
+    plain ``tool_call`` dict (a test, a state edited by hand) is made one first."""
     from paicli.tools.policy.preflight import REFUSED, guard_refusal
 
-    name, args = call.get("name"), call.get("args")
+    call = call if isinstance(call, Call) else call_of(call, {})
+    name, args, facts = call.name, call.args, call.facts
     denial = authorize(context.turn, name, args, context.advertised, context.discovered, context.sources,
-                       context.external_guard, context.browser)
+                       context.external_guard, context.browser, facts)
     if denial is not None:
         return denial
-    refused = guard_refusal(name, args, context.project_root)
+    refused = guard_refusal(name, args, context.project_root, facts)
     if refused is not None:
         return Deny(REFUSED.format(refused), "policy", refused)
-    if is_browser_tool(name or ""):  # issue 40: the user's own pages, sensitive pages, connecting
+    if facts.web == "browser":  # issue 40: the user's own pages, sensitive pages, connecting
         from paicli.tools.browser.decide import browser_decision
 
-        decided = browser_decision(context.turn.browser, context.browser.view, name or "", args)
+        decided = browser_decision(context.turn.browser, context.browser.view, name, args, facts)
         if decided is not None:
             return decided
-    if (memory := memory_question(context.turn, name, args)) is not None:  # issue 34: memory from the user
-        return approval.person_decides(name, args, context.approval, memory, MEMORY_NEEDS_USER)
-    protected = protected_write(name, args, context.project_root)
+    if facts.memory and (memory := memory_question(context.turn, name, args, facts)) is not None:  # issue 34: memory from the user
+        return approval.person_decides(name, args, context.approval, memory, MEMORY_NEEDS_USER, facts)
+    protected = protected_write(name, args, context.project_root, facts)
     return approval.decide(name, args, context.approval, context.approved_all, protected, external=bool(context.sources),
                            allow_revert=context.allow_revert, network_granted=context.network_granted,
-                           host_network=host_network(context.sandbox, name, args))
+                           host_network=host_network(context.sandbox, call), facts=facts)
 
 
-async def decide_now(call: dict[str, Any], context: DecisionContext) -> Decision:
+async def decide_now(call: Call, context: DecisionContext) -> Decision:
     """``decide`` off the event loop, for a call that has no recorded decision."""
     return await asyncio.to_thread(decide, call, context)
 
 
-async def decide_iteration(calls: list[dict[str, Any]], context: DecisionContext) -> dict[str, dict[str, Any]]:
+async def decide_iteration(calls: list[Call], context: DecisionContext) -> dict[str, dict[str, Any]]:
     """Every call of one assistant message, decided with the context the model was called with;
     the records travel in ``state["decisions"]`` to the gate and to execution. In a worker
     thread only when a call's decision reads the file system (``blocking``); otherwise here,
     which spares the common call a thread hop."""
     def decide_all() -> dict[str, dict[str, Any]]:
-        return {call["id"]: to_record(decide(call, context)) for call in calls}
+        return {call.id: to_record(decide(call, context)) for call in calls}
 
     return await asyncio.to_thread(decide_all) if any(map(blocking, calls)) else decide_all()
 
 
-def blocking(call: dict[str, Any]) -> bool:
+def blocking(call: Call) -> bool:
     """Whether deciding ``call`` touches the file system: only the path and command guards do
     (``paicli.tools.policy.preflight``: paths resolved, scripts read); the turn policy, protected paths
     (by text) and the approval level read the call and the context alone."""
-    return facts_of(call.get("name")).guard is not None
+    return call.facts.guard is not None
 
 
 def recorded(state: AgentState, call_id: str) -> Decision | None:

@@ -11,7 +11,7 @@ connection dropped mid-stream (``paicli.nodes.model.response``).
 from __future__ import annotations
 
 import uuid
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from datetime import datetime
 from pathlib import Path
 from typing import Any
@@ -38,6 +38,8 @@ from paicli.nodes.model.response import (
     stream_response,
 )
 from paicli.prompts import PromptSources, assemble_system_prompt, loop_prompt
+from paicli.tools.base import ToolSpec
+from paicli.tools.call import calls_of
 from paicli.tools.registry import schemas
 
 Notify = Callable[[str], None]
@@ -165,12 +167,14 @@ def failure(exc: BaseException, hint: str | None = None) -> dict[str, Any]:
     return {"error": f"❌ 调用 LLM 失败: {describe_provider_error(exc)}" + (f"；{hint}" if hint else "")}
 
 
-async def with_decisions(update: dict[str, Any], context: DecisionContext) -> dict[str, Any]:
+async def with_decisions(update: dict[str, Any], context: DecisionContext,
+                         tools: Mapping[str, ToolSpec]) -> dict[str, Any]:
     """Decide the answer's tool calls here, once, with the context the model was called with
-    (``paicli.nodes.core.policy``): the router, the gate and execution read the records."""
+    (``paicli.nodes.core.policy``): the router, the gate and execution read the records. Each
+    call is one value (``paicli.tools.call``) with the spec and facts of ``tools``' tool."""
     answer = (update.get("messages") or [None])[-1]
     if isinstance(answer, AIMessage) and answer.tool_calls:
-        update["decisions"] = await decide_iteration(answer.tool_calls, context)
+        update["decisions"] = await decide_iteration(calls_of(answer, tools), context)
     return update
 
 
@@ -182,7 +186,7 @@ def make_call_model(caller: ModelCaller, compaction: Any):
     async def call_model(state: AgentState, runtime: Runtime[RunContext]) -> dict[str, Any]:
         ctx = run_context(runtime)
         context = decision_context(state, ctx, caller.deps)
-        return await with_decisions(await answer(state, runtime, ctx, context), context)
+        return await with_decisions(await answer(state, runtime, ctx, context), context, caller.deps.tools)
 
     async def answer(state: AgentState, runtime: Runtime[RunContext], ctx: RunContext, context: DecisionContext) -> dict[str, Any]:
         messages, extra, tools = list(state["messages"]), state.get("project_context", ""), context.advertised

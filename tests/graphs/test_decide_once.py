@@ -22,7 +22,8 @@ def counting(function):
 
     def profile(frame, event, _arg):
         if event == "call" and frame.f_code is code:
-            calls.append(frame.f_locals["call"]["id"])
+            call = frame.f_locals["call"]  # a Call (paicli.tools.call), or a tool_call dict
+            calls.append(call["id"] if isinstance(call, dict) else call.id)
 
     sys.setprofile(profile)
     threading.setprofile(profile)

@@ -42,7 +42,7 @@ def deciding_threads():
 
     def profile(frame, event, _arg):
         if event == "call" and frame.f_code is code:
-            threads[frame.f_locals["call"]["id"]] = threading.current_thread().name
+            threads[frame.f_locals["call"].id] = threading.current_thread().name  # a Call (paicli.tools.call)
 
     sys.setprofile(profile)
     threading.setprofile(profile)

@@ -186,14 +186,17 @@ def test_tool_lines_show_the_action_and_the_page(name, args, line):
 
 
 def test_switching_the_browser_forgets_approve_all_of_its_server():
-    from paicli.nodes.execute_tools import CallResult, after_browser_switch
+    from paicli.nodes.execute_tools import CallResult, Step, after_browser_switch
     from paicli.tools.browser.facts import DISCONNECT
+    from paicli.tools.call import Call
+    from paicli.tools.facts import DEFAULT
     from paicli.tools.policy.decision import Allow
 
-    register("browser_disconnect", DISCONNECT)
     approved = ["mcp__chrome-devtools__new_page", "write_file"]
-    switch = [({"name": "browser_disconnect", "args": {}}, Allow({}))]
-    assert after_browser_switch(approved, switch, [CallResult("✅ 已断开", ok=True, decided=False)]) == ["write_file"]
-    assert after_browser_switch(approved, switch, [CallResult("❌ 断开失败", ok=False, decided=False)]) is None
-    other = [({"name": "read_file", "args": {}}, Allow({}))]
-    assert after_browser_switch(approved, other, [CallResult("x", ok=True, decided=False)]) is None
+    disconnect = Call("c1", "browser_disconnect", {}, None, DISCONNECT)
+    done = Step(disconnect, Allow({}), CallResult("✅ 已断开", ok=True, decided=False))
+    assert after_browser_switch(approved, [done]) == ["write_file"]
+    failed = Step(disconnect, Allow({}), CallResult("❌ 断开失败", ok=False, decided=False))
+    assert after_browser_switch(approved, [failed]) is None
+    other = Step(Call("c2", "read_file", {}, None, DEFAULT), Allow({}), CallResult("x", ok=True, decided=False))
+    assert after_browser_switch(approved, [other]) is None

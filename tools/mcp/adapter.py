@@ -13,6 +13,7 @@ from typing import Any, Awaitable, Callable
 
 from paicli.tools.base import ToolContext, ToolSpec
 from paicli.tools.browser.facts import mcp_facts
+from paicli.tools.facts import mcp_default
 from paicli.tools.mcp.names import tool_name
 
 DEFAULT_DESCRIPTION = "MCP server 提供的外部工具"  # reference (t)
@@ -27,9 +28,12 @@ def tool_spec(server: str, tool: Any, call: CallFn) -> ToolSpec:
         return await call(server, original, args)
 
     description = f"{(tool.description or '').strip() or DEFAULT_DESCRIPTION} (MCP server: {server}, tool: {original})"
-    # A browser server's tools are browser tools (issue 40): their facts come with the spec.
-    return ToolSpec(tool_name(server, original), description, schema_of(tool), run, is_async=True,
-                    extra={"mcp_server": server, "mcp_tool": original}, facts=mcp_facts(server, original))
+    # Its facts come with the spec (paicli issue 36): a browser server's tools are browser tools
+    # (issue 40), the others MCP tools (a web_fetch or web_search one a fetch or a search).
+    name = tool_name(server, original)
+    return ToolSpec(name, description, schema_of(tool), run, is_async=True,
+                    extra={"mcp_server": server, "mcp_tool": original},
+                    facts=mcp_facts(server, original) or mcp_default(name))
 
 
 def schema_of(tool: Any) -> dict[str, Any]:

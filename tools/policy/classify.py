@@ -15,7 +15,7 @@ import re
 from dataclasses import dataclass
 
 from paicli.tools.browser.intent import INTERACT, NONE, READ, BrowserTurn, browser_turn  # noqa: F401 (re-exported)
-from paicli.tools.specs import facts_of
+from paicli.tools.specs import ToolFacts, facts_of
 from paicli.tools.urls import extract_urls
 
 # reference o.3: EXPLICIT_NO_WEB, as written.
@@ -101,9 +101,11 @@ def has_explicit_remember_intent(text: str | None) -> bool:
     return bool(text) and any(word in text for word in REMEMBER_WORDS)
 
 
-def command_of(name: str | None, args: object) -> str:
-    """The shell command of an ``execute_command`` call (``command`` or ``cmd``), else ``""``."""
-    if facts_of((name or "").strip()).guard != "command" or not isinstance(args, dict):
+def command_of(name: str | None, args: object, facts: ToolFacts | None = None) -> str:
+    """The shell command of an ``execute_command`` call (``command`` or ``cmd``), else ``""``;
+    ``facts``: the call's (``paicli.tools.call.Call``), else its name's."""
+    facts = facts if facts is not None else facts_of((name or "").strip())
+    if facts.guard != "command" or not isinstance(args, dict):
         return ""
     value = args.get("command") or args.get("cmd")
     return value if isinstance(value, str) else ""

@@ -28,7 +28,7 @@ from __future__ import annotations
 import os
 from typing import Any
 
-from paicli.tools.specs import facts_of
+from paicli.tools.specs import ToolFacts, facts_of
 
 
 # Why each is protected, shown in the approval dialog and in a refusal the model reads.
@@ -81,10 +81,10 @@ def notice(parts: tuple[str, ...]) -> str | None:
     return f"受保护路径 {'/'.join(parts)}（{reason}），写入需要用户确认" if reason else None
 
 
-def protected_write(tool: str, args: Any, root: str) -> str | None:
+def protected_write(tool: str, args: Any, root: str, facts: ToolFacts | None = None) -> str | None:
     """The notice for a write or edit of a protected path; None for anything else (the tool's
-    ``writes`` fact says which calls write, ``path_arg`` where)."""
-    facts = facts_of(tool)
+    ``writes`` fact says which calls write, ``path_arg`` where; ``facts``: the call's, else its name's)."""
+    facts = facts if facts is not None else facts_of(tool)
     if facts.writes == "skill":
         return skill_reference_notice(args)
     if facts.writes != "project" or not facts.path_arg or not isinstance(args, dict):

@@ -33,7 +33,7 @@ from paicli.tools.browser.rules import BrowserState
 from paicli.tools.policy.decision import Deny
 from paicli.tools.policy.external_context import blocks_automatic_memory
 from paicli.tools.policy.classify import NETWORK_COMMAND, WEB_COMMAND, TurnClass, classify, command_of
-from paicli.tools.specs import facts_of
+from paicli.tools.specs import ToolFacts, facts_of
 from paicli.tools.urls import extract_urls, normalize_url
 
 __all__ = [
@@ -82,20 +82,20 @@ def policy_denial(code: str, message: str) -> Deny:
     return Deny(denial_text(code, message), "policy", code)
 
 
-def is_browser_tool(name: str) -> bool:
-    """A tool whose spec says it drives a browser (``web="browser"``), reference o.4."""
-    return facts_of(name.strip()).web == "browser"
+def is_browser_tool(name: str, facts: ToolFacts | None = None) -> bool:
+    """A tool whose spec says it drives a browser (``web="browser"``), reference o.4. ``facts``
+    here and below: the call's (``paicli.tools.call.Call``), else the name's."""
+    return (facts if facts is not None else facts_of(name.strip())).web == "browser"
 
 
-def is_web_fetch_tool(name: str) -> bool:
-    lowered = name.strip().lower()
-    return facts_of(lowered).web == "fetch" or lowered.endswith("__web_fetch")
+def is_web_fetch_tool(name: str, facts: ToolFacts | None = None) -> bool:
+    """A fetch: ``web_fetch``, or an MCP server's (its facts say so, ``paicli.tools.facts.mcp_default``)."""
+    return (facts if facts is not None else facts_of(name.strip().lower())).web == "fetch"
 
 
-def is_web_tool(name: str) -> bool:
-    lowered = name.strip().lower()
-    search = facts_of(lowered).web == "search" or lowered.endswith("__web_search")
-    return search or is_web_fetch_tool(name) or is_browser_tool(name)
+def is_web_tool(name: str, facts: ToolFacts | None = None) -> bool:
+    search = (facts if facts is not None else facts_of(name.strip().lower())).web == "search"
+    return search or is_web_fetch_tool(name, facts) or is_browser_tool(name, facts)
 
 
 def expose(turn: TurnClass, tools: Iterable[tuple[str, str]],
@@ -120,27 +120,31 @@ def _hidden(turn: TurnClass, name: str, description: str, grounded: bool, browse
 
 def authorize(turn: TurnClass, name: str | None, args: Any, advertised: Iterable[str],
               discovered_urls: Iterable[str] = frozenset(), external_sources: tuple[str, ...] = (),
-              guard_on: bool = True, browser: BrowserState | None = None) -> Deny | None:
+              guard_on: bool = True, browser: BrowserState | None = None,
+              facts: ToolFacts | None = None) -> Deny | None:
     """Judge one call, o.5 rules in order; the first that matches denies it, None lets it pass.
 
     ``discovered_urls`` are the normalised URLs this turn's web_search calls returned as
     structured results; ``external_sources`` is the session's recorded tuple (o.1); ``browser``
-    what this branch established in the browser (rules 4 and 5).
+    what this branch established in the browser (rules 4 and 5); ``facts`` the call's
+    (``paicli.tools.call.Call``), else the name's.
     """
     tool = (name or "").strip()
     if not tool:
         return policy_denial(TOOL_NOT_ADVERTISED, MSG_INVALID_CALL)
+    facts = facts if facts is not None else facts_of(tool)
     grounded = turn.grounded_urls | {normalize_url(url) for url in discovered_urls}
-    denial = (_web_rule(turn, tool, args) or _browser_rule(turn, tool, args, browser or BrowserState())
-              or _url_rule(tool, args, grounded))
+    command = command_of(tool, args, facts)
+    denial = (_web_rule(turn, tool, command, facts) or _browser_rule(turn, tool, args, browser or BrowserState(), facts)
+              or _url_rule(tool, args, command, grounded, facts))
     if denial:
         return denial
     if tool not in set(advertised):
         return policy_denial(TOOL_NOT_ADVERTISED, MSG_NOT_ADVERTISED)
-    if (tool == "save_memory" and blocks_automatic_memory(external_sources, guard_on)
+    if (facts.memory and blocks_automatic_memory(external_sources, guard_on)
             and not turn.explicit_memory_requested):
         return policy_denial(MEMORY_EXTERNAL_CONTEXT, MSG_MEMORY_EXTERNAL)
-    if facts_of(tool).writes == "skill" and external_sources:  # no intent or setting lifts this one
+    if facts.writes == "skill" and external_sources:  # no intent or setting lifts this one
         return policy_denial(SKILL_EXTERNAL_CONTEXT, MSG_SKILL_EXTERNAL)
     return None
 
@@ -152,9 +156,9 @@ MSG_MEMORY_NO_INTENT = "本轮用户没有要求记住任何内容，写入长�
 MSG_MEMORY_GLOBAL = "模型请求写入全局记忆（所有项目的会话都会读到），需要用户输入 y 确认"
 
 
-def memory_question(turn: TurnClass, name: str | None, args: Any) -> str | None:
-    """Why a ``save_memory`` call needs the person (a typed y, never ``--yes``), or None."""
-    if (name or "").strip() != "save_memory":
+def memory_question(turn: TurnClass, name: str | None, args: Any, facts: ToolFacts | None = None) -> str | None:
+    """Why a ``save_memory`` call (its ``memory`` fact) needs the person (a typed y, never ``--yes``), or None."""
+    if not (facts if facts is not None else facts_of((name or "").strip())).memory:
         return None
     scope = args.get("scope") if isinstance(args, dict) else None
     if isinstance(scope, str) and scope.lower() == "global":
@@ -164,9 +168,10 @@ def memory_question(turn: TurnClass, name: str | None, args: Any) -> str | None:
     return None
 
 
-def _web_rule(turn: TurnClass, tool: str, args: Any) -> Deny | None:
-    """Rules 2–3: no web tool or network command when the turn did not ask for the web."""
-    if not (is_web_tool(tool) or NETWORK_COMMAND.search(command_of(tool, args))):
+def _web_rule(turn: TurnClass, tool: str, command: str, facts: ToolFacts) -> Deny | None:
+    """Rules 2–3: no web tool or network command (``command``: the call's shell command, or "")
+    when the turn did not ask for the web."""
+    if not (is_web_tool(tool, facts) or NETWORK_COMMAND.search(command)):
         return None
     if turn.headline_only:
         return policy_denial(NO_ACTION, MSG_NO_ACTION)
@@ -175,23 +180,22 @@ def _web_rule(turn: TurnClass, tool: str, args: Any) -> Deny | None:
     return None
 
 
-def _browser_rule(turn: TurnClass, tool: str, args: Any, browser: BrowserState) -> Deny | None:
+def _browser_rule(turn: TurnClass, tool: str, args: Any, browser: BrowserState, facts: ToolFacts) -> Deny | None:
     """Rules 4–5: history navigation needs a page, a tab action must be a known one."""
-    if not is_browser_tool(tool):
+    if not is_browser_tool(tool, facts):
         return None
     message = browser_rules.refusal(turn.browser, browser, tool, args, bool(urls_in_args(args)))
     return policy_denial(browser_rules.refusal_code(message), message) if message else None
 
 
-def _url_rule(tool: str, args: Any, grounded: frozenset[str]) -> Deny | None:
+def _url_rule(tool: str, args: Any, command: str, grounded: frozenset[str], facts: ToolFacts) -> Deny | None:
     """Rules 6–9: every URL a call reaches must be grounded, and it must name one."""
-    command = command_of(tool, args)
     urls = urls_in_args(args)
-    if is_web_fetch_tool(tool) and not urls:
+    if is_web_fetch_tool(tool, facts) and not urls:
         return policy_denial(UNGROUNDED_URL, MSG_FETCH_NO_URL)
-    if _is_navigation(tool) and not is_history_navigation(tool, args) and not urls:
+    if _is_navigation(tool, facts) and not is_history_navigation(tool, args) and not urls:
         return policy_denial(UNGROUNDED_URL, MSG_NAVIGATE_NO_URL)
-    reaches = is_web_fetch_tool(tool) or is_browser_tool(tool) or NETWORK_COMMAND.search(command)
+    reaches = is_web_fetch_tool(tool, facts) or is_browser_tool(tool, facts) or NETWORK_COMMAND.search(command)
     if reaches and any(url not in grounded for url in urls):
         return policy_denial(UNGROUNDED_URL, MSG_UNGROUNDED)
     if WEB_COMMAND.search(command) and not urls:
@@ -199,8 +203,8 @@ def _url_rule(tool: str, args: Any, grounded: frozenset[str]) -> Deny | None:
     return None
 
 
-def _is_navigation(tool: str) -> bool:
-    return is_browser_tool(tool) and browser_rules.action_of(tool) in NAVIGATION
+def _is_navigation(tool: str, facts: ToolFacts) -> bool:
+    return is_browser_tool(tool, facts) and browser_rules.action_of(tool) in NAVIGATION
 
 
 def urls_in_args(args: Any) -> list[str]:
