@@ -390,7 +390,13 @@ class CommandSandbox:
             attach = lambda pid: attach_network(helper, pid)  # noqa: E731
         args = bwrap.argv(found.path, plan, holders.payload(), network=how, seccomp_fd=sc, info_fd=info_w,
                           block_fd=block_r, resolv=resolv, as_pid_1=True)
-        return holders.start(key, args, tuple(fds), info_r, attach, block_w)
+        started = holders.start(key, args, tuple(fds), info_r, attach, block_w)
+        try:
+            holders.check(started, holders.find_tools(), program_bytes)  # type: ignore[arg-type]
+        except OSError:
+            started.retire()
+            raise
+        return started
 
     def close(self) -> None:
         """End the sessions' holders (each once its last command has ended)."""

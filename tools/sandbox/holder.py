@@ -189,6 +189,26 @@ def start(key: tuple, args: list[str], fds: tuple[int, ...], info_r: int, attach
     return holder
 
 
+# Run once through a new holder's chain: no capability, no_new_privs, the filter on, a pid namespace
+# of its own. Where joining fails (an older kernel or util-linux, say), commands get a bwrap each.
+CHECK_SCRIPT = ("grep -q '^CapEff:[[:space:]]*0*$' /proc/self/status && grep -q '^NoNewPrivs:[[:space:]]*1' "
+                "/proc/self/status && [ $$ = 1 ]{seccomp}")
+
+
+def check(holder: Holder, tools: Tools, program_bytes: bytes | None) -> None:
+    """Raises ``OSError`` unless a command started in ``holder`` has what a bwrap's has."""
+    script = CHECK_SCRIPT.format(seccomp=" && grep -q '^Seccomp:[[:space:]]*2' /proc/self/status" if program_bytes else "")
+    try:
+        done = subprocess.run(holder.argv(tools, ["/bin/sh", "-c", script]), pass_fds=holder.pass_fds(),
+                              preexec_fn=seccomp_loader(program_bytes) if program_bytes else None,
+                              env=child_environment(), stdin=subprocess.DEVNULL, capture_output=True,
+                              timeout=READY_SECONDS)
+    except (subprocess.SubprocessError, OSError) as exc:
+        raise OSError(f"沙箱检查失败: {exc}") from None
+    if done.returncode != 0:
+        raise OSError(f"沙箱检查失败（exit {done.returncode}）: {done.stderr.decode(errors='replace').strip()[:200]}")
+
+
 def payload() -> list[str]:
     return [sys.executable, "-I", "-S", "-c", PAYLOAD]
 
