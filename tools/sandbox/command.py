@@ -291,15 +291,15 @@ class CommandSandbox:
 
         plan = layout(root, env, self.settings, session, copy_on_write=self._copy_on_write(found.path, str(root)),
                       sockets=bound_paths(), read_only=read_only, network=network)
-        prepare(plan)
         seen = None if read_only else before(plan)  # no sweep: finish() only releases what the launch holds
         env["TMPDIR"] = "/tmp"  # the session's private one
         if joined and (not network or self.network_isolation() == ISOLATED):
             joining = self._join(found, plan, argv, network, session)
             if joining is not None:
-                holder, args, preexec_fn = joining
+                holder, args, preexec_fn = joining  # its mounts were made when it started
                 return Launch(args, NETWORK if network else SANDBOXED, plan, seen, command, env, holder.pass_fds(),
                               preexec_fn, _holder=holder)
+        prepare(plan)  # the directories the mounts name, and no link on the way to a mount point
         fds: list[int] = []
         sc = seccomp.pipe_fd()
         if sc is not None:
@@ -374,6 +374,7 @@ class CommandSandbox:
         from paicli.tools.sandbox import holder as holders
         from paicli.tools.sandbox import seccomp
 
+        prepare(plan)
         fds: list[int] = []
         sc = seccomp.pipe_fd() if program_bytes is not None else None
         if sc is not None:
