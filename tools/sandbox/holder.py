@@ -81,6 +81,7 @@ class Holder:
     link: object = None  # network.Link of a network holder
     users: int = 0
     retired: bool = False
+    _reaping: bool = False
     _lock: threading.Lock = field(default_factory=threading.Lock, repr=False)
 
     def alive(self) -> bool:
@@ -130,7 +131,9 @@ class Holder:
         if self.link is not None:
             self.link.close()  # type: ignore[attr-defined]
             self.link = None
-        threading.Thread(target=_reap, args=(self.process,), name="paicli-holder-reaper", daemon=True).start()
+        if not self._reaping:
+            self._reaping = True
+            _reap(self.process)  # the payload ends as its stdin closes: bwrap follows at once
 
 
 def _reap(process: subprocess.Popen) -> None:
@@ -141,6 +144,7 @@ def _reap(process: subprocess.Popen) -> None:
         process.wait()
     if process.stdout is not None:
         process.stdout.close()
+    _gone()
 
 
 def _close(fd: int) -> None:
@@ -156,7 +160,7 @@ def start(key: tuple, args: list[str], fds: tuple[int, ...], info_r: int, attach
     descriptors, closed here), wait until its view is set up, open its namespaces. ``attach``
     (a network holder): joins its network namespace to the internet before it goes on.
     Raises ``OSError`` saying why it could not."""
-    process = _spawner().spawn(args, fds)
+    process = _spawn(args, fds)
     for fd in fds:
         _close(fd)
     holder = Holder(key, process, {})
@@ -214,16 +218,27 @@ def payload() -> list[str]:
 
 
 class _Spawner:
-    """One thread that lives as long as paicli spawns every holder: ``--die-with-parent`` is the
-    parent thread's death, and a worker thread of asyncio's pool may end before the session does."""
+    """One thread spawns every holder and lives while any holder does: ``--die-with-parent`` is
+    the parent *thread's* death, and a worker thread of asyncio's pool may end before the session
+    does. With no holder left (the run closed its sandbox) the thread ends too."""
 
     def __init__(self) -> None:
         self.jobs: queue.Queue = queue.Queue()
-        threading.Thread(target=self._serve, name="paicli-sandbox-holders", daemon=True).start()
+        self.live = 0  # holders started or starting and not yet reaped (under _spawner_lock)
+        self.thread = threading.Thread(target=self._serve, name="paicli-sandbox-holders", daemon=True)
+        self.thread.start()
 
     def _serve(self) -> None:
+        global _the_spawner
         while True:
-            args, fds, done = self.jobs.get()
+            try:
+                args, fds, done = self.jobs.get(timeout=IDLE_SECONDS)
+            except queue.Empty:
+                with _spawner_lock:
+                    if self.live <= 0 and self.jobs.empty():
+                        _the_spawner = None
+                        return
+                continue
             try:
                 done.set_result(subprocess.Popen(args, pass_fds=fds, stdin=subprocess.PIPE, stdout=subprocess.PIPE,
                                                  stderr=subprocess.DEVNULL, env=child_environment(),
@@ -231,22 +246,32 @@ class _Spawner:
             except BaseException as exc:  # handed to the caller
                 done.set_exception(exc)
 
-    def spawn(self, args: list[str], fds: tuple[int, ...]) -> subprocess.Popen:
-        done: Future = Future()
-        self.jobs.put((args, fds, done))
-        return done.result(timeout=READY_SECONDS)
 
-
+IDLE_SECONDS = 0.05
 _spawner_lock = threading.Lock()
 _the_spawner: _Spawner | None = None
 
 
-def _spawner() -> _Spawner:
+def _spawn(args: list[str], fds: tuple[int, ...]) -> subprocess.Popen:
     global _the_spawner
     with _spawner_lock:
         if _the_spawner is None:
             _the_spawner = _Spawner()
-        return _the_spawner
+        spawner = _the_spawner
+        spawner.live += 1
+    done: Future = Future()
+    spawner.jobs.put((args, fds, done))
+    try:
+        return done.result(timeout=READY_SECONDS)
+    except BaseException:
+        _gone()
+        raise
+
+
+def _gone() -> None:
+    with _spawner_lock:
+        if _the_spawner is not None:
+            _the_spawner.live -= 1
 
 
 class _SockFilter(ctypes.Structure):
