@@ -239,9 +239,13 @@ class App:
             await self._session.deps.lsp.close()
 
     def close(self) -> None:
-        """The end of the run: the database's pool and its threads go (issue 35)."""
+        """The end of the run: the database's pool and its threads go (issue 35), and the
+        session's sandbox holders (issue 34)."""
         if self._database is not None:
             self._database.close()
+        sandbox = self._session.deps.sandbox if self._session is not None else None
+        if sandbox is not None and hasattr(sandbox, "close"):
+            sandbox.close()
 
     @property
     def started(self) -> bool:

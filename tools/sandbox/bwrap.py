@@ -95,10 +95,11 @@ def _mount(m: Mount) -> list[str]:
 
 
 def argv(bwrap: str, plan: Layout, command: list[str], *, network: str = "none", seccomp_fd: int | None = None,
-         info_fd: int | None = None, block_fd: int | None = None, resolv: str = "") -> list[str]:
+         info_fd: int | None = None, block_fd: int | None = None, resolv: str = "", as_pid_1: bool = False) -> list[str]:
     """``network``: ``none`` (a namespace with only loopback), ``isolated`` (the same, joined by
     slirp4netns once bwrap reports its pid on ``info_fd``; the command waits on ``block_fd``) or
-    ``host`` (the host's network, a typed y's decision). Binding a directory onto itself pins it:
+    ``host`` (the host's network, a typed y's decision). ``as_pid_1``: the command is the pid
+    namespace's init (a session's holder, ``paicli.tools.sandbox.holder``). Binding a directory onto itself pins it:
     a mount point cannot be renamed or removed, so ``mv .git x && mkdir .git`` cannot swap it away."""
     args = [bwrap]
     for m in plan.mounts:
@@ -116,6 +117,8 @@ def argv(bwrap: str, plan: Layout, command: list[str], *, network: str = "none",
         args += ["--info-fd", str(info_fd)]
     if block_fd is not None:
         args += ["--block-fd", str(block_fd)]
+    if as_pid_1:
+        args.append("--as-pid-1")
     args += ["--die-with-parent", "--new-session", "--chdir", str(plan.root), "--", *command]
     return args
 

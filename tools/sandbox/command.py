@@ -128,11 +128,10 @@ class Launch:
     _mine: list[int] = field(default_factory=list, repr=False)  # our ends: info read, block write
     _helper: object = field(default=None, repr=False)
     _link: object = field(default=None, repr=False)
+    _holder: object = field(default=None, repr=False)  # the session's holder the command joins (its fds stay)
 
     def started(self) -> None:
-        for fd in self.fds:
-            _close(fd)
-        self.fds = ()
+        self._close_fds()
         if self._helper is None or len(self._mine) < 2:
             return
         from paicli.tools.sandbox.network import attach, read_info
@@ -157,13 +156,21 @@ class Launch:
 
     def close(self) -> None:
         """Release what the launch holds (also when the spawn failed)."""
-        for fd in self.fds:
-            _close(fd)
-        self.fds = ()
+        self._close_fds()
         self._close_mine()
+        if self._holder is not None:
+            self._holder.leave()  # type: ignore[attr-defined]
+            self._holder = None
         if self._link is not None:
             self._link.close()  # type: ignore[attr-defined]
             self._link = None
+
+    def _close_fds(self) -> None:
+        shared = self._holder.pass_fds() if self._holder is not None else ()  # type: ignore[attr-defined]
+        for fd in self.fds:
+            if fd not in shared:
+                _close(fd)
+        self.fds = ()
 
     def _close_mine(self) -> None:
         for fd in self._mine:
@@ -187,6 +194,10 @@ class CommandSandbox:
     _helper: object = field(default=False, init=False, repr=False)  # False: not looked for yet
     _cow: dict[str, bool] = field(default_factory=dict, init=False, repr=False)
     _lock: threading.Lock = field(default_factory=threading.Lock, init=False, repr=False)
+    # The sessions' holders (paicli.tools.sandbox.holder), by (project, network mode, session).
+    _holders: dict[tuple, object] = field(default_factory=dict, init=False, repr=False)
+    _holder_lock: threading.Lock = field(default_factory=threading.Lock, init=False, repr=False)
+    _holders_failed: bool = field(default=False, init=False, repr=False)
 
     def mechanism(self) -> Mechanism | Unavailable:
         with self._lock:
@@ -231,7 +242,7 @@ class CommandSandbox:
                 raise RuntimeError(REQUIRED_REFUSAL.format(why=found.why))
             return Launch(plain, OUTSIDE, command=command)
         return self._sandboxed(found, ["bash", "-c", command], root, env, network or self.settings.network,
-                               session, command)
+                               session, command, joined=self.settings.holders)
 
     def wrap(self, argv: list[str], root: Path, env: Mapping[str, str], *, session: str = "default",
              read_only: bool = False) -> Launch:
@@ -253,7 +264,9 @@ class CommandSandbox:
                                "exec " + shlex.join(argv), read_only=read_only)
 
     def _sandboxed(self, found: Mechanism, argv: list[str], root: Path, env: Mapping[str, str], network: bool,
-                   session: str, command: str, *, read_only: bool = False) -> Launch:
+                   session: str, command: str, *, read_only: bool = False, joined: bool = False) -> Launch:
+        """``joined``: the command joins its session's holder (``paicli.tools.sandbox.holder``)
+        where one can be had; otherwise (and for a long-running program) a bwrap of its own."""
         from paicli.tools.sandbox import own
 
         # paicli's own data directory, made before it can be mounted read-only: swept instead, it
@@ -278,9 +291,15 @@ class CommandSandbox:
 
         plan = layout(root, env, self.settings, session, copy_on_write=self._copy_on_write(found.path, str(root)),
                       sockets=bound_paths(), read_only=read_only, network=network)
-        prepare(plan)
         seen = None if read_only else before(plan)  # no sweep: finish() only releases what the launch holds
         env["TMPDIR"] = "/tmp"  # the session's private one
+        if joined and (not network or self.network_isolation() == ISOLATED):
+            joining = self._join(found, plan, argv, network, session)
+            if joining is not None:
+                holder, args, preexec_fn = joining  # its mounts were made when it started
+                return Launch(args, NETWORK if network else SANDBOXED, plan, seen, command, env, holder.pass_fds(),
+                              preexec_fn, _holder=holder)
+        prepare(plan)  # the directories the mounts name, and no link on the way to a mount point
         fds: list[int] = []
         sc = seccomp.pipe_fd()
         if sc is not None:
@@ -307,6 +326,85 @@ class CommandSandbox:
                           resolv=_resolv(self.settings) if how == ISOLATED else "")
         return Launch(args, NETWORK if network else SANDBOXED, plan, seen, command, env, tuple(fds), preexec,
                       mine, helper)
+
+    def _join(self, found: Mechanism, plan: Layout, argv: list[str], network: bool,
+              session: str) -> tuple[object, list[str], Callable[[], None] | None] | None:
+        """The session's holder for this layout (started, or replaced when the layout changed),
+        entered, with the command line and ``preexec_fn`` that start ``argv`` inside; None where
+        there is none (util-linux missing, or a holder failed to start here once)."""
+        from paicli.tools.sandbox import holder as holders
+        from paicli.tools.sandbox import seccomp
+
+        tools = holders.find_tools()
+        if tools is None or self._holders_failed:
+            return None
+        program_bytes = seccomp.program()
+        how = ISOLATED if network else "none"
+        helper = self.network_helper() if network else None
+        resolv = _resolv(self.settings) if network else ""
+        if network:
+            from paicli.tools.sandbox.network import BLOCKED_RANGES, host_addresses
+
+            blocked: tuple[str, ...] = (*host_addresses(), *BLOCKED_RANGES)
+        else:
+            blocked = ()
+        key = (found.path, plan.mounts, str(plan.root), how, blocked, resolv, program_bytes is not None)
+        slot = (str(plan.root), how, session)
+        with self._holder_lock:
+            current = self._holders.get(slot)
+            if current is not None and (current.key != key or not current.enter()):  # type: ignore[attr-defined]
+                self._holders.pop(slot)
+                current.retire()  # type: ignore[attr-defined]
+                current = None
+            if current is None:
+                try:
+                    current = self._start_holder(found, plan, key, how, helper, resolv, program_bytes)
+                except OSError:
+                    self._holders_failed = True  # every command gets a bwrap of its own from now on
+                    return None
+                while len(self._holders) >= holders.MAX_IDLE * 2:  # the oldest first
+                    self._holders.pop(next(iter(self._holders))).retire()  # type: ignore[attr-defined]
+                self._holders[slot] = current
+                current.enter()  # type: ignore[attr-defined]
+        preexec = holders.seccomp_loader(program_bytes) if program_bytes is not None else None
+        return current, current.argv(tools, argv), preexec  # type: ignore[attr-defined]
+
+    def _start_holder(self, found: Mechanism, plan: Layout, key: tuple, how: str, helper: object, resolv: str,
+                      program_bytes: bytes | None) -> object:
+        from paicli.tools.sandbox import holder as holders
+        from paicli.tools.sandbox import seccomp
+
+        prepare(plan)
+        fds: list[int] = []
+        sc = seccomp.pipe_fd() if program_bytes is not None else None
+        if sc is not None:
+            fds.append(sc)
+        info_r, info_w = os.pipe()
+        fds.append(info_w)
+        block_r = block_w = None
+        attach = None
+        if how == ISOLATED:
+            from paicli.tools.sandbox.network import attach as attach_network
+
+            block_r, block_w = os.pipe()
+            fds.append(block_r)
+            attach = lambda pid: attach_network(helper, pid)  # noqa: E731
+        args = bwrap.argv(found.path, plan, holders.payload(), network=how, seccomp_fd=sc, info_fd=info_w,
+                          block_fd=block_r, resolv=resolv, as_pid_1=True)
+        started = holders.start(key, args, tuple(fds), info_r, attach, block_w)
+        try:
+            holders.check(started, holders.find_tools(), program_bytes)  # type: ignore[arg-type]
+        except OSError:
+            started.retire()
+            raise
+        return started
+
+    def close(self) -> None:
+        """End the sessions' holders (each once its last command has ended)."""
+        with self._holder_lock:
+            for holder in self._holders.values():
+                holder.retire()  # type: ignore[attr-defined]
+            self._holders.clear()
 
     def _copy_on_write(self, bwrap_path: str, root: str) -> bool:
         """Whether cache layers can persist in the data folder (overlayfs cannot sit on overlayfs)."""

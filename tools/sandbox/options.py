@@ -20,3 +20,6 @@ class SandboxOptions:
     readable: tuple[str, ...] = ()
     hidden: tuple[str, ...] = ()
     data: str = ""
+    # A session's commands join one sandbox set up once (``paicli.tools.sandbox.holder``) rather
+    # than each paying bubblewrap's set-up; False (tests, comparisons): a bwrap per command.
+    holders: bool = True
