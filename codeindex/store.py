@@ -33,26 +33,28 @@ SCHEMA = 1
 LOCK_WAIT = 120.0  # seconds a writer waits for another process's update before giving up
 FTS_WEIGHTS = (10.0, 4.0, 3.0, 1.0, 2.0)  # name, signature, doc, body, path (bm25 column weights)
 
+# IF NOT EXISTS: two processes (or threads) that both found the file empty both create it, and
+# the second's creation, after the first's commit, changes nothing.
 _TABLES = """
-CREATE TABLE meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);
-CREATE TABLE files (id INTEGER PRIMARY KEY, path TEXT NOT NULL UNIQUE, language TEXT, size INTEGER NOT NULL,
+CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);
+CREATE TABLE IF NOT EXISTS files (id INTEGER PRIMARY KEY, path TEXT NOT NULL UNIQUE, language TEXT, size INTEGER NOT NULL,
                     mtime_ns INTEGER NOT NULL, hash TEXT NOT NULL, lines INTEGER NOT NULL);
-CREATE TABLE symbols (id INTEGER PRIMARY KEY, file_id INTEGER NOT NULL, kind TEXT NOT NULL, name TEXT NOT NULL,
+CREATE TABLE IF NOT EXISTS symbols (id INTEGER PRIMARY KEY, file_id INTEGER NOT NULL, kind TEXT NOT NULL, name TEXT NOT NULL,
                       qualified TEXT NOT NULL, signature TEXT NOT NULL, doc TEXT NOT NULL, start_line INTEGER NOT NULL,
                       end_line INTEGER NOT NULL, parent_id INTEGER);
-CREATE INDEX symbols_name ON symbols (name);
-CREATE INDEX symbols_file ON symbols (file_id);
-CREATE TABLE refs (file_id INTEGER NOT NULL, symbol_id INTEGER, name TEXT NOT NULL, kind TEXT NOT NULL,
+CREATE INDEX IF NOT EXISTS symbols_name ON symbols (name);
+CREATE INDEX IF NOT EXISTS symbols_file ON symbols (file_id);
+CREATE TABLE IF NOT EXISTS refs (file_id INTEGER NOT NULL, symbol_id INTEGER, name TEXT NOT NULL, kind TEXT NOT NULL,
                    line INTEGER NOT NULL);
-CREATE INDEX refs_name ON refs (name);
-CREATE INDEX refs_file ON refs (file_id);
-CREATE INDEX refs_symbol ON refs (symbol_id);
-CREATE TABLE chunks (id INTEGER PRIMARY KEY, file_id INTEGER NOT NULL, symbol_id INTEGER, start_line INTEGER NOT NULL,
+CREATE INDEX IF NOT EXISTS refs_name ON refs (name);
+CREATE INDEX IF NOT EXISTS refs_file ON refs (file_id);
+CREATE INDEX IF NOT EXISTS refs_symbol ON refs (symbol_id);
+CREATE TABLE IF NOT EXISTS chunks (id INTEGER PRIMARY KEY, file_id INTEGER NOT NULL, symbol_id INTEGER, start_line INTEGER NOT NULL,
                      end_line INTEGER NOT NULL, text_hash TEXT NOT NULL);
-CREATE INDEX chunks_file ON chunks (file_id);
-CREATE INDEX chunks_hash ON chunks (text_hash);
-CREATE VIRTUAL TABLE chunks_fts USING fts5(name, signature, doc, body, path, tokenize='porter unicode61');
-CREATE TABLE vectors (text_hash TEXT PRIMARY KEY, vector BLOB NOT NULL);
+CREATE INDEX IF NOT EXISTS chunks_file ON chunks (file_id);
+CREATE INDEX IF NOT EXISTS chunks_hash ON chunks (text_hash);
+CREATE VIRTUAL TABLE IF NOT EXISTS chunks_fts USING fts5(name, signature, doc, body, path, tokenize='porter unicode61');
+CREATE TABLE IF NOT EXISTS vectors (text_hash TEXT PRIMARY KEY, vector BLOB NOT NULL);
 """
 
 
@@ -103,20 +105,36 @@ class Store:
         deleted and ``Damaged`` says why (the caller rebuilds)."""
         try:
             conn = self.connection()
-            version = conn.execute("PRAGMA user_version").fetchone()[0]
-            tables = {r[0] for r in conn.execute("SELECT name FROM sqlite_master WHERE type = 'table'")}
+            version, tables = self._seen(conn)
+            if version == 0 and not tables:  # new: one creator at a time, across threads and processes
+                with self.lock.acquire(timeout=LOCK_WAIT):
+                    version, tables = self._seen(conn)
+                    if version == 0 and not tables:
+                        self._create(conn)
+                        return conn
             if version == SCHEMA and "files" in tables:
                 conn.execute("SELECT count(*) FROM meta").fetchone()
                 return conn
-            if version == 0 and not tables:
-                self._create(conn)
-                return conn
             reason = (f"由更新版本的 paicli 写入（格式 {version}）" if version > SCHEMA
                       else f"格式过旧（格式 {version}）")
+        except sqlite3.OperationalError as error:
+            if "locked" in str(error):  # busy, not damaged: never delete an index another writer holds
+                raise
+            reason = f"已损坏（{error}）"
         except sqlite3.DatabaseError as error:  # not a database, malformed, truncated
             reason = f"已损坏（{error}）"
         self.discard()
         raise Damaged(f"⚠️ 代码索引{reason}，已删除并将重建: {self.path}")
+
+    @staticmethod
+    def _seen(conn: sqlite3.Connection) -> tuple[int, set[str]]:
+        """The schema version and the tables, from one snapshot."""
+        conn.execute("BEGIN")
+        try:
+            version = conn.execute("PRAGMA user_version").fetchone()[0]
+            return version, {r[0] for r in conn.execute("SELECT name FROM sqlite_master WHERE type = 'table'")}
+        finally:
+            conn.execute("COMMIT")
 
     def _create(self, conn: sqlite3.Connection) -> None:
         conn.execute("PRAGMA journal_mode = WAL")

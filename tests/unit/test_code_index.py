@@ -352,3 +352,30 @@ def test_worker_processes_never_import_the_project_s_own_modules(tmp_path, store
         indexer.PARALLEL_FROM = saved
         os.chdir(cwd)
     assert report.files == 3 and not marker.exists()
+
+
+def test_two_first_openings_at_once_both_get_the_index_and_neither_deletes_it(tmp_path):
+    """Two threads (or processes) that both found no index: the second's creation once failed on
+    "table meta already exists", read as damage, and deleted the index under the first
+    ("no such table: symbols")."""
+    import threading
+
+    from paicli.codeindex.store import Store
+
+    for round_ in range(20):
+        where = tmp_path / f"index-{round_}"
+        start, failures = threading.Barrier(3), []
+
+        def open_it() -> None:
+            start.wait()
+            try:
+                Store(where).checked().execute("SELECT count(*) FROM symbols").fetchone()
+            except Exception as error:  # noqa: BLE001 - collected for the assertion
+                failures.append(error)
+
+        threads = [threading.Thread(target=open_it) for _ in range(3)]
+        for thread in threads:
+            thread.start()
+        for thread in threads:
+            thread.join()
+        assert failures == [] and (where / "index.sqlite").exists()
