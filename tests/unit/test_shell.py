@@ -160,3 +160,25 @@ async def test_a_cancel_before_the_output_is_read_still_kills_the_whole_group(ct
     with pytest.raises(asyncio.CancelledError):
         await task
     assert await wait_dead(pid)
+
+
+async def test_a_cancel_while_the_pipes_are_connected_kills_the_whole_group(ctx, monkeypatch):
+    """asyncio's spawn, cancelled while it connects the pipes, kills bash alone: what bash had
+    already started ran on. The spawn is held here until the command has started its child."""
+    real = asyncio.create_subprocess_exec
+    root = ctx.root
+
+    async def slow_to_connect(*args, **kwargs):
+        proc = await real(*args, **kwargs)
+        await until(lambda: (root / "child.pid").exists() and (root / "child.pid").read_text().strip(), 10)
+        await asyncio.sleep(0.5)  # the window in which the cancel lands
+        return proc
+
+    monkeypatch.setattr(asyncio, "create_subprocess_exec", slow_to_connect)
+    slow = ctx.__class__(root=root, command_timeout=60)
+    task = asyncio.create_task(execute_command({"command": "sleep 30 & echo $! > child.pid; wait"}, slow))
+    pid = int(await wait_for_file(root / "child.pid"))
+    task.cancel()
+    with pytest.raises(asyncio.CancelledError):
+        await task
+    assert await wait_dead(pid)
