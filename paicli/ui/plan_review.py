@@ -18,6 +18,8 @@ from typing import Any, Awaitable, Callable
 
 from rich.cells import cell_len
 
+from paicli.ui.terminal import cut_cells
+
 PROMPT = "操作/补充> "
 SUPPLEMENT_PROMPT = "补充要求> "
 VIEW = "/view"
@@ -41,15 +43,7 @@ def _pad(text: str, cells: int) -> str:
 def _cut(text: str, limit: int | None) -> str:
     """On one line, at most ``limit`` terminal cells, ``…`` included (issue 41: cells, not characters)."""
     flat = " ".join(str(text).split())
-    if limit is None or cell_len(flat) <= limit:
-        return flat
-    out, used = [], 0
-    for char in flat:
-        if used + cell_len(char) > limit - 1:
-            break
-        out.append(char)
-        used += cell_len(char)
-    return "".join(out) + "…"
+    return flat if limit is None else cut_cells(flat, limit)
 
 
 def table(request: dict[str, Any], limit: int | None = DESCRIPTION_CELLS, width: int | None = None) -> list[str]:

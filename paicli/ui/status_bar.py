@@ -21,7 +21,7 @@ from rich.cells import cell_len
 
 from paicli.run.result import RunResult
 from paicli.ui.context_view import tokens
-from paicli.ui.terminal import visible
+from paicli.ui.terminal import cells_fit, visible
 
 if TYPE_CHECKING:
     from paicli.app import App
@@ -111,10 +111,4 @@ def _joined(fields: dict[str, str], kept: list[str]) -> str:
 
 
 def _cut(text: str, width: int) -> str:
-    out, used = [], 0
-    for char in text:
-        if used + cell_len(char) > width - 1:
-            break
-        out.append(char)
-        used += cell_len(char)
-    return "".join(out) + MORE
+    return text[:cells_fit(text, width - 1)] + MORE  # MORE even when it fits: the other fields were left out

@@ -117,7 +117,7 @@ def wrap_cells(text: str, width: int, first: int | None = None) -> list[str]:
             if room <= 0:
                 lines.append("".join(line).rstrip())
                 line, room = [], width
-            cut = _fit(piece, room)
+            cut = max(cells_fit(piece, room), 1)
             line.append(piece[:cut])
             lines.append("".join(line).rstrip())
             line, piece = [], piece[cut:]
@@ -145,14 +145,19 @@ def _carried(line: list[str]) -> list[str]:
     return carried
 
 
-def _fit(piece: str, cells: int) -> int:
-    """How many characters of ``piece`` fit in ``cells`` (at least one)."""
+def cells_fit(text: str, cells: int) -> int:
+    """How many characters from the start of ``text`` fit in ``cells`` terminal cells."""
     used = 0
-    for n, char in enumerate(piece):
+    for n, char in enumerate(text):
         used += cell_len(char)
         if used > cells:
-            return max(n, 1)
-    return len(piece)
+            return n
+    return len(text)
+
+
+def cut_cells(text: str, cells: int) -> str:
+    """``text`` in at most ``cells`` terminal cells: whole when it fits, else its start and ``…``."""
+    return text if cell_len(text) <= cells else text[:cells_fit(text, cells - 1)] + "…"
 
 
 def write_line(text: str | Hanging, stream: Any) -> None:
