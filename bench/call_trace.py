@@ -16,10 +16,13 @@ tools run in worker threads). In that window, counting only paicli's own code (t
   counts the event loop's thread alone (what ``sys.setprofile`` without ``threading.setprofile``
   sees: the worker threads' deciding and ``read_file`` itself are left out);
 - returns to a file already left: moves into a file the thread's path had been in before;
-- registry lookups by name: calls of ``paicli.tools.facts.facts_of`` / ``known_tools``, and of
-  the name-pattern checks (``is_browser_tool``, ``is_web_fetch``, ``is_web_search``, ``is_mcp``),
-  made after the call value was built (``paicli.tools.call.calls_of``; before that value existed,
-  the whole window counts).
+- lookups by name: calls of the registry (``paicli.tools.facts.facts_of`` / ``known_tools``, gone
+  since issue 36) or of ``paicli.tools.call.facts_for`` (the run's table by name), and of the
+  name-pattern checks (``is_browser_tool``, ``is_web_fetch``, ``is_web_search``, ``is_mcp``),
+  made after the call values were built (``paicli.tools.call.calls_of`` returned; before that
+  value existed, the whole window counts). Each node that handles the calls (deciding, the
+  gate, execution, diagnostics) builds the values from the assistant message it reads, since a
+  graph's state holds messages, not specs: those lookups, inside ``call_of``, are the build.
 
 Prints one row per call; ``--files`` adds the files in the order first entered. Run it on the
 commit before a change and after it to compare (``git worktree add``): the numbers are
@@ -58,7 +61,7 @@ MCP_SERVER = str(ROOT / "tests" / "support" / "mcp_server.py")
 OWN = tuple(str(p) for p in {Path(paicli.__file__).resolve().parent, *(
     (Path(paicli.__file__).parent / name).resolve() for name in ("tools", "nodes", "graphs", "memory", "prompts",
                                                                   "codeindex"))})
-LOOKUPS = {"facts_of", "known_tools"}
+LOOKUPS = {"facts_of", "known_tools", "facts_for"}  # the registry (before issue 36), a table by name
 NAME_CHECKS = {"is_browser_tool", "is_web_fetch", "is_web_search", "is_mcp"}
 START = ("call_model.py", {"with_decisions"})  # the model's answer is read: call_model decides its calls
 END = ("loop.py", {"into_model"})  # the results are in: the loop turns to the model again
@@ -101,15 +104,17 @@ class Trace:
             self.active = False
         if not self.active:
             return
-        if event == "call" and code.co_name in BUILT[1] and code.co_filename.endswith(BUILT[0]):
-            self.built = True
+        if event == "return" and code.co_name in BUILT[1] and code.co_filename.endswith(BUILT[0]):
+            self.built = True  # the values are made (their own lookups in the table are the build)
         # the innermost paicli frame after this event
         current = frame if event == "call" else frame.f_back
         while current is not None and self.own(current.f_code.co_filename) is None:
             current = current.f_back
         with self._lock:
             if event == "call" and self.own(code.co_filename) is not None:
-                if code.co_name in LOOKUPS:
+                if code.co_name in LOOKUPS and frame.f_back is not None and frame.f_back.f_code.co_name == "call_of":
+                    pass  # a node building the values from the message it reads (the state holds messages)
+                elif code.co_name in LOOKUPS:
                     self.lookups += 1 if self.built else 0
                     self.lookups_before += 0 if self.built else 1
                 elif code.co_name in NAME_CHECKS and self.built and frame.f_locals.get("facts") is None:
@@ -206,7 +211,7 @@ async def main() -> None:
         checks = "-" if f["name_checks_after_built"] < 0 else str(f["name_checks_after_built"])
         print(f"{label:<18}{f['files']:>7}{f['moves']:>8}{f['main_moves']:>12}{f['returns']:>9}"
               f"{f['lookups_after_built']:>9}{checks:>13}{'yes' if f['call_value'] else 'no':>12}")
-    print("lookups: facts_of/known_tools calls after the call value is built (the whole window when there is none);"
+    print("lookups: facts_of/known_tools/facts_for calls after the call value is built (the whole window when there is none);"
           " name checks: is_browser_tool/is_web_fetch/is_web_search/is_mcp after it")
     if options.files:
         for label, trace in rows:

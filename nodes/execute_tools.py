@@ -126,7 +126,8 @@ async def offload(offloader: ToolResultOffloader | None, steps: list[Step]) -> l
         if not isinstance(step.decision, Allow):
             return step
         outcome = _result(step)
-        text = offloader.offload_if_oversized(step.call.name, step.decision.args, outcome.text)
+        text = offloader.offload_if_oversized(step.call.name, step.decision.args, outcome.text,
+                                               ranged_read=step.call.facts.ranged_read)
         return replace(step, result=replace(outcome, text=text))
 
     return await asyncio.to_thread(lambda: [shrink(s) for s in steps])
@@ -205,7 +206,7 @@ async def audit(deps: Deps, steps: list[Step]) -> None:
     rows = []
     for step in steps:
         call, decision, outcome = step.call, step.decision, _result(step)
-        if not is_audited(call.name, call.facts):
+        if not is_audited(call.facts):
             continue
         verdict = "deny" if isinstance(decision, Deny) else "allow" if outcome.ok else "error"
         reason = getattr(decision, "reason", "") or (outcome.text[:200] if verdict != "allow" else "")
@@ -220,7 +221,7 @@ def audit_cancelled(deps: Deps, steps: list[Step]) -> None:
     the task is being cancelled."""
     if deps.audit is not None:
         for step in steps:
-            if isinstance(step.decision, Allow) and is_audited(step.call.name, step.call.facts):
+            if isinstance(step.decision, Allow) and is_audited(step.call.facts):
                 deps.audit.write(*audit_row(step.call, step.decision, "cancelled", "执行中被 Ctrl-C 取消"))
 
 

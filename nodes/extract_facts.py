@@ -59,7 +59,7 @@ def make_extract_facts(deps: Deps):
             return {}
         ctx = run_context(runtime)
         messages = list(state["messages"])
-        deps.background.submit(run(memory, submitted_text(messages), turn_files(messages), ctx), "extract-facts")
+        deps.background.submit(run(memory, submitted_text(messages), turn_files(messages, deps.tools), ctx), "extract-facts")
         return {}
 
     async def run(memory: LongTermMemory, text: str, files: tuple[str, ...], ctx: RunContext) -> None:

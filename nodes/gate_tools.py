@@ -101,17 +101,17 @@ def make_gate_tools(deps: Deps):
         decisions: dict[str, dict[str, Any]] = {}
         for call in calls:
             decision = made[call.id]
-            if isinstance(decision, Ask) and covered(decision, approved, granted, call.facts):
+            if isinstance(decision, Ask) and covered(decision, approved, granted, facts=call.facts):
                 decision = Allow(decision.args, APPROVED_ALL)  # "approve all" given earlier in this iteration
             elif isinstance(decision, Ask):
                 from paicli.tools.builtin.writing import change_preview  # its guards load with the first question
 
                 # the file is read and diffed off the event loop (a server refuses blocking calls on it)
-                change = await asyncio.to_thread(change_preview, decision.tool, decision.args,
+                change = await asyncio.to_thread(change_preview, call.facts.preview, decision.args,
                                                  Path(run_context(runtime).project_root))
                 decision, approve_all = ask_user(decision, call.id, change)
                 if approve_all:
-                    approved.add(approval_key(call.name, call.args, granted, call.facts))
+                    approved.add(approval_key(call.name, call.args, granted, facts=call.facts))
             decisions[call.id] = to_record(decision)
         return {"decisions": decisions, "approved_all": sorted(approved)}
 

@@ -19,7 +19,7 @@ from functools import cached_property
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Awaitable, Callable, Union
 
-from paicli.tools.facts import ToolFacts, register
+from paicli.tools.facts import ToolFacts
 from paicli.tools.rate_limit import FixedWindow
 from paicli.tools.sandbox.secrets import command_environment
 
@@ -147,8 +147,7 @@ class ToolSpec:
     ``fn`` is the implementation, or a ``"module:function"`` string naming it (the built-in
     specs in ``paicli.tools.specs`` are plain data, so the policy may read them), or None for a tool
     whose implementation is bound at run time (``bound``). ``facts`` (``paicli.tools.facts``) say how
-    approval, the guards, the audit log and the external-content record treat its calls; a spec
-    made with facts registers them under its name.
+    approval, the guards, the audit log and the external-content record treat its calls.
     """
 
     name: str
@@ -159,10 +158,6 @@ class ToolSpec:
     parallel_safe: bool = False  # reference s.8 PARALLEL_SAFE_TOOLS
     extra: dict[str, Any] = field(default_factory=dict)
     facts: ToolFacts | None = None
-
-    def __post_init__(self) -> None:
-        if self.facts is not None:
-            register(self.name, self.facts)
 
     def bound(self, fn: Union[SyncToolFn, AsyncToolFn, None] = None) -> ToolSpec:
         """This spec with a callable ``fn``: the one given, or the one its string names."""

@@ -4,9 +4,12 @@
 gate, execution), from the run's own tool table (``Deps.tools``): the spec and its facts travel
 with the call, so the turn policy, the guards, the approval level, the auto reviewer, execution,
 the external-content record and the audit read ``call.facts`` and never look a tool up again by
-name. A call naming no tool of the table gets the facts its name would have
-(``paicli.tools.facts.facts_of``: an unknown ``mcp__`` name an MCP tool's, anything else a harmless
-read), looked up here, once; the turn policy refuses such a call anyway (o.5: not advertised).
+name. A call naming no tool of the table gets the facts its name would have (``facts_for``: an
+``mcp__`` name an MCP tool's, anything else a harmless read); the turn policy refuses such a call
+anyway (o.5: not advertised).
+
+What has only a name (the front end's batch line, the turn's files, a cancelled question's audit
+line) reads the run's table the same way, with ``facts_for``: there is no registry of tools by name.
 """
 
 from __future__ import annotations
@@ -15,7 +18,8 @@ from dataclasses import dataclass
 from typing import Any, Mapping
 
 from paicli.tools.base import ToolSpec
-from paicli.tools.facts import ToolFacts, facts_of
+from paicli.tools.facts import DEFAULT, ToolFacts, mcp_default
+from paicli.tools.mcp.names import is_mcp
 
 
 @dataclass(frozen=True)
@@ -30,11 +34,19 @@ class Call:
     facts: ToolFacts
 
 
+def facts_for(name: str | None, tools: Mapping[str, ToolSpec]) -> ToolFacts:
+    """The facts of the tool called ``name`` in the run's table ``tools`` (a spec made without
+    facts has the defaults); a name not in the table: an MCP tool's for an ``mcp__`` name
+    (``paicli.tools.facts.mcp_default``), else a harmless read's."""
+    spec = tools.get(name or "")
+    if spec is not None:
+        return spec.facts if spec.facts is not None else DEFAULT
+    return mcp_default(name or "") if is_mcp(name or "") else DEFAULT
+
+
 def call_of(tool_call: Mapping[str, Any], tools: Mapping[str, ToolSpec]) -> Call:
     name = tool_call.get("name") or ""
-    spec = tools.get(name)
-    facts = spec.facts if spec is not None and spec.facts is not None else facts_of(name)
-    return Call(tool_call.get("id") or "", name, tool_call.get("args"), spec, facts)
+    return Call(tool_call.get("id") or "", name, tool_call.get("args"), tools.get(name), facts_for(name, tools))
 
 
 def calls_of(message: Any, tools: Mapping[str, ToolSpec]) -> list[Call]:

@@ -1,11 +1,11 @@
 """What the rest of the code needs to know about a tool, as plain data (paicli issue 25, item 1).
 
-A tool's facts sit on its ``ToolSpec`` (``paicli.tools.base``): when a spec is made with ``facts``, they
-are registered here under its name, and the policy, the audit log, the external-content record,
-the guards run before asking, the turn's file list and the batch line read them with ``facts_of``. This module
-imports no tool and no policy, so ``paicli.tools.policy`` may read it without reaching a tool's
-implementation (the import-linter contract). The built-in tools' specs are in ``paicli.tools.specs``;
-import ``facts_of`` from there so that they are registered before anything is looked up.
+A tool's facts sit on its ``ToolSpec`` (``paicli.tools.base``), and a call carries its tool's
+(``paicli.tools.call.Call``): the policy, the audit log, the external-content record, the guards
+run before asking, the turn's file list and the batch line read them there, never by name from
+a registry (issue 36: there is none). This module imports no tool and no policy, so
+``paicli.tools.policy`` may read it without reaching a tool's implementation (the import-linter
+contract). The built-in tools' specs are in ``paicli.tools.specs``.
 
 An MCP tool's facts come with its spec from the adapter (``paicli.tools.mcp.adapter``), like any
 spec's: what it does is the external server's business, so each asks the person (🟡 MCP), is
@@ -13,17 +13,13 @@ audited and counts as external content (``mcp_default``: a tool named ``web_fetc
 ``web_search`` is also a fetch or a search for the turn policy); a browser server's tools have
 facts of their own (``paicli.tools.browser.facts``: the same, and ``web="browser"``).
 
-A tool call carries its tool's facts (``paicli.tools.call.Call``, built once where the model's
-answer is read), so nothing that handles a call looks them up here by name; ``facts_of`` is for
-what has only a name: the listings (``/policy``), the front end's batch line, the turn's history.
+What has only a name reads the run's tool table (``paicli.tools.call.facts_for``).
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass
 from typing import Literal
-
-from paicli.tools.mcp.names import is_mcp
 
 Approval = Literal["never", "ask", "auto", "always"]
 SAFE = "🟢 安全"  # the danger label of a tool that is not dangerous (reference v.3)
@@ -62,35 +58,18 @@ class ToolFacts:
     # it saves a long-term memory: not after external content unless asked (o.1), and only what the
     # user asked for, with a typed y for global memory (issue 34; paicli.tools.policy.turn)
     memory: bool = False
+    # What a person is shown of a call (paicli.ui.previews; for "edit"/"write", the approval's diff,
+    # paicli.tools.builtin.writing.change_preview): a "command"'s output, an "edit"'s old_text →
+    # new_text, a "write"'s content.
+    preview: Literal["command", "edit", "write"] | None = None
+    # reference (d.3): a read with offset/limit, or of an offloaded file, is never offloaded again
+    ranged_read: bool = False
 
 
 DEFAULT = ToolFacts()
 MCP_FACTS = ToolFacts(approval="auto", danger=MCP_DANGER, risk=MCP_RISK, audited=True, external=True)
 MCP_FETCH = ToolFacts(approval="auto", danger=MCP_DANGER, risk=MCP_RISK, audited=True, external=True, web="fetch")
 MCP_SEARCH = ToolFacts(approval="auto", danger=MCP_DANGER, risk=MCP_RISK, audited=True, external=True, web="search")
-_KNOWN: dict[str, ToolFacts] = {}
-
-
-def register(name: str, facts: ToolFacts) -> None:
-    """Record ``facts`` for ``name``; a second, different set for the same name is a bug."""
-    known = _KNOWN.setdefault(name, facts)
-    if known != facts:
-        raise ValueError(f"tool {name!r} already has different facts: {known}")
-
-
-def unregister(name: str) -> None:
-    """Forget a tool's facts (for tests that add a tool of their own)."""
-    _KNOWN.pop(name, None)
-
-
-def facts_of(name: str | None) -> ToolFacts:
-    """The facts of the tool called ``name``; an unknown name gets the harmless defaults (an
-    unknown ``mcp__`` name an MCP tool's, ``mcp_default``)."""
-    tool = name or ""
-    known = _KNOWN.get(tool)
-    if known is not None:
-        return known
-    return mcp_default(tool) if is_mcp(tool) else DEFAULT
 
 
 def mcp_default(name: str) -> ToolFacts:
@@ -103,9 +82,3 @@ def mcp_default(name: str) -> ToolFacts:
 def plain_mcp(facts: ToolFacts) -> bool:
     """Facts ``mcp_default`` gives: the listings name these tools as "every mcp__ tool"."""
     return facts in (MCP_FACTS, MCP_FETCH, MCP_SEARCH)
-
-
-def known_tools() -> dict[str, ToolFacts]:
-    """Every registered tool's facts, by name (for listings such as ``/policy``)."""
-    return dict(_KNOWN)
-

@@ -1,9 +1,8 @@
 """Every built-in tool as one ``ToolSpec``: its schema, where its code is, and its facts.
 
 This module is plain data: each ``fn`` is a ``"module:function"`` string that
-``paicli.tools.registry`` resolves, so ``paicli.tools.policy`` can import it (and ``facts_of``) without
-importing a tool (the import-linter contract). Importing it registers every spec's facts
-(``paicli.tools.facts``). ``save_skill_reference`` and ``revert_turn`` get their implementation where
+``paicli.tools.registry`` resolves, so ``paicli.tools.policy`` can import it without importing a
+tool (the import-linter contract). ``save_skill_reference`` and ``revert_turn`` get their implementation where
 the session builds them (they need the skill library or the snapshot store): ``spec.bound(fn)``.
 
 To add a tool: CONTRIBUTING.md, "Add a tool".
@@ -14,10 +13,9 @@ from __future__ import annotations
 from typing import Any
 
 from paicli.tools.base import ToolSpec
-from paicli.tools.facts import ToolFacts, facts_of, known_tools
+from paicli.tools.facts import ToolFacts
 
-__all__ = ["BUILTIN_SPECS", "CODE_MAP", "REVERT_TURN", "SAVE_SKILL_REFERENCE", "SEARCH_CODE", "ToolFacts", "facts_of",
-           "known_tools"]
+__all__ = ["BUILTIN_SPECS", "CODE_MAP", "REVERT_TURN", "SAVE_SKILL_REFERENCE", "SEARCH_CODE", "ToolFacts"]
 
 
 def _string(description: str) -> dict[str, str]:
@@ -46,7 +44,7 @@ BUILTIN_SPECS: tuple[ToolSpec, ...] = (
                 offset=_integer("起始行号，1 表示第一行；省略时读取全文"),
                 limit=_integer("最多读取多少行；省略时读取全文，最大 2000 行")),
         "paicli.tools.builtin.files:read_file", parallel_safe=True,
-        facts=ToolFacts(label="📖 读取 {n} 个文件", guard="path", path_arg="path", turn_file=True),
+        facts=ToolFacts(label="📖 读取 {n} 个文件", guard="path", path_arg="path", turn_file=True, ranged_read=True),
     ),
     ToolSpec(
         "write_file",
@@ -54,7 +52,7 @@ BUILTIN_SPECS: tuple[ToolSpec, ...] = (
         _params(["path", "content"], path=_PATH, content=_string("要写入的完整文件内容")),
         "paicli.tools.builtin.files:write_file",
         facts=ToolFacts(label="✏️ 写入 {n} 个文件", approval="ask", danger="🟡 中危",
-                        risk="将写入或覆盖文件内容，原有内容将丢失",
+                        risk="将写入或覆盖文件内容，原有内容将丢失", preview="write",
                         writes="project", guard="path", path_arg="path", turn_file=True, audited=True),
     ),
     ToolSpec(
@@ -67,7 +65,7 @@ BUILTIN_SPECS: tuple[ToolSpec, ...] = (
                 replace_all=_boolean("是否替换所有匹配，默认 false")),
         "paicli.tools.builtin.files:edit_file",
         facts=ToolFacts(label="✏️ 编辑 {n} 个文件", approval="ask", danger="🟡 中危",
-                        risk="将替换文件中唯一匹配的原文片段",
+                        risk="将替换文件中唯一匹配的原文片段", preview="edit",
                         writes="project", guard="path", path_arg="path", turn_file=True, audited=True),
     ),
     ToolSpec(
@@ -127,7 +125,7 @@ BUILTIN_SPECS: tuple[ToolSpec, ...] = (
         "paicli.tools.builtin.shell:execute_command", is_async=True,
         facts=ToolFacts(label="⚡ 执行 {n} 条命令", approval="auto", danger="🔴 高危",
                         risk="将在系统上执行 Shell 命令，可能修改文件、安装软件或影响系统状态",
-                        auto_review=True, guard="command", audited=True),
+                        auto_review=True, guard="command", audited=True, preview="command"),
     ),
     ToolSpec(
         "web_search",

@@ -119,9 +119,10 @@ class ToolResultOffloader:
         """reference (d.5): how much command output to keep in memory before cutting."""
         return MAX_COMMAND_CAPTURE_CHARS if self.enabled else MAX_COMMAND_OUTPUT_CHARS
 
-    def is_exempt(self, tool_name: str, arguments: Any) -> bool:
-        """reference (d.3): ranged read_file calls and reads of offloaded files are never offloaded."""
-        if tool_name != "read_file":
+    def is_exempt(self, arguments: Any, *, ranged_read: bool) -> bool:
+        """reference (d.3): ranged read_file calls and reads of offloaded files are never offloaded
+        (``ranged_read``: the tool's fact, ``paicli.tools.facts.ToolFacts``: read_file's)."""
+        if not ranged_read:
             return False
         args = _arguments(arguments)
         if args.get("offset") is not None or args.get("limit") is not None:
@@ -133,10 +134,13 @@ class ToolResultOffloader:
         root = (self.project_root / OUTPUT_DIR).as_posix().rstrip("/") + "/"
         return path.startswith(root)
 
-    def offload_if_oversized(self, tool_name: str, arguments: Any, content: str | None) -> str | None:
+    def offload_if_oversized(self, tool_name: str, arguments: Any, content: str | None, *,
+                             ranged_read: bool = False) -> str | None:
+        """``content``, or its preview when it is too long and went to a file; ``ranged_read``: the
+        tool reads with offset/limit (read_file), whose such reads are exempt (``is_exempt``)."""
         if not self.enabled or content is None or len(content) <= self.threshold:
             return content
-        if self.is_exempt(tool_name, arguments):
+        if self.is_exempt(arguments, ranged_read=ranged_read):
             return content
         return self.offload(tool_name, content)
 

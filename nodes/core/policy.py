@@ -34,7 +34,8 @@ from paicli.tools.policy.decision import Decision, Deny, from_record, to_record
 from paicli.tools.policy.protected_paths import protected_write
 from paicli.tools.policy.turn import (MEMORY_NEEDS_USER, TurnClass, add_discovered, authorize, classify, expose,
                                is_browser_tool, memory_question)
-from paicli.tools.call import Call, call_of
+from paicli.tools.call import Call, facts_for
+from paicli.tools.facts import DEFAULT
 
 
 @dataclass(frozen=True)
@@ -93,7 +94,7 @@ def browser_state(messages: list[Any], deps: Deps) -> BrowserState:
     for message in current_turn(messages):
         if isinstance(message, AIMessage):
             calls.update({c["id"]: c for c in message.tool_calls if c.get("id")})
-        elif isinstance(message, ToolMessage) and is_browser_tool(message.name or ""):
+        elif isinstance(message, ToolMessage) and is_browser_tool(facts_for(message.name, deps.tools)):
             args = (calls.get(message.tool_call_id) or {}).get("args")
             state = browser_rules.observe(state, message.name or "", args, message.status != "error",
                                           unwrap(text_of(message)))
@@ -107,7 +108,7 @@ def has_browser_tools(tools: dict[str, Any]) -> bool:
     """Whether the table holds a browser tool (a user's playwright server, say); the table is
     replaced, never changed, when servers come and go (``paicli.run.wiring``), so one look per table."""
     if _LAST_TABLE[0] is not tools:
-        _LAST_TABLE[:] = [tools, any(is_browser_tool(name) for name in tools)]
+        _LAST_TABLE[:] = [tools, any(is_browser_tool(spec.facts or DEFAULT) for spec in tools.values())]
     return _LAST_TABLE[1]
 
 
@@ -116,7 +117,7 @@ def decision_context(state: AgentState, ctx: RunContext, deps: Deps) -> Decision
     turn, discovered = classify_turn(submitted_text(messages)), discovered_urls(messages)
     # A Plan task also trusts what its dependencies' web_search grounded (reference s.4; paicli.nodes.unit).
     discovered |= frozenset(state.get("trusted_urls") or ())
-    tools = [(name, spec.description) for name, spec in deps.tools.items()]
+    tools = [(name, spec.description, spec.facts or DEFAULT) for name, spec in deps.tools.items()]
     browser = browser_state(messages, deps)
     return DecisionContext(turn, discovered, tuple(state.get("external_sources") or ()),
                 frozenset(expose(turn, tools, discovered, browser)), ctx.approval,
@@ -134,20 +135,18 @@ def host_network(sandbox: Any, call: Call) -> bool:
     return sandbox.why_outside() is None and sandbox.network_isolation() == "host"
 
 
-def decide(call: Call | dict[str, Any], context: DecisionContext) -> Decision:
+def decide(call: Call, context: DecisionContext) -> Decision:
     """The one decision on a call, in this order: the turn policy (o.5); the path and command
     guards (item 6 of paicli issue 23); protected paths, which need a person after external
     content (item 5); the approval level (v.1). A refusal at any step is final and nobody is
     asked. Blocking when a guard applies (it reads the file system, ``blocking``): ``decide_iteration``
     then runs it in a thread. The guards (a shell parser and its rules) are imported by the first
-    call decided (issue 30). Every step reads the call's facts (``paicli.tools.call.Call``); a
-    plain ``tool_call`` dict (a test, a state edited by hand) is made one first."""
+    call decided (issue 30). Every step reads the call's facts (``paicli.tools.call.Call``)."""
     from paicli.tools.policy.preflight import REFUSED, guard_refusal
 
-    call = call if isinstance(call, Call) else call_of(call, {})
     name, args, facts = call.name, call.args, call.facts
     denial = authorize(context.turn, name, args, context.advertised, context.discovered, context.sources,
-                       context.external_guard, context.browser, facts)
+                       context.external_guard, context.browser, facts=facts)
     if denial is not None:
         return denial
     refused = guard_refusal(name, args, context.project_root, facts)
@@ -159,7 +158,7 @@ def decide(call: Call | dict[str, Any], context: DecisionContext) -> Decision:
         decided = browser_decision(context.turn.browser, context.browser.view, name, args, facts)
         if decided is not None:
             return decided
-    if facts.memory and (memory := memory_question(context.turn, name, args, facts)) is not None:  # issue 34: memory from the user
+    if facts.memory and (memory := memory_question(context.turn, args, facts)) is not None:  # issue 34: memory from the user
         return approval.person_decides(name, args, context.approval, memory, MEMORY_NEEDS_USER, facts)
     protected = protected_write(name, args, context.project_root, facts)
     return approval.decide(name, args, context.approval, context.approved_all, protected, external=bool(context.sources),

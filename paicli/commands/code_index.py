@@ -230,15 +230,13 @@ async def conversation_files(app: App) -> list[str]:
     """The project files the conversation's tool calls read or wrote, newest last."""
     if not app.started:
         return []
-    from paicli.nodes.core.turn_files import project_relative
-    from paicli.tools.specs import facts_of
+    from paicli.nodes.core.turn_files import path_of, project_relative
 
     found: dict[str, None] = {}
+    tools = app.session.deps.tools
     for message in await app.session.messages():
         for call in getattr(message, "tool_calls", None) or ():
-            facts = facts_of(call.get("name"))
-            path = project_relative(call.get("args", {}).get(facts.path_arg)) if facts.turn_file else None
-            if path:
+            if path := project_relative(path_of(call, tools)):
                 found.setdefault(path)
     return list(found)
 

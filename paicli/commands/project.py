@@ -127,14 +127,16 @@ async def policy(app: App, payload: str, say: Output) -> None:
     from paicli.run.session_modes import LEVEL_LABELS
     from paicli.tools.policy.approval import asking_tools
     from paicli.tools.policy.audit import AuditLog
-    from paicli.tools.specs import known_tools
+    from paicli.tools.specs import BUILTIN_SPECS
 
+    # the session's table (MCP and browser tools as they joined it); before it exists, the built-ins
+    tools = app.session.deps.tools if app.started else {spec.name: spec for spec in BUILTIN_SPECS}
     approved = sorted((await app.session.values()).get("approved_all") or []) if app.started else []
     denials = [e for e in AuditLog(app.audit_dir).recent(200) if refused(e)][-RECENT_DENIALS:]
     say("🛡️ 安全策略状态：")
     say(f"   项目根: {app.settings.project_root}")
-    say(f"   危险工具: {', '.join(asking_tools())}，以及所有 mcp__ 前缀工具")
-    fenced = " / ".join(name for name, facts in known_tools().items() if facts.guard == "path")
+    say(f"   危险工具: {', '.join(asking_tools(tools))}，以及所有 mcp__ 前缀工具")
+    fenced = " / ".join(name for name, spec in tools.items() if spec.facts and spec.facts.guard == "path")
     say(f"   路径围栏: 强制限定在项目根之内（{fenced}）")
     say("   命令黑名单: sudo / rm -rf 全盘 / mkfs / dd of=/dev / fork bomb / curl|sh / find / / chmod 777 / / shutdown")
     say("   写入文件上限: 5MB")

@@ -9,8 +9,9 @@ A plan review (``kind: plan_review``) goes to the front end's ``review``.
 from __future__ import annotations
 
 import asyncio
-from typing import Any
+from typing import Any, Mapping
 
+from paicli.tools.call import facts_for
 from paicli.tools.policy.audit import is_audited
 
 APPROVE_ALL = "approve_all"
@@ -20,21 +21,23 @@ PLAN_REVIEW_KIND = "plan_review"  # paicli.nodes.plan.review.PLAN_REVIEW_KIND (n
 CANCELLED_REASON = "审批时被 Ctrl-C 取消"
 
 
-async def ask_audited(ui: Any, request: Any, audit: Any = None) -> Any:
+async def ask_audited(ui: Any, request: Any, audit: Any = None, tools: Mapping[str, Any] | None = None) -> Any:
     """``ui.approve``; a question cancelled with Ctrl-C is audited as ``cancelled`` (issue 26:
-    the audit log is what happened, a call put to the user and never answered included)."""
+    the audit log is what happened, a call put to the user and never answered included), when
+    its tool (in ``tools``, the run's table) is audited."""
     try:
         return await ui.approve(request)
     except asyncio.CancelledError:
         tool = str(request.get("tool") or "") if isinstance(request, dict) else ""
-        if audit is not None and is_audited(tool):
+        if audit is not None and is_audited(facts_for(tool, tools or {})):
             audit.write(tool, request.get("args"), "cancelled", CANCELLED_REASON, "hitl")
         raise
 
 
 class Answers:
-    def __init__(self, ui: Any, audit: Any = None):
+    def __init__(self, ui: Any, audit: Any = None, tools: Mapping[str, Any] | None = None):
         self.ui, self.audit = ui, audit  # audit: paicli.tools.policy.audit.AuditLog, for cancelled questions
+        self.tools = tools  # the run's tool table, for the audited tools' facts
         self.approved_all: set[str] = set()
 
     async def answer_all(self, interrupts: list[Any]) -> dict[str, Any]:
@@ -49,7 +52,7 @@ class Answers:
             return {"decision": APPROVE_ALL}
         if isinstance(request, dict) and request.get("unit"):
             self.ui.notice(f"🔐 任务 [{request['unit']}] 请求审批")
-        answer = await ask_audited(self.ui, request, self.audit)
+        answer = await ask_audited(self.ui, request, self.audit, self.tools)
         if isinstance(answer, dict) and answer.get("decision") == APPROVE_ALL and tool:
             self.approved_all.add(tool)
         return answer

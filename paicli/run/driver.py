@@ -98,7 +98,7 @@ async def run_turn(session: Conversation, text: str, ui: TurnUI) -> RunResult:
     pending: Any = {"messages": await user_messages(session.mcp, text, ui, image_content(session, text, ui))}
 
     async def answer(interrupts: list[Any]) -> dict[str, Any]:
-        return {i.id: await ask_audited(ui, i.value, session.deps.audit) for i in interrupts}
+        return {i.id: await ask_audited(ui, i.value, session.deps.audit, session.deps.tools) for i in interrupts}
 
     with counted(session, result):
         await drive(session.graph, pending, session.config, session.context, TurnWatcher(session, ui, result),

@@ -49,7 +49,7 @@ class ModeRun:
 
     async def run(self, text: str | None, ui: Any, *, review: bool) -> RunResult:
         """``text`` None: finish the unfinished run."""
-        started, answers, result = time.monotonic(), Answers(ui, self.session.deps.audit), RunResult()
+        started, answers, result = time.monotonic(), Answers(ui, self.session.deps.audit, self.session.deps.tools), RunResult()
         pending: Any = {"messages": [HumanMessage(text)]} if text is not None else None
         context = self.session.mode_context(self.mode, review=review)
         ui.run_line = RunLine()

@@ -56,18 +56,19 @@ def change_lines(record: dict[str, Any], limit: int, indent: str = "    ") -> li
     return lines + ([f"{indent}│ …（其余 {left} 行未显示）"] if left else [])
 
 
-def edit_preview(name: str, args: Any, artifact: Any = None) -> list[str]:
+def edit_preview(preview: str | None, args: Any, artifact: Any = None) -> list[str]:
     """An edit's or a write's change against what was there (issue 41: the tool's own record,
-    ``artifact["change"]``); without one, ``edit_file``'s replacement or ``write_file``'s content."""
+    ``artifact["change"]``); without one, by the tool's ``preview`` fact, an "edit"'s replacement
+    (``edit_file``: old_text → new_text) or a "write"'s content."""
     if isinstance(artifact, dict) and isinstance(artifact.get("change"), dict):
         return change_lines(artifact["change"], DIFF_LINES)
     if not isinstance(args, dict):
         return []
-    if name == "edit_file":
+    if preview == "edit":
         old, new = str(args.get("old_text") or ""), str(args.get("new_text") or "")
         body = [line for line in difflib.unified_diff(old.splitlines(), new.splitlines(), lineterm="", n=1)
                 if not line.startswith(("---", "+++", "@@"))]
-    elif name == "write_file":
+    elif preview == "write":
         body = ["+" + line for line in str(args.get("content") or "").splitlines()]
     else:
         return []

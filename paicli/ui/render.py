@@ -7,7 +7,7 @@ import json
 import sys
 import time
 from collections import OrderedDict
-from typing import Any, Callable, TextIO
+from typing import TYPE_CHECKING, Any, Callable, Mapping, TextIO
 
 from rich.status import Status
 from rich.text import Text
@@ -17,7 +17,11 @@ from paicli.ui.terminal import Hanging, SafeConsole, visible
 from paicli.ui.thinking import CONVERSATION, ThinkingView
 
 from paicli.tools.boundary import unwrap
-from paicli.tools.specs import facts_of
+from paicli.tools.call import facts_for
+from paicli.tools.facts import ToolFacts
+
+if TYPE_CHECKING:
+    from paicli.tools.base import ToolSpec
 
 EMPTY_ANSWER = "⚠️ 模型返回了空回复"  # a turn that ends without text is not an answer
 # Issue 26: an approval nobody can answer (``-p`` without a terminal or ``--yes``) is refused
@@ -40,18 +44,20 @@ def key_param(args: Any) -> str:
     return raw if len(raw) <= 80 else raw[:77] + "..."
 
 
-def group_lines(calls: list[dict[str, Any]]) -> list[str]:
+def group_lines(calls: list[dict[str, Any]], facts: Callable[[str], ToolFacts]) -> list[str]:
+    """The batch's lines (reference u.3): a header per tool, from its facts (``facts``: the run's
+    table's, by name), then a line per call."""
     groups: OrderedDict[str, list[dict[str, Any]]] = OrderedDict()
     for call in calls:
         groups.setdefault(call.get("name") or "unknown", []).append(call)
     lines: list[str] = []
     for name, members in groups.items():
-        if facts_of(name).web == "browser":  # issue 40: a browser call is its action and page, one line each
+        if facts(name).web == "browser":  # issue 40: a browser call is its action and page, one line each
             from paicli.tools.browser.display import browser_line
 
             lines += [browser_line(name, c.get("args")) for c in members]
             continue
-        label = facts_of(name).label or "🔧 " + name + " × {n}"  # reference u.3: group header
+        label = facts(name).label or "🔧 " + name + " × {n}"  # reference u.3: group header
         lines.append(label.format(n=len(members)))
         lines += [f"    └ {key_param(c.get('args'))}" for c in members]
     return lines
@@ -99,13 +105,15 @@ class Renderer:
 
     def __init__(self, *, stream_answer: bool, read_line: Any = None, read_plan_review: Any = None,
                  out: TextIO | None = None, err: TextIO | None = None, interactive: bool = True,
-                 previews: bool = True, thinking: str = "off", show_answer: Callable[[str], None] | None = None):
+                 previews: bool = True, thinking: str = "off", show_answer: Callable[[str], None] | None = None,
+                 tools: Callable[[], Mapping[str, ToolSpec]] = dict):
         self.stream_answer = stream_answer
         self._answered = False  # a ReAct answer was shown as it came (streamed, or printed whole): finish leaves it
         self.interactive = interactive  # False: approvals cannot be asked, they are refused and counted
         self.refused: list[str] = []  # one line per approval refused that way
         self.previews = previews  # a command's output, an edit's diff under the call (-p: --verbose)
         self._calls: dict[str, dict[str, Any]] = {}  # call id -> the call, for its preview
+        self.tools = tools  # the run's tool table as it is now (MCP servers join it): the calls' facts
         self.read_line = read_line  # async (prompt) -> str | None, for approval questions
         self.read_plan_review = read_plan_review  # the same, with the plan review's keys bound (paicli.ui.plan_review.KEYS)
         # Everything shown here comes from the model or a tool: SafeConsole makes it inert.
@@ -197,7 +205,7 @@ class Renderer:
         if calls:
             self._end_line()
             prefix = f"[{unit}] " if unit else ""
-            for line in group_lines(calls):  # the unit's id leads each group; its items follow
+            for line in group_lines(calls, self.facts):  # the unit's id leads each group; its items follow
                 self.progress.print(line if line.startswith(" ") else prefix + line, style="cyan")
         if calls:
             self.waiting("执行中…")
@@ -219,14 +227,17 @@ class Renderer:
         from paicli.ui.previews import command_preview, edit_preview
 
         call = self._calls.pop(message.tool_call_id, None) or {}
-        name = call.get("name") or message.name
-        if name == "execute_command":
+        preview = self.facts(call.get("name") or message.name).preview
+        if preview == "command":
             lines = command_preview(unwrap(str(message.content)), getattr(message, "artifact", None))
         elif message.status == "error":
             return []  # nothing was changed
         else:
-            lines = edit_preview(name, call.get("args"), getattr(message, "artifact", None))
+            lines = edit_preview(preview, call.get("args"), getattr(message, "artifact", None))
         return [f"  {prefix}↳ {key_param(call.get('args'))}", *lines] if lines else []
+
+    def facts(self, name: str | None) -> ToolFacts:
+        return facts_for(name, self.tools())
 
     async def approve(self, request: dict[str, Any]) -> Any:
         from paicli.ui.approve import ask_approval

@@ -9,7 +9,7 @@ from langchain_core.messages import AIMessage, ToolMessage
 from tests.graphs.conftest import Harness
 from tests.support.scripted_model import ScriptedChatModel, ai, tool_call
 from paicli.tools.policy import auto_review
-from paicli.tools.policy.approval import decide
+from tests.support.named import decide
 from paicli.tools.policy.auto_review import AutoReviewer
 from paicli.prompts import PromptSources, load_resource
 

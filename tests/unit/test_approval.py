@@ -1,4 +1,5 @@
-from paicli.tools.policy.approval import Allow, Ask, Deny, Unclear, approval_request, decide, read_answer
+from paicli.tools.policy.approval import Allow, Ask, Deny, Unclear, approval_request, read_answer
+from tests.support.named import decide
 
 
 def test_auto_level_asks_only_for_commands():
@@ -55,7 +56,7 @@ def test_every_resume_value_the_request_lists_is_understood():
 
 
 def test_revert_turn_asks_at_every_level_and_approve_all_never_covers_it():
-    from paicli.tools.policy.approval import covered
+    from tests.support.named import covered
 
     for level in ("auto", "ask", "yes"):
         ask = decide("revert_turn", {"offset": 1}, level, {"revert_turn"})

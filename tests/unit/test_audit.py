@@ -5,7 +5,8 @@ from datetime import datetime, timedelta, timezone
 
 import pytest
 
-from paicli.tools.policy.audit import AuditLog, clean, format_recent, is_audited, recent_count, sanitize
+from paicli.tools.policy.audit import AuditLog, clean, format_recent, recent_count, sanitize
+from tests.support.named import is_audited
 
 NOW = datetime(2026, 9, 24, 10, 15, 30, tzinfo=timezone(timedelta(hours=8)))
 

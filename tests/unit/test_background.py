@@ -8,6 +8,7 @@ from langchain_core.messages import AIMessage, HumanMessage, ToolMessage
 
 from paicli.nodes.core.background import MAX_NOTICES, Background
 from paicli.nodes.core.turn_files import project_relative, turn_files
+from paicli.tools.registry import BUILTIN_TOOLS
 
 
 async def test_drain_waits_for_jobs_and_cancels_what_runs_too_long():
@@ -58,5 +59,5 @@ def test_turn_files_are_the_successful_reads_and_writes_of_this_turn_only():
         ToolMessage("ok", tool_call_id="c1"), ToolMessage("denied", tool_call_id="c2", status="error"),
         ToolMessage("读取文件失败", tool_call_id="c3", status="error"), ToolMessage("ok", tool_call_id="c4"),
     ]
-    assert turn_files(messages) == ("src/a.py",)
+    assert turn_files(messages, BUILTIN_TOOLS) == ("src/a.py",)
     assert [project_relative(p) for p in ("/etc/passwd", "a/../../b", "a,b", "docs/x.md")] == [None, None, None, "docs/x.md"]

@@ -6,26 +6,25 @@ from __future__ import annotations
 import pytest
 
 from paicli.tools.browser import rules
-from paicli.tools.browser.decide import browser_decision
 from paicli.tools.browser.display import browser_line
 from paicli.tools.browser.facts import CONNECT, mcp_facts
 from paicli.tools.browser.intent import INTERACT, NONE, READ, browser_turn
 from paicli.tools.browser.names import action_of
 from paicli.tools.browser.rules import BrowserState, BrowserView, Page
 from paicli.tools.browser.sensitive import SensitivePages
-from paicli.tools.facts import register
 from paicli.tools.policy.classify import classify
 from paicli.tools.policy.decision import Ask, Deny
-from paicli.tools.policy.turn import authorize, expose, is_browser_tool
+from functools import partial
+
+from tests.support import named
 
 CD = "mcp__chrome-devtools__"
 NAMES = ["new_page", "navigate_page", "take_snapshot", "click", "list_pages", "select_page", "close_page",
          "lighthouse_audit"]
-for _n in NAMES:
-    register(CD + _n, mcp_facts("chrome-devtools", _n))
-register("mcp__playwright__browser_tabs", mcp_facts("playwright", "browser_tabs"))
-register("mcp__playwright__browser_pdf_save", mcp_facts("playwright", "browser_pdf_save"))
-register("browser_connect", CONNECT)
+# the specs the MCP adapter makes for two browser servers' tools (and paicli's browser_connect, in named.TABLE)
+SPECS = {**named.mcp_specs("chrome-devtools", *NAMES), **named.mcp_specs("playwright", "browser_tabs", "browser_pdf_save")}
+authorize, expose = partial(named.authorize, tools=SPECS), partial(named.expose, tools=SPECS)
+is_browser_tool, browser_decision = partial(named.is_browser_tool, tools=SPECS), partial(named.browser_decision, tools=SPECS)
 TOOLS = [(CD + n, "") for n in NAMES] + [("browser_connect", ""), ("mcp__playwright__browser_pdf_save", ""),
                                           ("read_file", "")]
 OPENED = BrowserState(context=True)

@@ -5,6 +5,7 @@ import pytest
 from paicli.ui.approve import ENTER_IS_NOT_YES, ask_approval
 from paicli.commands import dispatch as commands
 from paicli.ui.render import group_lines
+from tests.support import named
 
 REQUEST = {"tool": "execute_command", "args": {"command": "make test"}, "danger": "🔴 高危", "risk": "…"}
 LOW_RISK = {"tool": "write_file", "args": {"path": "a.txt", "content": "x"}, "danger": "🟡 中危", "risk": "…"}
@@ -13,7 +14,7 @@ LOW_RISK = {"tool": "write_file", "args": {"path": "a.txt", "content": "x"}, "da
 def test_tool_calls_are_grouped_by_tool_with_their_key_parameter():
     calls = [{"name": "read_file", "args": {"path": "a.py"}}, {"name": "read_file", "args": {"path": "b.py"}},
              {"name": "execute_command", "args": {"command": "ls"}}, {"name": "custom", "args": {"x": "y" * 100}}]
-    assert group_lines(calls) == [
+    assert group_lines(calls, named.facts) == [
         "📖 读取 2 个文件", "    └ a.py", "    └ b.py", "⚡ 执行 1 条命令", "    └ ls", "🔧 custom × 1",
         "    └ " + ('{"x": "' + "y" * 100)[:77] + "...",
     ]

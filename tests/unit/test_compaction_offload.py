@@ -2,6 +2,7 @@
 
 import pytest
 
+from tests.support import named
 from paicli.memory.context.offload import (MAX_COMMAND_OUTPUT_CHARS, ToolResultOffloader, head_preview, line_count,
                             offload_summary, parse_threshold, safe_tool_name, tail_preview)
 
@@ -22,7 +23,7 @@ def test_output_at_the_threshold_stays_in_context(offloader):
 
 def test_oversized_output_goes_to_a_numbered_session_file(offloader, tmp_path):
     content = lines(1_000)
-    text = offloader.offload_if_oversized("read_file", {"path": "big.log"}, content)
+    text = offloader.offload_if_oversized("read_file", {"path": "big.log"}, content, ranged_read=True)
     path = tmp_path / ".paicli/tool-outputs/session-1/001-read_file.txt"
     assert path.read_text(encoding="utf-8") == content
     assert (tmp_path / ".paicli/tool-outputs/.gitignore").read_text() == "*\n"
@@ -79,12 +80,12 @@ def test_line_count_matches_java_lines():
 ])
 def test_ranged_reads_and_reads_of_offloaded_files_are_never_offloaded(offloader, args):
     content = "x" * 50_000
-    assert offloader.offload_if_oversized("read_file", args, content) == content
+    assert offloader.offload_if_oversized("read_file", args, content, ranged_read=True) == content
 
 
 def test_absolute_path_into_the_output_directory_is_exempt_too(offloader, tmp_path):
     path = str(tmp_path / ".paicli/tool-outputs/session-1/001-x.txt")
-    assert offloader.is_exempt("read_file", {"path": path})
+    assert offloader.is_exempt({"path": path}, ranged_read=True)
 
 
 @pytest.mark.parametrize("name, args", [
@@ -95,7 +96,7 @@ def test_absolute_path_into_the_output_directory_is_exempt_too(offloader, tmp_pa
     ("execute_command", {"command": "cat .paicli/tool-outputs/s/001-x.txt"}),
 ])
 def test_other_calls_are_eligible(offloader, name, args):
-    assert not offloader.is_exempt(name, args)
+    assert not offloader.is_exempt(args, ranged_read=named.facts(name).ranged_read)
 
 
 def test_tool_names_are_made_safe_for_file_names():

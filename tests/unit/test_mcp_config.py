@@ -9,7 +9,8 @@ from paicli.config.settings import load_settings
 from paicli.tools.mcp.config import parse_document, parse_entry
 from paicli.tools.mcp.names import server_of, tool_name
 from paicli.tools.mcp.trust import TrustStore
-from paicli.tools.policy.approval import Allow, Ask, decide
+from paicli.tools.policy.approval import Allow, Ask
+from tests.support.named import decide
 
 
 def test_tool_names_are_sanitised_and_name_their_server():

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from paicli.tools.policy.preflight import guard_refusal
+from tests.support.named import guard_refusal
 
 
 def test_each_guarded_tool_is_judged_by_its_own_guard(tmp_path):

@@ -5,10 +5,11 @@ from __future__ import annotations
 import pytest
 
 from paicli.ui.approve import describe
-from paicli.tools.policy.approval import Allow, Ask, Deny, approval_request, decide, read_answer
+from paicli.tools.policy.approval import Allow, Ask, Deny, approval_request, read_answer
+from tests.support.named import decide
 from paicli.tools.base import PolicyError
 from paicli.tools.policy.guards import PathGuard
-from paicli.tools.policy.protected_paths import protected_write
+from tests.support.named import protected_write
 
 ROOT = "/srv/project"
 

@@ -12,11 +12,12 @@ from pathlib import Path
 import pytest
 
 from paicli.tools.boundary import MASK, mask_secrets, mask_secrets_in
-from paicli.tools.policy.approval import (EDIT_WIDENS, HOST_NETWORK_UNDER_YES, Unclear, decide, person_decides,
-                                   read_answer)
+from paicli.tools.policy.approval import EDIT_WIDENS, HOST_NETWORK_UNDER_YES, Unclear, read_answer
+from tests.support.named import decide, person_decides
 from paicli.tools.policy.auto_review import parse_reply
 from paicli.tools.policy.decision import Allow, Ask, Deny
-from paicli.tools.policy.turn import MSG_MEMORY_GLOBAL, MSG_MEMORY_NO_INTENT, classify, memory_question
+from paicli.tools.policy.turn import MSG_MEMORY_GLOBAL, MSG_MEMORY_NO_INTENT, classify
+from tests.support.named import memory_question
 from paicli.tools.sandbox import gitdirs, own, sockets
 from paicli.tools.sandbox.layout import layout
 from paicli.tools.sandbox.options import SandboxOptions

@@ -8,10 +8,11 @@ import json
 import pytest
 
 from paicli.config.settings import ConfigError, load_settings
-from paicli.tools.policy.approval import (NETWORK_DANGER, NETWORK_KEY, OUTSIDE_UNDER_YES, approval_key, covered, decide,
-                                   read_answer)
+from paicli.tools.policy.approval import NETWORK_DANGER, NETWORK_KEY, OUTSIDE_UNDER_YES, read_answer
+from tests.support.named import approval_key, covered, decide
 from paicli.tools.policy.decision import Allow, Ask, Deny
-from paicli.tools.policy.external_context import NETWORK_COMMAND_SOURCE, external_source
+from paicli.tools.policy.external_context import NETWORK_COMMAND_SOURCE
+from tests.support.named import external_source
 from paicli.tools.sandbox.flags import command_flags
 
 NET = {"command": "pip install x", "network": True, "reason": "安装依赖"}

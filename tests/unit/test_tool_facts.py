@@ -1,11 +1,13 @@
 """A tool is one ToolSpec (paicli issue 25, item 1): a new spec's facts reach approval, the
 audit log, the external-content record, the protected-path and guard rules, the turn's files
-and the web rules with no other edit."""
+and the web rules with no other edit. Its facts travel with the run's tool table (issue 36):
+nothing registers them by name, so another table's tool of the same name changes nothing here."""
 
 from __future__ import annotations
 
 import json
 from dataclasses import replace
+from functools import partial
 from typing import Any
 
 import pytest
@@ -14,18 +16,29 @@ from langchain_core.messages import AIMessage, HumanMessage, ToolMessage
 from paicli.nodes.core.turn_files import turn_files
 from paicli.ui.render import group_lines
 from tests.graphs.conftest import Harness
+from tests.support import named
 from tests.support.scripted_model import ScriptedChatModel, ai, tool_call
 from paicli.tools.base import ToolContext, ToolSpec, failed
-from paicli.tools.facts import ToolFacts, facts_of, unregister
-from paicli.tools.policy.approval import Allow, Ask, approval_key, asking_tools, covered, decide
-from paicli.tools.policy.audit import AuditLog, is_audited
-from paicli.tools.policy.classify import classify, command_of
-from paicli.tools.policy.external_context import NETWORK_COMMAND_SOURCE, external_source
-from paicli.tools.policy.preflight import guard_refusal
-from paicli.tools.policy.protected_paths import protected_write
-from paicli.tools.policy.turn import authorize, expose, is_web_fetch_tool, is_web_tool
+from paicli.tools.call import facts_for
+from paicli.tools.facts import ToolFacts
+from paicli.tools.policy.approval import Allow, Ask
+from paicli.tools.policy.audit import AuditLog
+from paicli.tools.policy.classify import classify
+from paicli.tools.policy.external_context import NETWORK_COMMAND_SOURCE
 from paicli.tools.registry import BUILTIN_TOOLS
 from paicli.tools.specs import BUILTIN_SPECS
+
+ADDED: dict[str, ToolSpec] = {}  # the tools a test adds (the ``added`` fixture): the table the rules read
+(decide, covered, approval_key, asking_tools, is_audited, command_of, external_source, guard_refusal, protected_write,
+ authorize, expose, is_web_fetch_tool, is_web_tool) = (
+    partial(getattr(named, name), tools=ADDED) for name in
+    ("decide", "covered", "approval_key", "asking_tools", "is_audited", "command_of", "external_source", "guard_refusal",
+     "protected_write", "authorize", "expose", "is_web_fetch_tool", "is_web_tool"))
+
+
+def facts(name: str) -> ToolFacts:
+    return named.facts(name, ADDED)
+
 
 SCHEMA = {"type": "object", "properties": {"target": {"type": "string"}, "text": {"type": "string"}},
           "required": ["target"]}
@@ -44,16 +57,14 @@ def stamp(args: dict[str, Any], ctx: Any) -> str:
 
 @pytest.fixture
 def added():
-    """Tools this test adds; their facts are forgotten afterwards."""
-    names: list[str] = []
+    """Tools this test adds to the table (``ADDED``), emptied afterwards."""
 
-    def add(name: str, facts: ToolFacts, fn=stamp) -> ToolSpec:
-        names.append(name)
-        return ToolSpec(name, "测试用工具", SCHEMA, fn, facts=facts)
+    def add(name: str, tool_facts: ToolFacts, fn=stamp) -> ToolSpec:
+        ADDED[name] = ToolSpec(name, "测试用工具", SCHEMA, fn, facts=tool_facts)
+        return ADDED[name]
 
     yield add
-    for name in names:
-        unregister(name)
+    ADDED.clear()
 
 
 def test_a_new_spec_with_every_fact_set_is_picked_up_by_every_rule(added, tmp_path):
@@ -77,11 +88,11 @@ def test_a_new_spec_with_every_fact_set_is_picked_up_by_every_rule(added, tmp_pa
     assert external_source("stamp_file", args) == "stamp_file"
     call = {"name": "stamp_file", "args": args, "id": "c1", "type": "tool_call"}
     turn = [HumanMessage("go"), AIMessage("", tool_calls=[call]), ToolMessage("ok", tool_call_id="c1")]
-    assert turn_files(turn) == ("notes.md",)
+    assert turn_files(turn, {**BUILTIN_TOOLS, **ADDED}) == ("notes.md",)
     assert is_web_tool("stamp_file") and is_web_fetch_tool("stamp_file")
     assert expose(classify("整理一下笔记"), [("stamp_file", "")]) == set()  # a fetch tool waits for a URL
     # What a person sees of a batch: the spec's group header.
-    assert group_lines([call, call])[0] == "🪪 盖章 2 个文件"
+    assert group_lines([call, call], facts)[0] == "🪪 盖章 2 个文件"
 
 
 def test_the_defaults_are_a_harmless_local_tool(added, tmp_path):
@@ -92,7 +103,7 @@ def test_the_defaults_are_a_harmless_local_tool(added, tmp_path):
     assert guard_refusal("quiet_tool", {"target": "../x"}, tmp_path) is None
     assert not is_audited("quiet_tool") and external_source("quiet_tool", args) is None
     assert not is_web_tool("quiet_tool") and "quiet_tool" not in asking_tools()
-    assert group_lines([{"name": "quiet_tool", "args": args}])[0] == "🔧 quiet_tool × 1"
+    assert group_lines([{"name": "quiet_tool", "args": args}], facts)[0] == "🔧 quiet_tool × 1"
 
 
 def test_a_read_tool_gets_the_read_guard_with_its_default_path(added, tmp_path):
@@ -132,18 +143,19 @@ def test_a_skill_writer_asks_as_a_protected_write_and_is_refused_after_external_
     assert denied and denied.reason == "SKILL_EXTERNAL_CONTEXT"
 
 
-def test_two_different_sets_of_facts_for_one_name_are_refused(added):
-    with pytest.raises(ValueError):
-        ToolSpec("write_file", "x", SCHEMA, stamp, facts=ToolFacts())
-    added("twice", ToolFacts(audited=True))
-    ToolSpec("twice", "again", SCHEMA, stamp, facts=ToolFacts(audited=True))  # the same facts: fine
+def test_a_tool_of_the_same_name_in_another_table_changes_nothing_here(added):
+    """No registry: a spec made elsewhere (another session's table, a test's) is not looked up by name."""
+    quiet = ToolSpec("write_file", "x", SCHEMA, stamp, facts=ToolFacts())
+    assert facts_for("write_file", {"write_file": quiet}) == ToolFacts()
+    assert facts_for("write_file", BUILTIN_TOOLS).writes == "project" and isinstance(decide("write_file", {}, "ask"), Ask)
+    assert facts_for("write_file", {}) == ToolFacts()  # not in the table: not advertised, a harmless read
 
 
 def test_every_builtin_spec_is_data_the_registry_binds():
     for spec in BUILTIN_SPECS:
         assert isinstance(spec.fn, str) and spec.facts is not None
-        assert callable(BUILTIN_TOOLS[spec.name].fn) and facts_of(spec.name) == spec.facts
-    assert facts_of("mcp__demo__echo").audited and facts_of("mcp__demo__echo").external
+        assert callable(BUILTIN_TOOLS[spec.name].fn) and facts_for(spec.name, BUILTIN_TOOLS) == spec.facts
+    assert facts_for("mcp__demo__echo", {}).audited and facts_for("mcp__demo__echo", {}).external
 
 
 async def test_the_agent_loop_asks_runs_and_audits_a_new_tool(added, tmp_path):

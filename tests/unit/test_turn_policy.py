@@ -2,18 +2,16 @@ import pytest
 
 from paicli.tools.policy import external_context as ext
 from paicli.tools.policy.classify import HEADLINE_NOTICE, INTERACT, NONE, READ, classify
-from paicli.tools.policy.turn import (
-    MSG_SKILL_EXTERNAL, NETWORK_COMMAND, WEB_COMMAND, add_discovered, authorize, denial_text, expose, policy_denial,
-    urls_in_args,
-)
+from paicli.tools.policy.turn import MSG_SKILL_EXTERNAL, NETWORK_COMMAND, WEB_COMMAND, add_discovered, denial_text, policy_denial, urls_in_args
+from functools import partial
+
+from tests.support import named
 from paicli.tools.policy.decision import Deny
-from paicli.tools.browser.facts import mcp_facts
-from paicli.tools.facts import register
 
 # Browser tools are browser tools by their facts, which the MCP adapter sets for a browser server.
 NAVIGATE, CLICK, SNAPSHOT = "mcp__playwright__browser_navigate", "mcp__playwright__click", "mcp__playwright__browser_snapshot"
-for _name in (NAVIGATE, CLICK, SNAPSHOT):
-    register(_name, mcp_facts("playwright", _name))
+PLAYWRIGHT = named.mcp_specs("playwright", "browser_navigate", "click", "browser_snapshot")
+authorize, expose = partial(named.authorize, tools=PLAYWRIGHT), partial(named.expose, tools=PLAYWRIGHT)
 
 ALLOW = None  # authorize returns None when no rule objects
 
@@ -251,7 +249,7 @@ MEMORY_DENIED = policy_denial("MEMORY_EXTERNAL_CONTEXT", (
 
 
 def after(name, args=None, sources=()):
-    return ext.add_source(sources, ext.external_source(name, args))
+    return ext.add_source(sources, named.external_source(name, args))
 
 
 def test_after_web_fetch_save_memory_without_intent_is_denied():
@@ -290,7 +288,7 @@ def test_guard_off_allows_the_save_but_still_records_sources():
 def test_recorded_sources_are_an_ordered_set_of_at_most_eight():
     sources = ()
     for name in ["web_search", "web_search"] + [f"mcp__s__t{i}" for i in range(10)]:
-        sources = ext.add_source(sources, ext.external_source(name))
+        sources = ext.add_source(sources, named.external_source(name))
     assert sources[0] == "web_search" and len(sources) == 8 and len(set(sources)) == 8
     assert ext.add_source(sources, None) == sources
 

@@ -19,19 +19,18 @@ from paicli.tools.browser.names import action_of
 from paicli.tools.browser.rules import BrowserView, page_question, page_refusal
 from paicli.tools.policy.decision import Ask, Decision, Deny
 from paicli.tools.policy.preflight import REFUSED
-from paicli.tools.specs import ToolFacts, facts_of
+from paicli.tools.facts import ToolFacts
 
 HIGH_RISK = "🔴 高危"  # a typed y approves it, Enter does not (paicli.ui.approve)
 
 
 def browser_decision(turn: BrowserTurn, view: BrowserView, name: str, args: Any,
-                     facts: ToolFacts | None = None) -> Decision | None:
-    """``facts``: the call's (``paicli.tools.call.Call``), else its name's."""
+                     facts: ToolFacts) -> Decision | None:
+    """``facts``: the call's (``paicli.tools.call.Call``)."""
     args = args if isinstance(args, dict) else {}
     refused = page_refusal(turn, view, name, args)
     if refused is not None:
         return Deny(REFUSED.format(refused), "policy", refused)
-    facts = facts if facts is not None else facts_of(name)
     if action_of(name) == "connect" and facts.approval == "always":
         return Ask(name, args, facts.danger, facts.risk, facts.notice)
     notice = page_question(view, name, args)

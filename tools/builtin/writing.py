@@ -37,10 +37,11 @@ class Planned:
         return change(old.text if old else None, self.text, data, self.data, existed=self.existed)
 
 
-def change_preview(tool: str, args: dict[str, Any], root: Path) -> dict[str, Any] | None:
-    """The change a write_file or edit_file call would make (``paicli.tools.diffs.change``), for its
-    approval question; None for another tool or a call that would fail."""
-    plan = {"write_file": plan_write, "edit_file": plan_edit}.get(tool)
+def change_preview(preview: str | None, args: dict[str, Any], root: Path) -> dict[str, Any] | None:
+    """The change a write_file or edit_file call (its ``preview`` fact: "write", "edit") would make
+    (``paicli.tools.diffs.change``), for its approval question; None for another tool or a call
+    that would fail."""
+    plan = {"write": plan_write, "edit": plan_edit}.get(preview or "")
     if plan is None or not isinstance(args, dict):
         return None
     try:

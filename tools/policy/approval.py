@@ -35,21 +35,23 @@ from __future__ import annotations
 
 import json
 from dataclasses import dataclass
-from typing import Any
+from typing import TYPE_CHECKING, Any, Mapping
 
 from paicli.tools.policy.decision import Allow, Ask, Decision, Deny
 
 from paicli.tools.mcp.names import server_of
 from paicli.tools.sandbox.flags import command_flags
 from paicli.tools.facts import DEFAULT, ToolFacts, plain_mcp
-from paicli.tools.specs import facts_of, known_tools
+
+if TYPE_CHECKING:
+    from paicli.tools.base import ToolSpec
 
 __all__ = ["Allow", "Ask", "Decision", "Deny", "Unclear", "approval_key", "approval_request", "approved_before", "asking_tools", "covered",
            "decide", "read_answer"]
 
 # Which tools ask, and their danger and risk texts (reference v.1, v.3), are facts on each
-# tool's spec (paicli.tools.specs, read through paicli.tools.facts.facts_of); MCP tools' are derived from
-# their prefix there.
+# tool's spec (paicli.tools.specs), carried by each call (paicli.tools.call.Call); MCP tools' come
+# from their adapter (paicli.tools.facts.mcp_default).
 PROTECTED_DANGER = "🔴 高危"  # so the dialog wants an explicit y, as for a command
 # Beyond the reference (paicli issue 23, item 5): protected writes after external content.
 PROTECTED_EXTERNAL_CONTEXT = "PROTECTED_EXTERNAL_CONTEXT"  # the audit's reason code, as the turn policy's
@@ -76,14 +78,13 @@ APPROVED_ALL = "approve_all"  # the approver of a call an earlier "approve all" 
 
 def decide(tool: str, args: dict[str, Any], level: str, approved_all: frozenset[str] | set[str] = frozenset(),
            protected: str | None = None, external: bool = False, allow_revert: bool = False,
-           network_granted: bool = False, host_network: bool = False, facts: ToolFacts | None = None) -> Decision:
+           network_granted: bool = False, host_network: bool = False, *, facts: ToolFacts) -> Decision:
     """``protected`` is the notice of a write to a protected path (``paicli.tools.policy.protected_paths``);
     ``external``: the session has read web or MCP content (``paicli.tools.policy.external_context``);
     ``allow_revert``: PAICLI_ALLOW_REVERT=yes; ``network_granted``: PAICLI_SANDBOX_NETWORK=on
     already gives every command network, so ``network: true`` asks for nothing more;
     ``host_network``: a network command would use the host's network (no slirp4netns), which only
-    a person's typed y allows (issue 34). ``facts``: the call's (``paicli.tools.call.Call``), else its name's."""
-    facts = facts if facts is not None else facts_of(tool)
+    a person's typed y allows (issue 34). ``facts``: the call's (``paicli.tools.call.Call``)."""
     if facts.approval == "always":  # the notice makes it uncovered by "approve all" (``covered``)
         if level == "yes" and allow_revert:
             return Allow(args)
@@ -105,7 +106,7 @@ def decide(tool: str, args: dict[str, Any], level: str, approved_all: frozenset[
         return Allow(args)
     if protected:  # a hook, .env or PAI.md runs or instructs later: as risky as a command
         return Ask(tool, args, PROTECTED_DANGER, facts.risk, protected)
-    key = approval_key(tool, args, network_granted, facts)
+    key = approval_key(tool, args, network_granted, facts=facts)
     if approved_before(key, approved_all, _facts_of_key(key, tool, facts)):
         return Allow(args, APPROVED_ALL)  # issue 41: the audit names it, not the level
     if flags and flags.network and not network_granted:
@@ -118,19 +119,20 @@ def decide(tool: str, args: dict[str, Any], level: str, approved_all: frozenset[
 
 
 def person_decides(tool: str, args: dict[str, Any], level: str, notice: str, code: str,
-                   facts: ToolFacts | None = None) -> Decision:
+                   facts: ToolFacts) -> Decision:
     """A call only the person may allow, with a typed y every time (issue 34: memory the user did
     not ask for, global memory): refused under ``--yes``, never covered by "approve all"."""
-    facts = facts if facts is not None else facts_of(tool)
     if level == "yes":
         return Deny(f"🛡️ 工具调用已拒绝 [{code}]: {notice}；--yes 不能代替用户确认（请在交互终端中运行并输入 y）",
                     "policy", code)
     return Ask(tool, args, PROTECTED_DANGER, facts.risk or notice, notice)
 
 
-def asking_tools() -> list[str]:
-    """The tools that ask under /hitl on, by name (``/policy``); MCP tools ask too."""
-    return sorted(name for name, facts in known_tools().items() if facts.approval != "never" and not plain_mcp(facts))
+def asking_tools(tools: Mapping[str, ToolSpec]) -> list[str]:
+    """The tools of the table ``tools`` that ask under /hitl on, by name (``/policy``); MCP tools
+    ask too, and are named as a group."""
+    return sorted(name for name, spec in tools.items()
+                  if (facts := spec.facts or DEFAULT).approval != "never" and not plain_mcp(facts))
 
 
 def unattended_refusal(protected: str) -> str:
@@ -140,39 +142,39 @@ def unattended_refusal(protected: str) -> str:
             f"--yes 不能代替用户确认（请在交互终端中运行并输入 y）：{protected}")
 
 
-def approved_before(tool: str, approved_all: frozenset[str] | set[str], facts: ToolFacts | None = None) -> bool:
+def approved_before(tool: str, approved_all: frozenset[str] | set[str], facts: ToolFacts) -> bool:
     """The user chose "approve all" for this tool (or approval key), or for a tool of the same
     MCP server (v.1). Approving network commands approves plain ones too."""
-    if tool in approved_all or (is_command(tool, facts) and tool + NETWORK_SUFFIX in approved_all):
+    if tool in approved_all or (is_command(facts) and tool + NETWORK_SUFFIX in approved_all):
         return True
     server = server_of(tool)
     return server is not None and any(server_of(name) == server for name in approved_all)
 
 
-def covered(ask: Ask, approved_all: frozenset[str] | set[str], network_granted: bool = False,
-            facts: ToolFacts | None = None) -> bool:
+def covered(ask: Ask, approved_all: frozenset[str] | set[str], network_granted: bool = False, *,
+            facts: ToolFacts) -> bool:
     """An "approve all" given earlier in the same step answers this question, unless the call
     writes a protected path: those are asked every time (v.1). ``facts``: the call's."""
-    key = approval_key(ask.tool, ask.args, network_granted, facts)
+    key = approval_key(ask.tool, ask.args, network_granted, facts=facts)
     return not ask.notice and approved_before(key, approved_all, _facts_of_key(key, ask.tool, facts))
 
 
-def _facts_of_key(key: str, tool: str, facts: ToolFacts | None) -> ToolFacts | None:
-    """An approval key's facts: the tool's when the key is the tool, none (a plain read's) for
+def _facts_of_key(key: str, tool: str, facts: ToolFacts) -> ToolFacts:
+    """An approval key's facts: the tool's when the key is the tool, a plain read's for
     ``tool:network``, which names no tool."""
-    return None if facts is None else facts if key == tool else DEFAULT
+    return facts if key == tool else DEFAULT
 
 
-def approval_key(tool: str, args: Any, network_granted: bool = False, facts: ToolFacts | None = None) -> str:
+def approval_key(tool: str, args: Any, network_granted: bool = False, *, facts: ToolFacts) -> str:
     """What "approve all" of this call approves: the tool, or network commands (issue 24).
     When every command already has network (``network_granted``), a network call is a plain one."""
-    network = is_command(tool, facts) and command_flags(args).network and not network_granted
+    network = is_command(facts) and command_flags(args).network and not network_granted
     return tool + NETWORK_SUFFIX if network else tool
 
 
-def is_command(tool: str, facts: ToolFacts | None = None) -> bool:
+def is_command(facts: ToolFacts) -> bool:
     """Its ``command`` argument runs in the shell, under the sandbox flags (issue 24)."""
-    return (facts if facts is not None else facts_of(tool)).guard == "command"
+    return facts.guard == "command"
 
 
 @dataclass(frozen=True)

@@ -30,7 +30,7 @@ from datetime import datetime
 from pathlib import Path
 from typing import Any, TextIO
 
-from paicli.tools.specs import ToolFacts, facts_of
+from paicli.tools.facts import ToolFacts
 
 MAX_FIELD_CHARS = 1000  # reference v.7
 TRUNCATED = "...(truncated)"  # reference v.7
@@ -46,8 +46,8 @@ _JSON_SECRET = re.compile(r'(?i)("' + _SECRET_NAME + r'"\s*:\s*)"(?:[^"\\]|\\.)*
 _ASSIGNED_SECRET = re.compile(r"(?i)\b(" + _SECRET_NAME + r"=)[^\s&\"'\\,;]+")
 
 
-def is_audited(tool: str, facts: ToolFacts | None = None) -> bool:
-    return (facts if facts is not None else facts_of(tool)).audited
+def is_audited(facts: ToolFacts) -> bool:
+    return facts.audited
 
 
 def sanitize(text: str) -> str:

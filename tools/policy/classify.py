@@ -15,7 +15,7 @@ import re
 from dataclasses import dataclass
 
 from paicli.tools.browser.intent import INTERACT, NONE, READ, BrowserTurn, browser_turn  # noqa: F401 (re-exported)
-from paicli.tools.specs import ToolFacts, facts_of
+from paicli.tools.facts import ToolFacts
 from paicli.tools.urls import extract_urls
 
 # reference o.3: EXPLICIT_NO_WEB, as written.
@@ -101,10 +101,9 @@ def has_explicit_remember_intent(text: str | None) -> bool:
     return bool(text) and any(word in text for word in REMEMBER_WORDS)
 
 
-def command_of(name: str | None, args: object, facts: ToolFacts | None = None) -> str:
-    """The shell command of an ``execute_command`` call (``command`` or ``cmd``), else ``""``;
-    ``facts``: the call's (``paicli.tools.call.Call``), else its name's."""
-    facts = facts if facts is not None else facts_of((name or "").strip())
+def command_of(args: object, facts: ToolFacts) -> str:
+    """The shell command of a call of a ``command``-guarded tool (``execute_command``: its
+    ``command`` or ``cmd`` argument), else ``""``; ``facts``: the call's (``paicli.tools.call.Call``)."""
     if facts.guard != "command" or not isinstance(args, dict):
         return ""
     value = args.get("command") or args.get("cmd")

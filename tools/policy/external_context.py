@@ -16,7 +16,7 @@ from typing import Any
 
 from paicli.tools.policy.classify import WEB_COMMAND, command_of, has_explicit_remember_intent
 from paicli.tools.sandbox.flags import command_flags
-from paicli.tools.specs import ToolFacts, facts_of
+from paicli.tools.facts import ToolFacts
 
 MAX_RECORDED_SOURCES = 8  # reference o.1
 WEB_COMMAND_SOURCE = "execute_command(curl/wget)"  # reference o.1
@@ -27,18 +27,16 @@ __all__ = ["MAX_RECORDED_SOURCES", "MCP_MENTION_SOURCE", "blocks_automatic_memor
            "has_explicit_remember_intent", "add_source"]
 
 
-def external_source(name: str | None, args: Any = None, facts: ToolFacts | None = None) -> str | None:
+def external_source(name: str | None, args: Any, facts: ToolFacts) -> str | None:
     """The source a finished call of this tool records, or ``None`` for local tools: the tool's
     name when its ``external`` fact is set (MCP tools' and browser tools' are), or the command's
-    kind. ``facts``: the call's (``paicli.tools.call.Call``), else its name's."""
+    kind. ``facts``: the call's (``paicli.tools.call.Call``)."""
     tool = (name or "").strip()
-    external = facts.external if facts is not None else facts_of(tool).external or facts_of(tool.lower()).external
-    facts = facts if facts is not None else facts_of(tool)
-    if external:
+    if facts.external:
         return tool
     if facts.guard != "command":  # only a command's kind is a source (its ``command`` argument)
         return None
-    if WEB_COMMAND.search(command_of(tool, args, facts)):
+    if WEB_COMMAND.search(command_of(args, facts)):
         return WEB_COMMAND_SOURCE
     if command_flags(args).network:
         return NETWORK_COMMAND_SOURCE

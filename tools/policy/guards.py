@@ -24,7 +24,7 @@ from paicli.tools.policy.script_files import PROCESS_STARTED
 from paicli.tools.policy.scripts import script_refusal
 from paicli.tools.policy.shell_parse import Doubt, parse
 from paicli.tools.policy.shell_words import SHELLS
-from paicli.tools.policy.protected_paths import notice, protected_write
+from paicli.tools.policy.protected_paths import notice, protected_path
 
 
 class PathGuard:
@@ -58,7 +58,7 @@ class PathGuard:
         the gate judges the text alone, so only this spelling was ever put to the user."""
         resolved = self.resolve(path_str)
         parts = resolved.relative_to(self.root).parts
-        if notice(parts) and protected_write("write_file", {"path": path_str}, str(self.raw_root)) is None:
+        if notice(parts) and protected_path(path_str, str(self.raw_root)) is None:
             raise PolicyError(f"{path_str} 实际指向{notice(parts)}；请直接使用路径 {'/'.join(parts)}")
         return resolved
 

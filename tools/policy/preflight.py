@@ -23,16 +23,15 @@ from typing import Any
 from paicli.tools.base import PolicyError
 from paicli.tools.common import str_arg
 from paicli.tools.policy.guards import CommandGuard, PathGuard
-from paicli.tools.specs import ToolFacts, facts_of
+from paicli.tools.facts import ToolFacts
 
 REFUSED = "🛡️ 策略拒绝: {}"  # the text the tool itself gives for a PolicyError (paicli.tools.registry)
 
 
-def guard_refusal(tool: str, args: Any, root: str | Path, facts: ToolFacts | None = None) -> str | None:
+def guard_refusal(tool: str, args: Any, root: str | Path, facts: ToolFacts) -> str | None:
     """Why a guard refuses this call, or None: the reason a ``PolicyError`` of the tool would carry.
     The tool's ``guard`` fact says which guard, ``path_arg``/``path_default``/``writes`` on what
-    (``facts``: the call's, else its name's)."""
-    facts = facts if facts is not None else facts_of(tool)
+    (``facts``: the call's)."""
     if not isinstance(args, dict):
         return None
     try:

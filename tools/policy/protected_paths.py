@@ -28,7 +28,7 @@ from __future__ import annotations
 import os
 from typing import Any
 
-from paicli.tools.specs import ToolFacts, facts_of
+from paicli.tools.facts import ToolFacts
 
 
 # Why each is protected, shown in the approval dialog and in a refusal the model reads.
@@ -81,15 +81,18 @@ def notice(parts: tuple[str, ...]) -> str | None:
     return f"受保护路径 {'/'.join(parts)}（{reason}），写入需要用户确认" if reason else None
 
 
-def protected_write(tool: str, args: Any, root: str, facts: ToolFacts | None = None) -> str | None:
+def protected_write(tool: str, args: Any, root: str, facts: ToolFacts) -> str | None:
     """The notice for a write or edit of a protected path; None for anything else (the tool's
-    ``writes`` fact says which calls write, ``path_arg`` where; ``facts``: the call's, else its name's)."""
-    facts = facts if facts is not None else facts_of(tool)
+    ``writes`` fact says which calls write, ``path_arg`` where; ``facts``: the call's)."""
     if facts.writes == "skill":
         return skill_reference_notice(args)
     if facts.writes != "project" or not facts.path_arg or not isinstance(args, dict):
         return None
-    path = args.get(facts.path_arg)
+    return protected_path(args.get(facts.path_arg), root)
+
+
+def protected_path(path: Any, root: str) -> str | None:
+    """The notice for writing ``path`` (as the call spells it, relative to ``root``), or None."""
     if not isinstance(path, str) or not path.strip():
         return None
     parts = relative_parts(root, path)

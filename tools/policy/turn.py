@@ -33,7 +33,7 @@ from paicli.tools.browser.rules import BrowserState
 from paicli.tools.policy.decision import Deny
 from paicli.tools.policy.external_context import blocks_automatic_memory
 from paicli.tools.policy.classify import NETWORK_COMMAND, WEB_COMMAND, TurnClass, classify, command_of
-from paicli.tools.specs import ToolFacts, facts_of
+from paicli.tools.facts import ToolFacts
 from paicli.tools.urls import extract_urls, normalize_url
 
 __all__ = [
@@ -82,59 +82,59 @@ def policy_denial(code: str, message: str) -> Deny:
     return Deny(denial_text(code, message), "policy", code)
 
 
-def is_browser_tool(name: str, facts: ToolFacts | None = None) -> bool:
+def is_browser_tool(facts: ToolFacts) -> bool:
     """A tool whose spec says it drives a browser (``web="browser"``), reference o.4. ``facts``
-    here and below: the call's (``paicli.tools.call.Call``), else the name's."""
-    return (facts if facts is not None else facts_of(name.strip())).web == "browser"
+    here and below: the call's (``paicli.tools.call.Call``) or the table's spec's."""
+    return facts.web == "browser"
 
 
-def is_web_fetch_tool(name: str, facts: ToolFacts | None = None) -> bool:
+def is_web_fetch_tool(facts: ToolFacts) -> bool:
     """A fetch: ``web_fetch``, or an MCP server's (its facts say so, ``paicli.tools.facts.mcp_default``)."""
-    return (facts if facts is not None else facts_of(name.strip().lower())).web == "fetch"
+    return facts.web == "fetch"
 
 
-def is_web_tool(name: str, facts: ToolFacts | None = None) -> bool:
-    search = (facts if facts is not None else facts_of(name.strip().lower())).web == "search"
-    return search or is_web_fetch_tool(name, facts) or is_browser_tool(name, facts)
+def is_web_tool(facts: ToolFacts) -> bool:
+    return facts.web in ("search", "fetch", "browser")
 
 
-def expose(turn: TurnClass, tools: Iterable[tuple[str, str]],
+def expose(turn: TurnClass, tools: Iterable[tuple[str, str, ToolFacts]],
            discovered_urls: Iterable[str] = frozenset(), browser: BrowserState | None = None) -> set[str]:
-    """Names of the tools to advertise this model call; ``tools`` are (name, description);
+    """Names of the tools to advertise this model call; ``tools`` are (name, description, facts);
     ``browser``: what this branch established in the browser (o.6), for o.4 rule 4."""
     grounded = bool(turn.grounded_urls) or bool(frozenset(discovered_urls))
     state = browser or BrowserState()
-    return {name for name, description in tools if not _hidden(turn, name, description or "", grounded, state)}
+    return {name for name, description, facts in tools
+            if not _hidden(turn, name, description or "", facts, grounded, state)}
 
 
-def _hidden(turn: TurnClass, name: str, description: str, grounded: bool, browser: BrowserState) -> bool:
-    web = is_web_tool(name)
+def _hidden(turn: TurnClass, name: str, description: str, facts: ToolFacts, grounded: bool,
+            browser: BrowserState) -> bool:
+    web = is_web_tool(facts)
     if turn.explicit_no_web and (web or _EXTERNAL_HINT.search(description.lower())):
         return True
     if turn.web_forbidden and web:
         return True
-    if not grounded and is_web_fetch_tool(name):
+    if not grounded and is_web_fetch_tool(facts):
         return True
-    return is_browser_tool(name) and not browser_rules.visible(name, turn.browser, browser, grounded)
+    return is_browser_tool(facts) and not browser_rules.visible(name, turn.browser, browser, grounded)
 
 
 def authorize(turn: TurnClass, name: str | None, args: Any, advertised: Iterable[str],
               discovered_urls: Iterable[str] = frozenset(), external_sources: tuple[str, ...] = (),
-              guard_on: bool = True, browser: BrowserState | None = None,
-              facts: ToolFacts | None = None) -> Deny | None:
+              guard_on: bool = True, browser: BrowserState | None = None, *,
+              facts: ToolFacts) -> Deny | None:
     """Judge one call, o.5 rules in order; the first that matches denies it, None lets it pass.
 
     ``discovered_urls`` are the normalised URLs this turn's web_search calls returned as
     structured results; ``external_sources`` is the session's recorded tuple (o.1); ``browser``
     what this branch established in the browser (rules 4 and 5); ``facts`` the call's
-    (``paicli.tools.call.Call``), else the name's.
+    (``paicli.tools.call.Call``).
     """
     tool = (name or "").strip()
     if not tool:
         return policy_denial(TOOL_NOT_ADVERTISED, MSG_INVALID_CALL)
-    facts = facts if facts is not None else facts_of(tool)
     grounded = turn.grounded_urls | {normalize_url(url) for url in discovered_urls}
-    command = command_of(tool, args, facts)
+    command = command_of(args, facts)
     denial = (_web_rule(turn, tool, command, facts) or _browser_rule(turn, tool, args, browser or BrowserState(), facts)
               or _url_rule(tool, args, command, grounded, facts))
     if denial:
@@ -156,9 +156,9 @@ MSG_MEMORY_NO_INTENT = "本轮用户没有要求记住任何内容，写入长�
 MSG_MEMORY_GLOBAL = "模型请求写入全局记忆（所有项目的会话都会读到），需要用户输入 y 确认"
 
 
-def memory_question(turn: TurnClass, name: str | None, args: Any, facts: ToolFacts | None = None) -> str | None:
+def memory_question(turn: TurnClass, args: Any, facts: ToolFacts) -> str | None:
     """Why a ``save_memory`` call (its ``memory`` fact) needs the person (a typed y, never ``--yes``), or None."""
-    if not (facts if facts is not None else facts_of((name or "").strip())).memory:
+    if not facts.memory:
         return None
     scope = args.get("scope") if isinstance(args, dict) else None
     if isinstance(scope, str) and scope.lower() == "global":
@@ -171,7 +171,7 @@ def memory_question(turn: TurnClass, name: str | None, args: Any, facts: ToolFac
 def _web_rule(turn: TurnClass, tool: str, command: str, facts: ToolFacts) -> Deny | None:
     """Rules 2–3: no web tool or network command (``command``: the call's shell command, or "")
     when the turn did not ask for the web."""
-    if not (is_web_tool(tool, facts) or NETWORK_COMMAND.search(command)):
+    if not (is_web_tool(facts) or NETWORK_COMMAND.search(command)):
         return None
     if turn.headline_only:
         return policy_denial(NO_ACTION, MSG_NO_ACTION)
@@ -182,7 +182,7 @@ def _web_rule(turn: TurnClass, tool: str, command: str, facts: ToolFacts) -> Den
 
 def _browser_rule(turn: TurnClass, tool: str, args: Any, browser: BrowserState, facts: ToolFacts) -> Deny | None:
     """Rules 4–5: history navigation needs a page, a tab action must be a known one."""
-    if not is_browser_tool(tool, facts):
+    if not is_browser_tool(facts):
         return None
     message = browser_rules.refusal(turn.browser, browser, tool, args, bool(urls_in_args(args)))
     return policy_denial(browser_rules.refusal_code(message), message) if message else None
@@ -191,11 +191,11 @@ def _browser_rule(turn: TurnClass, tool: str, args: Any, browser: BrowserState, 
 def _url_rule(tool: str, args: Any, command: str, grounded: frozenset[str], facts: ToolFacts) -> Deny | None:
     """Rules 6–9: every URL a call reaches must be grounded, and it must name one."""
     urls = urls_in_args(args)
-    if is_web_fetch_tool(tool, facts) and not urls:
+    if is_web_fetch_tool(facts) and not urls:
         return policy_denial(UNGROUNDED_URL, MSG_FETCH_NO_URL)
     if _is_navigation(tool, facts) and not is_history_navigation(tool, args) and not urls:
         return policy_denial(UNGROUNDED_URL, MSG_NAVIGATE_NO_URL)
-    reaches = is_web_fetch_tool(tool, facts) or is_browser_tool(tool, facts) or NETWORK_COMMAND.search(command)
+    reaches = is_web_fetch_tool(facts) or is_browser_tool(facts) or NETWORK_COMMAND.search(command)
     if reaches and any(url not in grounded for url in urls):
         return policy_denial(UNGROUNDED_URL, MSG_UNGROUNDED)
     if WEB_COMMAND.search(command) and not urls:
@@ -204,7 +204,7 @@ def _url_rule(tool: str, args: Any, command: str, grounded: frozenset[str], fact
 
 
 def _is_navigation(tool: str, facts: ToolFacts) -> bool:
-    return is_browser_tool(tool, facts) and browser_rules.action_of(tool) in NAVIGATION
+    return is_browser_tool(facts) and browser_rules.action_of(tool) in NAVIGATION
 
 
 def urls_in_args(args: Any) -> list[str]:
