@@ -26,6 +26,14 @@ run of each loop, and of the ledger's worker thread in the ledger run):
 3. Start-up: ``paicli --help``, and the time from launching the REPL in a pseudo-terminal until
    its prompt ``❯`` is drawn.
 
+``--baseline DIR`` compares this tree with another checkout (``git worktree add DIR <commit>``)
+instead: each tree's own copy of this benchmark runs in a process of its own, the two taking
+turns (this, DIR, this, DIR, ...) ``--rounds`` times, one run of each loop per process. A
+process measures its tree's loops and the minimal loop side by side, so each tree's ratio to the
+minimal loop cancels what the machine was doing at that moment; the table gives each tree's
+medians and the ratio of the two trees' ratios (the change's cost: 1.05 is 5% slower). DIR's
+own ``.venv`` runs it when it has one, else this one (DIR's folders come first on ``sys.path``).
+
 Benchmarks print; they never fail over a missed target.
 """
 
@@ -438,6 +446,61 @@ def long_rows(loops: dict[tuple[str, str], dict[str, float]]) -> list[tuple[str,
     ]
 
 
+# -- two trees, taking turns (--baseline) ------------------------------------------------------
+
+PAIRED_ROWS = {"ours (InMemorySaver), per model call": "ours",
+               "ours on the ledger (durability sync), per model call": "ledger",
+               "minimal LangGraph loop, per model call": "minimal"}
+
+
+def tree_figures(tree: Path, steps: int, long_steps: int) -> dict[str, float]:
+    """One run of ``tree``'s benchmark in a process of its own: ms per model call by row, the
+    short session's as ``ours``/``ledger``/``minimal``, the long one's with ``long `` before."""
+    python = tree / ".venv" / "bin" / "python"
+    command = [str(python if python.exists() else sys.executable), str(tree / "bench" / "loop_overhead.py"),
+               "--steps", str(steps), "--runs", "1", "--long-steps", str(long_steps), "--no-startup"]
+    done = subprocess.run(command, capture_output=True, text=True, cwd=tree)
+    if done.returncode:
+        raise SystemExit(f"the benchmark of {tree} failed:\n{done.stderr[-2000:]}")
+    figures: dict[str, float] = {}
+    for line in done.stdout.splitlines():
+        label, _, rest = line.strip().rpartition("  ")
+        name = PAIRED_ROWS.get(label.strip())
+        if name and rest.endswith(" ms"):
+            figures["long " + name if name in figures else name] = float(rest.removesuffix(" ms"))
+    if not {"ours", "ledger", "minimal"} <= figures.keys():
+        raise SystemExit(f"no per-call figures in the output of {tree}'s benchmark:\n{done.stdout[-2000:]}")
+    return figures
+
+
+def paired(baseline: Path, rounds: int, steps: int, long_steps: int) -> None:
+    here = Path(__file__).resolve().parents[1]
+    trees = {"this tree": here, "baseline": baseline.resolve()}
+    got: dict[str, list[dict[str, float]]] = {name: [] for name in trees}
+    for _ in range(rounds):
+        for name, tree in trees.items():
+            got[name].append(tree_figures(tree, steps, long_steps))
+    lengths = ["", "long "] if long_steps else [""]
+
+    def med(name: str, key: str) -> float:
+        return statistics.median(f[key] for f in got[name])
+
+    def ratio(name: str, key: str, length: str) -> float:  # per round, to that process's minimal loop
+        return statistics.median(f[length + key] / f[length + "minimal"] for f in got[name])
+
+    print(f"agent loop, this tree ({here}) against {baseline} taking turns: {rounds} rounds, "
+          f"{steps} tool-calling responses (+{long_steps} over the long history), one run per process")
+    print(f"  {'ms per model call (median)':<44}{'this tree':>11}{'baseline':>11}{'this / baseline':>17}")
+    for length in lengths:
+        for key, label in (("ours", "ours (InMemorySaver)"), ("ledger", "ours on the ledger"),
+                           ("minimal", "minimal LangGraph loop")):
+            a, b = med("this tree", length + key), med("baseline", length + key)
+            print(f"  {length + label:<44}{a:>11.2f}{b:>11.2f}{a / b:>16.3f}x")
+        for key, label in (("ours", "ratio ours / minimal"), ("ledger", "ratio ledger / minimal")):
+            a, b = ratio("this tree", key, length), ratio("baseline", key, length)
+            print(f"  {length + label:<44}{a:>10.2f}x{b:>10.2f}x{a / b:>16.3f}x")
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--steps", type=int, default=STEPS, help=f"tool-calling model responses (default {STEPS})")
@@ -447,7 +510,13 @@ def main() -> None:
     parser.add_argument("--no-startup", action="store_true", help="skip the start-up figures")
     parser.add_argument("--profile", type=int, nargs="?", const=25, default=0, metavar="N",
                         help="also print the top N functions of one cProfiled run of each loop")
+    parser.add_argument("--baseline", type=Path, metavar="DIR",
+                        help="compare with another checkout, the two taking turns in processes of their own")
+    parser.add_argument("--rounds", type=int, default=8, help="with --baseline: turns of each tree (default 8)")
     args = parser.parse_args()
+    if args.baseline:
+        paired(args.baseline, args.rounds, args.steps, args.long_steps)
+        return
     with tempfile.TemporaryDirectory(prefix="paicli-bench-") as tmp:
         home, project = Path(tmp, "home"), Path(tmp, "project")
         home.mkdir(), project.mkdir()
