@@ -28,6 +28,14 @@ def task_key(description: str) -> str:
     return f"当前任务：{description}"
 
 
+def top_level_write(saver: InMemorySaver, text: str) -> bool:
+    """A node of the top graph (a finished task, not a step inside its subgraph) has saved a write
+    mentioning ``text``: what a resumed run reads instead of running that node again."""
+    needle = text.encode("utf-8")
+    return any(needle in bytes(value[1]) for (_, namespace, _), writes in list(saver.writes.items()) if namespace == ""
+               for _, _, value, _ in list(writes.values()))
+
+
 class PlanHarness(Harness):
     """The react Harness's streaming and answers, over the Plan graph."""
 

@@ -14,8 +14,9 @@ from paicli.memory.longterm.manager import LongTermMemory, MemoryOptions
 from paicli.nodes.core.background import Background
 from paicli.nodes.plan.text import PLAN_REVIEW_CANCELLED
 from tests.graphs.conftest import slow_tool
-from tests.graphs.plan_support import PLANNING, PlanHarness, plan_json, task_key
+from tests.graphs.plan_support import PLANNING, PlanHarness, plan_json, task_key, top_level_write
 from tests.support.scripted_model import ScriptedChatModel, ai, tool_call
+from tests.support.waiting import until
 
 GOAL = "先统计项目再写总结，最后检查"
 
@@ -219,9 +220,9 @@ async def test_a_run_cut_short_mid_tool_continues_without_rerunning_finished_wor
         task_key("甲"): [ai("", tool_call("slow", {})), ai("甲换了办法")], task_key("乙"): [ai("乙好")]})
     h = PlanHarness(model, project, tools={"slow": spec})
     run = asyncio.ensure_future(h.run(GOAL))
-    while not runs:
-        await asyncio.sleep(0.02)
-    await asyncio.sleep(0.2)  # task_2 has finished by now
+    await until(lambda: runs, 30, "the slow tool's start")
+    # task_2's end is saved in the run's own checkpoint (a write of the top graph, not of its task's subgraph)
+    await until(lambda: top_level_write(h.checkpointer, "乙好"), 30, "task_2's result in the checkpoint")
     run.cancel()
     with pytest.raises(asyncio.CancelledError):
         await run

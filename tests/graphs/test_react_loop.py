@@ -9,6 +9,7 @@ import httpx
 from langchain_core.messages import AIMessage, HumanMessage, SystemMessage, ToolMessage
 
 from tests.graphs.conftest import Harness, assert_paired
+from tests.support.waiting import until
 from tests.support.scripted_model import ScriptedChatModel, ai, tool_call
 
 
@@ -130,15 +131,12 @@ async def test_ask_mode_asks_before_writing_and_yes_mode_never_asks(project):
 
 async def test_cancelled_turn_leaves_a_conversation_the_provider_accepts(project):
     model = ScriptedChatModel(
-        [ai("", tool_call("execute_command", {"command": "sleep 30; touch late.txt"})), ai("下一轮的回答")]
+        [ai("", tool_call("execute_command", {"command": "touch started.txt; sleep 30; touch late.txt"})),
+         ai("下一轮的回答")]
     )
     h = Harness(model, project)
     task = asyncio.ensure_future(h.turn("slow"))
-    for _ in range(200):
-        await asyncio.sleep(0.02)
-        if model.calls == 1 and any(m.type == "ai" for m in await h.messages()):
-            break
-    await asyncio.sleep(0.2)
+    await until(lambda: (project / "started.txt").exists(), 30, "the command's start")  # it runs: cancel it now
     task.cancel()
     await asyncio.gather(task, return_exceptions=True)
     await h.turn("继续")

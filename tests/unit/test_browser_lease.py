@@ -10,6 +10,7 @@ import pytest
 from paicli.tools.browser.launch import BrowserOptions
 from paicli.tools.browser.lease import BrowserLease
 from paicli.tools.browser.session import BrowserSession, ConnectError, find_endpoint
+from tests.support.waiting import until
 
 
 async def unit(lease: BrowserLease, name: str, log: list[str], hold: float = 0.05, fail: bool = False,
@@ -27,7 +28,7 @@ async def unit(lease: BrowserLease, name: str, log: list[str], hold: float = 0.0
 async def test_units_take_turns_in_the_order_they_asked():
     lease, log, waits = BrowserLease(), [], []
     first = asyncio.create_task(unit(lease, "a", log, waits=waits))
-    await asyncio.sleep(0.01)
+    await until(lambda: lease.holder == "a", 5, "a's lease")
     rest = [asyncio.create_task(unit(lease, n, log, waits=waits)) for n in ("b", "c")]
     await asyncio.gather(first, *rest)
     assert log == ["a+", "a-", "b+", "b-", "c+", "c-"]
@@ -38,12 +39,12 @@ async def test_units_take_turns_in_the_order_they_asked():
 async def test_a_failing_or_cancelled_unit_lets_the_next_one_in():
     lease, log = BrowserLease(), []
     failing = asyncio.create_task(unit(lease, "a", log, hold=0.05, fail=True))
-    await asyncio.sleep(0.01)
-    waiting = asyncio.create_task(unit(lease, "b", log, hold=0.5))
+    await until(lambda: lease.holder == "a", 5, "a's lease")
+    waiting = asyncio.create_task(unit(lease, "b", log, hold=60))
     third = asyncio.create_task(unit(lease, "c", log))
     with pytest.raises(RuntimeError):
         await failing
-    await asyncio.sleep(0.05)
+    await until(lambda: "b+" in log, 5, "b's turn")
     waiting.cancel()  # Ctrl-C while it holds the lease
     with pytest.raises(asyncio.CancelledError):
         await waiting
@@ -54,10 +55,11 @@ async def test_a_failing_or_cancelled_unit_lets_the_next_one_in():
 
 async def test_a_unit_cancelled_while_waiting_leaves_the_queue():
     lease, log = BrowserLease(), []
+    queued: list[str] = []
     holder = asyncio.create_task(unit(lease, "a", log, hold=0.1))
-    await asyncio.sleep(0.01)
-    waiting = asyncio.create_task(unit(lease, "b", log))
-    await asyncio.sleep(0.01)
+    await until(lambda: lease.holder == "a", 5, "a's lease")
+    waiting = asyncio.create_task(unit(lease, "b", log, waits=queued))
+    await until(lambda: queued, 5, "b waiting")
     waiting.cancel()
     await asyncio.gather(holder, waiting, return_exceptions=True)
     await unit(lease, "c", log)
