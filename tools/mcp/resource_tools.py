@@ -4,7 +4,7 @@
 PaiCLI has such tools (reference t, S2 ``McpResourceTool``) but their names were not read;
 these follow the ``mcp__<server>__<tool>`` form so everything keyed on it treats them as the
 server's tools: they ask for approval at every level ("approve all" covers the server, v.1),
-their results are external content (o.1), wrapped as untrusted data (r), offloaded when long
+their results are external content (o.1: their facts are an MCP tool's, as the adapter gives), wrapped as untrusted data (r), offloaded when long
 (d.1) and run alone in a batch (s.8). A tool of the server with the same name wins.
 Every failure is a typed ``MCP 工具调用失败: …`` result the model can react to.
 """
@@ -14,6 +14,7 @@ from __future__ import annotations
 from typing import Any
 
 from paicli.tools.base import ToolContext, ToolSpec, ToolText, failed
+from paicli.tools.facts import mcp_default
 from paicli.tools.mcp.names import tool_name
 from paicli.tools.mcp.requests import Sessions, Unavailable
 from paicli.tools.mcp.resources import list_resources, read_resource
@@ -44,9 +45,10 @@ def resource_specs(server: str, servers: Sessions) -> dict[str, ToolSpec]:
     specs = [
         ToolSpec(tool_name(server, LIST), f"列出 MCP server 提供的资源：uri | 名称 | 类型 | 说明 {where}",
                  {"type": "object", "properties": {}}, list_all, is_async=True,
-                 extra={"mcp_server": server, "mcp_tool": LIST}),
+                 extra={"mcp_server": server, "mcp_tool": LIST}, facts=mcp_default(tool_name(server, LIST))),
         ToolSpec(tool_name(server, READ), f"读取 MCP server 的一个资源的内容（uri 来自 {tool_name(server, LIST)}） {where}",
                  {"type": "object", "properties": {"uri": {"type": "string", "description": "资源的 uri"}},
-                  "required": ["uri"]}, read_one, is_async=True, extra={"mcp_server": server, "mcp_tool": READ}),
+                  "required": ["uri"]}, read_one, is_async=True, extra={"mcp_server": server, "mcp_tool": READ},
+                 facts=mcp_default(tool_name(server, READ))),
     ]
     return {spec.name: spec for spec in specs}
