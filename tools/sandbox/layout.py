@@ -176,6 +176,29 @@ def _own_install() -> tuple[str, ...]:
     return os.path.realpath(sys.prefix), here
 
 
+@dataclass
+class _View:
+    """What ``layout`` builds step by step: the mounts in order, the directories to make, and
+    what the view empties or replaces (``gone``: a path under one is not the host's)."""
+
+    mounts: list[Mount] = field(default_factory=lambda: [Mount("ro", "/", "/")])
+    make: list[str] = field(default_factory=list)
+    gone: list[str] = field(default_factory=lambda: ["/dev", "/proc"])
+
+
+@dataclass
+class _Project:
+    """Step 5's findings: the read-only paths, the swept ones and the git dirs."""
+
+    protected: list[str] = field(default_factory=list)
+    missing: list[str] = field(default_factory=list)
+    pinned: set[str] = field(default_factory=set)
+    guarded: list[gitdirs.GitDir] = field(default_factory=list)
+    nested: list[str] = field(default_factory=list)
+    seen_nested: set[str] = field(default_factory=set)
+    git_dir: str = ""
+
+
 def layout(root: Path, env: dict[str, str], options: SandboxOptions = SandboxOptions(), session: str = "default",
            *, copy_on_write: bool = True, sockets: set[str] | None = None,
            tracked: gitdirs.Tracked | None = gitdirs.TRACKED, read_only: bool = False,
@@ -185,36 +208,64 @@ def layout(root: Path, env: dict[str, str], options: SandboxOptions = SandboxOpt
     file system cannot hold an overlay layer), for a download cache only when ``network`` (else
     the command reads that layer and its own writes vanish); ``sockets``: bound socket paths
     (``paicli.tools.sandbox.sockets.bound_paths``), masked where still visible; ``read_only``: the
-    project as a whole cannot be written (a language server, ``CommandSandbox.wrap``)."""
-    top = str(root)
-    home = env.get("HOME") or ""
-    homes = _homes(env)
-    mounts: list[Mount] = [Mount("ro", "/", "/")]
-    make: list[str] = []
-    gone = ["/dev", "/proc"]
-    # 1. Runtime directories: emptied (sockets of daemons, agents, the session bus, /run/secrets).
+    project as a whole cannot be written (a language server, ``CommandSandbox.wrap``).
+
+    The view is built in seven steps, each mounting over the ones before."""
+    top, homes, view = str(root), _homes(env), _View()
+    run_kept = _runtime_dirs(view)  # 1. runtime directories emptied
+    temp, host_tmp = _temp_dirs(view, options, session, env, top, homes)  # 2. the session's temp dirs
+    caches = _caches(view, options, top, env.get("HOME") or "", copy_on_write, network)  # 3. caches, copy-on-write
+    writable = _writable(view, top, options, read_only)  # 4. the project and the user's writable roots
+    project = _project_paths(view, top, root, tracked, read_only, writable, host_tmp)  # 5. protected paths
+    seen_inside = [top] if read_only else []  # visible though not writable
+    shown = writable + seen_inside + [str(c) for c in caches]
+    hidden, masked = _secrets(view, options, homes, shown)  # 6. secrets, even inside a writable root
+    for path in _visible_sockets(sockets or set(), view.gone + hidden, shown + run_kept, masked):  # 7. sockets
+        masked.append(path)
+        view.mounts.append(Mount("null", path))
+    return Layout(root, tuple(Path(p) for p in writable), tuple(Path(p) for p in project.protected),
+                  tuple(Path(p) for p in sorted(project.pinned)), tuple(Path(p) for p in project.missing),
+                  tuple(Path(p) for p in masked), tuple(Path(p) for p in hidden), tuple(view.mounts),
+                  tuple(project.guarded), tuple(Path(p) for p in project.nested), tuple(caches), tuple(temp),
+                  frozenset(Path(p) for p in project.seen_nested), project.git_dir, tuple(view.make), read_only)
+
+
+def _runtime_dirs(view: _View) -> list[str]:
+    """Step 1: /run and /var/run emptied (sockets of daemons, agents, the session bus,
+    /run/secrets), with what programs need from them shown again; returns those."""
     for run in RUN_DIRS:
         if os.path.isdir(run) and not os.path.islink(run):
-            mounts.append(Mount("tmpfs", run))
-            gone.append(run)
-    run_kept = [k for k in RUN_KEPT if os.path.lexists(k)]
-    for kept in run_kept:
-        mounts.append(Mount("ro", kept, kept))
-    # 2. The session's private temp dirs, then the host's TMPDIR emptied.
+            view.mounts.append(Mount("tmpfs", run))
+            view.gone.append(run)
+    kept = [k for k in RUN_KEPT if os.path.lexists(k)]
+    view.mounts += [Mount("ro", k, k) for k in kept]
+    return kept
+
+
+def _temp_dirs(view: _View, options: SandboxOptions, session: str, env: dict[str, str], top: str,
+               homes: list[str]) -> tuple[list[Path], str]:
+    """Step 2: the session's private temp dirs over /tmp and /var/tmp, then the host's TMPDIR
+    emptied (unless the project or a home is inside it); returns the private dirs and TMPDIR."""
     tmp, var_tmp = session_temp(options, session)
     temp = []
     for private, dest in ((tmp, "/tmp"), (var_tmp, "/var/tmp")):
         if os.path.isdir(dest):
-            mounts.append(Mount("bind", dest, private))
-            make.append(private)
+            view.mounts.append(Mount("bind", dest, private))
+            view.make.append(private)
             temp.append(Path(private))
-            gone.append(dest)
+            view.gone.append(dest)
     host_tmp = os.path.realpath(env["TMPDIR"]) if env.get("TMPDIR") else ""
-    if host_tmp and not _under(host_tmp, gone) and os.path.isdir(host_tmp) and host_tmp != "/" \
+    if host_tmp and not _under(host_tmp, view.gone) and os.path.isdir(host_tmp) and host_tmp != "/" \
             and not _under(top, [host_tmp]) and not any(_under(h, [host_tmp]) for h in homes):
-        mounts.append(Mount("tmpfs", host_tmp))
-        gone.append(host_tmp)
-    # 3. Caches, copy-on-write.
+        view.mounts.append(Mount("tmpfs", host_tmp))
+        view.gone.append(host_tmp)
+    return temp, host_tmp
+
+
+def _caches(view: _View, options: SandboxOptions, top: str, home: str, copy_on_write: bool,
+            network: bool) -> list[Path]:
+    """Step 3: the toolchain caches under HOME, each an overlay whose writes land in a layer of
+    the project's (a download cache's only for a network command)."""
     data = os.path.realpath(data_dir(options))
     caches = []
     for cache, builds in _home_caches(home):
@@ -222,74 +273,75 @@ def layout(root: Path, env: dict[str, str], options: SandboxOptions = SandboxOpt
             continue  # the layer cannot sit inside what it covers
         upper, work = cache_layer(options, top, cache) if copy_on_write else ("", "")
         if copy_on_write and (network or builds):
-            mounts.append(Mount("overlay", cache, cache, upper, work))
-            make += [upper, work]
+            view.mounts.append(Mount("overlay", cache, cache, upper, work))
+            view.make += [upper, work]
         else:  # what an earlier network command downloaded stays visible, read-only
-            mounts.append(Mount("tmp-overlay", cache, cache, above=(upper,) if upper and _has_entries(upper) else ()))
+            view.mounts.append(Mount("tmp-overlay", cache, cache, above=(upper,) if upper and _has_entries(upper) else ()))
         caches.append(Path(cache))
-    # 4. The project and the user's writable roots.
+    return caches
+
+
+def _writable(view: _View, top: str, options: SandboxOptions, read_only: bool) -> list[str]:
+    """Step 4: the project (not when ``read_only``: then only the extra roots outside it) and
+    ``PAICLI_SANDBOX_WRITABLE``, bound writable."""
     extra = [os.path.expanduser(e) for e in options.writable]
-    if read_only:  # the extra roots, none inside the project
+    if read_only:
         writable = [p for p in _existing_dirs(extra) if not _under(p, [os.path.realpath(top)])]
     else:
         writable = _existing_dirs([top, *extra])
-    for path in writable:
-        mounts.append(Mount("bind", path, path))
-    # 5. Protected paths of the project: .git (paicli.tools.sandbox.gitdirs), PAI.md and the rest; or,
-    # read-only, the project itself, mounted after every writable root that may hold it.
-    protected, missing, pinned, guarded = [], [], set(), []
-    nested, seen_nested, linked, git_dir = [], set(), [], ""
+    view.mounts += [Mount("bind", path, path) for path in writable]
+    return writable
+
+
+def _project_paths(view: _View, top: str, root: Path, tracked: gitdirs.Tracked | None, read_only: bool,
+                   writable: list[str], host_tmp: str) -> _Project:
+    """Step 5: the project's protected paths (.git, ``paicli.tools.sandbox.gitdirs``, PAI.md and the
+    rest) read-only; or, ``read_only``, the project itself, mounted after every writable root that
+    may hold it. paicli's own install too, read-only inside a writable root and shown again
+    (read-only) where an emptied temp dir hides it (a checkout or venv under /tmp: language
+    servers and paicli's own helpers run from it). A linked worktree's or submodule's git dirs
+    end up writable, after the common dir's protections, with their own protected entries; they
+    join ``writable``."""
+    found, linked = _Project(), []
     if read_only:
-        protected.append(top)
+        found.protected.append(top)
     else:
-        git_dir, linked, nested, seen_nested = _protected(top, root, tracked, protected, missing, pinned, guarded)
-    # paicli's own install: read-only inside a writable root, shown again (read-only) where an
-    # emptied temp dir hides it (a checkout or venv under /tmp: language servers and paicli's
-    # own helpers run from it).
-    emptied = [str(t) for t in ("/tmp", "/var/tmp", host_tmp) if t and _under(str(t), gone)]
-    own = [p for p in _own_install() if (_under(p, writable) or _under(p, emptied)) and os.path.exists(p)]
-    protected += own
-    for path in sorted(pinned):
-        mounts.append(Mount("bind", path, path))
-    for path in protected:
-        mounts.append(Mount("ro", path, path))
-    # A linked worktree's or submodule's git dirs: writable after the common dir's protections,
-    # then their own protected entries.
+        found.git_dir, linked, found.nested, found.seen_nested = _protected(
+            top, root, tracked, found.protected, found.missing, found.pinned, found.guarded)
+    emptied = [str(t) for t in ("/tmp", "/var/tmp", host_tmp) if t and _under(str(t), view.gone)]
+    found.protected += [p for p in _own_install() if (_under(p, writable) or _under(p, emptied)) and os.path.exists(p)]
+    view.mounts += [Mount("bind", path, path) for path in sorted(found.pinned)]
+    view.mounts += [Mount("ro", path, path) for path in found.protected]
     for gd_path in reversed(linked):  # the common dir first, the worktree's own git dir on top
-        mounts.append(Mount("bind", gd_path, gd_path))
+        view.mounts.append(Mount("bind", gd_path, gd_path))
         gd, ro = gitdirs.guarded(gd_path)
-        guarded.append(gd)
+        found.guarded.append(gd)
         for path in ro:
-            mounts.append(Mount("ro", path, path))
-            protected.append(path)
+            view.mounts.append(Mount("ro", path, path))
+            found.protected.append(path)
         writable.append(gd_path)
-    # 6. Secrets: empty, even inside a writable root.
+    return found
+
+
+def _secrets(view: _View, options: SandboxOptions, homes: list[str], shown: list[str]) -> tuple[list[str], list[str]]:
+    """Step 6: credential stores emptied and credential files shown as /dev/null, inside a writable
+    root too, unless ``PAICLI_SANDBOX_READABLE`` names them or an emptied directory already hides
+    them (and nothing in ``shown`` shows them again); returns (hidden dirs, masked files)."""
     readable = {os.path.realpath(os.path.expanduser(r)) for r in options.readable}
-    secret_candidates = [os.path.realpath(os.path.expanduser(h)) for h in options.hidden if h]
-    secret_candidates += [os.path.join(h, c) for h in homes for c in CREDENTIAL_PATHS]
-    secret_candidates += list(SYSTEM_SECRETS)
+    candidates = [os.path.realpath(os.path.expanduser(h)) for h in options.hidden if h]
+    candidates += [os.path.join(h, c) for h in homes for c in CREDENTIAL_PATHS]
+    candidates += list(SYSTEM_SECRETS)
     hidden, masked = [], []
-    seen_inside = [top] if read_only else []  # visible though not writable
-    shown_again = writable + seen_inside + [str(c) for c in caches]
-    for path in dict.fromkeys(secret_candidates):
-        if not os.path.lexists(path) or path in readable or _under(path, gone) and not _under(path, shown_again):
+    for path in dict.fromkeys(candidates):
+        if not os.path.lexists(path) or path in readable or _under(path, view.gone) and not _under(path, shown):
             continue
         if os.path.isdir(path):
             hidden.append(path)
-            mounts.append(Mount("tmpfs", path))
+            view.mounts.append(Mount("tmpfs", path))
         else:
             masked.append(path)
-            mounts.append(Mount("null", path))
-    # 7. Every Unix socket still visible.
-    shown = writable + seen_inside + [str(c) for c in caches] + run_kept
-    for path in _visible_sockets(sockets or set(), gone + hidden, shown, masked):
-        masked.append(path)
-        mounts.append(Mount("null", path))
-    return Layout(root, tuple(Path(p) for p in writable), tuple(Path(p) for p in protected),
-                  tuple(Path(p) for p in sorted(pinned)), tuple(Path(p) for p in missing),
-                  tuple(Path(p) for p in masked), tuple(Path(p) for p in hidden), tuple(mounts), tuple(guarded),
-                  tuple(Path(p) for p in nested), tuple(caches), tuple(temp),
-                  frozenset(Path(p) for p in seen_nested), git_dir, tuple(make), read_only)
+            view.mounts.append(Mount("null", path))
+    return hidden, masked
 
 
 def _protected(top: str, root: Path, tracked: gitdirs.Tracked | None, protected: list[str], missing: list[str],
