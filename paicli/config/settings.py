@@ -15,7 +15,7 @@ from pathlib import Path
 from urllib.parse import urlsplit
 
 from paicli.config.credentials import CONFIG, DOTENV, ENVIRONMENT, Sources, endpoint_refusal, guard_refusal, key_variable, secret_variables
-from paicli.config.catalog import DEFAULT_WINDOW, Catalog, CatalogError, ModelInfo, load_catalog
+from paicli.config.catalog import DEFAULT_WINDOW, Catalog, CatalogError, ModelInfo, ProviderInfo, load_catalog
 from paicli.config.prices import Price, price_problem
 from paicli.config.search_settings import SEARCH_KEYS, search_service
 from paicli.nodes.core.options import BudgetOptions, CompactionOptions
@@ -207,19 +207,7 @@ def load_settings(project: str | os.PathLike | None = None, environ: dict[str, s
         value = merged.get(name, "").strip()
         return value or None
 
-    base_url = _checked_url("PAICLI_BASE_URL", get("PAICLI_BASE_URL"))
-    # A base URL alone means a custom endpoint, not the default preset's.
-    provider = (get("PAICLI_PROVIDER") or ("custom" if base_url else DEFAULT_PROVIDER)).lower()
-    if catalog.get(provider) is None and not base_url:
-        raise ConfigError(f"未知的 PAICLI_PROVIDER '{provider}'：请用 {'、'.join(catalog.providers)} 之一，或设置 PAICLI_BASE_URL")
-    preset = catalog.get(provider)
-    model = get("PAICLI_MODEL") or (preset.model if preset else None)
-    if not model:
-        raise ConfigError("自定义端点没有默认模型：请设置 PAICLI_MODEL")
-    key_name = key_variable(get, preset.key_env if preset else None)
-    if refusal := endpoint_refusal(sources, key_name, root / ".env") or guard_refusal(sources, root / ".env"):
-        raise ConfigError(refusal)
-    key = get(key_name) if key_name else (preset.api_key if preset else None)
+    provider, preset, base_url, model, key_name, key = _endpoint(get, catalog, sources, root)
     info = catalog.model_info(provider, model)
     window_setting = get("PAICLI_CONTEXT_WINDOW")
     origins = {name: _source_of(sources, name) for name in (*_REPORTED, *([key_name] if key_name else []))}
@@ -265,6 +253,26 @@ def load_settings(project: str | os.PathLike | None = None, environ: dict[str, s
         keys={name: value for name in ("PAICLI_API_KEY", *catalog.key_variables()) if (value := get(name))},
         show_thinking=_show_thinking(get("PAICLI_SHOW_THINKING")),
     )
+
+
+def _endpoint(get: Get, catalog: Catalog, sources: Sources,
+              root: Path) -> tuple[str, ProviderInfo | None, str | None, str, str | None, str | None]:
+    """Which provider, preset, base URL, model and key (its variable, its value): a base URL alone
+    means a custom endpoint, not the default preset's; a project's ``.env`` may not move the
+    user's key to another endpoint (``paicli.config.credentials``)."""
+    base_url = _checked_url("PAICLI_BASE_URL", get("PAICLI_BASE_URL"))
+    provider = (get("PAICLI_PROVIDER") or ("custom" if base_url else DEFAULT_PROVIDER)).lower()
+    if catalog.get(provider) is None and not base_url:
+        raise ConfigError(f"未知的 PAICLI_PROVIDER '{provider}'：请用 {'、'.join(catalog.providers)} 之一，或设置 PAICLI_BASE_URL")
+    preset = catalog.get(provider)
+    model = get("PAICLI_MODEL") or (preset.model if preset else None)
+    if not model:
+        raise ConfigError("自定义端点没有默认模型：请设置 PAICLI_MODEL")
+    key_name = key_variable(get, preset.key_env if preset else None)
+    if refusal := endpoint_refusal(sources, key_name, root / ".env") or guard_refusal(sources, root / ".env"):
+        raise ConfigError(refusal)
+    key = get(key_name) if key_name else (preset.api_key if preset else None)
+    return provider, preset, base_url, model, key_name, key
 
 
 # The variables /config reports with their origin (the key variable is added when there is one).
