@@ -15,7 +15,7 @@ import threading
 from dataclasses import dataclass, field
 from functools import cached_property, lru_cache
 from pathlib import Path
-from typing import Callable, Mapping
+from typing import Any, Callable, Mapping
 
 from paicli.tools.sandbox import bwrap, seatbelt
 from paicli.tools.sandbox.layout import Layout, cache_layer, data_dir, layout, prepare
@@ -269,24 +269,16 @@ class CommandSandbox:
         where one can be had; otherwise (and for a long-running program) a bwrap of its own."""
         from paicli.tools.sandbox import own
 
-        # paicli's own data directory, made before it can be mounted read-only: swept instead, it
-        # would take with it what a parallel Plan task's offloader wrote there meanwhile. Empty,
-        # it is invisible to git. (A read-only project needs neither.)
-        own_dir = root / ".paicli"
-        if not read_only and not os.path.lexists(own_dir):
-            try:
-                own_dir.mkdir()
-            except OSError:  # then it is swept like the other protected paths
-                pass
+        if not read_only:
+            _make_own_dir(root)
         env = dict(env)
         own.writable_roots([str(root), *(os.path.expanduser(p) for p in self.settings.writable),
                             data_dir(self.settings)])
+        kind = NETWORK if network else SANDBOXED
         if found.kind == "seatbelt":
             plan = layout(root, env, self.settings, session, copy_on_write=False, sockets=set(), read_only=read_only)
             seen = None if read_only else before(plan)
-            return Launch(seatbelt.argv(plan, command, network), NETWORK if network else SANDBOXED, plan, seen,
-                          command, env)
-        from paicli.tools.sandbox import seccomp
+            return Launch(seatbelt.argv(plan, command, network), kind, plan, seen, command, env)
         from paicli.tools.sandbox.sockets import bound_paths
 
         plan = layout(root, env, self.settings, session, copy_on_write=self._copy_on_write(found.path, str(root)),
@@ -297,16 +289,23 @@ class CommandSandbox:
             joining = self._join(found, plan, argv, network, session)
             if joining is not None:
                 holder, args, preexec_fn = joining  # its mounts were made when it started
-                return Launch(args, NETWORK if network else SANDBOXED, plan, seen, command, env, holder.pass_fds(),
-                              preexec_fn, _holder=holder)
+                return Launch(args, kind, plan, seen, command, env, holder.pass_fds(), preexec_fn, _holder=holder)
         prepare(plan)  # the directories the mounts name, and no link on the way to a mount point
+        args, fds, preexec, mine, helper = self._own_bwrap(found, plan, argv, network)
+        return Launch(args, kind, plan, seen, command, env, fds, preexec, mine, helper)
+
+    def _own_bwrap(self, found: Mechanism, plan: Layout, argv: list[str],
+                   network: bool) -> tuple[list[str], tuple[int, ...], Callable[[], None] | None, list[int], Any]:
+        """A bwrap of the command's own: its command line, the descriptors it inherits, its
+        ``preexec_fn``, the pipe ends kept here and the network helper (slirp4netns, joined once
+        bwrap reports its pid), or the host's network under Landlock's scopes where there is none."""
+        from paicli.tools.sandbox import seccomp
+
         fds: list[int] = []
         sc = seccomp.pipe_fd()
         if sc is not None:
             fds.append(sc)
-        how = "none"
-        helper = None
-        mine: list[int] = []
+        how, helper, mine = "none", None, []
         info_w = block_r = None
         preexec = None
         if network:
@@ -324,8 +323,7 @@ class CommandSandbox:
                 preexec = landlock.restrict_scopes if landlock.available() else None
         args = bwrap.argv(found.path, plan, argv, network=how, seccomp_fd=sc, info_fd=info_w, block_fd=block_r,
                           resolv=_resolv(self.settings) if how == ISOLATED else "")
-        return Launch(args, NETWORK if network else SANDBOXED, plan, seen, command, env, tuple(fds), preexec,
-                      mine, helper)
+        return args, tuple(fds), preexec, mine, helper
 
     def _join(self, found: Mechanism, plan: Layout, argv: list[str], network: bool,
               session: str) -> tuple[object, list[str], Callable[[], None] | None] | None:
@@ -431,6 +429,18 @@ class CommandSandbox:
         kind = getattr(found, "kind", "bwrap")
         return SandboxState(True, getattr(found, "label", ""), "", shown, "on" if self.settings.network else "off",
                             self.network_isolation(), hidden, kind != "bwrap" or seccomp.available())
+
+
+def _make_own_dir(root: Path) -> None:
+    """paicli's own data directory (``.paicli``), made before it can be mounted read-only: swept
+    instead, it would take with it what a parallel Plan task's offloader wrote there meanwhile.
+    Empty, it is invisible to git."""
+    own_dir = root / ".paicli"
+    if not os.path.lexists(own_dir):
+        try:
+            own_dir.mkdir()
+        except OSError:  # then it is swept like the other protected paths
+            pass
 
 
 def _resolv(options: SandboxOptions) -> str:
