@@ -290,7 +290,7 @@ def make_execute_tools(deps: Deps):
                            command_timeout=ctx.command_timeout, offloader=offloaders.get(ctx), web=deps.web,
                            memory=long_term_memory(runtime, deps), project_key=key,
                            external_sources=tuple(state.get("external_sources") or ()),
-                           files_of_turn=partial(turn_files, state["messages"]), hidden_env=deps.hidden_env,
+                           files_of_turn=partial(turn_files, state["messages"], deps.tools), hidden_env=deps.hidden_env,
                            sandbox=deps.sandbox, vision=ctx.vision, lsp=deps.lsp)
 
     async def execute_tools(state: AgentState, runtime: Runtime[RunContext]) -> dict[str, Any]:
@@ -306,24 +306,35 @@ def make_execute_tools(deps: Deps):
             audit_cancelled(deps, steps)
             raise
         steps, images = split_images(steps)
-        messages = [tool_message(s.call.id, s.call.name, _result(s)) for s in steps]
         await audit(deps, steps)
-        messages += invalid_call_results(ai) + images
-        from paicli.tools.skills.injection import settle as settle_skill_loads  # start-up: only once a tool runs
-
-        messages = settle_skill_loads(state["messages"], messages)
-        reminder = runaway_reminder([*current_turn(state["messages"]), *messages], deps.budget.remind_after)
-        if reminder is not None:
-            get_stream_writer()({"notice": RUNAWAY_NOTICE})
-            messages.append(reminder)
-        update: dict[str, Any] = {"messages": messages}
-        if (approved := after_browser_switch(list(state.get("approved_all") or []), steps)) is not None:
-            update["approved_all"] = approved
-        if state.get("decisions"):
-            update["decisions"] = {}
-        sources = sources_after(tool_ctx.external_sources, steps)
-        if sources != tool_ctx.external_sources:
-            update["external_sources"] = list(sources)
-        return update
+        return state_update(state, steps, result_messages(state, ai, steps, images, deps), tool_ctx.external_sources)
 
     return execute_tools
+
+
+def result_messages(state: AgentState, ai: AIMessage, steps: list[Step], images: list[Any], deps: Deps) -> list[Any]:
+    """What the model reads next: a result per call, in order, then the invalid calls' results,
+    the images the results showed, skills loaded settled, and the runaway reminder when due."""
+    from paicli.tools.skills.injection import settle as settle_skill_loads  # start-up: only once a tool runs
+
+    messages = [tool_message(s.call.id, s.call.name, _result(s)) for s in steps]
+    messages = settle_skill_loads(state["messages"], [*messages, *invalid_call_results(ai), *images])
+    reminder = runaway_reminder([*current_turn(state["messages"]), *messages], deps.budget.remind_after)
+    if reminder is not None:
+        get_stream_writer()({"notice": RUNAWAY_NOTICE})
+        messages.append(reminder)
+    return messages
+
+
+def state_update(state: AgentState, steps: list[Step], messages: list[Any], sources_before: tuple[str, ...]) -> dict[str, Any]:
+    """The node's update: the messages; "approve all" dropped after a browser switch; the
+    iteration's decisions cleared; the external sources the calls added (reference o.1)."""
+    update: dict[str, Any] = {"messages": messages}
+    if (approved := after_browser_switch(list(state.get("approved_all") or []), steps)) is not None:
+        update["approved_all"] = approved
+    if state.get("decisions"):
+        update["decisions"] = {}
+    sources = sources_after(sources_before, steps)
+    if sources != sources_before:
+        update["external_sources"] = list(sources)
+    return update
