@@ -94,15 +94,8 @@ def run_studio(argv: list[str]) -> int:
 
 def main(argv: list[str] | None = None) -> int:
     argv = sys.argv[1:] if argv is None else argv
-    if argv[:1] == ["eval"]:  # a subcommand; kept out of the agent's flags so they stay as they are
-        return run_eval(argv[1:])
-    if argv[:1] == ["studio"]:
-        return run_studio(argv[1:])
-    if argv[:1] == ["db"]:  # issue 28: paicli db import | export
-        from paicli.commands.db import run_db
-        from paicli.errors import run_guarded
-
-        return run_guarded(lambda: run_db(argv[1:]), debug="--debug" in argv, log_dir=_log_dir())
+    if argv[:1] in (["eval"], ["studio"], ["db"]):  # subcommands, kept out of the agent's flags
+        return subcommand(argv[0], argv[1:])
     args = parser().parse_args(argv)
     if args.resume_run and args.prompt is not None:
         print("paicli: --continue 不能与 -p 同用（/continue 可以：paicli -p /continue --session ID）", file=sys.stderr)
@@ -131,6 +124,18 @@ def main(argv: list[str] | None = None) -> int:
     from paicli.repl import run_repl
 
     return run_guarded(lambda: run_repl(args), debug=args.debug, log_dir=_log_dir())
+
+
+def subcommand(name: str, argv: list[str]) -> int:
+    """``paicli eval …``, ``paicli studio …``, ``paicli db import|export`` (issue 28)."""
+    if name == "eval":
+        return run_eval(argv)
+    if name == "studio":
+        return run_studio(argv)
+    from paicli.commands.db import run_db
+    from paicli.errors import run_guarded
+
+    return run_guarded(lambda: run_db(argv), debug="--debug" in argv, log_dir=_log_dir())
 
 
 def _is_terminal(stream) -> bool:

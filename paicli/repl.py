@@ -255,14 +255,7 @@ class Repl:
             self.background_notices()
             default, prefill = prefill, ""
             try:
-                if not default and "\n" in self.typed_ahead:  # Enter typed while a run worked: that line runs now
-                    text, self.typed_ahead = self.typed_ahead.split("\n", 1)
-                    self.console.print(self.prompt_text() + text, markup=False, highlight=False)
-                    if text.strip():
-                        self.prompt.history.append_string(text)
-                else:  # an MCP prompt to edit (issue 39), else what was typed while a run worked (issue 41)
-                    text, self.typed_ahead = await self.prompt.prompt_async(self.prompt_text,
-                                                                            default=default or self.typed_ahead), ""
+                text = await self.next_line(default)
             except KeyboardInterrupt:
                 if interrupted:
                     return 0
@@ -275,24 +268,45 @@ class Repl:
             if not text.strip():
                 continue
             if commands.is_command(text):
-                try:
-                    outcome = await commands.handle(text, self.app, self.say, self.read_line)
-                except (SessionBusy, LedgerConflict) as exc:  # /clear on a session another process is busy with
-                    self.say(str(exc))
-                    continue
-                except Exception as exc:  # issue 35: the database went away; one line, the REPL stays
-                    if (line := failure_line(exc)) is None:
-                        raise
-                    self.console.print(line, markup=False, style="red")
-                    continue
-                if outcome.exit:
+                leave, prefill = await self.command(text)
+                if leave:
                     return 0
-                prefill = outcome.prefill or ""
-                result = await self.run_mode(*outcome.run) if outcome.run is not None else None
-                await self.status.after_turn(result)  # /plan <task>, /continue: that run's figures
                 continue
             mode = self.app.mode_for_input()
             await self.status.after_turn(await self.run_mode(mode, text.strip()))  # any mode's run (issue 41)
+
+    async def next_line(self, default: str) -> str:
+        """The next line to handle: one typed ahead with Enter while a run worked (echoed), else
+        the prompt's, starting from ``default`` (an MCP prompt to edit, issue 39) or from what was
+        typed ahead without Enter (issue 41)."""
+        if not default and "\n" in self.typed_ahead:
+            text, self.typed_ahead = self.typed_ahead.split("\n", 1)
+            self.console.print(self.prompt_text() + text, markup=False, highlight=False)
+            if text.strip():
+                self.prompt.history.append_string(text)
+            return text
+        text, self.typed_ahead = await self.prompt.prompt_async(self.prompt_text,
+                                                                default=default or self.typed_ahead), ""
+        return text
+
+    async def command(self, text: str) -> tuple[bool, str]:
+        """A slash command, and the run it starts (``/plan <task>``, ``/continue``); returns whether
+        the REPL ends and the text to prefill the next prompt with."""
+        try:
+            outcome = await commands.handle(text, self.app, self.say, self.read_line)
+        except (SessionBusy, LedgerConflict) as exc:  # /clear on a session another process is busy with
+            self.say(str(exc))
+            return False, ""
+        except Exception as exc:  # issue 35: the database went away; one line, the REPL stays
+            if (line := failure_line(exc)) is None:
+                raise
+            self.console.print(line, markup=False, style="red")
+            return False, ""
+        if outcome.exit:
+            return True, ""
+        result = await self.run_mode(*outcome.run) if outcome.run is not None else None
+        await self.status.after_turn(result)  # that run's figures
+        return False, outcome.prefill or ""
 
     async def run_mode(self, mode: str, text: str | None) -> RunResult | None:
         """The one entry point for a run in any mode (``paicli.modes``; text None: finish the

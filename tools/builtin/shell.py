@@ -37,27 +37,7 @@ async def execute_command(args: dict[str, Any], ctx: ToolContext) -> str:
     await asyncio.to_thread(CommandGuard.check, command, ctx.root)  # it reads the scripts the command runs
     env = ctx.command_env()
     launch = await asyncio.to_thread(_launch, command, args, ctx, env)  # the sandbox layout stats files
-    # Shielded: a cancel while asyncio connects the pipes would have it kill bash alone and leave
-    # what bash already started running; the spawn finishes and the cancel kills the whole group.
-    spawn = asyncio.ensure_future(asyncio.create_subprocess_exec(
-        *launch.argv, cwd=str(ctx.root), env=launch.env if launch.env is not None else env,
-        stdin=asyncio.subprocess.DEVNULL, stdout=asyncio.subprocess.PIPE, stderr=asyncio.subprocess.STDOUT,
-        start_new_session=True, pass_fds=launch.fds, preexec_fn=launch.preexec,
-    ))
-    try:
-        proc = await asyncio.shield(spawn)
-    except asyncio.CancelledError:
-        try:
-            proc = await spawn
-        except BaseException:
-            launch.close()
-            raise
-        await _kill(proc, None)
-        launch.finish("")
-        raise
-    except BaseException:
-        launch.close()
-        raise
+    proc = await _spawn(launch, ctx, env)
     reader: asyncio.Task | None = None
     try:  # from here on a cancel (Ctrl-C) kills the command's whole group, however early it comes
         try:  # a network command's namespace joins the internet before the command starts (issue 34)
@@ -77,6 +57,31 @@ async def execute_command(args: dict[str, Any], ctx: ToolContext) -> str:
     if notes:
         text = text + ("" if text.endswith("\n") else "\n") + notes
     return ToolText(text, {"sandbox": launch.how, "output": capture.summary(saved)}, ok=ok)
+
+
+async def _spawn(launch: Launch, ctx: ToolContext, env: dict[str, str]) -> asyncio.subprocess.Process:
+    """The command's process, in a process group of its own. Shielded: a cancel while asyncio
+    connects the pipes would have it kill bash alone and leave what bash already started running;
+    the spawn finishes and the cancel kills the whole group."""
+    spawn = asyncio.ensure_future(asyncio.create_subprocess_exec(
+        *launch.argv, cwd=str(ctx.root), env=launch.env if launch.env is not None else env,
+        stdin=asyncio.subprocess.DEVNULL, stdout=asyncio.subprocess.PIPE, stderr=asyncio.subprocess.STDOUT,
+        start_new_session=True, pass_fds=launch.fds, preexec_fn=launch.preexec,
+    ))
+    try:
+        return await asyncio.shield(spawn)
+    except asyncio.CancelledError:
+        try:
+            proc = await spawn
+        except BaseException:
+            launch.close()
+            raise
+        await _kill(proc, None)
+        launch.finish("")
+        raise
+    except BaseException:
+        launch.close()
+        raise
 
 
 def _launch(command: str, args: dict[str, Any], ctx: ToolContext, env: dict[str, str]) -> Launch:
