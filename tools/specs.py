@@ -15,7 +15,7 @@ from typing import Any
 from paicli.tools.base import ToolSpec
 from paicli.tools.facts import ToolFacts
 
-__all__ = ["BUILTIN_SPECS", "CODE_MAP", "REVERT_TURN", "SAVE_SKILL_REFERENCE", "SEARCH_CODE", "ToolFacts"]
+__all__ = ["BUILTIN_SPECS", "CODE_MAP", "EVERY_SPEC", "REVERT_TURN", "SAVE_SKILL_REFERENCE", "SEARCH_CODE", "ToolFacts"]
 
 
 def _string(description: str) -> dict[str, str]:
@@ -220,3 +220,7 @@ CODE_MAP = ToolSpec(
     None, is_async=True, parallel_safe=True,
     facts=ToolFacts(label="🗺️ 代码地图 {n} 次"),
 )
+# Every spec made here, those the session binds or adds (revert_turn, save_skill_reference, the code
+# tools) included: what a table holds at most before MCP and browser tools join it (/policy's
+# listing before a session exists).
+EVERY_SPEC: tuple[ToolSpec, ...] = (*BUILTIN_SPECS, REVERT_TURN, SAVE_SKILL_REFERENCE, SEARCH_CODE, CODE_MAP)

@@ -127,10 +127,10 @@ async def policy(app: App, payload: str, say: Output) -> None:
     from paicli.run.session_modes import LEVEL_LABELS
     from paicli.tools.policy.approval import asking_tools
     from paicli.tools.policy.audit import AuditLog
-    from paicli.tools.specs import BUILTIN_SPECS
+    from paicli.tools.specs import EVERY_SPEC
 
-    # the session's table (MCP and browser tools as they joined it); before it exists, the built-ins
-    tools = app.session.deps.tools if app.started else {spec.name: spec for spec in BUILTIN_SPECS}
+    # the session's table (MCP and browser tools as they joined it); before it exists, paicli's own
+    tools = app.session.deps.tools if app.started else {spec.name: spec for spec in EVERY_SPEC}
     approved = sorted((await app.session.values()).get("approved_all") or []) if app.started else []
     denials = [e for e in AuditLog(app.audit_dir).recent(200) if refused(e)][-RECENT_DENIALS:]
     say("🛡️ 安全策略状态：")

@@ -103,6 +103,8 @@ def test_policy_shows_the_level_approvals_and_recent_denials(run_paicli, server,
     assert done.stdout.startswith("🛡️ 安全策略状态：\n")
     assert f"   项目根: {project}" in done.stdout and "审批档位: auto（Shell 命令由模型审查" in done.stdout
     assert "全部放行: 无" in done.stdout
+    # every tool that asks, those the session adds (revert_turn, save_skill_reference) included
+    assert "危险工具: create_project, edit_file, execute_command, revert_turn, save_skill_reference, write_file" in done.stdout
     assert "   🔒 命令沙箱: " in done.stdout and f"   可写: {project}" in done.stdout  # issue 24
     assert "最近拒绝（今日最后 1 条）" in done.stdout
     assert "execute_command (approver=policy) 原因: 禁止 sudo 提权" in done.stdout

@@ -18,14 +18,13 @@ from paicli.tools.facts import ToolFacts, mcp_default
 from paicli.tools.mcp.names import tool_name
 from paicli.tools.policy import approval, audit, classify as classify_module, external_context, preflight, \
     protected_paths, turn
-from paicli.tools.specs import BUILTIN_SPECS, CODE_MAP, REVERT_TURN, SAVE_SKILL_REFERENCE, SEARCH_CODE
+from paicli.tools.specs import EVERY_SPEC
 
 _NO_ARGS: dict[str, Any] = {"type": "object", "properties": {}, "required": []}
 _BROWSER = (ToolSpec("browser_status", "", _NO_ARGS, None, facts=browser_facts.STATUS),
             ToolSpec("browser_connect", "", _NO_ARGS, None, facts=browser_facts.CONNECT),
             ToolSpec("browser_disconnect", "", _NO_ARGS, None, facts=browser_facts.DISCONNECT))
-TABLE: dict[str, ToolSpec] = {spec.name: spec for spec in
-                              (*BUILTIN_SPECS, REVERT_TURN, SAVE_SKILL_REFERENCE, SEARCH_CODE, CODE_MAP, *_BROWSER)}
+TABLE: dict[str, ToolSpec] = {spec.name: spec for spec in (*EVERY_SPEC, *_BROWSER)}
 
 
 def facts(name: str | None, tools: Mapping[str, ToolSpec] | None = None) -> ToolFacts:
