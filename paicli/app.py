@@ -13,8 +13,9 @@ import re
 import sys
 import threading
 import uuid
+import weakref
 from dataclasses import replace
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Callable, Mapping
 
 from paicli.modes import DEFAULT_MODE
 from paicli.config.settings import ConfigError, Settings, load_settings
@@ -250,6 +251,19 @@ class App:
     @property
     def started(self) -> bool:
         return self._session is not None
+
+    def tool_table(self) -> Callable[[], Mapping[str, Any]]:
+        """The session's tool table as it is when asked (MCP servers join it), for a front end's
+        lines (``paicli.ui.render.Renderer``): empty before the session exists. The front end holds
+        the App weakly: its objects outlive a run in places (a test's in-process runner checks
+        that the ledger's thread ends with the run)."""
+        ref = weakref.ref(self)
+
+        def table() -> Mapping[str, Any]:
+            app = ref()
+            return app._session.deps.tools if app is not None and app._session is not None and app._session.deps else {}
+
+        return table
 
     @property
     def audit_dir(self):

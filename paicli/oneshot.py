@@ -102,7 +102,7 @@ def renderer(app: App) -> Renderer:
     interactive = bool(sys.stdin) and sys.stdin.isatty()
     verbose = bool(getattr(app.args, "verbose", False))
     return Renderer(stream_answer=False, read_line=read_stdin_line, interactive=interactive, previews=verbose,
-                    thinking=app.settings.show_thinking if verbose else "off", tools=lambda: app.session.deps.tools,
+                    thinking=app.settings.show_thinking if verbose else "off", tools=app.tool_table(),
                     show_answer=lambda answer: write_line(answer, sys.stdout))
 
 

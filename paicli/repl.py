@@ -316,7 +316,7 @@ class Repl:
         Returns its result, or None when it was cancelled or refused."""
         spec = MODE_SPECS[mode]
         renderer = Renderer(stream_answer=True, read_line=self.read_answer, read_plan_review=self.read_plan_review,
-                            thinking=self.app.settings.show_thinking, tools=lambda: self.app.session.deps.tools,
+                            thinking=self.app.settings.show_thinking, tools=self.app.tool_table(),
                             show_answer=lambda answer: self.console.print(answer, markup=False))
         if spec.banner:
             renderer.notice(spec.banner, style="bold")
