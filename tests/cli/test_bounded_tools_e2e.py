@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import time
 
-from tests.cli.conftest import RUN_TIMEOUT
+from tests.cli.conftest import run_timeout
 from tests.cli.test_oneshot import call, tool_results
 from tests.support.openai_server import Reply
 
@@ -18,7 +18,7 @@ def test_catastrophic_grep_pattern_finishes_and_the_model_gets_an_answer(server,
     ]
     started = time.monotonic()
     done = run_paicli("-p", "find lines made of a's")
-    assert time.monotonic() - started < RUN_TIMEOUT
+    assert time.monotonic() - started < run_timeout()
     assert done.returncode == 0, done.stderr
     assert done.stdout == "Searched.\n"
     server.assert_consumed()

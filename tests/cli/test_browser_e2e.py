@@ -18,6 +18,7 @@ from tests.support.openai_server import ByContent, Hang, Reply
 from tests.support.pty_terminal import ask
 from tests.support.web_server import FakeWebServer, Page
 from paicli.tools.policy.turn import MSG_MEMORY_EXTERNAL, MSG_NOT_ADVERTISED, MSG_UNGROUNDED
+from tests.support.waiting import patience
 
 pytestmark = pytest.mark.process
 
@@ -137,7 +138,7 @@ def test_shared_mode_reads_the_users_tabs_but_changes_only_its_own(start_repl, s
         ask(repl, "/browser")
         repl.expect("浏览器模式: isolated")
         ask(repl, "/exit")
-        repl.proc.wait(timeout=30)
+        repl.proc.wait(timeout=patience(30))
         assert user.proc.poll() is None  # the user's Chrome is theirs: still running
     finally:
         user.close()

@@ -14,6 +14,7 @@ import pytest
 
 from tests.support.openai_server import Reply
 from tests.support.pty_terminal import PtyTerminal
+from tests.support.waiting import patience
 
 FACTS = ["项目使用 Java 17 和 Maven 构建", "数据库是 PostgreSQL 15", "部署用 Kubernetes 集群", "日志写到 logs/app.log"]
 TURNS = [("Java 和 Maven 的版本？读一下 a.txt", "项目使用 Java 17 和 Maven 构建"),
@@ -108,6 +109,6 @@ def test_memory_statistics_show_the_sessions_cached_input(project, paicli_env, s
         assert re.search(r"缓存命中: [1-9]\d* \(\d+%\)", stats), stats
         repl.expect("❯")
         repl.type("\x04")
-        assert repl.proc.wait(timeout=30) == 0
+        assert repl.proc.wait(timeout=patience(30)) == 0
     finally:
         repl.close()

@@ -12,7 +12,7 @@ import time
 
 import pytest
 
-from tests.cli.conftest import RUN_TIMEOUT
+from tests.cli.conftest import run_timeout
 from tests.support.openai_server import Hang, Reply
 from tests.support.pty_terminal import PtyTerminal
 
@@ -121,7 +121,7 @@ def test_stdout_closed_by_its_reader_ends_quietly(server, paicli_env, project):
                              env=paicli_env(server.base_url), stdin=subprocess.DEVNULL,
                              stdout=subprocess.PIPE, stderr=subprocess.PIPE)
     child.stdout.close()
-    _, err = child.communicate(timeout=RUN_TIMEOUT)
+    _, err = child.communicate(timeout=run_timeout())
     stderr = err.decode("utf-8")
     assert child.returncode == 141  # 128 + SIGPIPE, what a shell pipeline expects
     assert "Traceback" not in stderr and "内部错误" not in stderr and "Exception ignored" not in stderr
@@ -136,13 +136,13 @@ def test_ctrl_c_on_a_terminal_leaves_no_spinner_after_the_cancel_line(server, pa
                            env=paicli_env(server.base_url, TERM="xterm"))
     try:
         terminal.expect("思考中")
-        deadline = time.monotonic() + RUN_TIMEOUT
+        deadline = time.monotonic() + run_timeout()
         while not server.requests:  # the turn waits for the model
             assert time.monotonic() < deadline
             time.sleep(0.05)
         terminal.proc.send_signal(signal.SIGINT)  # Ctrl-C, as the terminal sends it
         terminal.expect("⏹️ 已取消当前任务。")
-        assert terminal.proc.wait(timeout=RUN_TIMEOUT) == 130
+        assert terminal.proc.wait(timeout=run_timeout()) == 130
         drained = time.monotonic() + 5
         while terminal._read(0.2) and time.monotonic() < drained:  # read to the end: the child closed it
             pass

@@ -13,18 +13,19 @@ import time
 
 import pytest
 
-from tests.cli.conftest import RUN_TIMEOUT
+from tests.cli.conftest import run_timeout
 from tests.cli.test_plan_mode import DAG, GOAL, PLANNING, plan_pending_writes, plan_reply
 from tests.support.inprocess import run_in_process
 from tests.support.openai_server import ByContent, Hang, Reply
 from tests.support.pty_terminal import PtyTerminal
+from tests.support.waiting import patience
 
 pytestmark = pytest.mark.process  # kill -9 and the REPL on a pty
 
 
 def paicli(project, env, *args) -> subprocess.CompletedProcess:
     """In process: only the run killed with -9 and the REPL need a process of their own."""
-    return run_in_process(list(args), cwd=project, env=env, timeout=RUN_TIMEOUT)
+    return run_in_process(list(args), cwd=project, env=env, timeout=run_timeout())
 
 
 def killed_mid_plan(project, env, server, home, session: str) -> ByContent:
@@ -36,7 +37,7 @@ def killed_mid_plan(project, env, server, home, session: str) -> ByContent:
                              cwd=project, env=env, stdin=subprocess.DEVNULL, stdout=subprocess.PIPE,
                              stderr=subprocess.PIPE)
     try:
-        deadline = time.monotonic() + 30
+        deadline = time.monotonic() + patience(30)
         while plan_pending_writes(home, session) != {"task_1"}:
             assert time.monotonic() < deadline and child.poll() is None, "task_1 never finished"
             time.sleep(0.1)
@@ -89,14 +90,14 @@ def test_the_repl_says_the_newest_session_is_unfinished_and_continue_stays_in_th
     try:
         started.expect("⏸️ 这个项目最近的会话 s-away 有未完成的 plan 运行，paicli --continue 继续执行。")
         started.type("/exit\r")
-        started.proc.wait(timeout=RUN_TIMEOUT)
+        started.proc.wait(timeout=run_timeout())
     finally:
         started.close()
     named = PtyTerminal([sys.executable, "-m", "paicli", "--session", "s-away"], cwd=str(project), env=tty_env)
     try:  # naming the session says it too (it used to say nothing until /continue was typed)
         named.expect("⏸️ 会话 s-away 有未完成的 plan 运行，输入 /continue 继续执行。")
         named.type("/exit\r")
-        named.proc.wait(timeout=RUN_TIMEOUT)
+        named.proc.wait(timeout=run_timeout())
     finally:
         named.close()
     back = PtyTerminal([sys.executable, "-m", "paicli", "--continue"], cwd=str(project), env=tty_env)
@@ -106,7 +107,7 @@ def test_the_repl_says_the_newest_session_is_unfinished_and_continue_stays_in_th
         back.expect("[task_3] 合计 33")
         back.expect("❯")  # still in the REPL
         back.type("/exit\r")
-        assert back.proc.wait(timeout=RUN_TIMEOUT) == 0
+        assert back.proc.wait(timeout=run_timeout()) == 0
     finally:
         back.close()
 
@@ -119,12 +120,12 @@ def test_ctrl_c_on_a_plan_run_under_p_names_the_session_and_how_to_continue_once
                              cwd=project, env=paicli_env(server.base_url), stdin=subprocess.DEVNULL,
                              stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
     try:
-        deadline = time.monotonic() + 30
+        deadline = time.monotonic() + patience(30)
         while "当前任务：统计 alpha" not in dict(routes.arrivals):  # the run works: its first task waits
             assert time.monotonic() < deadline and child.poll() is None, "the run never started its tasks"
             time.sleep(0.05)
         child.send_signal(signal.SIGINT)  # Ctrl-C, as the terminal sends it
-        out, err = child.communicate(timeout=RUN_TIMEOUT)
+        out, err = child.communicate(timeout=run_timeout())
     finally:
         child.kill()
     assert child.returncode == 130, err

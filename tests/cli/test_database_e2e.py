@@ -18,6 +18,7 @@ import pytest
 
 from tests.support.inprocess import run_in_process
 from tests.support.openai_server import Reply
+from tests.support.waiting import patience
 
 SESSION = "db-session-1"
 
@@ -182,7 +183,7 @@ def test_plan_kill_9_then_continue_on_postgres_reruns_nothing_completed(project,
     child = subprocess.Popen([sys.executable, "-m", "paicli", "--mode", "plan", "-p", GOAL, "--session", "s-kill"],
                              cwd=project, env=env, stdin=subprocess.DEVNULL, stdout=subprocess.PIPE, stderr=subprocess.PIPE)
     try:
-        deadline = time.monotonic() + 40
+        deadline = time.monotonic() + patience(40)
         while _plan_results(database_url, "s-kill") != {"task_1"}:
             assert time.monotonic() < deadline and child.poll() is None, "task_1 never finished"
             time.sleep(0.2)

@@ -21,6 +21,7 @@ import pytest
 from tests.support.openai_server import Reply
 from tests.support.postgres import fresh_database
 from tests.support.pty_terminal import ask
+from tests.support.waiting import patience
 
 pytestmark = pytest.mark.process  # a server to stop and restart, a REPL on a pseudo-terminal
 
@@ -72,7 +73,7 @@ def test_a_server_killed_during_a_turn_is_one_line_and_the_repl_goes_on_once_it_
     sent = [m["content"] for m in server.requests[2]["messages"][1:3]]
     assert sent == ["项目叫 alpha", "记住了：项目叫 alpha"]  # what was saved before the kill is all there
     repl.type("/exit\r")
-    assert repl.proc.wait(timeout=30) == 0
+    assert repl.proc.wait(timeout=patience(30)) == 0
     assert len([line for line in repl.text.splitlines() if DOWN in line]) == 1
 
 

@@ -13,8 +13,9 @@ import time
 
 import pytest
 
-from tests.cli.conftest import RUN_TIMEOUT
+from tests.cli.conftest import RUN_TIMEOUT, run_timeout
 from tests.support.openai_server import Reply
+from tests.support.waiting import patience
 
 pytestmark = pytest.mark.process  # kill -9 of a real paicli
 
@@ -35,7 +36,7 @@ def alive(pid: int) -> bool:
 
 
 def wait_for_pid(pid_file, proc=None) -> int:
-    deadline = time.monotonic() + RUN_TIMEOUT * 2
+    deadline = time.monotonic() + run_timeout() * 2
     while not (pid_file.exists() and pid_file.read_text()):
         assert time.monotonic() < deadline, "the MCP server never started"
         assert proc is None or proc.poll() is None, proc.stderr.read() if proc.stderr else ""
@@ -56,7 +57,7 @@ def test_a_server_hanging_at_start_up_ends_when_paicli_exits(server, paicli_home
     pid_file = tmp_path / "hung.pid"
     hung_server(paicli_home, pid_file)
     server.script = [Reply("好")]
-    done = run_paicli("-p", "你好", env={"PAICLI_MCP_STARTUP_WAIT_SECONDS": "1"}, timeout=RUN_TIMEOUT * 2)
+    done = run_paicli("-p", "你好", env={"PAICLI_MCP_STARTUP_WAIT_SECONDS": "1"}, timeout=run_timeout(RUN_TIMEOUT * 2))
     assert done.returncode == 0, done.stderr
     pid = int(pid_file.read_text())
     assert gone(pid), "the hung MCP server outlived paicli"
@@ -74,7 +75,7 @@ def test_a_server_hanging_at_start_up_ends_when_paicli_is_killed_with_sigkill(se
         pid = wait_for_pid(pid_file, proc)
         assert alive(pid)
         os.kill(proc.pid, signal.SIGKILL)
-        proc.wait(timeout=10)
+        proc.wait(timeout=patience(10))
         assert gone(pid), "the hung MCP server outlived a paicli killed with SIGKILL"
     finally:
         if proc.poll() is None:

@@ -14,6 +14,7 @@ import re
 import pytest
 
 from tests.support.pty_terminal import ask
+from tests.support.waiting import patience
 
 @pytest.fixture(params=["file", "postgres"])
 def store_env(request) -> dict[str, str]:
@@ -61,7 +62,7 @@ def test_clear_asks_with_counts_and_removes_only_this_projects_memories(run_paic
     shown = repl.expect("❯")
     assert "回答用中文" in shown and "pnpm" not in shown and "cargo" not in shown
     repl.type("/exit\r")
-    assert repl.proc.wait(timeout=30) == 0
+    assert repl.proc.wait(timeout=patience(30)) == 0
 
     assert listed(run_paicli, store_env) == ["回答用中文"]
     assert listed(run_paicli, store_env, "--project", str(other)) == ["回答用中文", "另一个项目用 cargo"]

@@ -10,7 +10,7 @@ import sys
 
 import pytest
 
-from tests.cli.conftest import RUN_TIMEOUT
+from tests.cli.conftest import RUN_TIMEOUT, run_timeout
 from tests.cli.test_oneshot import call, problem_lines
 from tests.support.openai_server import ErrorReply, Reply
 
@@ -19,7 +19,7 @@ pytestmark = pytest.mark.process  # real pipes
 
 def piped(project, env, text: str) -> subprocess.CompletedProcess[str]:
     return subprocess.run([sys.executable, "-m", "paicli"], cwd=project, env=env, input=text,
-                          capture_output=True, text=True, encoding="utf-8", timeout=RUN_TIMEOUT * 2)
+                          capture_output=True, text=True, encoding="utf-8", timeout=run_timeout(RUN_TIMEOUT * 2))
 
 
 def test_echo_task_into_paicli_answers_and_exits_as_p_does(server, paicli_env, project, run_paicli):
@@ -54,7 +54,7 @@ def test_the_repl_is_not_drawn_into_a_piped_stdout(server, paicli_env, project):
     master, slave = pty.openpty()
     try:
         done = subprocess.run([sys.executable, "-m", "paicli"], cwd=project, env=paicli_env(server.base_url),
-                              stdin=slave, capture_output=True, text=True, encoding="utf-8", timeout=RUN_TIMEOUT * 2)
+                              stdin=slave, capture_output=True, text=True, encoding="utf-8", timeout=run_timeout(RUN_TIMEOUT * 2))
     finally:
         os.close(slave)
         os.close(master)

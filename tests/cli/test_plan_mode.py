@@ -13,9 +13,10 @@ import pytest
 
 from paicli.memory.ledger.namespaced import NamespacedSaver
 from paicli.memory.ledger.saver import JsonlLedgerSaver
-from tests.cli.conftest import RUN_TIMEOUT
+from tests.cli.conftest import run_timeout
 from tests.support.inprocess import run_in_process
 from tests.support.openai_server import ByContent, ErrorReply, Hang, Reply
+from tests.support.waiting import patience
 
 GOAL = "分别统计 alpha 和 beta 的情况，然后汇总两者"
 PLANNING = "请为以下任务制定执行计划"
@@ -121,7 +122,7 @@ def test_kill_9_mid_batch_then_continue_reruns_nothing_that_completed(project, p
                              cwd=project, env=paicli_env(server.base_url), stdin=subprocess.DEVNULL,
                              stdout=subprocess.PIPE, stderr=subprocess.PIPE)
     try:
-        deadline = time.monotonic() + 30
+        deadline = time.monotonic() + patience(30)
         while plan_pending_writes(paicli_home, "s-kill") != {"task_1"}:
             assert time.monotonic() < deadline and child.poll() is None, "task_1 never finished"
             time.sleep(0.1)
@@ -134,12 +135,12 @@ def test_kill_9_mid_batch_then_continue_reruns_nothing_that_completed(project, p
     server.script = server.script[:asked] + [routes.reply] * 2
     # Only the killed run needs a process of its own; the runs that finish it go in process.
     done = run_in_process(["--session", "s-kill", "--continue"], cwd=project, env=paicli_env(server.base_url),
-                          timeout=RUN_TIMEOUT)
+                          timeout=run_timeout())
     assert done.returncode == 0, done.stderr
     again = [submitted_text(r) for r in server.requests[asked:]]
     assert len(again) == 2 and not any("当前任务：统计 alpha" in t for t in again)  # task_1 kept its result
     assert "ALPHA=11" in again[-1] and "BETA=22" in again[-1]
     assert done.stdout.strip() == "✅ 计划执行完成！\n[task_3] 合计 33"
     nothing = run_in_process(["--session", "s-kill", "--continue"], cwd=project, env=paicli_env(server.base_url),
-                             timeout=RUN_TIMEOUT)
+                             timeout=run_timeout())
     assert nothing.returncode == 0 and "没有未完成的运行" in nothing.stderr

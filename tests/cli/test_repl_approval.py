@@ -8,6 +8,7 @@ import pytest
 
 from tests.support.openai_server import Reply
 from tests.support.pty_terminal import ask
+from tests.support.waiting import patience
 
 pytestmark = pytest.mark.process  # the REPL on a pty
 
@@ -40,7 +41,7 @@ def test_enter_does_not_approve_a_high_risk_command_and_ctrl_c_cancels_the_turn(
     repl.expect("❯")
     repl.type("\x04")  # Ctrl-D at an empty prompt: exit
     repl.expect("会话已保存")
-    assert repl.proc.wait(timeout=30) == 0
+    assert repl.proc.wait(timeout=patience(30)) == 0
 
 
 def test_y_approves_a_high_risk_command(repl, server, project):

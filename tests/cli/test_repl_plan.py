@@ -13,6 +13,7 @@ import pytest
 
 from tests.support.openai_server import ByContent, Hang, Reply
 from tests.support.pty_terminal import PtyTerminal
+from tests.support.waiting import patience
 
 pytestmark = pytest.mark.process  # the REPL on a pty
 
@@ -78,7 +79,7 @@ def test_two_parallel_approvals_are_asked_in_turn_and_ctrl_c_cancels_then_contin
     repl.expect("已全部放行，自动批准")
     repl.expect("▶️ 执行任务 [task_3]: 收尾")
     assert (project / "a.txt").exists() and (project / "b.txt").exists()
-    deadline = time.monotonic() + 30
+    deadline = time.monotonic() + patience(30)
     while "当前任务：收尾" not in dict(routes.arrivals):  # task_3 is waiting for the model
         assert time.monotonic() < deadline
         time.sleep(0.05)

@@ -14,6 +14,7 @@ from rich.cells import cell_len
 
 from tests.support.openai_server import ByContent, ErrorReply, Hang, Reply
 from tests.support.pty_terminal import PtyTerminal, ask
+from tests.support.waiting import patience
 
 pytestmark = pytest.mark.process  # the REPL on a pty
 
@@ -146,7 +147,7 @@ def test_item3_after_continue_the_bar_shows_that_runs_totals(open_repl, server, 
     ask(first, "/plan 收尾")
     first.expect("操作/补充>")
     first.type("\r")
-    deadline = time.monotonic() + 30
+    deadline = time.monotonic() + patience(30)
     while "当前任务：收尾" not in dict(routes.arrivals):  # the task waits for the model
         assert time.monotonic() < deadline
         time.sleep(0.05)
@@ -157,7 +158,7 @@ def test_item3_after_continue_the_bar_shows_that_runs_totals(open_repl, server, 
     first.type("\x04")
     first.expect("会话已保存，继续：paicli --session ")
     sid = first.text.rsplit("paicli --session ", 1)[1].split()[0]
-    assert first.proc.wait(timeout=30) == 0
+    assert first.proc.wait(timeout=patience(30)) == 0
     second = open_repl(columns, "--session", sid, "--continue")
     second.expect("收尾好")
     second.expect("模式 auto")
@@ -325,7 +326,7 @@ def test_item7_continue_offers_the_run_the_banner_named(open_repl, server, proje
     ask(first, "/plan 收尾")
     first.expect("操作/补充>")
     first.type("\r")
-    deadline = time.monotonic() + 30
+    deadline = time.monotonic() + patience(30)
     while "当前任务：收尾" not in dict(routes.arrivals):
         assert time.monotonic() < deadline
         time.sleep(0.05)
@@ -333,7 +334,7 @@ def test_item7_continue_offers_the_run_the_banner_named(open_repl, server, proje
     first.expect("运行未完成")
     ask(first, "/exit")
     first.expect("会话已保存")
-    assert first.proc.wait(timeout=30) == 0
+    assert first.proc.wait(timeout=patience(30)) == 0
     second = open_repl(columns)  # a new session: the banner names the other one's run
     second.expect("有未完成的 plan")
     ask(second, "/continue")

@@ -12,10 +12,11 @@ from pathlib import Path
 
 import pytest
 
-from tests.cli.conftest import RUN_TIMEOUT, as_langchain
+from tests.cli.conftest import as_langchain, run_timeout
 from tests.graphs.conftest import assert_paired
 from tests.support.inprocess import run_in_process
 from tests.support.openai_server import Hang, Reply
+from tests.support.waiting import patience
 
 SESSION = "session-test-1"
 KILL_WAIT = 20  # seconds to reach the point where the child is killed
@@ -39,7 +40,7 @@ def wait_for(condition, what: str) -> None:
 
 def kill9(proc: subprocess.Popen) -> None:
     proc.send_signal(signal.SIGKILL)
-    proc.communicate(timeout=10)
+    proc.communicate(timeout=patience(10))
 
 
 @pytest.mark.process
@@ -63,7 +64,7 @@ def test_kill_9_while_waiting_for_the_model_keeps_completed_steps(project, paicl
 
     server.script.append(Reply("继续：文件里是 alpha beta。"))
     done = run_in_process(["-p", "继续", "--session", SESSION], env=paicli_env(server.base_url), cwd=project,
-                          timeout=RUN_TIMEOUT)  # only the killed run needs a process of its own
+                          timeout=run_timeout())  # only the killed run needs a process of its own
     assert done.returncode == 0, done.stderr
     resent = server.requests[2]["messages"]
     assert [m["role"] for m in resent[1:]] == ["user", "assistant", "tool", "user"]
@@ -84,7 +85,7 @@ def test_kill_9_while_a_tool_runs_leaves_a_conversation_the_provider_accepts(pro
 
     server.script.append(Reply("上次的命令被中断了。"))
     done = run_in_process(["-p", "刚才怎么样了？", "--session", SESSION], env=paicli_env(server.base_url), cwd=project,
-                          timeout=RUN_TIMEOUT)  # only the killed run needs a process of its own
+                          timeout=run_timeout())  # only the killed run needs a process of its own
     assert done.returncode == 0, done.stderr
     resent = server.requests[1]["messages"]
     assert [m["role"] for m in resent[1:]] == ["user", "assistant", "tool", "user"]

@@ -21,7 +21,7 @@ import sys
 
 import pytest
 
-from tests.cli.conftest import RUN_TIMEOUT
+from tests.cli.conftest import RUN_TIMEOUT, run_timeout
 from tests.support.openai_server import Reply
 
 FORBIDDEN = re.compile(r"^(mcp|langchain_mcp_adapters|psycopg|psycopg_pool|langgraph_api|langgraph_sdk|bashlex|jieba|bs4|markdownify"
@@ -38,7 +38,7 @@ IMPORTED = re.compile(r"^import time:\s+\d+ \|\s+\d+ \|\s*(\S+)$", re.MULTILINE)
 
 def imported(args: list[str], **kw) -> tuple[subprocess.CompletedProcess[str], set[str]]:
     done = subprocess.run([sys.executable, "-X", "importtime", *args], capture_output=True, text=True,
-                          encoding="utf-8", timeout=RUN_TIMEOUT * 2, **kw)
+                          encoding="utf-8", timeout=run_timeout(RUN_TIMEOUT * 2), **kw)
     return done, set(IMPORTED.findall(done.stderr))
 
 
@@ -57,7 +57,7 @@ def test_a_plain_p_turn_imports_no_mcp_web_studio_shell_parser_or_memory_ranking
 def test_the_session_import_leaves_its_objects_to_no_collector_and_the_collector_on():
     program = ("import gc, sys; from paicli.app import import_session; import_session(); "
                "print(gc.isenabled(), gc.get_freeze_count() > 50_000, 'paicli.run.session' in sys.modules)")
-    done = subprocess.run([sys.executable, "-c", program], capture_output=True, text=True, timeout=RUN_TIMEOUT * 2)
+    done = subprocess.run([sys.executable, "-c", program], capture_output=True, text=True, timeout=run_timeout(RUN_TIMEOUT * 2))
     assert done.stdout.split() == ["True", "True", "True"], done.stderr[-2000:]
 
 
@@ -65,5 +65,5 @@ def test_the_session_import_leaves_its_objects_to_no_collector_and_the_collector
 def test_a_process_that_already_imported_the_session_keeps_its_collector_as_it_is():
     program = ("import gc, paicli.run.session; gc.disable(); from paicli.app import import_session; import_session(); "
                "print(gc.isenabled(), gc.get_freeze_count())")
-    done = subprocess.run([sys.executable, "-c", program], capture_output=True, text=True, timeout=RUN_TIMEOUT * 2)
+    done = subprocess.run([sys.executable, "-c", program], capture_output=True, text=True, timeout=run_timeout(RUN_TIMEOUT * 2))
     assert done.stdout.split() == ["False", "0"], done.stderr[-2000:]

@@ -17,8 +17,9 @@ from pathlib import Path
 
 import pytest
 
-from tests.cli.conftest import RUN_TIMEOUT, clean_environ, closed_port
+from tests.cli.conftest import clean_environ, closed_port, run_timeout
 from tests.support.openai_server import ErrorReply, FakeOpenAIServer, Reply
+from tests.support.waiting import patience
 
 # The Studio server, made once for the module: one xdist worker runs all its tests.
 pytestmark = [pytest.mark.process, pytest.mark.xdist_group("studio-command")]
@@ -42,7 +43,7 @@ class Studio:
 
     def paicli(self, *args: str) -> subprocess.CompletedProcess[str]:
         return subprocess.run([sys.executable, "-m", "paicli", *args], cwd=self.project, env=self.env,
-                              stdin=subprocess.DEVNULL, capture_output=True, text=True, timeout=RUN_TIMEOUT)
+                              stdin=subprocess.DEVNULL, capture_output=True, text=True, timeout=run_timeout())
 
     def output(self) -> str:
         return self.log.read_text(encoding="utf-8", errors="replace")
@@ -92,11 +93,11 @@ def studio(tmp_path_factory) -> Studio:
     fake = FakeOpenAIServer([Reply("CLI answer.")]).start()
     env = environment(home, fake.base_url)
     made = subprocess.run([sys.executable, "-m", "paicli", "-p", "hello from the cli", "--session", CLI_SESSION],
-                          cwd=project, env=env, capture_output=True, text=True, timeout=RUN_TIMEOUT)
+                          cwd=project, env=env, capture_output=True, text=True, timeout=run_timeout())
     assert made.returncode == 0, made.stderr
     fake.script.append(Reply("named answer."))
     named = subprocess.run([sys.executable, "-m", "paicli", "-p", "hello again", "--session", "my-notes"],
-                           cwd=project, env=env, capture_output=True, text=True, timeout=RUN_TIMEOUT)
+                           cwd=project, env=env, capture_output=True, text=True, timeout=run_timeout())
     assert named.returncode == 0, named.stderr
     proc, url = start_studio(project, env, root / "studio.log")
     yield Studio(url, project, home, fake, env, proc, root / "studio.log")
@@ -149,7 +150,7 @@ def test_a_new_cli_session_gets_a_uuid_and_shows_up_while_the_server_runs(studio
     assert done.returncode == 0, done.stderr
     [new_id] = {p.stem for p in (studio.home / "history" / "raw").glob("*.jsonl")} - before
     assert str(uuid.UUID(new_id)) == new_id
-    deadline = time.monotonic() + 20
+    deadline = time.monotonic() + patience(20)
     while new_id not in [t["thread_id"] for t in client.threads.search(limit=100)]:
         assert time.monotonic() < deadline, "the new CLI session was not registered"
         time.sleep(0.2)  # the server registers new sessions every few seconds

@@ -10,7 +10,7 @@ import uuid
 
 import pytest
 
-from tests.cli.conftest import RUN_TIMEOUT
+from tests.cli.conftest import run_timeout
 from tests.cli.test_studio_command import environment, interrupt_and_wait, start_studio, user
 from tests.support.openai_server import FakeOpenAIServer, Reply
 
@@ -32,7 +32,7 @@ def test_studio_lists_the_database_sessions_and_its_runs_share_the_cli_project_m
 
     def paicli(*args: str) -> None:
         done = subprocess.run([sys.executable, "-m", "paicli", *args], cwd=project, env=env,
-                              stdin=subprocess.DEVNULL, capture_output=True, text=True, timeout=RUN_TIMEOUT)
+                              stdin=subprocess.DEVNULL, capture_output=True, text=True, timeout=run_timeout())
         assert done.returncode == 0, done.stderr
 
     try:

@@ -18,7 +18,7 @@ from urllib.parse import urlsplit
 
 import pytest
 
-from tests.cli.conftest import RUN_TIMEOUT, closed_port
+from tests.cli.conftest import closed_port, run_timeout
 from tests.cli.test_studio_command import environment, interrupt_and_wait, start_studio, user
 from tests.support.openai_server import FakeOpenAIServer, Reply
 
@@ -82,7 +82,7 @@ def client(served: Served):
 def send(served: Served, method: str, path: str, headers: dict[str, str] | None = None,
          body: str | None = None) -> tuple[int, dict[str, str], str]:
     """One raw request, with exactly these headers (Host included when given)."""
-    conn = http.client.HTTPConnection("127.0.0.1", served.port, timeout=RUN_TIMEOUT)
+    conn = http.client.HTTPConnection("127.0.0.1", served.port, timeout=run_timeout())
     try:
         conn.request(method, path, body=body.encode() if body is not None else None, headers=headers or {})
         response = conn.getresponse()
@@ -211,7 +211,7 @@ def test_a_non_loopback_host_needs_allow_remote(tmp_path):
     home.mkdir()
     done = subprocess.run([*PAICLI, "studio", "--host", "0.0.0.0", "--port", str(closed_port())], cwd=project,
                           env=environment(home, "http://127.0.0.1:9/v1"), stdin=subprocess.DEVNULL,
-                          capture_output=True, text=True, timeout=RUN_TIMEOUT)
+                          capture_output=True, text=True, timeout=run_timeout())
     assert done.returncode == 2, done.stdout + done.stderr
     assert "--allow-remote" in done.stderr and "运行命令" in done.stderr
     assert len(done.stderr.strip().splitlines()) == 1 and "Traceback" not in done.stderr
@@ -246,7 +246,7 @@ def test_a_project_env_cannot_allow_an_origin(tmp_path):
     (project / ".env").write_text(f"PAICLI_STUDIO_ORIGINS={EVIL}\n", encoding="utf-8")
     done = subprocess.run([*PAICLI, "studio", "--port", str(closed_port())], cwd=project,
                           env=environment(home, "http://127.0.0.1:9/v1"), stdin=subprocess.DEVNULL,
-                          capture_output=True, text=True, timeout=RUN_TIMEOUT)
+                          capture_output=True, text=True, timeout=run_timeout())
     assert done.returncode == 2, done.stdout + done.stderr
     assert "设置了 PAICLI_STUDIO_ORIGINS，而项目不能选择它" in done.stderr
     assert not (home / "studio").exists()

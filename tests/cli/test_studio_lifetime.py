@@ -15,8 +15,9 @@ from pathlib import Path
 
 import pytest
 
-from tests.cli.conftest import RUN_TIMEOUT
+from tests.cli.conftest import run_timeout
 from tests.cli.test_studio_command import environment, start_studio
+from tests.support.waiting import patience
 
 pytestmark = pytest.mark.process  # the Studio server and its signals
 
@@ -86,7 +87,7 @@ def test_sigterm_stops_the_server_and_removes_the_pid_file(tmp_path):
         server = int(pid_file(home, url).read_text())
     finally:
         proc.terminate()
-    assert proc.wait(timeout=20) == 0
+    assert proc.wait(timeout=patience(20)) == 0
     assert not alive(server) and not pid_file(home, url).exists()
     assert "paicli studio: 已停止" in (tmp_path / "log").read_text(errors="replace")
 
@@ -118,7 +119,7 @@ def run_studio(tmp_path: Path, port: int) -> subprocess.CompletedProcess[str]:
     home.mkdir(exist_ok=True)
     return subprocess.run([sys.executable, "-m", "paicli", "studio", "--port", str(port)], cwd=project,
                           env=environment(home, OFFLINE_MODEL), stdin=subprocess.DEVNULL,
-                          capture_output=True, text=True, timeout=RUN_TIMEOUT)
+                          capture_output=True, text=True, timeout=run_timeout())
 
 
 def test_a_port_held_by_a_server_left_behind_names_its_pid(tmp_path, stale_port):

@@ -16,6 +16,7 @@ import pytest
 from tests.cli.test_mcp_lifetime_e2e import alive, gone
 from tests.cli.test_studio_command import environment, start_studio
 from tests.support.openai_server import FakeOpenAIServer, Reply
+from tests.support.waiting import patience
 
 pytestmark = pytest.mark.process  # the Studio server
 
@@ -52,10 +53,10 @@ def test_a_studio_run_is_offered_mcp_tools_calls_one_and_hears_of_a_failed_serve
         demo = int(marker.read_text())
         assert alive(demo)
         os.kill(proc.pid, signal.SIGKILL)  # paicli studio dies; its server and the MCP servers follow
-        proc.wait(timeout=10)
+        proc.wait(timeout=patience(10))
         assert gone(demo, 30), "an MCP server outlived paicli studio killed with SIGKILL"
     finally:
         if proc.poll() is None:
             proc.send_signal(signal.SIGINT)
-            proc.wait(timeout=30)
+            proc.wait(timeout=patience(30))
         fake.stop()

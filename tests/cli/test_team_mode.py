@@ -13,8 +13,9 @@ import pytest
 
 from paicli.memory.ledger.namespaced import NamespacedSaver
 from paicli.memory.ledger.saver import JsonlLedgerSaver
-from tests.cli.conftest import RUN_TIMEOUT
+from tests.cli.conftest import run_timeout
 from tests.support.openai_server import ByContent, Hang, Reply
+from tests.support.waiting import patience
 
 GOAL = "汇总两个文件"
 PLANNING = "请为以下任务制定执行计划"
@@ -72,7 +73,7 @@ def test_kill_9_mid_step_then_continue_reruns_nothing_that_completed(project, pa
                              cwd=project, env=paicli_env(server.base_url), stdin=subprocess.DEVNULL,
                              stdout=subprocess.PIPE, stderr=subprocess.PIPE)
     try:
-        deadline = time.monotonic() + 30
+        deadline = time.monotonic() + patience(30)
         while finished_steps(paicli_home, "s-kill") != {"step_1"}:
             assert time.monotonic() < deadline and child.poll() is None, "step_1 never finished"
             time.sleep(0.1)
@@ -85,7 +86,7 @@ def test_kill_9_mid_step_then_continue_reruns_nothing_that_completed(project, pa
     server.script = server.script[:asked] + [routes.reply] * 4
     done = subprocess.run([sys.executable, "-m", "paicli", "--session", "s-kill", "--continue"], cwd=project,
                           env=paicli_env(server.base_url), stdin=subprocess.DEVNULL, capture_output=True, text=True,
-                          timeout=RUN_TIMEOUT)
+                          timeout=run_timeout())
     assert done.returncode == 0, done.stderr
     again = [submitted_text(r) for r in server.requests[asked:]]
     # step B's worker and review, then the merge and its review; step A is not asked again
@@ -93,5 +94,5 @@ def test_kill_9_mid_step_then_continue_reruns_nothing_that_completed(project, pa
     assert "A=1" in again[2] and "B=2" in again[2]
     assert done.stdout.strip() == DONE
     nothing = subprocess.run([sys.executable, "-m", "paicli", "--session", "s-kill", "--continue"], cwd=project,
-                             env=paicli_env(server.base_url), capture_output=True, text=True, timeout=RUN_TIMEOUT)
+                             env=paicli_env(server.base_url), capture_output=True, text=True, timeout=run_timeout())
     assert nothing.returncode == 0 and "没有未完成的运行" in nothing.stderr

@@ -15,7 +15,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.cli.conftest import RUN_TIMEOUT
+from tests.cli.conftest import run_timeout
 from tests.support.openai_server import Reply
 
 pytestmark = pytest.mark.process  # sys.path is the child's: a real process
@@ -58,5 +58,5 @@ def test_the_paicli_command_with_the_project_on_pythonpath(server, paicli_env, p
     command = Path(sys.executable).with_name("paicli")
     env = {**paicli_env(server.base_url), "PYTHONPATH": str(project_with_packages)}
     done = subprocess.run([str(command), "-p", "怎么构建？"], cwd=project_with_packages, env=env,
-                          capture_output=True, text=True, encoding="utf-8", timeout=RUN_TIMEOUT)
+                          capture_output=True, text=True, encoding="utf-8", timeout=run_timeout())
     assert_read_with_paicli_s_tools(done, server)

@@ -20,7 +20,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.cli.conftest import RUN_TIMEOUT
+from tests.cli.conftest import run_timeout
 from tests.support.openai_server import Reply
 
 # An installed wheel, made once for the module: one xdist worker runs all its tests.
@@ -87,7 +87,7 @@ def test_paicli_help_runs_from_the_wheel(installed, paicli_env, server, tmp_path
     script = installed / "bin" / "paicli"
     done = subprocess.run([sys.executable, "-S", str(script), "--help"], cwd=tmp_path,
                           env=wheel_env(paicli_env(server.base_url), installed),
-                          capture_output=True, text=True, timeout=RUN_TIMEOUT)
+                          capture_output=True, text=True, timeout=run_timeout())
     assert done.returncode == 0, done.stderr
     assert "用法:  paicli" in done.stdout
 
@@ -103,7 +103,7 @@ def test_a_turn_with_a_tool_call_runs_from_the_wheel(installed, paicli_env, serv
             "sys.exit(main())")
     done = subprocess.run([sys.executable, "-S", "-c", code, "-p", "how does the build run?"], cwd=project,
                           env=wheel_env(paicli_env(server.base_url), installed),
-                          capture_output=True, text=True, encoding="utf-8", timeout=RUN_TIMEOUT)
+                          capture_output=True, text=True, encoding="utf-8", timeout=run_timeout())
     assert done.returncode == 0, done.stderr
     assert done.stdout == "It runs with make.\n"
     server.assert_consumed()

@@ -13,6 +13,7 @@ import textwrap
 from pathlib import Path
 
 import pytest
+from tests.support.waiting import patience
 
 pytestmark = pytest.mark.process  # eight writer processes on one file
 
@@ -56,7 +57,7 @@ def test_eight_writers_keep_all_400_entries_and_a_reader_never_sees_invalid_json
     writers = [_python(WRITER, str(tmp_path), str(w)) for w in range(8)]
     assert [w.wait(timeout=120) for w in writers] == [0] * 8
     stop.touch()
-    reads, bad = map(int, reader.communicate(timeout=30)[0].split())
+    reads, bad = map(int, reader.communicate(timeout=patience(30))[0].split())
     entries = json.loads(path.read_bytes())
     assert len(entries) == 400
     assert len({e["id"] for e in entries}) == 400

@@ -16,6 +16,8 @@ import subprocess
 import termios
 import time
 
+from tests.support.waiting import patience
+
 VS16 = "\ufe0f".encode()  # the emoji variation selector ("⚠️")
 _ANSI = re.compile(r"\x1b\[[0-9;?]*[ -/]*[@-~]|\x1b\][^\x07\x1b]*(?:\x07|\x1b\\)|\x1b[()][A-Za-z0-9]|\x1b[=>78]")
 
@@ -44,8 +46,9 @@ class PtyTerminal:
         return _ANSI.sub("", self.raw.decode("utf-8", "replace")).replace("\r", "")
 
     def expect(self, wanted: str, timeout: float = 30) -> str:
-        """Wait until ``wanted`` appears after the previous match; return the text up to it."""
-        deadline = time.monotonic() + timeout
+        """Wait until ``wanted`` appears after the previous match; return the text up to it.
+        ``timeout``: on an idle machine, stretched by the load (``tests.support.waiting.patience``)."""
+        deadline = time.monotonic() + patience(timeout)
         while True:
             found = self.text.find(wanted, self._mark)
             if found >= 0:
@@ -76,7 +79,7 @@ class PtyTerminal:
 
     def settle(self, quiet: float = 0.5, timeout: float = 10) -> None:
         """Read until nothing new arrives for ``quiet`` seconds (a redraw has finished)."""
-        deadline = time.monotonic() + timeout
+        deadline = time.monotonic() + patience(timeout)
         while time.monotonic() < deadline:
             before = len(self.raw)
             self._read(quiet)

@@ -16,6 +16,7 @@ from langchain_core.messages import AIMessage, HumanMessage, RemoveMessage, Tool
 from paicli.memory.ledger.saver import JsonlLedgerSaver, SessionBusy
 from tests.unit.test_ledger import CONFIG, THREAD, chat, ledger, lines, tool_loop
 from tests.unit.test_ledger_writers import hold_turn_lock, one_step
+from tests.support.waiting import patience
 
 
 def append_lock_is_free(tmp_path) -> bool:
@@ -67,7 +68,7 @@ def test_writes_from_elsewhere_during_another_process_turn_are_refused_at_once(t
         assert ledger(tmp_path).stat().st_size == size  # nothing written, nothing torn
     finally:
         holder.send_signal(signal.SIGKILL)
-        holder.wait(timeout=10)
+        holder.wait(timeout=patience(10))
     assert append_lock_is_free(tmp_path)  # kill -9 gave both locks back
     chat(one_step(saver), "after")
     assert [m.content for m in JsonlLedgerSaver(tmp_path).get_tuple(CONFIG).checkpoint["channel_values"]["messages"]][-2:] \

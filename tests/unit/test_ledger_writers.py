@@ -88,6 +88,7 @@ HOLD_TURN = """
 import sys, time
 sys.path.insert(0, {root!r})
 from paicli.memory.ledger.saver import JsonlLedgerSaver
+from tests.support.waiting import patience
 lock = JsonlLedgerSaver(sys.argv[1]).turn_lock(sys.argv[2])
 assert lock.try_acquire()
 print("HOLDING", flush=True)
@@ -116,7 +117,7 @@ def test_a_put_while_another_process_holds_the_turn_is_refused_until_that_proces
         assert len(notices) == 1 and f"pid {holder.pid}" in notices[0]
     finally:
         holder.send_signal(signal.SIGKILL)
-        holder.wait(timeout=10)
+        holder.wait(timeout=patience(10))
 
     assert json.loads(lock.owner_path.read_text())["pid"] == holder.pid  # left behind by kill -9
     asyncio.run(lock.acquire(0, print))  # the OS freed the lock: no wait, no stale owner in the way

@@ -13,6 +13,8 @@ from pathlib import Path
 
 import pytest
 
+from tests.support.waiting import patience
+
 pytestmark = pytest.mark.process
 
 FAKE = str(Path(__file__).resolve().parents[1] / "support" / "fake_lsp.py")
@@ -80,8 +82,8 @@ def test_the_server_ends_with_paicli(tmp_path, sandbox, how):
         child.kill()
     elif how == "interrupt":
         child.send_signal(signal.SIGINT)
-    child.wait(timeout=30)
-    deadline = time.monotonic() + 20
+    child.wait(timeout=patience(30))
+    deadline = time.monotonic() + patience(20)
     while alive(server) and time.monotonic() < deadline:
         time.sleep(0.1)
     assert not alive(server)
@@ -89,7 +91,8 @@ def test_the_server_ends_with_paicli(tmp_path, sandbox, how):
 
 def _host_pid(inner: int, paicli: int) -> int:
     """The host pid of the sandboxed server: the descendant of paicli whose namespace pid is ``inner``."""
-    for _ in range(50):
+    deadline = time.monotonic() + patience(5)
+    while time.monotonic() < deadline:
         for entry in Path("/proc").iterdir():
             if not entry.name.isdigit():
                 continue

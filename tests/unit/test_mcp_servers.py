@@ -16,6 +16,7 @@ import pytest
 from paicli.commands import dispatch as commands
 from paicli.tools.mcp.config import McpSetup, parse_entry
 from paicli.tools.mcp.servers import McpServers
+from tests.support.waiting import patience
 
 SERVER = str(Path(__file__).resolve().parents[1] / "support" / "mcp_server.py")
 
@@ -144,7 +145,7 @@ def _free_port() -> int:
 def http_server():
     port = _free_port()
     child = subprocess.Popen([sys.executable, SERVER, "--http", str(port)], stderr=subprocess.DEVNULL)
-    deadline = time.monotonic() + 20
+    deadline = time.monotonic() + patience(20)
     while time.monotonic() < deadline:
         try:
             socket.create_connection(("127.0.0.1", port), timeout=0.2).close()
@@ -221,14 +222,14 @@ async def test_a_server_that_hangs_at_start_up_is_ended_by_close(tmp_path):
     pid_file = tmp_path / "hung.pid"
     servers = _servers(tmp_path, ("hung", {"command": sys.executable, "args": ["-c", HANGS, str(pid_file)]}))
     servers.start()
-    deadline = time.monotonic() + 30
+    deadline = time.monotonic() + patience(30)
     while not pid_file.exists() or not pid_file.read_text():
         assert time.monotonic() < deadline
         await asyncio.sleep(0.05)
     pid = int(pid_file.read_text())
     assert servers.servers["hung"].status == "starting" and _alive(pid)
     await asyncio.to_thread(servers.close)
-    deadline = time.monotonic() + 10
+    deadline = time.monotonic() + patience(10)
     while _alive(pid):
         assert time.monotonic() < deadline, "the hung server outlived close()"
         await asyncio.sleep(0.05)

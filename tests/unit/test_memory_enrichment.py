@@ -12,6 +12,7 @@ from paicli.memory.longterm.entry import new_fact
 from paicli.memory.longterm.file import FILE_NAME
 from paicli.memory.longterm.manager import LongTermMemory, MemoryOptions
 from tests.support.scripted_model import ScriptedChatModel
+from tests.support.waiting import patience
 
 P = "/work/proj"
 NOW = datetime(2026, 9, 23, 8, tzinfo=UTC)
@@ -149,7 +150,7 @@ def test_an_idle_worker_ends_its_thread_and_a_later_save_starts_another(tmp_path
     memory = _memory(tmp_path, lambda content: REPLY, idle_exit=0.05)
     memory.save_fact("项目使用 PostgreSQL 15 作为数据库", scope="project", project_key=P)
     assert memory.enricher.wait_idle(5)
-    deadline = time.monotonic() + 5
+    deadline = time.monotonic() + patience(5)
     while set(_enrich_threads()) - before and time.monotonic() < deadline:
         time.sleep(0.02)
     assert not set(_enrich_threads()) - before, "the idle worker is still running"

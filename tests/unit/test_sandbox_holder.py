@@ -17,6 +17,7 @@ from paicli.tools.builtin.shell import execute_command
 from paicli.tools.sandbox import holder as holders
 from paicli.tools.sandbox.command import CommandSandbox, Mechanism, SandboxOptions, find_mechanism
 from paicli.tools.sandbox.network import find_helper
+from tests.support.waiting import patience
 
 CI = os.environ.get("CI") == "true"  # there a missing bubblewrap, util-linux or slirp4netns fails these tests
 real = pytest.mark.skipif(not CI and (not isinstance(find_mechanism(), Mechanism) or find_mechanism().kind != "bwrap"
@@ -84,7 +85,7 @@ def test_a_changed_layout_gets_a_new_holder_and_the_old_one_ends(project):
     out = run(root, sandbox, "echo '{\"x\":1}' > .mcp.json")
     assert "Read-only file system" in out and (root / ".mcp.json").read_text() == "{}\n"
     assert holder_of(sandbox, "none") is not old
-    old.process.wait(timeout=10)  # retired once its last command had ended
+    old.process.wait(timeout=patience(10))  # retired once its last command had ended
 
 
 @real

@@ -18,6 +18,7 @@ from paicli.tools.sandbox.command import Mechanism, find_mechanism
 from paicli.tools.sandbox.layout import layout, prepare
 from paicli.tools.sandbox.network import BLOCKED_RANGES, attach, find_helper, host_addresses, read_info, route_request
 from paicli.tools.sandbox.options import SandboxOptions
+from tests.support.waiting import patience
 
 CI = os.environ.get("CI") == "true"  # there a missing bubblewrap or slirp4netns fails these tests instead
 real = pytest.mark.skipif(not CI and (not isinstance(find_mechanism(), Mechanism) or find_helper() is None),
@@ -50,7 +51,7 @@ def routes_seen(tmp_path: Path, in_process: bool) -> tuple[str, object]:
     try:
         link = attach(find_helper(), read_info(info_r), in_process=in_process)
         os.write(block_w, b"1")
-        out, _ = process.communicate(timeout=30)
+        out, _ = process.communicate(timeout=patience(30))
     finally:
         os.close(info_r)
         os.close(block_w)
@@ -70,7 +71,7 @@ def test_the_hosts_addresses_and_link_local_are_unreachable_inside(tmp_path, in_
     for network in [*host_addresses(), *BLOCKED_RANGES]:
         assert f"unreachable {network}" in out
     assert "default via 10.0.2.2 dev tap0" in out  # and the internet through slirp4netns
-    deadline = time.monotonic() + 10
+    deadline = time.monotonic() + patience(10)
     while slirp.poll() is None and time.monotonic() < deadline:  # reaped by a thread of its own
         time.sleep(0.05)
     assert slirp.poll() is not None

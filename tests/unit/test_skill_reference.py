@@ -20,6 +20,7 @@ from paicli.tools.skills.reference import (
     LOCK_FILE, MAX_FILE_BYTES, MAX_WRITE_CHARS, save_skill_reference, save_skill_reference_spec,
 )
 from tests.unit.test_skills_catalog import home, project, write_skill  # noqa: F401 (fixtures)
+from tests.support.waiting import patience
 
 TOOL = "save_skill_reference"
 
@@ -273,7 +274,7 @@ def test_an_append_waits_for_the_lock_another_process_holds(home, project, skill
         child = appender(home, project, "a", 1)
         time.sleep(1.5)
         assert child.poll() is None and not target.exists()  # still waiting for the lock
-    assert child.wait(timeout=30) == 0, child.stderr.read()
+    assert child.wait(timeout=patience(30)) == 0, child.stderr.read()
     assert target.read_text(encoding="utf-8").startswith("a-0-0\n")
 
 
