@@ -1,6 +1,7 @@
 """Suite-wide fixtures, options and the Hypothesis profile."""
 
 import os
+import signal
 import sys
 from pathlib import Path
 
@@ -21,6 +22,13 @@ sys.path[:] = [p for p in sys.path if Path(p or ".").resolve() != ROOT]
 # would take them over the pseudo-terminal's size and wrap lines a serial run does not.
 for _size in ("COLUMNS", "LINES"):
     os.environ.pop(_size, None)
+
+# A suite started in the background (`.ci/run &` from a script, nohup) inherits SIGINT ignored,
+# and every paicli, language server and engine it starts would inherit that too: the Ctrl-C
+# tests would send a signal nobody hears (and the in-process runner's timeout could not stop a
+# run). The default, as on a terminal: a handled SIGINT is SIG_DFL again in a child at exec.
+if signal.getsignal(signal.SIGINT) is signal.SIG_IGN:
+    signal.signal(signal.SIGINT, signal.default_int_handler)
 
 if os.environ.get("HYPOTHESIS_PROFILE") == DEV:  # the fast loop; CI keeps Hypothesis's own profile
     settings.load_profile(DEV)

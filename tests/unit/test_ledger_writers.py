@@ -20,6 +20,7 @@ from langgraph.graph import END, START, StateGraph
 
 from paicli.memory.ledger.saver import JsonlLedgerSaver, LedgerConflict, SessionBusy
 from tests.unit.test_ledger import CONFIG, ROOT, THREAD, State, chat
+from tests.support.waiting import patience
 
 
 def one_step(saver, node=None):
@@ -88,7 +89,6 @@ HOLD_TURN = """
 import sys, time
 sys.path.insert(0, {root!r})
 from paicli.memory.ledger.saver import JsonlLedgerSaver
-from tests.support.waiting import patience
 lock = JsonlLedgerSaver(sys.argv[1]).turn_lock(sys.argv[2])
 assert lock.try_acquire()
 print("HOLDING", flush=True)
