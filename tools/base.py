@@ -19,7 +19,7 @@ from functools import cached_property
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Awaitable, Callable, Union
 
-from paicli.tools.facts import ToolFacts
+from paicli.tools.facts import DEFAULT, ToolFacts
 from paicli.tools.rate_limit import FixedWindow
 from paicli.tools.sandbox.secrets import command_environment
 
@@ -157,7 +157,7 @@ class ToolSpec:
     is_async: bool = False
     parallel_safe: bool = False  # reference s.8 PARALLEL_SAFE_TOOLS
     extra: dict[str, Any] = field(default_factory=dict)
-    facts: ToolFacts | None = None
+    facts: ToolFacts = DEFAULT  # a spec made without facts: a harmless local read's
 
     def bound(self, fn: Union[SyncToolFn, AsyncToolFn, None] = None) -> ToolSpec:
         """This spec with a callable ``fn``: the one given, or the one its string names."""

@@ -35,12 +35,12 @@ class Call:
 
 
 def facts_for(name: str | None, tools: Mapping[str, ToolSpec]) -> ToolFacts:
-    """The facts of the tool called ``name`` in the run's table ``tools`` (a spec made without
-    facts has the defaults); a name not in the table: an MCP tool's for an ``mcp__`` name
-    (``paicli.tools.facts.mcp_default``), else a harmless read's."""
+    """The facts of the tool called ``name`` in the run's table ``tools``; a name not in the table
+    gets an MCP tool's for an ``mcp__`` name (``paicli.tools.facts.mcp_default``), else a harmless
+    read's."""
     spec = tools.get(name or "")
     if spec is not None:
-        return spec.facts if spec.facts is not None else DEFAULT
+        return spec.facts
     return mcp_default(name or "") if is_mcp(name or "") else DEFAULT
 
 

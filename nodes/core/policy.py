@@ -35,7 +35,6 @@ from paicli.tools.policy.protected_paths import protected_write
 from paicli.tools.policy.turn import (MEMORY_NEEDS_USER, TurnClass, add_discovered, authorize, classify, expose,
                                is_browser_tool, memory_question)
 from paicli.tools.call import Call, facts_for
-from paicli.tools.facts import DEFAULT
 
 
 @dataclass(frozen=True)
@@ -108,7 +107,7 @@ def has_browser_tools(tools: dict[str, Any]) -> bool:
     """Whether the table holds a browser tool (a user's playwright server, say); the table is
     replaced, never changed, when servers come and go (``paicli.run.wiring``), so one look per table."""
     if _LAST_TABLE[0] is not tools:
-        _LAST_TABLE[:] = [tools, any(is_browser_tool(spec.facts or DEFAULT) for spec in tools.values())]
+        _LAST_TABLE[:] = [tools, any(is_browser_tool(spec.facts) for spec in tools.values())]
     return _LAST_TABLE[1]
 
 
@@ -117,7 +116,7 @@ def decision_context(state: AgentState, ctx: RunContext, deps: Deps) -> Decision
     turn, discovered = classify_turn(submitted_text(messages)), discovered_urls(messages)
     # A Plan task also trusts what its dependencies' web_search grounded (reference s.4; paicli.nodes.unit).
     discovered |= frozenset(state.get("trusted_urls") or ())
-    tools = [(name, spec.description, spec.facts or DEFAULT) for name, spec in deps.tools.items()]
+    tools = [(name, spec.description, spec.facts) for name, spec in deps.tools.items()]
     browser = browser_state(messages, deps)
     return DecisionContext(turn, discovered, tuple(state.get("external_sources") or ()),
                 frozenset(expose(turn, tools, discovered, browser)), ctx.approval,

@@ -136,7 +136,7 @@ async def policy(app: App, payload: str, say: Output) -> None:
     say("🛡️ 安全策略状态：")
     say(f"   项目根: {app.settings.project_root}")
     say(f"   危险工具: {', '.join(asking_tools(tools))}，以及所有 mcp__ 前缀工具")
-    fenced = " / ".join(name for name, spec in tools.items() if spec.facts and spec.facts.guard == "path")
+    fenced = " / ".join(name for name, spec in tools.items() if spec.facts.guard == "path")
     say(f"   路径围栏: 强制限定在项目根之内（{fenced}）")
     say("   命令黑名单: sudo / rm -rf 全盘 / mkfs / dd of=/dev / fork bomb / curl|sh / find / / chmod 777 / / shutdown")
     say("   写入文件上限: 5MB")

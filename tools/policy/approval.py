@@ -132,7 +132,7 @@ def asking_tools(tools: Mapping[str, ToolSpec]) -> list[str]:
     """The tools of the table ``tools`` that ask under /hitl on, by name (``/policy``); MCP tools
     ask too, and are named as a group."""
     return sorted(name for name, spec in tools.items()
-                  if (facts := spec.facts or DEFAULT).approval != "never" and not plain_mcp(facts))
+                  if spec.facts.approval != "never" and not plain_mcp(spec.facts))
 
 
 def unattended_refusal(protected: str) -> str:
